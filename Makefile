@@ -1,0 +1,33 @@
+# The only two setup commands: `make test` and `make demo`. Each creates .venv on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export OMP_NUM_THREADS := 1
+export MKL_NUM_THREADS := 1
+
+.PHONY: test demo lint bench install clean
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -c constraints.txt -e ".[train,dev]"
+	touch $@
+
+install: $(VENV)/.installed
+
+test: $(VENV)/.installed
+	$(PY) -m ruff check .
+	$(PY) -m pytest -n 2 -q
+
+demo: $(VENV)/.installed
+	$(PY) -m eval.demo
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/bench_envs.py
+
+lint: $(VENV)/.installed
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

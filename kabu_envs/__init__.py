@@ -1,0 +1,7 @@
+"""kabu-envs: reinforcement-learning environments for Japanese card games.
+
+``from kabu_envs import oicho_kabu_v0, kakeya_v0`` gives the versioned PettingZoo
+AEC environment modules (each with ``env()`` and ``raw_env()``).
+"""
+
+__version__ = "0.1.0"

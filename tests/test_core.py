@@ -1,0 +1,65 @@
+"""The shared core: stacked decks, seeded RNG, errors, observation specs."""
+
+import numpy as np
+import pytest
+
+from kabu_envs.core import (
+    IllegalActionError,
+    ObsPiece,
+    ObsSpec,
+    make_rng,
+    ordered_deck,
+    seat_of,
+)
+
+
+def test_ordered_deck_prefix_first_then_seeded_rest():
+    a = ordered_deck(make_rng(3), 40, [5, 7, 0])
+    b = ordered_deck(make_rng(3), 40, [5, 7, 0])
+    assert a[:3] == [5, 7, 0]
+    assert a == b
+    assert sorted(a) == list(range(40))
+
+
+def test_ordered_deck_is_a_permutation_and_depends_on_seed():
+    a = ordered_deck(make_rng(1), 52)
+    b = ordered_deck(make_rng(2), 52)
+    assert sorted(a) == list(range(52)) and a != b
+
+
+@pytest.mark.parametrize(
+    "deck, words",
+    [
+        ([1, 1], "appears twice"),
+        ([40], "out of range"),
+        ([-1], "out of range"),
+        (["a"], "not an integer"),
+        ("abc", "sequence"),
+    ],
+)
+def test_bad_decks_name_the_problem(deck, words):
+    with pytest.raises(ValueError, match=words):
+        ordered_deck(make_rng(0), 40, deck)
+
+
+def test_illegal_action_error_lists_legal_actions():
+    err = IllegalActionError(9, [0, 1], phase="draw", seat=2, describe=lambda a: f"A{a}")
+    text = str(err)
+    assert "illegal action 9" in text and "player_2" in text and "0=A0" in text and "1=A1" in text
+    assert isinstance(err, ValueError)
+
+
+def test_obs_spec_slices_and_table():
+    spec = ObsSpec((ObsPiece("a", 3, "first"), ObsPiece("b", 2, "second", high=5)))
+    assert spec.size == 5 and spec.slices["b"] == slice(3, 5) and spec.high == 5
+    table = spec.markdown_table()
+    assert "| 3 | 2 | `b` | 0..5 | second |" in table
+    assert spec.decode(np.arange(5)) == {"a": [0, 1, 2], "b": [3, 4]}
+    with pytest.raises(ValueError, match="twice"):
+        ObsSpec((ObsPiece("a", 1, ""), ObsPiece("a", 1, "")))
+
+
+def test_seat_of():
+    assert seat_of("player_3") == 3
+    with pytest.raises(ValueError):
+        seat_of("dealer")
