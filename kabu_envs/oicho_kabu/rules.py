@@ -1,0 +1,189 @@
+"""Oicho-Kabu hand rules (spec sections 1, 3 and 4): values, yaku, draw masks and settlement.
+
+Pure functions of ``(cfg, cards)``; the game calls only these. They sit on the hot path, so the yaku
+and draw lookups are memoised per config (the config is immutable, the memo lives on it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kabu_envs.oicho_kabu.config import OichoConfig
+from kabu_envs.oicho_kabu.yaku import VALUES, qualifying, voided_by_third
+
+__all__ = [
+    "card_value",
+    "hand_value",
+    "best_yaku",
+    "yaku_multiplier",
+    "draw_options",
+    "settle",
+    "voids_round",
+]
+
+_ROLES = ("dealer", "bettor")
+# arashi_vs_arashi="rank_321": 3 > 2 > 1 > 10 > 9 > ... > 4 (seed 000, Kansai); lower index = stronger.
+_RANK_321 = {v: i for i, v in enumerate((3, 2, 1, 10, 9, 8, 7, 6, 5, 4))}
+
+
+def card_value(card: int) -> int:
+    """Value 1..10 of card id 0..39 (id = (value-1)*4 + copy)."""
+    if not 0 <= card < 40:
+        raise ValueError(f"card id {card} is out of range 0..39")
+    return VALUES[card]
+
+
+def hand_value(cards: Sequence[int]) -> int:
+    """Sum of the card values mod 10 (9 best, 0 worst)."""
+    return sum(VALUES[c] for c in cards) % 10
+
+
+def _check_role(role: str) -> None:
+    if role not in _ROLES:
+        raise ValueError(f"role must be 'dealer' or 'bettor', got {role!r}")
+
+
+def best_yaku(cfg: OichoConfig, cards: Sequence[int], role: str) -> str | None:
+    """The enabled yaku of highest rank this hand holds for ``role`` (ties: the spec table's order)."""
+    key = ("y", role, tuple(cards))
+    memo = cfg._memo
+    hit = memo.get(key, memo)
+    if hit is not memo:
+        return hit
+    _check_role(role)
+    if not 2 <= len(cards) <= 3:
+        raise ValueError(f"a hand has 2 or 3 cards, got {len(cards)}: {tuple(cards)}")
+    names = qualifying(cfg, tuple(cards), role)
+    best = None
+    for name in names:  # qualifying() keeps the table order, so max() keeps the first of equal ranks
+        if best is None or cfg.yaku[name].rank > cfg.yaku[best].rank:
+            best = name
+    memo[key] = best
+    return best
+
+
+def yaku_multiplier(cfg: OichoConfig, name: str | None, cards: Sequence[int]) -> int:
+    """Payment multiplier of a winning hand: 1 for a plain hand; ``multiplier == 0`` means the middle card."""
+    if name is None:
+        return 1
+    m = cfg.yaku[name].multiplier
+    return m if m else VALUES[cards[1]]
+
+
+def draw_options(cfg: OichoConfig, cards: Sequence[int], role: str) -> tuple[bool, bool, bool]:
+    """(stand_ok, draw_ok, escape_ok) for a two-card hand about to decide (spec section 3, steps 9/10)."""
+    key = ("d", role, tuple(cards))
+    hit = cfg._memo.get(key)
+    if hit is not None:
+        return hit
+    _check_role(role)
+    if len(cards) != 2:
+        raise ValueError(f"draw options exist only for a two-card hand, got {tuple(cards)}")
+    a, b = VALUES[cards[0]], VALUES[cards[1]]
+    escape = role == "bettor" and cfg.shiroku_escape and {a, b} == {4, 6}
+    if role == "dealer" and cfg.dealer_draw_rule == "free":
+        out = (True, True, False)
+    elif cfg.free_draw:
+        out = (True, True, escape)
+    else:
+        v = (a + b) % 10
+        stand, draw = v >= 4, v <= 6
+        if a == b and cfg.pair_may_draw:
+            draw = True
+        if not stand and any(voided_by_third(cfg, n) for n in qualifying(cfg, tuple(cards), role)):
+            stand = True
+        out = (stand, draw, escape)
+    cfg._memo[key] = out
+    return out
+
+
+def voids_round(cfg: OichoConfig, dealer_cards: Sequence[int]) -> bool:
+    """Kansai: a dealer's 10-10-10 voids the round (every stake is returned)."""
+    return (
+        cfg.dealer_three_tens == "void"
+        and len(dealer_cards) == 3
+        and all(VALUES[c] == 10 for c in dealer_cards)
+    )
+
+
+def _plain(cfg: OichoConfig, dv: int, bv: int) -> int:
+    """+1 bettor wins, -1 dealer wins, 0 tie (before ``tie_rule``) for two plain values."""
+    if dv == bv == 0 and cfg.zero_zero == "dealer_wins":
+        return -1
+    return (bv > dv) - (bv < dv)
+
+
+def _same_yaku(cfg: OichoConfig, name: str, d: Sequence[int], b: Sequence[int]) -> int | None:
+    """+1 / -1 / 0 (tie) for the same yaku on both sides; ``None`` = a push whatever ``tie_rule`` says."""
+    if name == "arashi":
+        rule = cfg.arashi_vs_arashi
+        dv, bv = VALUES[d[0]], VALUES[b[0]]
+        if rule == "dealer_wins":
+            return -1
+        if rule == "bettor_wins":
+            return 1
+        if rule == "push":
+            return None
+        if rule == "higher_value":  # hand value: 3-3-3 (9) best, 10-10-10 (0) worst
+            return (3 * bv % 10 > 3 * dv % 10) - (3 * bv % 10 < 3 * dv % 10)
+        if rule == "higher_card":  # face value: 10 best, 1 worst
+            return (bv > dv) - (bv < dv)
+        if rule == "rank_321":
+            return (_RANK_321[bv] < _RANK_321[dv]) - (_RANK_321[bv] > _RANK_321[dv])
+        # second_card: the two-card value of the pair (4=9 > 3=8 > ... > 5=10); equal -> dealer
+        d2, b2 = 2 * dv % 10, 2 * bv % 10
+        return 1 if b2 > d2 else -1
+    if name in ("nobori", "kudari"):
+        dv, bv = hand_value(d), hand_value(b)
+        return (bv > dv) - (bv < dv)
+    if name == "zoro":  # 9 best ... 1, 10 worst
+        dv, bv = VALUES[d[0]] % 10, VALUES[b[0]] % 10
+        return (bv > dv) - (bv < dv)
+    return 0
+
+
+def settle(cfg: OichoConfig, dealer_cards: Sequence[int], bettor_cards: Sequence[int]) -> int:
+    """Signed multiplier for ONE stake on this spread, from the bettor's side (spec section 4)."""
+    if voids_round(cfg, dealer_cards):
+        return 0
+    if (
+        cfg.bettor_three_tens == "push"
+        and len(bettor_cards) == 3
+        and all(VALUES[c] == 10 for c in bettor_cards)
+    ):
+        return 0
+    dy = best_yaku(cfg, dealer_cards, "dealer")
+    by = best_yaku(cfg, bettor_cards, "bettor")
+    table = cfg.yaku
+    d_beats = dy is not None and by is not None and by in table[dy].beats
+    b_beats = dy is not None and by is not None and dy in table[by].beats
+    if d_beats != b_beats:
+        outcome = 1 if b_beats else -1
+    else:
+        # a rank-0 yaku (zoro_tsubushi, wake_satsu) is a plain hand unless its `beats` applies
+        dr = table[dy].rank if dy is not None and table[dy].rank > 0 else None
+        br = table[by].rank if by is not None and table[by].rank > 0 else None
+        if dr is None:
+            dy = None
+        if br is None:
+            by = None
+        if dr is None and br is None:
+            outcome = _plain(cfg, hand_value(dealer_cards), hand_value(bettor_cards))
+        elif dr is None or br is None:
+            outcome = -1 if br is None else 1
+        elif dr != br:
+            outcome = 1 if br > dr else -1
+        elif dy == by:
+            same = _same_yaku(cfg, dy, dealer_cards, bettor_cards)
+            if same is None:
+                return 0
+            outcome = same
+        else:  # different yaku of equal rank: compared as plain hands (docs: choices)
+            outcome = _plain(cfg, hand_value(dealer_cards), hand_value(bettor_cards))
+    if outcome == 0:
+        if cfg.tie_rule == "push":
+            return 0
+        outcome = -1
+    if outcome > 0:
+        return yaku_multiplier(cfg, by, bettor_cards)
+    return -yaku_multiplier(cfg, dy, dealer_cards)
