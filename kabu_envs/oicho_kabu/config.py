@@ -85,6 +85,11 @@ class OichoConfig:
         object.__setattr__(self, "yaku", MappingProxyType(_resolve_yaku(self)))
         object.__setattr__(self, "_memo", {})
 
+    def __reduce__(self) -> tuple:
+        # The derived yaku table (a mappingproxy) cannot be pickled; rebuild from the options instead,
+        # so configs survive deepcopy and multiprocessing.
+        return (OichoConfig, tuple(getattr(self, f.name) for f in fields(self) if f.init))
+
     @property
     def options(self) -> dict[str, Any]:
         """The option values as a plain dict (what ``make_config`` would need to rebuild this config)."""

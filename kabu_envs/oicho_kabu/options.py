@@ -133,7 +133,9 @@ def _bool(v: Any) -> bool:
 def _int(lo: int, hi: int | None = None) -> Callable[[Any], int]:
     def check(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-            raise ValueError(f"allowed: an integer {lo}..{hi}" if hi is not None else f"an integer >= {lo}")
+            raise ValueError(
+                f"allowed: an integer {lo}..{hi}" if hi is not None else f"allowed: an integer >= {lo}"
+            )
         return int(v)
 
     return check
@@ -163,9 +165,9 @@ def _names(
         if bad:
             raise ValueError(f"unknown {what} {', '.join(map(repr, bad))}; allowed: {', '.join(universe)}")
         if len(set(t)) != len(t):
-            raise ValueError(f"a {what} is listed twice")
+            raise ValueError(f"a {what} is listed twice; allowed: each name at most once")
         if not t and not allow_empty:
-            raise ValueError(f"at least one {what} is needed")
+            raise ValueError(f"allowed: at least one {what}")
         # canonical order (the universe's), so equal rule sets compare and hash equal
         return tuple(x for x in universe if x in t)
 
@@ -202,7 +204,7 @@ def _yaku_overrides(v: Any) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ..
             if key in ("rank", "multiplier"):
                 norm[key] = _int(0)(val)
             elif key == "holders":
-                h = ("dealer", "bettor") if val == "both" else val
+                h = ("dealer", "bettor") if val == "both" else (val,) if val in ROLES else val
                 norm[key] = frozenset(_names(ROLES, "holder", allow_empty=False)(h))
             else:
                 norm[key] = frozenset(_names(YAKU_NAMES, "yaku")(val))
