@@ -97,7 +97,11 @@ class CardGameAECEnv(AECEnv):
         if options:
             unknown = set(options) - {"deck"}
             if unknown:
-                raise ValueError(f"unknown reset option(s) {sorted(unknown)}; the only one is 'deck'")
+                # PettingZoo's api_test resets with options={"options": 1}, so an unknown key cannot
+                # raise; it is named in a warning instead of being dropped silently.
+                gymnasium.logger.warn(
+                    f"reset(): unknown option(s) {sorted(unknown)} ignored; the only one is 'deck'"
+                )
             deck = options.get("deck")
         if seed is not None or self.np_random is None:
             self.np_random = np.random.Generator(np.random.PCG64(seed))

@@ -1,0 +1,80 @@
+"""The Oicho-Kabu deck: draws from the top, the dealer's top/bottom/4th choice, and reshuffles.
+
+Stacked decks (``reset(options={"deck": [...]})``) must survive the game's own reshuffles (the cards
+used for dealer selection, a minso or triple-table redeal, a new round), otherwise a test could never
+stack a card dealt after one. The rule: **the unused part of the stacked prefix always stays on top, in
+order**; a reshuffle mixes only the returned cards and the rest of the deck beneath it. Without a
+prefix this is an ordinary reshuffle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from kabu_envs.core.rng import ordered_deck
+
+DECK_SIZE = 40
+
+TAKE_TOP, TAKE_BOTTOM, TAKE_FOURTH = 0, 1, 2
+
+
+class Deck:
+    """Undealt cards, top first (``cards[top:]``); ``stacked`` = end of the unused stacked prefix."""
+
+    __slots__ = ("cards", "top", "stacked", "rng")
+
+    def __init__(self, rng: np.random.Generator, prefix: Sequence[int] | None = None) -> None:
+        prefix = () if prefix is None else prefix
+        self.rng = rng
+        self.cards: list[int] = ordered_deck(rng, DECK_SIZE, prefix)
+        self.top = 0
+        self.stacked = len(prefix)
+
+    def __len__(self) -> int:
+        return len(self.cards) - self.top
+
+    def draw(self) -> int:
+        """The top card."""
+        card = self.cards[self.top]
+        self.top += 1
+        return card
+
+    def take(self, where: int) -> int:
+        """The dealer's choice (seed 001): TAKE_TOP, TAKE_BOTTOM or TAKE_FOURTH (4th from the top)."""
+        if where == TAKE_TOP:
+            return self.draw()
+        idx = len(self.cards) - 1 if where == TAKE_BOTTOM else self.top + 3
+        if idx < self.stacked:
+            self.stacked -= 1
+        return self.cards.pop(idx)
+
+    def peek(self, where: int) -> int:
+        """The card ``take(where)`` would return (for tests and the renderer, never observations)."""
+        if where == TAKE_TOP:
+            return self.cards[self.top]
+        return self.cards[-1] if where == TAKE_BOTTOM else self.cards[self.top + 3]
+
+    def reshuffle(self, returned: Sequence[int]) -> None:
+        """Put ``returned`` back and shuffle everything below the unused stacked prefix."""
+        keep_end = max(self.top, self.stacked)
+        keep = self.cards[self.top : keep_end]
+        rest = np.array(self.cards[keep_end:] + list(returned), dtype=np.int64)
+        self.rng.shuffle(rest)
+        self.cards = keep + rest.tolist()
+        self.top = 0
+        self.stacked = len(keep)
+
+    def fresh(self) -> None:
+        """All 40 cards back (a new round): the unused stacked prefix on top, the rest shuffled."""
+        keep = self.cards[self.top : max(self.top, self.stacked)]
+        if not keep:
+            self.cards = self.rng.permutation(DECK_SIZE).tolist()
+        else:
+            used = set(keep)
+            rest = np.array([c for c in range(DECK_SIZE) if c not in used], dtype=np.int64)
+            self.rng.shuffle(rest)
+            self.cards = keep + rest.tolist()
+        self.top = 0
+        self.stacked = len(keep)

@@ -1,0 +1,89 @@
+"""Oicho-Kabu as a PettingZoo AEC environment (``oicho_kabu_v0``).
+
+Environment card
+----------------
+- Agents: ``player_0 .. player_{n-1}`` (``num_players`` 2..8, default 4); one seat deals, the others bet.
+  Roles, the dealer's position and the phase are in the observation, never in the agent name.
+- Actions: ``Discrete(8 + len(bet_sizes) + 1)``: ``STAND=0, DRAW=1, ESCAPE=2, KEEP=3, REDEAL=4,
+  TAKE_TOP=5, TAKE_BOTTOM=6, TAKE_FOURTH=7`` and ``BET(k) = 8 + k`` (``k = 0`` stakes nothing,
+  ``k >= 1`` stakes ``bet_sizes[k-1]``); see ``kabu_envs.oicho_kabu.Action``.
+- Observations: ``{"observation": Box(0, 1, (obs_spec(cfg).size,), float32), "action_mask":
+  Box(0, 1, (num_actions,), int8)}``; the layout is ``observation.obs_spec(cfg)`` (named pieces,
+  documented in docs/oicho_kabu.md). The mask is all zeros for every seat that is not to act.
+- Rewards: chips won or lost in the round, paid to every seat when the round ends; they sum to zero.
+  ``env.unwrapped.chips`` holds each seat's chips.
+- Episode: ``max_rounds`` rounds (default 1), or fewer if fewer than two seats have chips left.
+- Options: every rule option of the spec (``rules=`` preset plus overrides); unknown or invalid
+  options raise ``ValueError`` naming them. ``reset(seed=s, options={"deck": [ids...]})`` stacks the
+  deck (those ids are drawn first, in order).
+- Illegal actions raise ``IllegalActionError`` (a ``ValueError`` listing the legal actions).
+  ``env(illegal_reward=x)`` instead adds PettingZoo's ``TerminateIllegalWrapper``: an illegal action
+  ends the episode, the offender gets ``x`` and everyone else 0.
+
+Version history: v0 — first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
+
+from kabu_envs.aec_base import CardGameAECEnv
+from kabu_envs.oicho_kabu.actions import num_actions
+from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.game import Game
+from kabu_envs.oicho_kabu.observation import Encoder, obs_spec
+from kabu_envs.oicho_kabu.render import render_text
+
+
+class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """The unwrapped Oicho-Kabu AEC env; ``options`` are the rule options (see ``make_config``)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "oicho_kabu_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+        self.config: OichoConfig = make_config(**options)
+        self._encoder = Encoder(self.config)
+        super().__init__(
+            num_players=self.config.num_players,
+            num_actions=num_actions(len(self.config.bet_sizes)),
+            obs_spec=obs_spec(self.config),
+            render_mode=render_mode,
+        )
+
+    def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> Game:
+        return Game(self.config, rng, deck)
+
+    def _encode(self, seat: int) -> np.ndarray:
+        return self._encoder.encode(self.game, seat)
+
+    def _render_text(self) -> str:
+        if self.game is None:
+            return "Oicho-Kabu: call reset() first"
+        return render_text(self.game)
+
+    @property
+    def chips(self) -> dict[str, int]:
+        """Each seat's chips now (they carry over between the rounds of an episode)."""
+        if self.game is None:
+            return dict.fromkeys(self.possible_agents, self.config.bankroll)
+        return dict(zip(self.possible_agents, self.game.chips, strict=True))
+
+
+def env(render_mode: str | None = None, illegal_reward: float | None = None, **options: Any):
+    """The wrapped env: ``raw_env`` + ``AssertOutOfBoundsWrapper`` + ``OrderEnforcingWrapper``.
+
+    With ``illegal_reward`` set, ``TerminateIllegalWrapper`` is added first: an illegal action ends the
+    episode with that reward for the offender instead of raising.
+    """
+    e = raw_env(render_mode=render_mode, **options)
+    if illegal_reward is not None:
+        e = TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    e = AssertOutOfBoundsWrapper(e)
+    return OrderEnforcingWrapper(e)

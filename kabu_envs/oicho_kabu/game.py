@@ -1,0 +1,389 @@
+"""The Oicho-Kabu state machine (spec §3, §6): pure Python, one legal-actions/apply pair per phase.
+
+A ``Game`` is one episode: dealer selection, then ``max_rounds`` rounds (or until fewer than two seats
+have chips). Chance steps (dealing, reshuffles) run inside ``apply_action``; the game stops only where a
+seat must decide. Cards leave the deck exactly in the order of spec §3, so stacked decks work.
+
+Choices the spec leaves open (see also ``session.py`` and ``deck.py``):
+- Bets are asked bettor by bettor: the first bettor (seat after the dealer) stakes on spreads 0..3,
+  then the next bettor, and so on. A seat with no chips (chips <= 0) sits the round out: no info
+  card, no BET turns. A seat with chips is always asked, even when only ``BET(0)`` fits.
+- Chips may go negative (a bettor can lose stake x 5 to an arashi-kabu); such a seat cannot bet.
+- Every spread gets its second card (spec step 8) even when unbacked; unbacked spreads are not settled.
+- If nobody stakes anything the round ends after the bets with no payment.
+- The minso question is asked only while redeals are left (``minso_limit``); a triple-table redeal
+  (and a minso redeal) returns the four table cards, reshuffles and deals the table again; info cards stay.
+- ``dealer_second_card_face_up``: when on, at step 10 the dealer's first card is turned up and the
+  second dealt face up (everyone sees both); when off only the dealer sees them until the showdown.
+- The dealer is asked STAND/DRAW whenever at least one spread is backed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+
+import numpy as np
+
+from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.oicho_kabu import rules
+from kabu_envs.oicho_kabu.actions import BET_BASE, Action, action_name, num_actions
+from kabu_envs.oicho_kabu.config import OichoConfig
+from kabu_envs.oicho_kabu.deck import Deck
+from kabu_envs.oicho_kabu.session import dealer_must_change, next_dealer, select_dealer
+
+NUM_SPREADS = 4
+
+STAND, DRAW, ESCAPE = int(Action.STAND), int(Action.DRAW), int(Action.ESCAPE)
+KEEP, REDEAL = int(Action.KEEP), int(Action.REDEAL)
+TAKE_TOP = int(Action.TAKE_TOP)
+CHOICE_ACTIONS = [TAKE_TOP, int(Action.TAKE_BOTTOM), int(Action.TAKE_FOURTH)]
+
+# spread_state values
+UNDECIDED, STOOD, DREW, ESCAPED = 0, 1, 2, 3
+
+
+class Phase(IntEnum):
+    """Whose decision the game waits for."""
+
+    MINSO = 0  # dealer: KEEP or REDEAL the table
+    BET = 1  # bettor: BET(k) on ``active_spread``
+    DEALER_CHOICE = 2  # dealer: TAKE_TOP / TAKE_BOTTOM / TAKE_FOURTH for card ``choice_slot``
+    DECIDE = 3  # decider of ``active_spread``: STAND / DRAW / ESCAPE
+    DEALER_DRAW = 4  # dealer: STAND / DRAW
+    OVER = 5  # episode finished
+
+
+class Game:
+    """One Oicho-Kabu episode. ``deck_prefix``: card ids drawn first, in order (a stacked deck)."""
+
+    def __init__(self, cfg: OichoConfig, rng: np.random.Generator, deck_prefix: Sequence[int] | None = None):
+        self.cfg = cfg
+        self.rng = rng
+        self.num_players = n = cfg.num_players
+        self.bet_sizes: tuple[int, ...] = tuple(cfg.bet_sizes)
+        self.num_actions = num_actions(len(self.bet_sizes))
+        self.deck = Deck(rng, deck_prefix)
+        self.chips: list[int] = [cfg.bankroll] * n
+        self.round_index = 0  # rounds finished
+        self.terminal = False
+        self.current_player = -1
+        self.phase = Phase.OVER
+        self._rewards = np.zeros(n, dtype=np.float64)
+        self._paid = False
+        self.log: list[tuple] = []
+        self.dealer, draws = select_dealer(cfg.dealer_selection, self.deck, n)
+        if draws:
+            self.log.append(("select", tuple(draws), self.dealer))
+        self.deals_by_dealer = 0
+        self.dealer_start_chips = self.chips[self.dealer]
+        self._start_round()
+
+    # --- public API ------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        return list(self._legal)
+
+    def apply_action(self, action: int) -> None:
+        if action not in self._legal:
+            raise IllegalActionError(
+                action,
+                self._legal,
+                phase=self.phase.name,
+                seat=None if self.terminal else self.current_player,
+                describe=self.action_name,
+            )
+        self._APPLY[self.phase](self, action)
+
+    def pop_rewards(self) -> np.ndarray:
+        """Chips won or lost since the last call (paid when a round ends), then cleared."""
+        if not self._paid:
+            return np.zeros(self.num_players)
+        out = self._rewards
+        self._rewards = np.zeros(self.num_players)
+        self._paid = False
+        return out
+
+    def action_name(self, action: int) -> str:
+        return action_name(action, self.bet_sizes)
+
+    @property
+    def bettors(self) -> list[int]:
+        return self.betting_order
+
+    def cards_in_play(self) -> list[int]:
+        """Every card of the current round that left the deck (info, table, dealer)."""
+        out = [c for c in self.info_cards if c >= 0]
+        for sp in self.spreads:
+            out.extend(sp)
+        out.extend(self.dealer_cards)
+        return out
+
+    # --- round flow ------------------------------------------------------------------
+    def _start_round(self) -> None:
+        n, dealer, chips = self.num_players, self.dealer, self.chips
+        if self.round_index > 0:
+            self.deck.fresh()
+        self.betting_order = [(dealer + i) % n for i in range(1, n) if chips[(dealer + i) % n] > 0]
+        self.info_cards = [-1] * n
+        self.spreads: list[list[int]] = [[], [], [], []]
+        self.stakes: list[list[int]] = [[0] * n for _ in range(NUM_SPREADS)]
+        self.spread_total = [0] * NUM_SPREADS
+        self.seat_total = [0] * n
+        self.round_total = 0
+        self.decider = [-1] * NUM_SPREADS
+        self.spread_state = [UNDECIDED] * NUM_SPREADS
+        self.dealer_cards: list[int] = []
+        self.dealer_revealed = False
+        self.showdown = False
+        self.voided = False
+        self.results: list[int | None] = [None] * NUM_SPREADS
+        self.round_rewards = [0] * n
+        self.minso_redeals = 0
+        self.active_spread = -1
+        self.choice_slot = -1
+        self._bet_i = 0
+        self.log.append(("round", self.round_index + 1, dealer))
+        if self.cfg.info_cards:
+            for seat in self.betting_order:
+                self.info_cards[seat] = self.deck.draw()
+        self._deal_table()
+        if self.cfg.minso and self.cfg.minso_limit > 0:
+            self._wait(Phase.MINSO, dealer, [KEEP, REDEAL])
+        else:
+            self._table_final()
+
+    def _deal_table(self) -> None:
+        draw = self.deck.draw
+        while True:
+            table = [draw() for _ in range(NUM_SPREADS)]
+            if not (self.cfg.redeal_on_triple_table and _has_triple(table)):
+                break
+            self.log.append(("triple_redeal", tuple(table)))
+            self.deck.reshuffle(table)
+        self.spreads = [[c] for c in table]
+        self.log.append(("table", tuple(table)))
+
+    def _table_final(self) -> None:
+        if self.cfg.dealer_first_card == "before_bets":
+            self._dealer_card(0)
+        else:
+            self._start_bets()
+
+    def _dealer_card(self, slot: int) -> None:
+        if self.cfg.dealer_card_choice:
+            self.choice_slot = slot
+            self._wait(Phase.DEALER_CHOICE, self.dealer, CHOICE_ACTIONS)
+        else:
+            self.dealer_cards.append(self.deck.draw())
+            self._after_dealer_card(slot)
+
+    def _after_dealer_card(self, slot: int) -> None:
+        if slot == 1:
+            self._wait(Phase.DEALER_DRAW, self.dealer, self._draw_legal(self.dealer_cards, "dealer"))
+        elif self.cfg.dealer_first_card == "before_bets":
+            self._start_bets()
+        else:
+            self._second_cards()
+
+    def _start_bets(self) -> None:
+        self._bet_i = 0
+        self.active_spread = 0
+        self._ask_bet()
+
+    def _ask_bet(self) -> None:
+        seat = self.betting_order[self._bet_i]
+        room = min(self.cfg.domae - self.round_total, self.chips[seat] - self.seat_total[seat])
+        legal = [BET_BASE]
+        for k, size in enumerate(self.bet_sizes, 1):
+            if size <= room:
+                legal.append(BET_BASE + k)
+        self._wait(Phase.BET, seat, legal)
+
+    def _end_bets(self) -> None:
+        self.active_spread = -1
+        if self.round_total == 0:
+            self.log.append(("no_bets",))
+            self._end_round(final_value=None, lost_all=False)
+        elif self.cfg.dealer_first_card == "after_bets":
+            self._dealer_card(0)
+        else:
+            self._second_cards()
+
+    def _second_cards(self) -> None:
+        draw = self.deck.draw
+        for sp in self.spreads:
+            sp.append(draw())
+        self.active_spread = -1
+        self._next_decision()
+
+    def _next_decision(self) -> None:
+        s = self.active_spread + 1
+        while s < NUM_SPREADS and self.spread_total[s] == 0:
+            s += 1
+        if s < NUM_SPREADS:
+            self.active_spread = s
+            self._wait(Phase.DECIDE, self.decider[s], self._draw_legal(self.spreads[s], "bettor"))
+        else:
+            self.active_spread = -1
+            self.dealer_revealed = True
+            self._dealer_card(1)
+
+    def _draw_legal(self, cards: list[int], role: str) -> list[int]:
+        stand_ok, draw_ok, escape_ok = rules.draw_options(self.cfg, tuple(cards), role)
+        legal = []
+        if stand_ok:
+            legal.append(STAND)
+        if draw_ok:
+            legal.append(DRAW)
+        if escape_ok and role == "bettor":
+            legal.append(ESCAPE)
+        return legal
+
+    def _showdown(self) -> None:
+        cfg, dealer = self.cfg, self.dealer
+        dealer_hand = tuple(self.dealer_cards)
+        self.showdown = True
+        self.voided = rules.voids_round(cfg, dealer_hand)
+        rewards = [0] * self.num_players
+        backed = lost = 0
+        for s in range(NUM_SPREADS):
+            if self.spread_total[s] == 0:
+                continue
+            backed += 1
+            if self.voided or self.spread_state[s] == ESCAPED:
+                m = 0
+            else:
+                m = rules.settle(cfg, dealer_hand, tuple(self.spreads[s]))
+            self.results[s] = m
+            if m > 0:
+                lost += 1
+            if m:
+                for seat, stake in enumerate(self.stakes[s]):
+                    if stake:
+                        rewards[seat] += stake * m
+                        rewards[dealer] -= stake * m
+        self.round_rewards = rewards
+        for seat, r in enumerate(rewards):
+            self.chips[seat] += r
+            self._rewards[seat] += r
+        self._paid = True
+        self.log.append(("showdown", dealer_hand, tuple(self.results), self.voided))
+        self._end_round(final_value=rules.hand_value(dealer_hand), lost_all=backed > 0 and lost == backed)
+
+    def _end_round(self, final_value: int | None, lost_all: bool) -> None:
+        cfg = self.cfg
+        self.round_index += 1
+        self.deals_by_dealer += 1
+        if self.round_index >= cfg.max_rounds or sum(c > 0 for c in self.chips) < 2:
+            self.terminal = True
+            self.showdown = True
+            self.phase = Phase.OVER
+            self.current_player = -1
+            self._legal = []
+            self.log.append(("over", tuple(self.chips)))
+            return
+        d = self.dealer
+        if dealer_must_change(
+            cfg.dealer_change,
+            deals=self.deals_by_dealer,
+            max_deals=cfg.dealer_max_deals,
+            chips=self.chips[d],
+            start_chips=self.dealer_start_chips,
+            domae=cfg.domae,
+            final_value=final_value,
+            lost_all=lost_all,
+        ):
+            self.dealer = next_dealer(d, self.chips)
+            if self.dealer != d:
+                self.log.append(("dealer_change", d, self.dealer))
+            self.deals_by_dealer = 0
+            self.dealer_start_chips = self.chips[self.dealer]
+        self._start_round()
+
+    def _wait(self, phase: Phase, seat: int, legal: list[int]) -> None:
+        self.phase = phase
+        self.current_player = seat
+        self._legal = legal
+
+    # --- one apply function per phase ------------------------------------------------
+    def _apply_minso(self, action: int) -> None:
+        if action == KEEP:
+            self.log.append(("minso_keep",))
+            self._table_final()
+            return
+        self.minso_redeals += 1
+        table = [sp[0] for sp in self.spreads]
+        self.log.append(("minso_redeal", tuple(table)))
+        self.deck.reshuffle(table)
+        self._deal_table()
+        if self.minso_redeals < self.cfg.minso_limit:
+            self._wait(Phase.MINSO, self.dealer, [KEEP, REDEAL])
+        else:
+            self._table_final()
+
+    def _apply_bet(self, action: int) -> None:
+        k = action - BET_BASE
+        s = self.active_spread
+        if k:
+            seat = self.current_player
+            size = self.bet_sizes[k - 1]
+            if self.stakes[s][seat] == 0 and self.decider[s] < 0:
+                self.decider[s] = seat
+            self.stakes[s][seat] += size
+            self.spread_total[s] += size
+            self.seat_total[seat] += size
+            self.round_total += size
+            self.log.append(("bet", seat, s, size))
+        if s + 1 < NUM_SPREADS:
+            self.active_spread = s + 1
+        else:
+            self._bet_i += 1
+            if self._bet_i == len(self.betting_order):
+                self._end_bets()
+                return
+            self.active_spread = 0
+        self._ask_bet()
+
+    def _apply_choice(self, action: int) -> None:
+        where = action - TAKE_TOP
+        self.dealer_cards.append(self.deck.take(where))
+        self.log.append(("take", self.choice_slot, Action(action).name))
+        self._after_dealer_card(self.choice_slot)
+
+    def _apply_decide(self, action: int) -> None:
+        s = self.active_spread
+        if action == DRAW:
+            card = self.deck.draw()
+            self.spreads[s].append(card)
+            self.spread_state[s] = DREW
+            self.log.append(("draw", s, card))
+        elif action == ESCAPE:
+            self.spread_state[s] = ESCAPED
+            self.log.append(("escape", s))
+        else:
+            self.spread_state[s] = STOOD
+            self.log.append(("stand", s))
+        self._next_decision()
+
+    def _apply_dealer_draw(self, action: int) -> None:
+        if action == DRAW:
+            card = self.deck.draw()
+            self.dealer_cards.append(card)
+            self.log.append(("dealer_draw", card))
+        else:
+            self.log.append(("dealer_stand",))
+        self._showdown()
+
+    _APPLY = {
+        Phase.MINSO: _apply_minso,
+        Phase.BET: _apply_bet,
+        Phase.DEALER_CHOICE: _apply_choice,
+        Phase.DECIDE: _apply_decide,
+        Phase.DEALER_DRAW: _apply_dealer_draw,
+    }
+
+
+def _has_triple(table: list[int]) -> bool:
+    """Three or more of the four table cards share a value (Kansai redeal rule)."""
+    values = [c // 4 for c in table]
+    return any(values.count(v) >= 3 for v in values[:2])

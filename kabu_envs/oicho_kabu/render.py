@@ -1,0 +1,115 @@
+"""A readable text table of an Oicho-Kabu game (``render_mode="ansi"`` / ``"human"``).
+
+A spectator's view for people, not an observation: face-down cards are shown in brackets so a
+reader can follow the hand; after the showdown every card is plain. Yaku names come from ``rules``.
+"""
+
+from __future__ import annotations
+
+from kabu_envs.oicho_kabu import rules
+from kabu_envs.oicho_kabu.game import ESCAPED, NUM_SPREADS, Game, Phase
+from kabu_envs.oicho_kabu.observation import LIGHT_CARDS
+
+_STATUS = {0: "", 1: "stand", 2: "drew", 3: "ESCAPED"}
+
+
+def card_text(cfg, card: int) -> str:
+    """``7`` or ``3*`` (a hanafuda light), from a card id."""
+    value = card // 4 + 1
+    face = "A" if cfg.deck == "western" and value == 1 else str(value)
+    return face + ("*" if cfg.deck == "hanafuda" and card in LIGHT_CARDS else "")
+
+
+def _hand(game: Game, cards: list[int], hidden: set[int]) -> str:
+    parts = []
+    for k, c in enumerate(cards):
+        t = card_text(game.cfg, c)
+        parts.append(f"[{t}]" if k in hidden else t)
+    return " ".join(parts) if parts else "-"
+
+
+def _describe(game: Game, cards: list[int], role: str) -> str:
+    if len(cards) < 2:
+        return ""
+    yaku = rules.best_yaku(game.cfg, tuple(cards), role)
+    value = rules.hand_value(cards)
+    return f"= {value}" + (f" ({yaku})" if yaku else "")
+
+
+def render_text(game: Game) -> str:
+    """The table: dealer, spreads with cards, stakes, decisions and (after the showdown) results."""
+    cfg = game.cfg
+    n = game.num_players
+    lines = [
+        f"Oicho-Kabu ({cfg.rules}, {n} players) round {min(game.round_index + 1, cfg.max_rounds)}/"
+        f"{cfg.max_rounds}  dealer: player_{game.dealer}  phase: {game.phase.name}"
+        + ("" if game.terminal else f"  to act: player_{game.current_player}"),
+        f"domae {cfg.domae}, staked {game.round_total}",
+    ]
+    shown = game.showdown
+    d_open = shown or (game.dealer_revealed and cfg.dealer_second_card_face_up)
+    d_hidden = set() if d_open else {0, 1}
+    d_desc = _describe(game, game.dealer_cards, "dealer") if d_open else ""
+    lines.append(f"  dealer  : {_hand(game, game.dealer_cards, d_hidden):<14} {d_desc}".rstrip())
+    for s in range(NUM_SPREADS):
+        cards = game.spreads[s]
+        hidden = set() if shown else {1}
+        stakes = ", ".join(f"p{seat}:{st}" for seat, st in enumerate(game.stakes[s]) if st) or "no stakes"
+        status = _STATUS[game.spread_state[s]]
+        mark = ">" if s == game.active_spread and not game.terminal else " "
+        res = ""
+        if shown and game.results[s] is not None:
+            m = game.results[s]
+            res = "push" if m == 0 else (f"bettors win x{m}" if m > 0 else f"dealer wins x{-m}")
+            if game.spread_state[s] == ESCAPED:
+                res = "escaped (push)"
+        desc = _describe(game, cards, "bettor") if shown else ""
+        lines.append(
+            f"{mark} spread {s}: {_hand(game, cards, hidden):<14} {desc:<18} {status:<7} "
+            f"[{stakes}] {res}".rstrip()
+        )
+    if cfg.info_cards and any(c >= 0 for c in game.info_cards):
+        info = ", ".join(f"p{seat}:[{card_text(cfg, c)}]" for seat, c in enumerate(game.info_cards) if c >= 0)
+        lines.append(f"  info cards: {info}")
+    if game.voided and shown:
+        lines.append("  the dealer's 10-10-10 voids the round: every stake returned")
+    chips = "  ".join(f"p{seat}:{c}" for seat, c in enumerate(game.chips))
+    lines.append(f"chips: {chips}")
+    if shown and any(game.round_rewards):
+        lines.append("round result: " + "  ".join(f"p{s}:{r:+d}" for s, r in enumerate(game.round_rewards)))
+    if game.phase == Phase.OVER:
+        lines.append("episode over")
+    return "\n".join(lines)
+
+
+def render_log(game: Game) -> str:
+    """The public log of the episode, one event per line (selection draws, bets, draws, results)."""
+    cfg = game.cfg
+    out = []
+    for ev in game.log:
+        kind = ev[0]
+        if kind == "select":
+            draws = ", ".join(f"p{seat}:{card_text(cfg, c)}" for seat, c in ev[1])
+            out.append(f"dealer selection ({cfg.dealer_selection}): {draws} -> player_{ev[2]} deals")
+        elif kind == "round":
+            out.append(f"round {ev[1]}: player_{ev[2]} deals")
+        elif kind in ("table", "triple_redeal", "minso_redeal"):
+            out.append(f"{kind}: " + " ".join(card_text(cfg, c) for c in ev[1]))
+        elif kind == "bet":
+            out.append(f"player_{ev[1]} stakes {ev[3]} on spread {ev[2]}")
+        elif kind == "draw":
+            out.append(f"spread {ev[1]} draws {card_text(cfg, ev[2])}")
+        elif kind == "dealer_draw":
+            out.append(f"dealer draws {card_text(cfg, ev[1])}")
+        elif kind == "take":
+            out.append(f"dealer card {ev[1] + 1}: {ev[2]}")
+        elif kind == "showdown":
+            hand = " ".join(card_text(cfg, c) for c in ev[1])
+            out.append(f"showdown: dealer {hand}, results {list(ev[2])}" + (" (void)" if ev[3] else ""))
+        elif kind == "dealer_change":
+            out.append(f"deal passes from player_{ev[1]} to player_{ev[2]}")
+        elif kind == "over":
+            out.append(f"episode over, chips {list(ev[1])}")
+        else:
+            out.append(" ".join(str(x) for x in ev))
+    return "\n".join(out)

@@ -1,0 +1,174 @@
+"""The PettingZoo adapter: api/seed tests per preset, wrappers, registry, render, reset options."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from oicho_game_helpers import B, stack
+from pettingzoo.test import api_test, seed_test
+
+from kabu_envs import oicho_kabu_v0
+from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.oicho_kabu.observation import obs_spec
+
+PRESETS = ["standard", "kabufuda_site", "kansai"]
+
+
+def _random_play(e, seed: int) -> dict[str, float]:
+    rng = np.random.default_rng(seed)
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        totals[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return totals
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_api_test_passes(preset):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(oicho_kabu_v0.env(rules=preset, max_rounds=3), num_cycles=300)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_seed_test_passes(preset):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seed_test(lambda: oicho_kabu_v0.env(rules=preset, max_rounds=4), num_cycles=300)
+
+
+def test_same_seed_same_game_different_seed_differs():
+    def trace(seed):
+        e = oicho_kabu_v0.env(max_rounds=3)
+        e.reset(seed=seed)
+        rng = np.random.default_rng(1)
+        out = []
+        for _agent in e.agent_iter():
+            obs, r, term, trunc, _ = e.last()
+            out.append((obs["observation"].tobytes(), r))
+            if term:
+                e.step(None)
+            else:
+                e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        return out
+
+    assert trace(5) == trace(5)
+    assert trace(5) != trace(6)
+
+
+def test_spaces_match_obs_spec_and_actions():
+    e = oicho_kabu_v0.raw_env(num_players=5, bet_sizes=(1, 3))
+    space = e.observation_space("player_0")
+    assert space["observation"].shape == (obs_spec(e.config).size,)
+    assert e.action_space("player_4").n == 8 + 3
+    e.reset(seed=0)
+    for agent in e.agents:
+        obs = e.observe(agent)
+        assert space.contains(obs)
+        assert obs["action_mask"].dtype == np.int8
+
+
+def test_unknown_or_invalid_option_raises_naming_it():
+    with pytest.raises(ValueError, match="bogus_option"):
+        oicho_kabu_v0.env(bogus_option=1)
+    with pytest.raises(ValueError, match="num_players"):
+        oicho_kabu_v0.env(num_players=9)
+
+
+def test_reset_deck_is_stacked_and_bad_decks_raise():
+    e = oicho_kabu_v0.raw_env()
+    e.reset(seed=0, options={"deck": stack([9, 8, 7, 6, 5])})
+    g = e.unwrapped.game
+    assert [c // 4 + 1 for c in (sp[0] for sp in g.spreads)] == [9, 8, 7, 6]
+    assert g.dealer_cards[0] // 4 + 1 == 5
+    with pytest.raises(ValueError, match="twice"):
+        e.reset(seed=0, options={"deck": [3, 3]})
+    with pytest.raises(ValueError, match="out of range"):
+        e.reset(seed=0, options={"deck": [40]})
+    with pytest.raises(ValueError, match="out of range"):
+        e.reset(seed=0, options={"deck": [-1]})
+
+
+def test_unknown_reset_option_warns():
+    e = oicho_kabu_v0.raw_env()
+    with pytest.warns(UserWarning, match="decks"):
+        e.reset(seed=0, options={"decks": [1]})
+
+
+def test_illegal_action_raises_with_legal_list():
+    e = oicho_kabu_v0.env(domae=3)
+    e.reset(seed=0)
+    e.step(B(2))  # stake 2: fine
+    with pytest.raises(IllegalActionError, match=r"illegal action 10 \(BET\(2\)=2\).*legal actions: \[8=BET"):
+        e.step(B(2))  # only 1 left under the domae
+
+
+def test_illegal_reward_wrapper_terminates_with_penalty():
+    e = oicho_kabu_v0.env(illegal_reward=-7.0)
+    e.reset(seed=0)
+    offender = e.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e.step(0)  # STAND during the bets
+    assert all(e.terminations.values())
+    assert e.rewards[offender] == -7.0
+    assert sum(v for a, v in e.rewards.items() if a != offender) == 0
+
+
+def test_rewards_sum_to_zero_and_chips_exposed():
+    e = oicho_kabu_v0.env(num_players=3, max_rounds=4)
+    e.reset(seed=11)
+    totals = _random_play(e, 3)
+    assert abs(sum(totals.values())) < 1e-9
+    chips = e.unwrapped.chips
+    assert set(chips) == set(e.possible_agents)
+    assert sum(chips.values()) == 300
+    for a in e.possible_agents:
+        assert chips[a] - 100 == pytest.approx(totals[a])
+
+
+def test_render_ansi_shows_table_and_yaku():
+    e = oicho_kabu_v0.env(render_mode="ansi", num_players=2, local_yaku=["niichi"])
+    # spreads 3,4,5,6; dealer 9 face down; seconds 3(=arashi draw), 1, 1, 1; dealer 2nd 1 -> kuppin
+    e.reset(seed=0, options={"deck": stack([3, 4, 5, 6, 9, 3, 1, 1, 1, 3, 1])})
+    text = e.render()
+    assert "dealer: player_0" in text and "spread 3" in text and "[9]" in text
+    for k in (1, 0, 0, 0):
+        e.step(B(k))
+    e.step(1)  # spread 0: 3+3 = 6, draws the third 3 -> arashi_kabu
+    assert e.unwrapped.game.legal_actions() == [0, 1]  # dealer 9-1 = 0 but kuppin: STAND allowed
+    e.step(0)
+    text = e.render()
+    assert "arashi_kabu" in text and "kuppin" in text and "episode over" in text
+    assert "p1:+5" in text  # arashi-kabu (x5) outranks kuppin
+
+
+def test_render_without_mode_warns_and_human_prints(capsys):
+    e = oicho_kabu_v0.env()
+    e.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert e.render() is None
+    h = oicho_kabu_v0.env(render_mode="human")
+    h.reset(seed=0)
+    assert "Oicho-Kabu" in capsys.readouterr().out
+
+
+def test_registered_in_pettingzoo_registry():
+    from pettingzoo.env_registry.registration import make
+
+    e = make("aec", oicho_kabu_v0.ENV_ID, num_players=3)
+    assert e.unwrapped.config.num_players == 3
+    assert e.unwrapped.metadata["name"] == "oicho_kabu_v0"
+
+
+def test_module_exports():
+    assert oicho_kabu_v0.Action.BET(0) == 8
+    assert oicho_kabu_v0.make_config(rules="kansai").free_draw is True
+    assert callable(oicho_kabu_v0.raw_env)
