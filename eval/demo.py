@@ -1,0 +1,140 @@
+"""``make demo`` = ``python -m eval.demo [--quick] [--deals N] [--out reports]``.
+
+Evaluates every shipped model (models/ppo*/, its game and role read from run.json)
+against ``random`` and ``scripted`` on duplicate deals in both games, adds the
+scripted-vs-random reference rows, computes openskill ratings, writes
+``reports/summary.json``, the matchup heatmaps and the learning curves, prints the
+table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
+seats. Matchups run in two worker processes (the machine has 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+GAMES = ("oicho_kabu", "kakeya")
+OPPONENTS = ("random", "scripted")
+
+
+def shipped(models: Path) -> list[dict[str, Any]]:
+    """Shipped models: name, game, role (from each run.json)."""
+    out = []
+    for run in sorted(models.glob("ppo*/run.json")):
+        if not (run.parent / "model.zip").is_file():
+            continue
+        cfg = json.loads(run.read_text())["config"]
+        if cfg["game"] in GAMES:
+            role = cfg["role"]
+            out.append({"name": run.parent.name, "game": cfg["game"], "role": role, "dir": run.parent})
+    return out
+
+
+def plan(models: Path) -> list[tuple[str, str, str, str]]:
+    """(game, agent, opponent, role) for every row of the summary."""
+    jobs = []
+    found = shipped(models)
+    for game in GAMES:
+        roles = ("bettor", "dealer") if game == "oicho_kabu" else ("partnership",)
+        for role in roles:
+            for m in found:
+                if m["game"] == game and m["role"] == role:
+                    jobs += [(game, m["name"], o, role) for o in OPPONENTS]
+            jobs.append((game, "scripted", "random", role))
+    return jobs
+
+
+def _run(job: tuple[str, str, str, str], deals: int, seed: int, models: str) -> tuple[dict, list[float]]:
+    os.environ["KABU_MODELS_DIR"] = models
+    import torch
+
+    from eval.tournament import matchup_record
+
+    torch.set_num_threads(1)
+    game, agent, opp, role = job
+    row, res = matchup_record(game, agent, opp, role, deals, seed)
+    return row, res.advantages
+
+
+def render_samples(seed: int) -> str:
+    """One Oicho-Kabu round and one Kakeya deal played by scripted seats, rendered."""
+    from agents.registry import make_agent
+    from eval.duplicate import play_deal
+    from eval.games import make_aec
+
+    parts = []
+    for game, title in (("oicho_kabu", "Oicho-Kabu round"), ("kakeya", "Kakeya deal")):
+        env = make_aec(game, render_mode="ansi")
+        agents = [make_agent(game, "scripted", seed + s) for s in range(len(env.possible_agents))]
+        rewards = play_deal(env, agents, seed)
+        head = f"=== {title} (scripted seats, seed {seed}) ==="
+        parts.append(f"{head}\n{env.render()}\nrewards: {rewards.tolist()}")
+    return "\n\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.demo", description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="a few deals per matchup (smoke test)")
+    ap.add_argument("--deals", type=int, help="duplicate deals per matchup (default 1000, quick 30)")
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--out", default="reports")
+    ap.add_argument("--models", default=None, help="models dir (default: the repository's models/)")
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args(argv)
+
+    from agents.registry import models_dir
+    from eval.plots import learning_curves, matchup_heatmap
+    from eval.tournament import format_table, openskill_ratings
+
+    t0 = time.time()
+    models = Path(args.models) if args.models else models_dir()
+    deals = args.deals or (30 if args.quick else 1000)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = plan(models)
+    if not shipped(models):
+        print(f"note: no trained models under {models}; only reference rows are evaluated")
+    seeds = [args.seed + 7919 * i for i in range(len(jobs))]
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers) as pool:
+            results = list(pool.map(_run, jobs, [deals] * len(jobs), seeds, [str(models)] * len(jobs)))
+    else:
+        results = [_run(j, deals, s, str(models)) for j, s in zip(jobs, seeds, strict=False)]
+
+    summary: dict[str, Any] = {}
+    for game in GAMES:
+        idx = [i for i, j in enumerate(jobs) if j[0] == game]
+        rows = [results[i][0] for i in idx]
+        ratings = {}
+        for role in dict.fromkeys(jobs[i][3] for i in idx):
+            raw = [(jobs[i][1], jobs[i][2], results[i][1]) for i in idx if jobs[i][3] == role]
+            ratings[role] = openskill_ratings(raw)
+        summary[game] = {"matchups": rows, "ratings": ratings, "deals_per_matchup": deals}
+        if rows:
+            title = f"{game}: duplicate advantage per deal ({deals} deals)"
+            matchup_heatmap(rows, title, out / f"heatmap_{game}.png")
+    curves = {m["name"]: m["dir"] / "progress.csv" for m in shipped(models)}
+    learning_curves(curves, out / "learning_curves.png")
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+
+    print(render_samples(args.seed))
+    print()
+    for game in GAMES:
+        print(format_table(game, summary[game]["matchups"]))
+        for role, r in summary[game]["ratings"].items():
+            print(f"  openskill ({role}):", ", ".join(f"{n} {v['ordinal']:.1f}" for n, v in r.items()))
+        print()
+    print("(* = 95% CI lower bound above 0; mean = agent's advantage over the opponent per duplicate deal)")
+    print(f"wrote {out / 'summary.json'} and plots in {out}/ in {time.time() - t0:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,108 @@
+"""Matchup tables and openskill ratings from duplicate-deal matches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.registry import make_agent
+from eval.duplicate import MatchResult
+from eval.games import default_role, matchup
+
+
+def matchup_record(
+    game: str,
+    agent_name: str,
+    opponent_name: str,
+    role: str | None = None,
+    deals: int = 1000,
+    seed: int = 0,
+    env_options: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], MatchResult]:
+    """One summary.json matchup row (agent's duplicate advantage over the opponent)."""
+    opts = dict(env_options or {})
+    role = role or default_role(game)
+    agent = make_agent(game, agent_name, seed, **opts)
+    opponent = make_agent(game, opponent_name, seed + 1, **opts)
+    res = matchup(game, agent, opponent, role, deals, seed, opts)
+    s = res.summary()
+    row = {
+        "agent": agent_name,
+        "opponent": opponent_name,
+        "role": role,
+        "games": s.n,
+        "mean": s.mean,
+        "ci95": [s.lo, s.hi],
+        "win_rate": s.win_rate,
+        "tie_rate": s.tie_rate,
+        "loss_rate": s.loss_rate,
+        "agent_mean_reward": res.mean_reward,
+        "plays": len(res.agent_rewards),
+    }
+    return row, res
+
+
+def openskill_ratings(results: Sequence[tuple[str, str, Sequence[float]]], tol: float = 1e-9) -> dict:
+    """PlackettLuce ratings: every duplicate pair is a game won by the side with the advantage.
+
+    ``results`` holds ``(agent, opponent, advantages)``; pairs are fed in interleaved
+    order across matchups so that no matchup is systematically rated last.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings: dict[str, Any] = {}
+    for a, b, _ in results:
+        for name in (a, b):
+            ratings.setdefault(name, model.rating(name=name))
+    longest = max((len(adv) for _, _, adv in results), default=0)
+    for i in range(longest):
+        for a, b, adv in results:
+            if i >= len(adv) or a == b:
+                continue
+            x = adv[i]
+            ranks = [0, 0] if abs(x) <= tol else ([0, 1] if x > 0 else [1, 0])
+            [[ra], [rb]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+            ratings[a], ratings[b] = ra, rb
+    return {
+        n: {"mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "ordinal": round(r.ordinal(), 3)}
+        for n, r in sorted(ratings.items(), key=lambda kv: -kv[1].ordinal())
+    }
+
+
+def round_robin(
+    game: str,
+    agents: Sequence[str],
+    opponents: Sequence[str],
+    role: str | None = None,
+    deals: int = 1000,
+    seed: int = 0,
+    env_options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Every agent against every opponent (skipping self-matches); rows + ratings."""
+    rows, raw = [], []
+    for i, a in enumerate(agents):
+        for j, o in enumerate(opponents):
+            if a == o:
+                continue
+            row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options)
+            rows.append(row)
+            raw.append((a, o, res.advantages))
+    return {"matchups": rows, "ratings": openskill_ratings(raw)}
+
+
+def format_table(game: str, rows: Sequence[dict[str, Any]]) -> str:
+    """A fixed-width text table of matchup rows."""
+    head = f"{'game':<11}{'agent':<20}{'opponent':<18}{'role':<12}{'deals':>6}{'mean':>9}  "
+    head += f"{'95% CI':<20}{'win':>6}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lo, hi = r["ci95"]
+        ok = "*" if lo > 0 else " "
+        lines.append(
+            f"{game:<11}{r['agent']:<20}{r['opponent']:<18}{r['role']:<12}{r['games']:>6}"
+            f"{r['mean']:>9.3f}  [{lo:>7.3f}, {hi:>7.3f}]{ok} {r.get('win_rate', np.nan):>5.2f}"
+        )
+    return "\n".join(lines)

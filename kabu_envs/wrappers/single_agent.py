@@ -1,0 +1,235 @@
+"""A single-agent Gymnasium view of a multi-seat AEC card game.
+
+One *learner* (one seat, or several seats such as a Kakeya partnership) acts through
+``step()``; every other seat is played inside ``step()`` by agents drawn from an
+``OpponentPool``. Why a dedicated wrapper rather than PettingZoo's SB3 tutorial: the
+tutorial returned the reward of the *next* agent (PettingZoo issue #1147). Here the
+reward of a ``step()`` is the learner's OWN reward summed over every AEC step since its
+last action, including the terminal payout when the episode ends on another seat's
+move. With several learner seats the reward is their mean (Kakeya partners are paid
+equally, so it equals each seat's reward).
+
+Illegal actions raise ``IllegalActionError`` by default. ``illegal_action="penalty"``
+instead ends the episode with reward ``illegal_penalty`` and ``info["illegal_action"]``
+set: the action is never remapped. The penalty mode exists for generic checkers
+(Gymnasium's and SB3's ``check_env`` step with unmasked random actions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from kabu_envs.core.errors import IllegalActionError
+
+LearnerSeats = Callable[[Any, np.random.Generator], Sequence[int]]
+
+
+class OpponentPool:
+    """Weighted agents; each non-learner seat draws one per episode.
+
+    ``members`` are ``(agent, weight)`` pairs; the pool is mutable so that training
+    can add frozen snapshots while the env runs (``add``), keeping at most
+    ``max_members`` of the members added later (oldest dropped first).
+    """
+
+    def __init__(self, members: Sequence[tuple[Any, float]], max_added: int = 8) -> None:
+        if not members:
+            raise ValueError("an OpponentPool needs at least one agent")
+        self.fixed: list[tuple[Any, float]] = [(a, float(w)) for a, w in members]
+        self.added: list[Any] = []
+        self.added_weight = 0.0
+        self.max_added = max_added
+        for agent, w in self.fixed:
+            if w < 0 or not hasattr(agent, "act"):
+                raise ValueError(f"bad pool member {agent!r} with weight {w}")
+
+    @classmethod
+    def of(cls, opponents: Any) -> OpponentPool:
+        """Coerce an agent, a list of agents (uniform) or a pool into a pool."""
+        if isinstance(opponents, OpponentPool):
+            return opponents
+        if hasattr(opponents, "act"):
+            return cls([(opponents, 1.0)])
+        return cls([(a, 1.0) for a in opponents])
+
+    def add(self, agent: Any, total_weight: float) -> None:
+        """Add a snapshot; all added members share ``total_weight`` equally."""
+        self.added.append(agent)
+        if len(self.added) > self.max_added:
+            self.added.pop(0)
+        self.added_weight = float(total_weight)
+
+    def members(self) -> tuple[list[Any], np.ndarray]:
+        agents = [a for a, _ in self.fixed] + self.added
+        weights = [w for _, w in self.fixed]
+        if self.added:
+            weights += [self.added_weight / len(self.added)] * len(self.added)
+        w = np.asarray(weights, dtype=float)
+        if w.sum() <= 0:
+            raise ValueError("opponent pool weights sum to zero")
+        return agents, w / w.sum()
+
+    def sample(self, rng: np.random.Generator) -> Any:
+        agents, p = self.members()
+        return agents[int(rng.choice(len(agents), p=p))]
+
+
+def any_seat_of(seats: Sequence[int]) -> LearnerSeats:
+    """Learner plays one seat drawn uniformly from ``seats`` each episode."""
+    seats = [int(s) for s in seats]
+    if not seats:
+        raise ValueError("no learner seats given")
+    return lambda env, rng: (seats[int(rng.integers(len(seats)))],)
+
+
+class SingleAgentView(gymnasium.Env):
+    """Gymnasium env: the learner's seats act via ``step``, the rest via the pool.
+
+    ``aec_factory(render_mode)`` builds the AEC env; ``learner_seats(aec, rng)`` picks
+    the seats the learner controls after each deal is reset (so it may depend on the
+    deal, e.g. which seat was drawn to deal).
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        aec_factory: Callable[[str | None], Any],
+        learner_seats: LearnerSeats | Sequence[int],
+        opponents: Any,
+        illegal_action: str = "raise",
+        illegal_penalty: float = -1.0,
+        render_mode: str | None = None,
+        max_redeals: int = 1000,
+    ) -> None:
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode={render_mode!r} is not supported; use 'ansi' or None")
+        self.render_mode = render_mode
+        self.aec = aec_factory(render_mode)
+        self.aec.reset(seed=0)
+        self.learner_fn: LearnerSeats = (
+            learner_seats if callable(learner_seats) else any_seat_of(list(learner_seats))
+        )
+        self.pool = OpponentPool.of(opponents)
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.max_redeals = max_redeals
+        first = self.aec.possible_agents[0]
+        self.observation_space = self.aec.observation_space(first)["observation"]
+        self.action_space = self.aec.action_space(first)
+        self._learners: tuple[str, ...] = ()
+        self._seat_agents: dict[str, Any] = {}
+        self._pending = 0.0
+        self._done = True
+
+    # --- helpers -----------------------------------------------------------------
+    def _learner_reward(self) -> float:
+        rewards = self.aec.rewards
+        return float(np.mean([rewards.get(a, 0.0) for a in self._learners]))
+
+    def _learner_over(self) -> tuple[bool, bool]:
+        aec = self.aec
+        term = any(aec.terminations.get(a, True) for a in self._learners)
+        trunc = any(aec.truncations.get(a, False) for a in self._learners)
+        return term, trunc
+
+    def _advance(self) -> float:
+        """Play the other seats until a learner seat is to act or the learner is done."""
+        aec = self.aec
+        total = 0.0
+        while True:
+            term, trunc = self._learner_over()
+            if term or trunc:
+                return total
+            agent = aec.agent_selection
+            if agent in self._learners:
+                return total
+            if aec.terminations[agent] or aec.truncations[agent]:
+                aec.step(None)
+            else:
+                obs = aec.observe(agent)
+                aec.step(int(self._seat_agents[agent].act(obs["observation"], obs["action_mask"])))
+            total += self._learner_reward()
+
+    def _obs(self) -> np.ndarray:
+        agent = self.aec.agent_selection
+        if agent not in self._learners:
+            agent = self._learners[0]
+        return np.asarray(self.aec.observe(agent)["observation"], dtype=np.float32)
+
+    def _info(self) -> dict[str, Any]:
+        return {"learner_seats": self._learners, "acting": self.aec.agent_selection}
+
+    # --- Gymnasium API ---------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        aec_options = None
+        if options:
+            unknown = set(options) - {"deck"}
+            if unknown:
+                raise ValueError(f"unknown reset option(s) {sorted(unknown)}; the only one is 'deck'")
+            aec_options = {"deck": options["deck"]}
+        for _ in range(self.max_redeals):
+            self.aec.reset(seed=int(rng.integers(2**63 - 1)), options=aec_options)
+            names = self.aec.possible_agents
+            self._learners = tuple(names[int(s)] for s in self.learner_fn(self.aec, rng))
+            self._seat_agents = {}
+            reset_done: set[int] = set()
+            for a in names:
+                if a in self._learners:
+                    continue
+                agent = self.pool.sample(rng)
+                self._seat_agents[a] = agent
+                if id(agent) not in reset_done:
+                    reset_done.add(id(agent))
+                    agent.reset(int(rng.integers(2**63 - 1)))
+            self._pending = self._advance()
+            term, trunc = self._learner_over()
+            if not (term or trunc):
+                self._done = False
+                return self._obs(), self._info()
+        raise RuntimeError(f"the learner got no turn in {self.max_redeals} deals; check learner_seats")
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner's current decision (bool, for MaskablePPO)."""
+        if self._done:
+            return np.zeros(self.action_space.n, dtype=bool)
+        return np.asarray(self.aec.observe(self.aec.agent_selection)["action_mask"], dtype=bool)
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self._done:
+            raise RuntimeError("step() called on a finished episode; call reset() first")
+        action = int(action)
+        mask = self.action_masks()
+        if not (0 <= action < mask.size and mask[action]):
+            if self.illegal_action == "raise":
+                raise IllegalActionError(
+                    action, np.flatnonzero(mask).tolist(), seat=int(self.aec.agent_selection[7:])
+                )
+            self._done = True
+            info = self._info() | {"illegal_action": action}
+            return self._obs(), self.illegal_penalty, True, False, info
+        reward = self._pending
+        self._pending = 0.0
+        self.aec.step(action)
+        reward += self._learner_reward()
+        reward += self._advance()
+        term, trunc = self._learner_over()
+        self._done = term or trunc
+        return self._obs(), float(reward), term, trunc and not term, self._info()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+            return None
+        return self.aec.render()
+
+    def close(self) -> None:
+        self.aec.close()

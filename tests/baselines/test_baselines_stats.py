@@ -1,0 +1,85 @@
+"""CI maths, duplicate-deal scoring and ratings on synthetic data with known answers."""
+
+import numpy as np
+import pytest
+
+from agents.base import RandomAgent
+from eval.duplicate import partnership_duplicate, play_deal, role_duplicate
+from eval.stats import mean_ci, summarize, t_cdf, t_quantile
+from eval.tournament import format_table, openskill_ratings
+from kabu_envs.wrappers.toy_env import ToyCardEnv, ToyScriptedAgent
+
+
+@pytest.mark.parametrize(
+    ("df", "expected"), [(1, 12.7062), (2, 4.3027), (5, 2.5706), (10, 2.2281), (30, 2.0423), (1000, 1.9623)]
+)
+def test_t_quantiles_match_tables(df, expected):
+    assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-4)
+    assert t_cdf(t_quantile(0.9, df), df) == pytest.approx(0.9, abs=1e-9)
+
+
+def test_ci_known_values_and_coverage():
+    m, lo, hi = mean_ci([1.0, 2.0, 3.0, 4.0])  # mean 2.5, s = 1.2910, t(3) = 3.1824
+    assert (m, lo, hi) == pytest.approx((2.5, 2.5 - 3.1824 * 1.2910 / 2, 2.5 + 3.1824 * 1.2910 / 2), abs=1e-3)
+    rng = np.random.default_rng(0)
+    hits = 0
+    for _ in range(1000):
+        _, lo, hi = mean_ci(rng.normal(1.0, 3.0, size=8))
+        hits += lo <= 1.0 <= hi
+    assert 0.935 <= hits / 1000 <= 0.965  # a z-interval would cover only ~0.91 at n = 8
+    with pytest.raises(ValueError):
+        mean_ci([1.0])
+
+
+def test_summary_rates():
+    s = summarize([1.0, -1.0, 0.0, 2.0])
+    assert (s.win_rate, s.tie_rate, s.loss_rate, s.n) == (0.5, 0.25, 0.25, 4)
+    assert s.as_dict()["ci95"] == [s.lo, s.hi]
+
+
+class LuckyPolicy:
+    """Plays like the scripted toy agent; used twice to check that luck cancels."""
+
+    name = "lucky"
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, action_mask):
+        return ToyScriptedAgent().act(observation, action_mask)
+
+
+def test_duplicate_deals_cancel_card_luck():
+    env = ToyCardEnv(2)
+    res = partnership_duplicate(env, LuckyPolicy(), LuckyPolicy(), [[0], [1]], deals=200, seed=1)
+    assert np.std(res.agent_rewards) > 0.5  # single plays are dominated by the cards ...
+    assert res.advantages == [0.0] * 200  # ... which duplicate scoring removes exactly
+    ref = RandomAgent(seed=3)
+    res = role_duplicate(env, LuckyPolicy(), LuckyPolicy(), ref, lambda e, d: d % 2, deals=100, seed=2)
+    assert res.advantages == [0.0] * 100 and np.std(res.agent_rewards) > 0.5
+
+
+def test_duplicate_advantage_has_the_known_mean():
+    # optimal vs random: per deal pair E[adv] = (E f - E g) / 2 = (1 - 0.25) / 2 = 0.375
+    env = ToyCardEnv(2)
+    res = partnership_duplicate(env, ToyScriptedAgent(), RandomAgent(seed=0), [[0], [1]], deals=3000, seed=0)
+    s = res.summary()
+    assert s.lo < 0.375 < s.hi and s.lo > 0.3  # (with this seed; in general within 4 SE)
+    assert abs(s.mean - 0.375) < 4 * s.std / np.sqrt(s.n)
+    swapped = partnership_duplicate(env, RandomAgent(seed=0), ToyScriptedAgent(), [[0], [1]], 3000, seed=5)
+    assert swapped.summary().hi < 0
+
+
+def test_play_deal_is_reproducible_per_seed():
+    env = ToyCardEnv(3)
+    agents = [RandomAgent(1), RandomAgent(2), RandomAgent(3)]
+    a = play_deal(env, agents, 42)
+    b = play_deal(env, agents, 42)
+    assert np.array_equal(a, b) and a.sum() == pytest.approx(0.0)
+
+
+def test_openskill_orders_by_advantage_and_table_marks_significance():
+    r = openskill_ratings([("good", "bad", [1.0] * 30), ("mid", "bad", [1.0, -1.0, 0.0] * 10)])
+    assert list(r)[0] == "good" and r["good"]["ordinal"] > r["bad"]["ordinal"]
+    row = {"agent": "good", "opponent": "bad", "role": "seat", "games": 3, "mean": 1.0, "ci95": [0.5, 1.5]}
+    assert "*" in format_table("toy", [row])
