@@ -42,6 +42,8 @@ def values(cards: Iterable[int]) -> list[int]:
 
 
 def new_game(deck_values: Iterable[int] = (), seed: int = 0, **options) -> Game:
+    """A game on a stacked deck; two players unless ``num_players`` is given."""
+    options.setdefault("num_players", 2)
     return Game(make_config(**options), make_rng(seed), stack(deck_values))
 
 
