@@ -1,0 +1,90 @@
+"""The Kakeya PettingZoo AEC environment: a thin adapter over ``KakeyaGame``.
+
+Environment card
+- Agents: ``player_0 .. player_{n-1}`` (n = 4 or 6); partnerships ``seat % (n // 2)``.
+- Actions: ``Discrete(58)``: PLAY(card)=0..51, TRUMP(suit)=52..55, LEAD_SELF=56,
+  LEAD_PARTNER=57; always pass the ``action_mask``.
+- Observations: ``{"observation": float32[obs_spec(cfg).size], "action_mask": int8[58]}``;
+  the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md).
+- Rewards: paid at the end of each deal: partnership stone change (``reward="stones"``)
+  or normalised egara difference (``reward="egara"``); sitting-out seats get 0.
+- Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown).
+- Version history: v0 - first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.aec_base import CardGameAECEnv
+from kabu_envs.kakeya.actions import NUM_ACTIONS
+from kabu_envs.kakeya.config import make_config
+from kabu_envs.kakeya.game import KakeyaGame
+from kabu_envs.kakeya.observation import KakeyaEncoder, obs_spec
+from kabu_envs.kakeya.render import render_text
+from kabu_envs.kakeya.wrappers import FastDiscrete, wrap
+
+
+class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """Kakeya as a PettingZoo AECEnv; ``options`` are the rule options of ``make_config``."""
+
+    metadata = {
+        "name": "kakeya_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+        self.config = make_config(**options)
+        self._encoder = KakeyaEncoder(self.config)
+        super().__init__(self.config.num_players, NUM_ACTIONS, obs_spec(self.config), render_mode=render_mode)
+        self._rewards_dirty = True  # the rewards dict may hold non-zero values
+        act_space = FastDiscrete(NUM_ACTIONS)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+
+    def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> KakeyaGame:
+        return KakeyaGame(self.config, rng, deck)
+
+    def _encode(self, seat: int) -> np.ndarray:
+        return self._encoder.encode(self.game, seat)
+
+    def _render_text(self) -> str:
+        return render_text(self.game)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """Same result as the base class; the mask is unpacked from the engine's legal-action
+        bits together with the observation (one numpy unpack per call)."""
+        seat = self._seat_index[agent]
+        game = self.game
+        legal = game.legal_bits() if game.current_player == seat and not game.terminal else 0
+        obs, mask = self._encoder.encode_with_mask(game, seat, legal)
+        return {"observation": obs, "action_mask": mask}
+
+    def _settle_step(self) -> None:
+        """The base class's settle, skipping the reward dicts on the (most) steps that pay nothing."""
+        game = self.game
+        paid = game.pop_rewards()
+        agents = self.possible_agents
+        if paid is game.zero_rewards and not self._rewards_dirty and not game.terminal:
+            self.agent_selection = agents[game.current_player]
+            return
+        self.rewards = {a: float(paid[i]) for i, a in enumerate(agents)}
+        self._rewards_dirty = paid is not game.zero_rewards
+        if game.terminal:
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = agents[game.current_player]
+        self._accumulate_rewards()
+
+    @property
+    def stones(self) -> list[int]:
+        """Stones of every seat now."""
+        return list(self.game.stones)
+
+
+def env(render_mode: str | None = None, **options: Any):
+    """``raw_env`` with PettingZoo's AssertOutOfBounds and OrderEnforcing wrappers (the lean
+    subclasses of ``kabu_envs.kakeya.wrappers``: same checks, no ``__getattr__`` chains)."""
+    return wrap(raw_env(render_mode=render_mode, **options))

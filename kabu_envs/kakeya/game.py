@@ -1,0 +1,295 @@
+"""The Kakeya rules engine: a phase state machine, pure Python (spec sections 1-6).
+
+Per deal: TRUMP (the first dealer may change the trump, before any card is dealt) ->
+deal -> LEAD (a seat of the leading partnership picks LEAD_SELF / LEAD_PARTNER) ->
+PLAY (tricks) -> scoring -> next deal or the end of the match.
+
+Choices where the spec is silent (documented in docs/kakeya.md):
+- the stacked deck of ``reset`` is the deal order of the FIRST deal; later deals are
+  seeded shuffles;
+- each deal's first dealer chooses the trump; the trump carries over between deals;
+- all_play with two losing partnerships: the loser with fewer egara deals next
+  (tie: lower partnership index); after a deal nobody wins, the same partnership deals
+  again and the lead goes as in a first deal;
+- the lead chooser is the first seat after the first dealer (in seat order) that
+  belongs to the leading partnership (the last deal's winners; in a first deal or after
+  a deal nobody won, the partnership of the first playing seat after the first dealer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
+from kabu_envs.kakeya import scoring
+from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE, action_name
+from kabu_envs.kakeya.config import KakeyaConfig
+from kabu_envs.kakeya.tricks import EGARA_MASK, SUIT_MASK, bits_to_cards, egara16, rensho_card, trick_winner
+
+TRUMP, LEAD, PLAY, OVER = 0, 1, 2, 3
+PHASE_NAMES = ("trump", "lead", "play", "over")
+_TRUMP_BITS = 0xF << TRUMP_BASE
+_LEAD_BITS = (1 << LEAD_SELF) | (1 << LEAD_PARTNER)
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """What one finished deal did (for tests, render and analysis)."""
+
+    deal: int
+    dealer_partnership: int
+    first_dealer: int
+    trump: int
+    rensho: int
+    egara: dict[int, int]  # playing partnership -> egara taken
+    winner: int  # partnership, or -1 when nobody won
+    stones_change: dict[int, int]  # partnership -> stones won (+) or paid (-)
+
+
+class KakeyaGame:
+    """One match of Kakeya (``max_deals`` deals) driven by integer actions."""
+
+    num_actions = NUM_ACTIONS
+
+    def __init__(self, cfg: KakeyaConfig, rng: np.random.Generator, deck: list[int] | None = None) -> None:
+        self.cfg = cfg
+        self.rng = rng
+        self.num_players = n = cfg.num_players
+        self.num_partnerships = cfg.num_partnerships
+        self._deck_prefix = validate_deck_prefix(deck, 52) if deck is not None else []
+        self.stones = [cfg.stones_per_player] * n
+        self.partnership_totals = [self.partnership_stones(p) for p in range(self.num_partnerships)]
+        self.trump = cfg.default_trump_suit
+        self.deal_no = 0  # deals finished so far
+        self.dealer_partnership = self.num_partnerships - 1
+        self.lead_partnership = -1  # last deal's winners (-1: none yet)
+        self.results: list[DealResult] = []
+        self.terminal = False
+        self.current_player = -1
+        self._rewards = np.zeros(n, dtype=np.float64)
+        self.zero_rewards = np.zeros(n, dtype=np.float64)  # returned (read-only) when nothing was paid
+        self.zero_rewards.flags.writeable = False
+        self._paid = False
+        self._start_deal()
+
+    # --- engine interface -------------------------------------------------------
+    def legal_bits(self) -> int:
+        """The legal actions as an int bit set: the ONE source of legality."""
+        phase = self.phase
+        if phase == PLAY:
+            hand = self.hands[self.current_player]
+            led = self.led_suit
+            if led < 0:
+                return hand
+            follow = hand & SUIT_MASK[led]
+            return follow | (hand & self._rensho_bit) if follow else hand
+        if phase == TRUMP:
+            return _TRUMP_BITS
+        if phase == LEAD:
+            return _LEAD_BITS
+        return 0
+
+    def legal_actions(self) -> list[int]:
+        return bits_to_cards(self.legal_bits())
+
+    def apply_action(self, action: int) -> None:
+        a = int(action)
+        if a < 0 or not (self.legal_bits() >> a) & 1:
+            raise IllegalActionError(
+                a,
+                self.legal_actions(),
+                phase=PHASE_NAMES[self.phase],
+                seat=None if self.terminal else self.current_player,
+                describe=action_name,
+            )
+        if self.phase == PLAY:
+            self._play(self.current_player, a)
+        elif self.phase == TRUMP:
+            self.trump = a - TRUMP_BASE
+            self._deal()
+        else:
+            chooser = self.current_player
+            self.lead_chooser = chooser
+            leader = chooser if a == LEAD_SELF else (chooser + self.num_partnerships) % self.num_players
+            self.phase = PLAY
+            self._start_trick(leader)
+
+    def pop_rewards(self) -> np.ndarray:
+        if not self._paid:
+            return self.zero_rewards
+        out = self._rewards.copy()
+        self._rewards[:] = 0.0
+        self._paid = False
+        return out
+
+    # --- deal set-up ---------------------------------------------------------------
+    def partnership_of(self, seat: int) -> int:
+        return seat % self.num_partnerships
+
+    def partnership_seats(self, p: int) -> list[int]:
+        return list(range(p, self.num_players, self.num_partnerships))
+
+    def partnership_stones(self, p: int) -> int:
+        return sum(self.stones[s] for s in self.partnership_seats(p))
+
+    def _start_deal(self) -> None:
+        cfg = self.cfg
+        n = self.num_players
+        self.first_dealer = self.dealer_partnership  # the lower seat of the dealing partnership
+        sit_out = cfg.dealers_sit_out
+        self.active = [
+            not (sit_out and s % self.num_partnerships == self.dealer_partnership) for s in range(n)
+        ]
+        self.playing_partnerships = [p for p in range(self.num_partnerships) if self.active[p]]
+        self.hands = [0] * n
+        self.dealt = [0] * n
+        self.hand_counts = [0] * n
+        self.played = 0
+        self.captured = [0] * self.num_partnerships
+        self.egara_packed = 0  # egara16(captured[p]) << 16 * p, for the encoder
+        self.void_bits = 0  # voids[s] << 4 * s
+        self.trick_bits = 0  # 1 << (52 * seat + card) for each card in the current trick
+        self.trick_seats: list[int] = []
+        self.trick_cards: list[int] = []
+        self.trick_order: list[int] = []
+        self.led_suit = -1
+        self.leader = -1
+        self.lead_chooser = -1
+        self.tricks_played = 0
+        self.last_trick: tuple[list[int], list[int], int] | None = None
+        self._set_rensho()
+        if cfg.dealers_choose_trump:
+            self.phase = TRUMP
+            self.current_player = self.first_dealer
+        else:
+            self._deal()
+
+    def _set_rensho(self) -> None:
+        self.rensho = rensho_card(self.trump, self.cfg.rensho_rule)
+        self._rensho_bit = 1 << self.rensho
+
+    def _seats_after(self, seat: int) -> list[int]:
+        n = self.num_players
+        return [(seat + k) % n for k in range(1, n + 1)]
+
+    def _deal(self) -> None:
+        """Deal one card at a time from the seat after the first dealer, in seat order."""
+        self._set_rensho()
+        prefix = self._deck_prefix if self.deal_no == 0 else []
+        deck = ordered_deck(self.rng, 52, prefix)
+        order = [s for s in self._seats_after(self.first_dealer) if self.active[s]]
+        k = len(order)
+        hands = self.hands
+        for i, card in enumerate(deck):
+            hands[order[i % k]] |= 1 << card
+        self.dealt = hands[:]
+        self.hand_counts = [h.bit_count() for h in hands]
+        lead_p = self.lead_partnership if self.lead_partnership >= 0 else order[0] % self.num_partnerships
+        self.lead_chooser = next(s for s in order if s % self.num_partnerships == lead_p)
+        self.phase = LEAD
+        self.current_player = self.lead_chooser
+
+    # --- play ----------------------------------------------------------------------
+    def _start_trick(self, leader: int) -> None:
+        n = self.num_players
+        counts = self.hand_counts
+        self.leader = leader
+        self.trick_order = [s for s in ((leader + k) % n for k in range(n)) if counts[s]]
+        self.trick_seats = []
+        self.trick_cards = []
+        self.trick_bits = 0
+        self.led_suit = -1
+        self.current_player = leader
+
+    def _play(self, seat: int, card: int) -> None:
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        self.hand_counts[seat] -= 1
+        self.played |= bit
+        suit = card // 13
+        if self.led_suit < 0:
+            self.led_suit = suit
+        elif suit != self.led_suit and card != self.rensho:
+            self.void_bits |= 1 << (4 * seat + self.led_suit)
+        self.trick_bits |= bit << (52 * seat)
+        self.trick_seats.append(seat)
+        self.trick_cards.append(card)
+        if len(self.trick_cards) < len(self.trick_order):
+            self.current_player = self.trick_order[len(self.trick_cards)]
+            return
+        self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        cards = self.trick_cards
+        winner = self.trick_seats[trick_winner(cards, self.led_suit, self.trump, self.rensho)]
+        won = 0
+        for c in cards:
+            won |= 1 << c
+        won &= EGARA_MASK
+        if won:
+            p = winner % self.num_partnerships
+            self.captured[p] |= won
+            self.egara_packed |= egara16(won) << (16 * p)
+        self.tricks_played += 1
+        self.last_trick = (self.trick_seats, cards, winner)
+        counts = self.hand_counts
+        if not any(counts):
+            self.trick_seats, self.trick_cards, self.led_suit, self.trick_bits = [], [], -1, 0
+            self._end_deal()
+            return
+        n = self.num_players
+        leader = winner
+        while not counts[leader]:  # all_play: a winner with no card passes the lead on
+            leader = (leader + 1) % n
+        self._start_trick(leader)
+
+    # --- scoring -------------------------------------------------------------------
+    def _end_deal(self) -> None:
+        cfg = self.cfg
+        playing = self.playing_partnerships
+        captured = self.captured
+        winner = scoring.deal_winner(captured, playing, self.rensho, cfg.all_play)
+        egara = {p: scoring.egara_count(captured[p]) for p in playing}
+        change = dict.fromkeys(playing, 0)
+        if winner >= 0:
+            amount = scoring.stones_won(captured[winner], self.trump, self.rensho)
+            for p in playing:
+                if p != winner:
+                    moved = scoring.pay(
+                        self.stones, self.partnership_seats(p), self.partnership_seats(winner), amount
+                    )
+                    change[p] -= moved
+                    change[winner] += moved
+        per_p = change if cfg.reward == "stones" else scoring.egara_rewards(egara)
+        for p in playing:
+            for s in self.partnership_seats(p):
+                self._rewards[s] += per_p[p]
+        self._paid = True
+        self.partnership_totals = [self.partnership_stones(p) for p in range(self.num_partnerships)]
+        self.results.append(
+            DealResult(
+                self.deal_no,
+                self.dealer_partnership,
+                self.first_dealer,
+                self.trump,
+                self.rensho,
+                egara,
+                winner,
+                change,
+            )
+        )
+        self.deal_no += 1
+        if winner >= 0:
+            losers = [p for p in playing if p != winner]
+            self.dealer_partnership = min(losers, key=lambda p: (egara[p], p))
+        self.lead_partnership = winner
+        broke = 0 in self.partnership_totals
+        if self.deal_no >= cfg.max_deals or broke:
+            self.phase = OVER
+            self.terminal = True
+            self.current_player = -1
+        else:
+            self._start_deal()

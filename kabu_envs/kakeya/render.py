@@ -1,0 +1,48 @@
+"""Text rendering of a Kakeya game (god view: every hand is shown)."""
+
+from __future__ import annotations
+
+from kabu_envs.kakeya.actions import SUIT_NAMES, card_name
+from kabu_envs.kakeya.game import PHASE_NAMES, KakeyaGame
+from kabu_envs.kakeya.scoring import egara_count
+from kabu_envs.kakeya.tricks import bits_to_cards
+
+
+def _cards(bits: int) -> str:
+    return " ".join(card_name(c) for c in bits_to_cards(bits)) or "-"
+
+
+def render_text(game: KakeyaGame) -> str:
+    """A readable table: header, every hand, the trick, captured egara and the score."""
+    n, np_ = game.num_players, game.num_partnerships
+    lines = [
+        f"Kakeya deal {min(game.deal_no + 1, game.cfg.max_deals)}/{game.cfg.max_deals}  "
+        f"phase={PHASE_NAMES[game.phase]}  trump={SUIT_NAMES[game.trump]}  Rensho={card_name(game.rensho)}  "
+        f"first dealer=player_{game.first_dealer}",
+    ]
+    for s in range(n):
+        tags = [f"p{s % np_}"]
+        if s % np_ == game.dealer_partnership:
+            tags.append("dealer")
+        if not game.active[s]:
+            tags.append("sits out")
+        if s == game.current_player:
+            tags.append("to act")
+        lines.append(f"  player_{s} [{', '.join(tags)}] stones={game.stones[s]:2d}: {_cards(game.hands[s])}")
+    if game.trick_cards:
+        played = ", ".join(
+            f"player_{s}:{card_name(c)}" for s, c in zip(game.trick_seats, game.trick_cards, strict=True)
+        )
+        lines.append(f"  trick {game.tricks_played + 1}: {played}")
+    if game.last_trick is not None:
+        seats, cards, winner = game.last_trick
+        played = ", ".join(f"player_{s}:{card_name(c)}" for s, c in zip(seats, cards, strict=True))
+        lines.append(f"  last trick: {played} -> player_{winner}")
+    for p in range(np_):
+        cap = game.captured[p]
+        stones = game.partnership_stones(p)
+        lines.append(f"  partnership {p}: egara={egara_count(cap):2d} [{_cards(cap)}] stones={stones}")
+    for r in game.results:
+        who = f"partnership {r.winner} wins" if r.winner >= 0 else "nobody wins"
+        lines.append(f"  deal {r.deal + 1}: egara {r.egara}, {who}, stones {r.stones_change}")
+    return "\n".join(lines)

@@ -1,0 +1,217 @@
+"""Kakeya rules, table-driven: actions, options, Rensho, tricks, the stones table, payments."""
+
+import pytest
+
+from kabu_envs.kakeya import NUM_ACTIONS, Action, action_name, card_id, card_name, make_config
+from kabu_envs.kakeya.config import OPTIONS
+from kabu_envs.kakeya.scoring import (
+    STONES_TABLE,
+    deal_winner,
+    egara_rewards,
+    pay,
+    stones_column,
+    stones_row,
+    stones_won,
+)
+from kabu_envs.kakeya.tricks import cards_to_bits, legal_plays, rensho_card, trick_winner
+
+C = card_id
+CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+
+
+def bits(*names: str) -> int:
+    return cards_to_bits(C(x) for x in names)
+
+
+# --- actions and options ---------------------------------------------------------------
+def test_action_ids_match_the_spec_and_round_trip():
+    assert [Action.PLAY(c) for c in (0, 51)] == [0, 51]
+    assert [Action.TRUMP(s) for s in range(4)] == [52, 53, 54, 55]
+    assert (Action.LEAD_SELF, Action.LEAD_PARTNER, NUM_ACTIONS) == (56, 57, 58)
+    names = [action_name(a) for a in range(NUM_ACTIONS)]
+    assert len(set(names)) == NUM_ACTIONS and names[51] == "PLAY(AS)" and names[54] == "TRUMP(hearts)"
+    assert all(card_id(card_name(c)) == c for c in range(52))
+    assert (C("2C"), C("AC"), C("10D"), C("JH"), C("AS")) == (0, 12, 21, 35, 51)
+    with pytest.raises(ValueError, match="card id"):
+        Action.PLAY(52)
+    with pytest.raises(ValueError, match="suit"):
+        Action.TRUMP(4)
+    with pytest.raises(ValueError, match="not a card name"):
+        card_id("ZZ")
+
+
+def test_defaults_and_validation():
+    cfg = make_config()
+    assert cfg.as_dict() == {o.name: o.default for o in OPTIONS}
+    assert make_config(default_trump=2).default_trump == "hearts"
+    assert make_config(default_trump="Spades").default_trump_suit == SPADES
+
+
+@pytest.mark.parametrize(
+    "opts, words",
+    [
+        ({"players": 4}, "unknown Kakeya option"),
+        ({"num_players": 5}, "num_players"),
+        ({"num_players": True}, "num_players"),
+        ({"six_player_mode": "all"}, "six_player_mode"),
+        ({"default_trump": "stars"}, "default_trump"),
+        ({"default_trump": 4}, "default_trump"),
+        ({"dealers_choose_trump": 1}, "dealers_choose_trump"),
+        ({"rensho_rule": "modern"}, "rensho_rule"),
+        ({"max_deals": 0}, "max_deals"),
+        ({"stones_per_player": 2.5}, "stones_per_player"),
+        ({"reward": "points"}, "reward"),
+    ],
+)
+def test_bad_options_raise_value_error_naming_them(opts, words):
+    with pytest.raises(ValueError, match=words):
+        make_config(**opts)
+
+
+# --- Rensho ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "trump, traditional, seed",
+    [(CLUBS, "AS", "AC"), (DIAMONDS, "AS", "AS"), (HEARTS, "AS", "AS"), (SPADES, "AC", "AS")],
+)
+def test_rensho_for_every_trump_under_both_rules(trump, traditional, seed):
+    assert card_name(rensho_card(trump, "traditional")) == traditional
+    assert card_name(rensho_card(trump, "seed")) == seed
+
+
+# --- follow suit -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "hand, led, rensho, legal",
+    [
+        (("2C", "KH", "AS"), -1, "AS", ("2C", "KH", "AS")),  # leading: anything
+        (("2C", "KH", "3H", "AS"), HEARTS, "AS", ("KH", "3H", "AS")),  # follow, Rensho any time
+        (("2C", "KH", "AS"), DIAMONDS, "AS", ("2C", "KH", "AS")),  # void: anything
+        (("2C", "KH", "AC"), CLUBS, "AS", ("2C", "AC")),  # must follow clubs
+        (("2S", "KH", "AC"), SPADES, "AC", ("2S", "AC")),  # Rensho AC playable on a spade lead
+    ],
+)
+def test_follow_suit_with_rensho_free(hand, led, rensho, legal):
+    assert legal_plays(bits(*hand), led, C(rensho)) == bits(*legal)
+
+
+# --- trick resolution --------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "cards, trump, rensho, winner",
+    [
+        (("AS", "2C", "KS", "QS"), CLUBS, "AS", 0),  # Rensho led wins over trumps
+        (("KH", "AH", "AS", "2C"), CLUBS, "AS", 2),  # Rensho discarded on a heart lead still wins
+        (("KH", "2C", "AH", "3C"), CLUBS, "AS", 3),  # trumps beat the led suit; highest trump
+        (("5D", "9D", "AH", "2D"), CLUBS, "AS", 1),  # no trump played: highest of the led suit
+        (("5D", "AC", "KS", "2S"), SPADES, "AC", 1),  # spades trumps: AC is Rensho
+        (("5D", "AS", "KS", "2S"), SPADES, "AC", 1),  # ... and AS is the highest trump
+        (("QH", "KD", "AD", "JH"), SPADES, "AS", 0),  # off-suit aces do not win
+        (("2H", "AC", "3H", "KC"), CLUBS, "AC", 1),  # seed rule with clubs: AC is both
+    ],
+)
+def test_trick_resolution(cards, trump, rensho, winner):
+    led = C(cards[0]) // 13
+    assert trick_winner([C(c) for c in cards], led, trump, C(rensho)) == winner
+
+
+# --- the stones table ----------------------------------------------------------------------
+EGARA_ALL = [c for c in range(52) if c % 13 >= 9]
+
+
+def captured_with(n_egara: int, aces: tuple[str, ...]) -> int:
+    """n_egara egara including exactly ``aces`` (non-ace egara fill the rest)."""
+    picked = [C(a) for a in aces]
+    picked += [c for c in EGARA_ALL if c % 13 != 12][: n_egara - len(picked)]
+    assert len(picked) == n_egara
+    return cards_to_bits(picked) | bits("2C", "3D")  # plain cards never count
+
+
+@pytest.mark.parametrize(
+    "n_egara, aces, trump, rensho, stones",
+    [
+        # row "no ace"
+        (8, (), CLUBS, "AS", 4),
+        (11, (), CLUBS, "AS", 4),
+        (12, (), HEARTS, "AS", 4),
+        # row "1-2 aces, neither Rensho nor the trump ace"
+        (9, ("AD",), CLUBS, "AS", 2),
+        (11, ("AD", "AH"), CLUBS, "AS", 2),
+        (12, ("AH",), CLUBS, "AS", 2),
+        (14, ("AD", "AH"), CLUBS, "AS", 2),
+        # row "otherwise": Rensho, the trump ace, or 3+ aces
+        (8, ("AS",), CLUBS, "AS", 1),  # Rensho
+        (10, ("AC",), CLUBS, "AS", 1),  # trump ace
+        (11, ("AD", "AH", "AC"), DIAMONDS, "AS", 1),  # three aces
+        (12, ("AS",), CLUBS, "AS", 2),
+        (14, ("AC", "AD"), CLUBS, "AS", 2),
+        (15, ("AC", "AD", "AH"), HEARTS, "AS", 2),
+        (10, ("AS",), SPADES, "AC", 1),  # spades trumps: AS is the trump ace
+        (10, ("AC",), SPADES, "AC", 1),  # ... and AC is Rensho
+        (10, ("AC",), CLUBS, "AC", 1),  # seed rule, clubs: AC is Rensho and the trump ace
+        (16, ("AC", "AD", "AH", "AS"), CLUBS, "AS", 4),
+    ],
+)
+def test_stones_table_every_row_and_column(n_egara, aces, trump, rensho, stones):
+    cap = captured_with(n_egara, aces)
+    assert stones_won(cap, trump, C(rensho)) == stones
+
+
+def test_stones_table_shape_and_impossible_cells():
+    assert STONES_TABLE == ((4, 4, None), (2, 2, None), (1, 2, 4))
+    assert [stones_column(e) for e in (8, 11, 12, 15, 16)] == [0, 0, 1, 1, 2]
+    with pytest.raises(ValueError, match="egara"):
+        stones_column(7)
+    assert stones_row(bits("AD", "AH", "AC"), DIAMONDS, C("AS")) == 2  # 3 aces
+    assert stones_row(bits("AD", "AH"), DIAMONDS, C("AS")) == 2  # AD is the trump ace
+    assert stones_row(bits("AD", "AH"), SPADES, C("AC")) == 1
+
+
+# --- deal winner, the 8-8 rule ---------------------------------------------------------------
+def test_more_egara_wins_and_8_8_goes_to_the_side_without_rensho():
+    nine = captured_with(9, ("AS",))
+    seven = captured_with(7, ())
+    assert deal_winner([nine, seven], [0, 1], C("AS"), all_play=False) == 0
+    assert deal_winner([seven, nine], [0, 1], C("AS"), all_play=False) == 1
+    with_r = captured_with(8, ("AS",))
+    without = captured_with(8, ("AD",))
+    assert deal_winner([with_r, without], [0, 1], C("AS"), all_play=False) == 1
+    assert deal_winner([without, with_r], [0, 1], C("AS"), all_play=False) == 0
+    # sit-out mode: only the two playing partnerships count
+    assert deal_winner([0, with_r, without], [1, 2], C("AS"), all_play=False) == 2
+
+
+def test_all_play_needs_nine_egara():
+    assert (
+        deal_winner([captured_with(9, ()), captured_with(4, ()), captured_with(3, ())], [0, 1, 2], 51, True)
+        == 0
+    )
+    assert (
+        deal_winner([captured_with(8, ()), captured_with(4, ()), captured_with(4, ())], [0, 1, 2], 51, True)
+        == -1
+    )
+    assert (
+        deal_winner([captured_with(2, ()), captured_with(5, ()), captured_with(9, ())], [0, 1, 2], 51, True)
+        == 2
+    )
+
+
+# --- payments and rewards ---------------------------------------------------------------------
+def test_payment_takes_from_the_richer_member_and_gives_to_the_poorer():
+    stones = [5, 6, 2, 3]
+    assert pay(stones, [1, 3], [0, 2], 4) == 4
+    # out: 6->5->4->3 from seat 1, then the 3-3 tie goes to the lower seat (1); in: seat 2 up to 5,
+    # then the 5-5 tie goes to the lower seat (0)
+    assert stones == [6, 2, 5, 3]
+    assert sum(stones) == 16
+
+
+def test_payment_is_capped_at_what_the_payer_has():
+    stones = [5, 1, 5, 1]
+    assert pay(stones, [1, 3], [0, 2], 4) == 2
+    assert stones == [6, 0, 6, 0]
+
+
+def test_egara_reward_formula():
+    assert egara_rewards({0: 12, 1: 4}) == {0: 0.5, 1: -0.5}
+    assert egara_rewards({1: 16, 2: 0}) == {1: 1.0, 2: -1.0}
+    r = egara_rewards({0: 10, 1: 4, 2: 2})
+    assert r == {0: (10 - 3) / 16, 1: (4 - 6) / 16, 2: (2 - 7) / 16}
+    assert abs(sum(r.values())) < 1e-12
