@@ -1,0 +1,73 @@
+"""docs/oicho_kabu.md carries exactly the tables the code generates (observation, actions, options, yaku)."""
+
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from kabu_envs.oicho_kabu import docs
+from kabu_envs.oicho_kabu.actions import Action, num_actions
+from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.observation import obs_spec
+from kabu_envs.oicho_kabu.options import VALIDATORS
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "oicho_kabu.md"
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return DOC.read_text()
+
+
+def test_doc_holds_the_observation_table_exactly(text):
+    assert obs_spec(make_config()).markdown_table() in text
+
+
+def test_doc_holds_the_action_table_generated_from_action(text):
+    table = docs.action_table()
+    assert table in text
+    rows = table.splitlines()[2:]
+    assert len(rows) == num_actions(len(make_config().bet_sizes))
+    for a in Action:
+        if a < Action.BET_BASE:
+            assert f"| {int(a)} | `{a.name}` |" in table
+
+
+def test_every_generated_block_is_up_to_date(text):
+    assert docs.update_text(text) == text, "run: python -m kabu_envs.oicho_kabu.docs --update"
+
+
+def test_every_option_is_documented_with_its_default(text):
+    names = [f.name for f in fields(OichoConfig) if f.init]
+    assert set(docs.OPTION_DOCS) == set(names) == set(VALIDATORS)
+    table = docs.options_table()
+    for f in fields(OichoConfig):
+        if f.init:
+            assert f"| `{f.name}` | " in table
+    assert "| `domae` | `50` |" in table and "| `rules` | `'standard'` |" in table
+
+
+def test_choice_options_list_exactly_what_the_validator_accepts():
+    for name, check in VALIDATORS.items():
+        allowed = getattr(check, "allowed", None)
+        if allowed:
+            for value in allowed:
+                assert f"`{value}`" in docs.allowed_text(name)
+                assert getattr(make_config(**{name: value}), name) == value
+
+
+def test_yaku_tables_follow_the_config():
+    t = docs.yaku_table(make_config(rules="kansai"))
+    assert "| `kuppin` | dealer |" in t and "| 40 | 2 |" in t and "arashi_kabu" not in t
+    t = docs.yaku_table(make_config(local_yaku=["pin_basami"]))
+    assert "x (middle card)" in t
+
+
+def test_missing_marker_is_an_error():
+    with pytest.raises(ValueError, match="generated:options"):
+        docs.update_text("no markers here")
+
+
+def test_doc_sections_exist(text):
+    for heading in ("Choices where the sources disagree", "## 9. Observation", "## 10. Actions", "Presets"):
+        assert heading in text
