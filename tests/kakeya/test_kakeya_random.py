@@ -1,0 +1,188 @@
+"""Thousands of random legal Kakeya games on the engine, checked against the spec restated here:
+zero-sum rewards, partners equal, every card played once by an active seat, follow suit, trick
+winners, egara counts, the 8-8 and all_play 9+ rules, the stones table, dealers and leaders."""
+
+import numpy as np
+import pytest
+from kakeya_testlib import new_game
+
+from kabu_envs.kakeya.game import LEAD, PLAY, TRUMP
+
+MODES = [
+    {},
+    {"num_players": 6},
+    {"num_players": 6, "six_player_mode": "all_play"},
+]
+VARIANTS = [
+    {"max_deals": 4, "stones_per_player": 3},
+    {"reward": "egara", "rensho_rule": "seed", "max_deals": 2},
+    {"dealers_choose_trump": False, "default_trump": "spades"},
+]
+
+
+def ref_rensho(trump: int, rule: str) -> int:
+    if rule == "seed":
+        return 12 if trump == 0 else 51
+    return 12 if trump == 3 else 51
+
+
+def ref_winner(plays: list[tuple[int, int]], trump: int, rensho: int) -> int:
+    """Trick winner restated: Rensho; else highest trump; else highest of the led suit."""
+    for seat, card in plays:
+        if card == rensho:
+            return seat
+    trumps = [(c % 13, s) for s, c in plays if c // 13 == trump]
+    if trumps:
+        return max(trumps)[1]
+    led = plays[0][1] // 13
+    return max((c % 13, s) for s, c in plays if c // 13 == led)[1]
+
+
+def ref_stones(won: set[int], trump: int, rensho: int) -> int:
+    egara = sum(1 for c in won if c % 13 >= 9)
+    aces = {c for c in won if c % 13 == 12}
+    col = 0 if egara <= 11 else (1 if egara <= 15 else 2)
+    if not aces:
+        return 4
+    if len(aces) <= 2 and rensho not in aces and trump * 13 + 12 not in aces:
+        return 2
+    return (1, 2, 4)[col]
+
+
+def play_random_match(seed: int, **opts) -> int:
+    """Play one match with random legal actions, checking every rule; returns the step count."""
+    rng = np.random.default_rng(seed)
+    g = new_game(seed=seed, **opts)
+    cfg = g.cfg
+    n, np_ = cfg.num_players, cfg.num_partnerships
+    total_stones = cfg.stones_per_player * n
+    dealer_p = np_ - 1
+    lead_p = -1
+    trump = cfg.default_trump_suit
+    steps = 0
+    while not g.terminal:
+        # --- one deal ------------------------------------------------------------------
+        assert g.dealer_partnership == dealer_p and g.first_dealer == dealer_p
+        if cfg.dealers_choose_trump:
+            assert g.phase == TRUMP and g.current_player == dealer_p and not any(g.hands)
+            trump = int(rng.integers(4))
+            g.apply_action(52 + trump)
+            steps += 1
+        assert g.trump == trump
+        rensho = ref_rensho(trump, cfg.rensho_rule)
+        active = [not (cfg.dealers_sit_out and s % np_ == dealer_p) for s in range(n)]
+        assert g.active == active
+        hands = [{c for c in range(52) if g.hands[s] >> c & 1} for s in range(n)]
+        assert sorted(c for h in hands for c in h) == list(range(52))
+        order = [s for s in ((dealer_p + k) % n for k in range(1, n + 1)) if active[s]]
+        sizes = [len(hands[s]) for s in order]
+        assert sizes == ([9, 9, 9, 9, 8, 8] if cfg.all_play else [13] * 4)
+        assert all(not hands[s] for s in range(n) if not active[s])
+        chooser_p = lead_p if lead_p >= 0 else order[0] % np_
+        chooser = next(s for s in order if s % np_ == chooser_p)
+        assert g.phase == LEAD and g.current_player == chooser
+        a = int(rng.integers(56, 58))
+        g.apply_action(a)
+        steps += 1
+        leader = chooser if a == 56 else (chooser + np_) % n
+        won: list[set[int]] = [set() for _ in range(np_)]
+        while any(hands):
+            trick_seats = [s for s in ((leader + k) % n for k in range(n)) if hands[s]]
+            plays: list[tuple[int, int]] = []
+            for seat in trick_seats:
+                assert g.phase == PLAY and g.current_player == seat
+                legal = g.legal_actions()
+                if plays:
+                    led = plays[0][1] // 13
+                    follow = {c for c in hands[seat] if c // 13 == led}
+                    expect = (follow | ({rensho} & hands[seat])) if follow else hands[seat]
+                else:
+                    expect = hands[seat]
+                assert set(legal) == expect and legal
+                card = legal[int(rng.integers(len(legal)))]
+                g.apply_action(card)
+                steps += 1
+                hands[seat].discard(card)
+                plays.append((seat, card))
+                if not g.terminal and seat != trick_seats[-1]:
+                    assert not g.pop_rewards().any()
+            winner = ref_winner(plays, trump, rensho)
+            won[winner % np_] |= {c for _, c in plays if c % 13 >= 9}
+            leader = winner
+            while any(hands) and not hands[leader]:
+                leader = (leader + 1) % n
+        # --- scoring -----------------------------------------------------------------------
+        rewards = g.pop_rewards()
+        playing = [p for p in range(np_) if active[p]]
+        egara = {p: len(won[p]) for p in playing}
+        assert sum(egara.values()) == 16
+        r = g.results[-1]
+        assert r.egara == egara
+        if cfg.all_play:
+            winners = [p for p in playing if egara[p] >= 9]
+            win = winners[0] if winners else -1
+        else:
+            a_, b_ = playing
+            if egara[a_] != egara[b_]:
+                win = a_ if egara[a_] > egara[b_] else b_
+            else:
+                win = b_ if rensho in won[a_] else a_
+        assert r.winner == win
+        if win >= 0:
+            amount = ref_stones(won[win], trump, rensho)
+            for p in playing:
+                if p != win:
+                    assert -r.stones_change[p] <= amount
+                    assert r.stones_change[p] == -amount or g.partnership_totals[p] == 0
+            assert r.stones_change[win] == -sum(v for p, v in r.stones_change.items() if p != win)
+        else:
+            assert all(v == 0 for v in r.stones_change.values())
+        assert sum(g.stones) == total_stones and min(g.stones) >= 0
+        assert abs(rewards.sum()) < 1e-9
+        for s in range(n):
+            assert rewards[s] == rewards[(s + np_) % n]  # partners equal
+            if not active[s]:
+                assert rewards[s] == 0.0
+            elif cfg.reward == "stones":
+                assert rewards[s] == r.stones_change[s % np_]
+            else:
+                assert -1.0 <= rewards[s] <= 1.0
+        if win >= 0:
+            losers = [p for p in playing if p != win]
+            dealer_p = min(losers, key=lambda p: (egara[p], p))
+        lead_p = win
+        assert g.terminal == (len(g.results) == cfg.max_deals or 0 in g.partnership_totals)
+        assert steps < 10_000
+    assert g.current_player == -1 and g.legal_actions() == []
+    return steps
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["4p", "6p_sit_out", "6p_all_play"])
+def test_random_games_every_mode(mode):
+    steps = sum(play_random_match(seed, **mode) for seed in range(700))
+    assert steps > 700 * 50
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["4p", "6p_sit_out", "6p_all_play"])
+@pytest.mark.parametrize("variant", VARIANTS, ids=["match", "egara_seed", "no_trump_choice"])
+def test_random_matches_with_variants(mode, variant):
+    for seed in range(120):
+        play_random_match(1000 + seed, **mode, **variant)
+
+
+def test_the_8_8_rule_and_nobody_wins_occur_in_random_play():
+    """Make sure the random games above actually reach the rare branches they check."""
+    seen_88 = seen_nobody = 0
+    for seed in range(400):
+        g = new_game(seed=seed, dealers_choose_trump=False)
+        rng = np.random.default_rng(seed)
+        while not g.terminal:
+            legal = g.legal_actions()
+            g.apply_action(legal[int(rng.integers(len(legal)))])
+        seen_88 += g.results[0].egara == {0: 8, 1: 8}
+        g = new_game(seed=seed, num_players=6, six_player_mode="all_play", dealers_choose_trump=False)
+        while not g.terminal:
+            legal = g.legal_actions()
+            g.apply_action(legal[int(rng.integers(len(legal)))])
+        seen_nobody += g.results[0].winner == -1
+    assert seen_88 >= 5 and seen_nobody >= 50
