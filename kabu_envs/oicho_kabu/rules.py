@@ -7,6 +7,7 @@ and draw lookups are memoised per config (the config is immutable, the memo live
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 
 from kabu_envs.oicho_kabu.config import OichoConfig
 from kabu_envs.oicho_kabu.yaku import VALUES, qualifying, voided_by_third
@@ -38,9 +39,13 @@ def hand_value(cards: Sequence[int]) -> int:
     return sum(VALUES[c] for c in cards) % 10
 
 
-def _check_role(role: str) -> None:
+def _check(role: str, cards: tuple[int, ...]) -> None:
+    """Validate on a memo miss only, so the hot path stays a dict lookup."""
     if role not in _ROLES:
         raise ValueError(f"role must be 'dealer' or 'bettor', got {role!r}")
+    for c in cards:
+        if not (isinstance(c, Integral) and 0 <= c < 40):
+            raise ValueError(f"card id {c!r} in hand {cards} is out of range 0..39")
 
 
 def best_yaku(cfg: OichoConfig, cards: Sequence[int], role: str) -> str | None:
@@ -50,7 +55,7 @@ def best_yaku(cfg: OichoConfig, cards: Sequence[int], role: str) -> str | None:
     hit = memo.get(key, memo)
     if hit is not memo:
         return hit
-    _check_role(role)
+    _check(role, key[2])
     if not 2 <= len(cards) <= 3:
         raise ValueError(f"a hand has 2 or 3 cards, got {len(cards)}: {tuple(cards)}")
     names = qualifying(cfg, tuple(cards), role)
@@ -76,7 +81,7 @@ def draw_options(cfg: OichoConfig, cards: Sequence[int], role: str) -> tuple[boo
     hit = cfg._memo.get(key)
     if hit is not None:
         return hit
-    _check_role(role)
+    _check(role, key[2])
     if len(cards) != 2:
         raise ValueError(f"draw options exist only for a two-card hand, got {tuple(cards)}")
     a, b = VALUES[cards[0]], VALUES[cards[1]]

@@ -173,6 +173,11 @@ def test_pin_basami_multiplier_is_the_middle_card():
     assert yaku_multiplier(cfg(yaku_overrides={"pin_basami": {"multiplier": 2}}), None, h(1, 5, 1)) == 1
 
 
+def test_numpy_card_ids_work():
+    c = cfg()
+    assert settle(c, tuple(np.array(h(9, 1))), tuple(np.array(h(4, 5)))) == -1
+
+
 def test_bad_role_and_bad_hand_size():
     c = cfg()
     with pytest.raises(ValueError, match="role"):
@@ -183,6 +188,11 @@ def test_bad_role_and_bad_hand_size():
         draw_options(c, h(1, 2, 3), "bettor")
     with pytest.raises(ValueError, match="role"):
         draw_options(c, h(1, 2), "player")
+    for bad in ((3, 40), (-1, 5), (2, 2.0)):
+        with pytest.raises(ValueError, match="out of range"):
+            best_yaku(c, bad, "bettor")
+        with pytest.raises(ValueError, match="out of range"):
+            settle(c, h(1, 2), bad)
 
 
 # ---------------------------------------------------------------- settlement
