@@ -266,5 +266,4 @@ class OichoScriptedAgent(BaseAgent):
         for y in range(1, 11):
             if weights[y]:
                 ev_draw += weights[y] / total_w * value_of(self._ids([*dv, y], [*dlights, False]))
-        self.last_ev = (ev_stand, ev_draw)
         return DRAW if ev_draw > ev_stand else STAND
