@@ -55,12 +55,18 @@ def play(opts: dict, seat: int, agent, n_eps: int, others=None, check_masks: boo
     return np.array(out)
 
 
-LONG = {"dealer_selection": "fixed", "max_rounds": 10, "dealer_change": (), "bankroll": 10_000}
+LONG = {
+    "dealer_selection": "fixed",
+    "max_rounds": 10,
+    "dealer_change": (),
+    "bankroll": 10_000,
+    "num_players": 3,
+}
 
 
 @pytest.mark.parametrize(
     "rules, seat, n_eps",
-    [("standard", 0, 100), ("standard", 1, 300), ("kansai", 0, 20), ("kansai", 1, 50)],
+    [("standard", 0, 160), ("standard", 1, 300), ("kansai", 0, 20), ("kansai", 1, 50)],
     ids=["standard-dealer", "standard-bettor", "kansai-dealer", "kansai-bettor"],
 )
 def test_beats_random_in_both_roles(rules, seat, n_eps):
