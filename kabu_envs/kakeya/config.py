@@ -26,42 +26,44 @@ class OptionDoc:
 
 
 OPTIONS: tuple[OptionDoc, ...] = (
-    OptionDoc("num_players", 4, "4, 6", "traditional + seed", "seats; partnerships are `seat % (n // 2)`"),
+    OptionDoc("num_players", 4, "4, 6", "spec §1, seed", "seats; partnerships are `seat % (n // 2)`"),
     OptionDoc(
         "six_player_mode",
         "dealers_sit_out",
         '"dealers_sit_out", "all_play"',
-        'traditional / seed ("all_play")',
-        "6 players: the dealing partnership sits out, or all six play 9/9/9/9/8/8 cards",
+        'traditional; "all_play" = seed',
+        "6 players: the dealing partnership sits out, or all six play (9/9/9/9/8/8 cards)",
     ),
     OptionDoc(
         "default_trump",
         "clubs",
-        'a suit name ("clubs", ...) or 0..3',
-        "traditional + seed",
-        "trump of the first deal unless the dealer changes it",
+        "suit name or 0..3",
+        "seed (clubs before the first deal)",
+        "trump until a dealer changes it",
     ),
     OptionDoc(
         "dealers_choose_trump",
         True,
         "True, False",
-        "traditional + seed",
-        "each deal's first dealer picks TRUMP(suit) before any card is dealt",
+        "seed (the dealers may change it)",
+        "each deal's first dealer plays TRUMP(suit) before any card is dealt",
     ),
     OptionDoc(
         "rensho_rule",
         "traditional",
         '"traditional", "seed"',
-        'traditional / seed ("seed")',
+        'traditional; "seed" = seed',
         "traditional: AS, or AC when spades are trumps; seed: AC when clubs are trumps, else AS",
     ),
-    OptionDoc("max_deals", 1, "int >= 1", "traditional", "deals in one episode (a match)"),
-    OptionDoc("stones_per_player", 5, "int >= 1", "seed", "stones each seat starts a match with"),
+    OptionDoc("max_deals", 1, "int >= 1", "spec §6", "deals in one episode (a match)"),
+    OptionDoc(
+        "stones_per_player", 5, "int >= 1", "seed (5 stones each)", "stones each seat starts a match with"
+    ),
     OptionDoc(
         "reward",
         "stones",
         '"stones", "egara"',
-        "library choice",
+        "spec §6",
         "per-deal reward: partnership stone change, or normalised partnership egara difference",
     ),
 )
