@@ -36,6 +36,23 @@ class GameEngine(Protocol):
         ...
 
 
+class _FastDiscrete(spaces.Discrete):
+    """``Discrete`` with a fast path for plain ints in ``contains``.
+
+    ``AssertOutOfBoundsWrapper`` calls ``contains`` on every step, and gymnasium's version builds
+    ``np.iinfo`` each time; for a Python int the answer is just the range check (same result).
+    """
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return self._lo <= x < self._hi
+        return super().contains(x)
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        self._lo, self._hi = int(self.start), int(self.start) + int(self.n)
+
+
 class CardGameAECEnv(AECEnv):
     """Base AEC env: subclasses set ``metadata`` and implement the hooks below."""
 
@@ -79,11 +96,13 @@ class CardGameAECEnv(AECEnv):
                 "action_mask": spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
             }
         )
-        act_space = spaces.Discrete(num_actions)
+        act_space = _FastDiscrete(num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.game: GameEngine | None = None
         self.np_random: np.random.Generator | None = None
+        self._no_mask = np.zeros(num_actions, dtype=np.int8)
+        self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -130,21 +149,31 @@ class CardGameAECEnv(AECEnv):
     def _settle_step(self) -> None:
         """Copy the engine's rewards and turn into the AEC dicts."""
         game = self.game
-        paid = game.pop_rewards()
+        paid = game.pop_rewards().tolist()
         agents = self.possible_agents
-        self.rewards = {a: float(paid[i]) for i, a in enumerate(agents)}
+        if any(paid):
+            self.rewards = dict(zip(agents, paid, strict=True))
+            self._accumulate_rewards()
+        else:  # most steps pay nothing: skip the per-agent float conversions and additions
+            self.rewards = dict.fromkeys(agents, 0.0)
         if game.terminal:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = agents[game.current_player]
-        self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_index[agent]
-        mask = np.zeros(self.num_actions, dtype=np.int8)
         game = self.game
         if not game.terminal and game.current_player == seat:
-            mask[game.legal_actions()] = 1
+            legal = tuple(game.legal_actions())
+            mask = self._mask_cache.get(legal)
+            if mask is None:  # few distinct legal sets exist: build each mask once
+                mask = self._no_mask.copy()
+                mask[list(legal)] = 1
+                self._mask_cache[legal] = mask
+            mask = mask.copy()
+        else:
+            mask = self._no_mask.copy()
         return {"observation": self._encode(seat), "action_mask": mask}
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:

@@ -72,6 +72,9 @@ class Game:
         self._rewards = np.zeros(n, dtype=np.float64)
         self._paid = False
         self.log: list[tuple] = []
+        # Bumped whenever anything but the stakes can change: from one BET turn to the next only the
+        # stakes move, which lets the observation encoder reuse the rest (see observation.Encoder).
+        self.version = 0
         self.dealer, draws = select_dealer(cfg.dealer_selection, self.deck, n)
         if draws:
             self.log.append(("select", tuple(draws), self.dealer))
@@ -120,6 +123,7 @@ class Game:
 
     # --- round flow ------------------------------------------------------------------
     def _start_round(self) -> None:
+        self.version += 1
         n, dealer, chips = self.num_players, self.dealer, self.chips
         if self.round_index > 0:
             self.deck.fresh()
@@ -272,6 +276,7 @@ class Game:
 
     def _end_round(self, final_value: int | None, lost_all: bool) -> None:
         cfg = self.cfg
+        self.version += 1
         self.round_index += 1
         self.deals_by_dealer += 1
         if self.round_index >= cfg.max_rounds or sum(c > 0 for c in self.chips) < 2:
@@ -301,6 +306,8 @@ class Game:
         self._start_round()
 
     def _wait(self, phase: Phase, seat: int, legal: list[int]) -> None:
+        if phase != Phase.BET or self.phase != Phase.BET:
+            self.version += 1
         self.phase = phase
         self.current_player = seat
         self._legal = legal

@@ -16,6 +16,7 @@ play every seat. Every value lies in [0, 1] (chips are clipped: a seat in debt s
 
 from __future__ import annotations
 
+from array import array
 from functools import lru_cache
 
 import numpy as np
@@ -23,6 +24,8 @@ import numpy as np
 from kabu_envs.core.obs_spec import ObsPiece, ObsSpec
 from kabu_envs.oicho_kabu.config import OichoConfig
 from kabu_envs.oicho_kabu.game import NUM_SPREADS, Game, Phase
+
+_DEALER_CHOICE = Phase.DEALER_CHOICE
 
 NUM_VALUES = 10
 LIGHT_CARDS = frozenset({0, 8, 28})  # hanafuda: copy 0 of months 1, 3 and 8
@@ -63,7 +66,7 @@ def obs_spec(cfg: OichoConfig) -> ObsSpec:
 
 
 class Encoder:
-    """Fast encoder for one config: offsets resolved once, one ``np.zeros`` and two writes per call."""
+    """Fast encoder for one config: offsets resolved once, no dict look-ups or numpy item writes."""
 
     def __init__(self, cfg: OichoConfig) -> None:
         self.cfg = cfg
@@ -78,6 +81,19 @@ class Encoder:
         self._face_up = cfg.dealer_second_card_face_up
         self._lights = cfg.deck == "hanafuda"
         self._minso_limit = cfg.minso_limit if cfg.minso else 0
+        self._domae = cfg.domae
+        self._inv_rounds = 1.0 / cfg.max_rounds
+        self._inv_deals = 1.0 / cfg.dealer_max_deals
+        # offsets as plain attributes: the hot path does no dict look-ups
+        self._o_dealer, self._o_phase, self._o_to_act = o["dealer_position"], o["phase"], o["to_act"]
+        self._o_active, self._o_slot = o["active_spread"], o["choice_slot"]
+        self._o_status = o["spread_status"]
+        self._o_dcards, self._o_dhidden, self._o_info = o["dealer_cards"], o["dealer_hidden"], o["info_card"]
+        self._o_decider, self._o_own, self._o_chips = o["is_decider"], o["own_stakes"], o["chips"]
+        self._template = array("f", bytes(4 * self.size))
+        self._cache: list[tuple[Game, int, array] | None] = [None] * self.n
+        self._sc_base = tuple(o["spread_cards"] + 30 * s for s in range(NUM_SPREADS))
+        self._hid2 = tuple(o["spread_hidden"] + 3 * s + 1 for s in range(NUM_SPREADS))
         # the encoder writes two contiguous float blocks; the layout above must keep them together
         blocks = (
             ("own_stakes", "total_stakes", "backers", "domae_left", "stake_room"),
@@ -89,76 +105,121 @@ class Encoder:
                     raise RuntimeError(f"observation pieces {a!r} and {b!r} must be adjacent")
 
     def encode(self, game: Game, seat: int) -> np.ndarray:
-        o = self.o
-        n = self.n
-        out = np.zeros(self.size, dtype=np.float32)
-        ones = [o["dealer_position"] + (game.dealer - seat) % n, o["phase"] + game.phase]
+        """The observation of ``seat``: the cached part (cards, chips, ...) plus what moves every step.
+
+        Writes go item by item into an ``array('f')`` (cheaper than numpy item writes), which is then
+        wrapped as a float32 ndarray without a copy. From one BET turn to the next only the stakes
+        move (``game.version`` stays), so the rest is reused from a per-seat cache.
+        """
+        cached = self._cache[seat]
+        if cached is not None and cached[0] is game and cached[1] == game.version:
+            a = cached[2][:]
+        else:
+            base = self._static(game, seat)
+            self._cache[seat] = (game, game.version, base)
+            a = base[:]
+        phase = game.phase
+        a[self._o_phase + phase] = 1.0
         if game.current_player == seat:
-            ones.append(o["to_act"])
+            a[self._o_to_act] = 1.0
         s_act = game.active_spread
         if s_act >= 0:
-            ones.append(o["active_spread"] + s_act)
-        if game.phase == Phase.DEALER_CHOICE:
-            ones.append(o["choice_slot"] + game.choice_slot)
-        showdown = game.showdown
-        lights = self._lights
-        o_sc, o_sh, o_st, o_dec = o["spread_cards"], o["spread_hidden"], o["spread_status"], o["is_decider"]
-        stakes = game.stakes
-        own = [0.0] * 12
+            a[self._o_active + s_act] = 1.0
+        if phase == _DEALER_CHOICE:
+            a[self._o_slot + game.choice_slot] = 1.0
         inv_d = self._inv_domae
-        for s in range(NUM_SPREADS):
-            cards = game.spreads[s]
-            stake_s = stakes[s]
-            mine = stake_s[seat]
-            see2 = showdown or mine > 0
-            base = o_sc + s * 30
-            for k, c in enumerate(cards):
-                if k == 1 and not see2:
-                    ones.append(o_sh + s * 3 + 1)
+        total = game.round_total
+        o_own = self._o_own
+        if total:
+            n = self.n
+            o_dec = self._o_decider
+            inv_b = self._inv_bettors
+            tot = game.spread_total
+            decider = game.decider
+            for s, st in enumerate(game.stakes):
+                if st[seat]:
+                    a[o_own + s] = st[seat] * inv_d
+                if tot[s]:
+                    a[o_own + 4 + s] = tot[s] * inv_d
+                    a[o_own + 8 + s] = (n - st.count(0)) * inv_b
+                    if decider[s] == seat:
+                        a[o_dec + s] = 1.0
+        left = self._domae - total
+        room = game.chips[seat] - game.seat_total[seat]
+        a[o_own + 12] = left * inv_d
+        if room > 0:
+            a[o_own + 13] = (room if room < left else left) * inv_d
+        return np.frombuffer(a, dtype=np.float32)
+
+    def _static(self, game: Game, seat: int) -> array:
+        """Everything that stays put while only stakes change: seat, cards, chips, round counters."""
+        a = self._template[:]
+        a[self._o_dealer + (game.dealer - seat) % self.n] = 1.0
+        showdown = game.showdown
+        stakes = game.stakes
+        sc_base, hid2 = self._sc_base, self._hid2
+        for s, cards in enumerate(game.spreads):
+            base = sc_base[s]
+            a[base + (cards[0] >> 2)] = 1.0
+            if len(cards) > 1:
+                if showdown or stakes[s][seat]:
+                    a[base + 10 + (cards[1] >> 2)] = 1.0
                 else:
-                    ones.append(base + k * 10 + (c >> 2))
-                    if lights and c in LIGHT_CARDS:
-                        ones.append(o["spread_lights"] + s * 3 + k)
-            st = game.spread_state[s]
+                    a[hid2[s]] = 1.0
+                if len(cards) > 2:
+                    a[base + 20 + (cards[2] >> 2)] = 1.0
+        o_st = self._o_status
+        for s, st in enumerate(game.spread_state):
             if st:
-                ones.append(o_st + s * 3 + st - 1)
-            if game.decider[s] == seat:
-                ones.append(o_dec + s)
-            total = game.spread_total[s]
-            if total:
-                own[s] = mine * inv_d
-                own[4 + s] = total * inv_d
-                own[8 + s] = (n - stake_s.count(0)) * self._inv_bettors
-        see_d = showdown or (game.dealer_revealed and (self._face_up or seat == game.dealer))
-        o_dc = o["dealer_cards"]
-        for k, c in enumerate(game.dealer_cards):
-            if k < 2 and not see_d:
-                ones.append(o["dealer_hidden"] + k)
+                a[o_st + 3 * s + st - 1] = 1.0
+        dcards = game.dealer_cards
+        if dcards:
+            if showdown or (game.dealer_revealed and (self._face_up or seat == game.dealer)):
+                o_dc = self._o_dcards
+                for k, c in enumerate(dcards):
+                    a[o_dc + 10 * k + (c >> 2)] = 1.0
             else:
-                ones.append(o_dc + k * 10 + (c >> 2))
-                if lights and c in LIGHT_CARDS:
-                    ones.append(o["dealer_lights"] + k)
+                a[self._o_dhidden] = 1.0
+                if len(dcards) > 1:
+                    a[self._o_dhidden + 1] = 1.0
+                if len(dcards) > 2:  # a drawn third card is face up (only ever seen at the showdown)
+                    a[self._o_dcards + 20 + (dcards[2] >> 2)] = 1.0
         info = game.info_cards[seat]
         if info >= 0:
-            ones.append(o["info_card"] + (info >> 2))
-        out[ones] = 1.0
-        cfg = self.cfg
+            a[self._o_info + (info >> 2)] = 1.0
+        if self._lights:
+            self._add_lights(game, seat, a)
         chips = game.chips
-        left = cfg.domae - game.round_total
-        own.append(left * inv_d)
-        own.append(max(0, min(left, chips[seat] - game.seat_total[seat])) * inv_d)
-        out[o["own_stakes"] : o["own_stakes"] + 14] = own
+        at = self._o_chips
         inv_t = self._inv_total
-        rel = chips[seat:] + chips[:seat]
-        tail = [min(1.0, max(0.0, c * inv_t)) for c in rel]
-        tail.append(min(1.0, max(0.0, chips[seat] * inv_d)))
-        tail.append(game.round_index / cfg.max_rounds)
-        tail.append(min(1.0, game.deals_by_dealer / cfg.dealer_max_deals))
-        tail.append(
-            (self._minso_limit - game.minso_redeals) / self._minso_limit if self._minso_limit else 0.0
-        )
-        out[o["chips"] : o["chips"] + n + 4] = tail
-        return out
+        for c in chips[seat:] + chips[:seat]:
+            if c > 0:
+                x = c * inv_t
+                a[at] = x if x < 1.0 else 1.0
+            at += 1
+        mine = chips[seat]
+        if mine > 0:
+            x = mine * self._inv_domae
+            a[at] = x if x < 1.0 else 1.0
+        a[at + 1] = game.round_index * self._inv_rounds
+        x = game.deals_by_dealer * self._inv_deals
+        a[at + 2] = x if x < 1.0 else 1.0
+        limit = self._minso_limit
+        if limit:
+            a[at + 3] = (limit - game.minso_redeals) / limit
+        return a
+
+    def _add_lights(self, game: Game, seat: int, a: array) -> None:
+        """Hanafuda only: which seen cards are lights (same visibility as the card values)."""
+        o_sl, o_dl = self.o["spread_lights"], self.o["dealer_lights"]
+        for s, cards in enumerate(game.spreads):
+            for k, c in enumerate(cards):
+                if c in LIGHT_CARDS and (k != 1 or game.showdown or game.stakes[s][seat]):
+                    a[o_sl + 3 * s + k] = 1.0
+        see_d = game.showdown or (game.dealer_revealed and (self._face_up or seat == game.dealer))
+        for k, c in enumerate(game.dealer_cards):
+            if c in LIGHT_CARDS and (see_d or k == 2):
+                a[o_dl + k] = 1.0
 
 
 @lru_cache(maxsize=64)

@@ -244,3 +244,35 @@ def test_info_card_is_seen_only_by_its_owner():
         assert equal and not differs
     equal, _ = _equal_until(ta, tb, 2, NEVER)
     assert not equal
+
+
+# --- the encoder's cache ---------------------------------------------------------------------------
+@pytest.mark.parametrize("preset", PRESETS)
+def test_cached_encoder_equals_a_fresh_one(preset):
+    """The per-seat cache (reused between BET turns) never serves a stale observation."""
+    rng = make_rng(5)
+    for n in (2, 4, 7):
+        for deck in ("kabufuda", "hanafuda"):
+            cfg = make_config(rules=preset, num_players=n, deck=deck, max_rounds=3, bankroll=20, domae=15)
+            cached = Encoder(cfg)
+            for _ in range(15):
+                g = Game(cfg, rng, None)
+                while True:
+                    seats = range(n) if rng.random() < 0.3 else [max(g.current_player, 0)]
+                    for s in seats:
+                        got, want = cached.encode(g, s), Encoder(cfg).encode(g, s)
+                        assert got.dtype == np.float32 and np.array_equal(got, want), (g.phase, s)
+                    if g.terminal:
+                        break
+                    legal = g.legal_actions()
+                    g.apply_action(legal[int(rng.integers(len(legal)))])
+
+
+def test_observation_is_a_fresh_array_each_call():
+    cfg = make_config()
+    g = Game(cfg, make_rng(0), None)
+    enc = Encoder(cfg)
+    a = enc.encode(g, 1)
+    a[:] = 7.0
+    b = enc.encode(g, 1)
+    assert b.max() == 1.0 and not np.shares_memory(a, b)
