@@ -172,3 +172,13 @@ def test_module_exports():
     assert oicho_kabu_v0.Action.BET(0) == 8
     assert oicho_kabu_v0.make_config(rules="kansai").free_draw is True
     assert callable(oicho_kabu_v0.raw_env)
+
+
+@pytest.mark.parametrize(
+    ("deck", "ace", "light"), [("western", "A", ""), ("kabufuda", "1", ""), ("hanafuda", "1", "*")]
+)
+def test_render_names_cards_by_deck(deck, ace, light):
+    e = oicho_kabu_v0.env(render_mode="ansi", deck=deck, num_players=2)
+    e.reset(seed=0, options={"deck": [0, 8, 12, 16, 20]})  # 1 (light), 3 (light), 4, 5 | dealer 6
+    text = e.render()
+    assert f"spread 0: {ace}{light} " in text and f"spread 1: 3{light} " in text

@@ -159,3 +159,33 @@ def test_sanpachi_hikari_beats_kuppin(local, expect):
     g.apply_action(D)  # 3 + 8 = 1: must draw; the lights were the first two cards
     g.apply_action(S)
     assert _bettor_reward(g) == expect
+
+
+def test_bet_sizes_set_the_stakes():
+    g = new_game([9, 7, 7, 7, 2, 10, 1, 1, 1, 6], bet_sizes=(3, 7))  # bettor 9 beats dealer 8
+    assert g.legal_actions() == [8, 9, 10]
+    bet_round(g, {1: {0: 2}})  # BET(2) = 7
+    assert g.stakes[0][1] == 7
+    g.apply_action(S)
+    g.apply_action(S)
+    assert _bettor_reward(g) == 7
+
+
+@pytest.mark.parametrize(("holders", "expect"), [("both", -3), ("dealer", -3), ("bettors", 1)])
+def test_arashi_holders_for_the_dealer(holders, expect):
+    deck = [3, 6, 6, 6, 2, 4, 1, 1, 1, 2, 2]  # bettor 7; dealer 2-2 draws 2 (arashi or a plain 6)
+    g = new_game(deck, arashi_holders=holders)
+    bet_round(g, {1: {0: 1}})
+    g.apply_action(S)
+    g.apply_action(D)
+    assert _bettor_reward(g) == expect
+
+
+@pytest.mark.parametrize(("holders", "expect"), [("both", 3), ("bettors", 3), ("dealer", -1)])
+def test_arashi_holders_for_the_bettor(holders, expect):
+    deck = [5, 7, 7, 7, 3, 5, 1, 1, 1, 5, 4]  # bettor 5-5 draws 5 (arashi or a plain 5); dealer 7
+    g = new_game(deck, arashi_holders=holders)
+    bet_round(g, {1: {0: 1}})
+    g.apply_action(D)
+    g.apply_action(S)
+    assert _bettor_reward(g) == expect
