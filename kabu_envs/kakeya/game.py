@@ -27,7 +27,7 @@ from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.kakeya import scoring
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE, action_name
 from kabu_envs.kakeya.config import KakeyaConfig
-from kabu_envs.kakeya.tricks import EGARA_MASK, SUIT_MASK, bits_to_cards, egara16, rensho_card, trick_winner
+from kabu_envs.kakeya.tricks import Trick, bits_to_cards, egara16, legal_plays, rensho_card
 
 TRUMP, LEAD, PLAY, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("trump", "lead", "play", "over")
@@ -80,12 +80,7 @@ class KakeyaGame:
         """The legal actions as an int bit set: the ONE source of legality."""
         phase = self.phase
         if phase == PLAY:
-            hand = self.hands[self.current_player]
-            led = self.led_suit
-            if led < 0:
-                return hand
-            follow = hand & SUIT_MASK[led]
-            return follow | (hand & self._rensho_bit) if follow else hand
+            return legal_plays(self.hands[self.current_player], self.led_suit, self.rensho)
         if phase == TRUMP:
             return _TRUMP_BITS
         if phase == LEAD:
@@ -126,9 +121,6 @@ class KakeyaGame:
         return out
 
     # --- deal set-up ---------------------------------------------------------------
-    def partnership_of(self, seat: int) -> int:
-        return seat % self.num_partnerships
-
     def partnership_seats(self, p: int) -> list[int]:
         return list(range(p, self.num_players, self.num_partnerships))
 
@@ -151,15 +143,10 @@ class KakeyaGame:
         self.captured = [0] * self.num_partnerships
         self.egara_packed = 0  # egara16(captured[p]) << 16 * p, for the encoder
         self.void_bits = 0  # voids[s] << 4 * s
-        self.trick_bits = 0  # 1 << (52 * seat + card) for each card in the current trick
-        self.trick_seats: list[int] = []
-        self.trick_cards: list[int] = []
-        self.trick_order: list[int] = []
-        self.led_suit = -1
-        self.leader = -1
+        self.trick: Trick | None = None  # the trick in play (None outside trick play)
+        self.last_trick: Trick | None = None
         self.lead_chooser = -1
         self.tricks_played = 0
-        self.last_trick: tuple[list[int], list[int], int] | None = None
         self._set_rensho()
         if cfg.dealers_choose_trump:
             self.phase = TRUMP
@@ -169,7 +156,6 @@ class KakeyaGame:
 
     def _set_rensho(self) -> None:
         self.rensho = rensho_card(self.trump, self.cfg.rensho_rule)
-        self._rensho_bit = 1 << self.rensho
 
     def _seats_after(self, seat: int) -> list[int]:
         n = self.num_players
@@ -193,15 +179,15 @@ class KakeyaGame:
         self.current_player = self.lead_chooser
 
     # --- play ----------------------------------------------------------------------
+    @property
+    def led_suit(self) -> int:
+        """Suit led in the current trick (-1 before the lead or outside trick play)."""
+        return self.trick.led_suit if self.trick is not None else -1
+
     def _start_trick(self, leader: int) -> None:
         n = self.num_players
         counts = self.hand_counts
-        self.leader = leader
-        self.trick_order = [s for s in ((leader + k) % n for k in range(n)) if counts[s]]
-        self.trick_seats = []
-        self.trick_cards = []
-        self.trick_bits = 0
-        self.led_suit = -1
+        self.trick = Trick(leader, [s for s in ((leader + k) % n for k in range(n)) if counts[s]])
         self.current_player = leader
 
     def _play(self, seat: int, card: int) -> None:
@@ -209,35 +195,28 @@ class KakeyaGame:
         self.hands[seat] ^= bit
         self.hand_counts[seat] -= 1
         self.played |= bit
-        suit = card // 13
-        if self.led_suit < 0:
-            self.led_suit = suit
-        elif suit != self.led_suit and card != self.rensho:
-            self.void_bits |= 1 << (4 * seat + self.led_suit)
-        self.trick_bits |= bit << (52 * seat)
-        self.trick_seats.append(seat)
-        self.trick_cards.append(card)
-        if len(self.trick_cards) < len(self.trick_order):
-            self.current_player = self.trick_order[len(self.trick_cards)]
+        trick = self.trick
+        led = trick.led_suit
+        if led >= 0 and card // 13 != led and card != self.rensho:
+            self.void_bits |= 1 << (4 * seat + led)
+        trick.add(seat, card)
+        if not trick.complete:
+            self.current_player = trick.next_seat
             return
-        self._finish_trick()
+        self._finish_trick(trick)
 
-    def _finish_trick(self) -> None:
-        cards = self.trick_cards
-        winner = self.trick_seats[trick_winner(cards, self.led_suit, self.trump, self.rensho)]
-        won = 0
-        for c in cards:
-            won |= 1 << c
-        won &= EGARA_MASK
+    def _finish_trick(self, trick: Trick) -> None:
+        winner = trick.resolve(self.trump, self.rensho)
+        won = trick.egara_bits()
         if won:
             p = winner % self.num_partnerships
             self.captured[p] |= won
             self.egara_packed |= egara16(won) << (16 * p)
         self.tricks_played += 1
-        self.last_trick = (self.trick_seats, cards, winner)
+        self.last_trick = trick
         counts = self.hand_counts
         if not any(counts):
-            self.trick_seats, self.trick_cards, self.led_suit, self.trick_bits = [], [], -1, 0
+            self.trick = None
             self._end_deal()
             return
         n = self.num_players

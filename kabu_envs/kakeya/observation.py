@@ -19,7 +19,7 @@ import numpy as np
 from kabu_envs.core.obs_spec import ObsPiece, ObsSpec
 from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.config import KakeyaConfig
-from kabu_envs.kakeya.game import PLAY, KakeyaGame
+from kabu_envs.kakeya.game import KakeyaGame
 from kabu_envs.kakeya.tricks import ACE_OF_CLUBS, rensho_card
 
 
@@ -107,12 +107,18 @@ class KakeyaEncoder:
         np_ = self._np
         phase = game.phase
         bits = self._seat_bits[seat][game.dealer_partnership] | self._trump_bits[game.trump] | (1 << phase)
-        if phase == PLAY:
-            bits |= 1 << (self._o_leader + (game.leader - seat) % n)
-            if game.led_suit >= 0:
-                bits |= 1 << (self._o_led + game.led_suit)
+        trick = game.trick
+        if trick is not None:
+            bits |= 1 << (self._o_leader + (trick.leader - seat) % n)
+            if trick.led_suit >= 0:
+                bits |= 1 << (self._o_led + trick.led_suit)
+            if trick.bits:  # rotate the per-seat blocks so that block 0 is this seat
+                tb = trick.bits
+                bits |= (
+                    ((tb >> (52 * seat)) | (tb << (52 * (n - seat)))) & self._trick_mask
+                ) << self._o_trick
         vb = game.void_bits
-        if vb:  # rotate the per-seat blocks so that block 0 is this seat
+        if vb:
             bits |= (((vb >> (4 * seat)) | (vb << (4 * (n - seat)))) & self._void_mask) << self._o_voids
         eg = game.egara_packed
         if eg:
@@ -121,9 +127,6 @@ class KakeyaEncoder:
         hand = game.hands[seat]
         played = game.played
         bits |= (hand << self._o_hand) | (played << self._o_played) | ((played | hand) << self._o_gone)
-        tb = game.trick_bits
-        if tb:
-            bits |= (((tb >> (52 * seat)) | (tb << (52 * (n - seat)))) & self._trick_mask) << self._o_trick
         size = self.size
         if legal:
             bits |= legal << size

@@ -5,11 +5,15 @@ from __future__ import annotations
 from kabu_envs.kakeya.actions import SUIT_NAMES, card_name
 from kabu_envs.kakeya.game import PHASE_NAMES, KakeyaGame
 from kabu_envs.kakeya.scoring import egara_count
-from kabu_envs.kakeya.tricks import bits_to_cards
+from kabu_envs.kakeya.tricks import Trick, bits_to_cards
 
 
 def _cards(bits: int) -> str:
     return " ".join(card_name(c) for c in bits_to_cards(bits)) or "-"
+
+
+def _trick(trick: Trick) -> str:
+    return ", ".join(f"player_{s}:{card_name(c)}" for s, c in zip(trick.seats, trick.cards, strict=True))
 
 
 def render_text(game: KakeyaGame) -> str:
@@ -29,15 +33,10 @@ def render_text(game: KakeyaGame) -> str:
         if s == game.current_player:
             tags.append("to act")
         lines.append(f"  player_{s} [{', '.join(tags)}] stones={game.stones[s]:2d}: {_cards(game.hands[s])}")
-    if game.trick_cards:
-        played = ", ".join(
-            f"player_{s}:{card_name(c)}" for s, c in zip(game.trick_seats, game.trick_cards, strict=True)
-        )
-        lines.append(f"  trick {game.tricks_played + 1}: {played}")
+    if game.trick is not None and game.trick.cards:
+        lines.append(f"  trick {game.tricks_played + 1}: {_trick(game.trick)}")
     if game.last_trick is not None:
-        seats, cards, winner = game.last_trick
-        played = ", ".join(f"player_{s}:{card_name(c)}" for s, c in zip(seats, cards, strict=True))
-        lines.append(f"  last trick: {played} -> player_{winner}")
+        lines.append(f"  last trick: {_trick(game.last_trick)} -> player_{game.last_trick.winner}")
     for p in range(np_):
         cap = game.captured[p]
         stones = game.partnership_stones(p)

@@ -96,15 +96,17 @@ def trick_winner(cards: list[int], led_suit: int, trump: int, rensho: int) -> in
     return best
 
 
-@dataclass
+@dataclass(slots=True)
 class Trick:
-    """One trick in progress: who leads, who still has to play, what was played."""
+    """One trick: who leads, which seats play it (in order), what they played, who took it."""
 
     leader: int
     order: list[int]  # seats that play this trick, in play order (leader first)
     seats: list[int] = field(default_factory=list)
     cards: list[int] = field(default_factory=list)
     led_suit: int = -1
+    bits: int = 0  # 1 << (52 * seat + card) per card played: the trick as one int (for the encoder)
+    winner: int = -1  # the seat that took it, once complete
 
     @property
     def complete(self) -> bool:
@@ -119,10 +121,12 @@ class Trick:
             self.led_suit = card // 13
         self.seats.append(seat)
         self.cards.append(card)
+        self.bits |= 1 << (52 * seat + card)
 
-    def winner(self, trump: int, rensho: int) -> int:
-        """The seat that takes the trick."""
-        return self.seats[trick_winner(self.cards, self.led_suit, trump, rensho)]
+    def resolve(self, trump: int, rensho: int) -> int:
+        """Settle the complete trick: sets and returns the seat that takes it."""
+        self.winner = self.seats[trick_winner(self.cards, self.led_suit, trump, rensho)]
+        return self.winner
 
     def egara_bits(self) -> int:
         return cards_to_bits(self.cards) & EGARA_MASK

@@ -91,7 +91,7 @@ def check_observation(env, agent, vec):
     np.testing.assert_array_equal(d["played"], cards(g.played))
     np.testing.assert_array_equal(d["gone"], cards(g.played | g.hands[seat]))
     trick = np.zeros((n, 52))
-    for s, c in zip(g.trick_seats, g.trick_cards, strict=True):
+    for s, c in zip(g.trick.seats, g.trick.cards, strict=True) if g.trick else []:
         trick[(s - seat) % n, c] = 1
     np.testing.assert_array_equal(d["trick"].reshape(n, 52), trick)
     for k in range(np_):
@@ -101,7 +101,7 @@ def check_observation(env, agent, vec):
     assert d["rensho"].tolist() == ([1, 0] if g.rensho == 12 else [0, 1])
     assert d["led_suit"].sum() == (1 if g.led_suit >= 0 else 0)
     if g.phase == 2:
-        assert d["leader"].sum() == 1 and np.argmax(d["leader"]) == (g.leader - seat) % n
+        assert d["leader"].sum() == 1 and np.argmax(d["leader"]) == (g.trick.leader - seat) % n
     else:
         assert not d["leader"].any() and not d["trick"].any()
     assert np.argmax(d["first_dealer"]) == (g.first_dealer - seat) % n

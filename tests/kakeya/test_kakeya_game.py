@@ -31,7 +31,7 @@ def test_six_players_dealers_sit_out():
     assert g.hands[2] == g.hands[5] == 0
     assert g.current_player == 3  # the seat after the first dealer chooses the lead
     g.apply_action(Action.LEAD_PARTNER)
-    assert g.current_player == 0 and g.trick_order == [0, 1, 3, 4]
+    assert g.current_player == 0 and g.trick.order == [0, 1, 3, 4]
 
 
 def test_six_players_all_play_9_9_9_9_8_8():
@@ -86,7 +86,7 @@ def test_lead_choice(action, leader):
     assert g.current_player == 2 and g.legal_actions() == [56, 57]
     g.apply_action(action)
     assert g.phase == PLAY and g.current_player == leader
-    assert g.trick_order == [(leader + k) % 4 for k in range(4)]
+    assert g.trick.order == [(leader + k) % 4 for k in range(4)]
 
 
 def test_follow_suit_and_rensho_any_time_in_a_game():
@@ -104,7 +104,7 @@ def test_follow_suit_and_rensho_any_time_in_a_game():
     g.apply_action(card_id("2C"))
     assert g.legal_actions() == ids(["2H", "AS"])  # seat 1 follows hearts, or plays Rensho
     g.apply_action(card_id("AS"))
-    assert g.last_trick[2] == 1 and g.current_player == 1  # Rensho discarded on hearts wins
+    assert g.last_trick.winner == 1 and g.current_player == 1  # Rensho discarded on hearts wins
     g.apply_action(card_id("2D"))
     assert g.legal_actions() == ids(["KD"])
     g.apply_action(card_id("KD"))
@@ -115,7 +115,7 @@ def test_follow_suit_and_rensho_any_time_in_a_game():
     g.apply_action(card_id("AD"))
     assert g.legal_actions() == list(range(1, 13))  # seat 0 holds no diamond
     g.apply_action(card_id("3C"))
-    assert g.last_trick[2] == 0 and g.captured[0] == (1 << card_id("KD")) | (1 << card_id("AD"))
+    assert g.last_trick.winner == 0 and g.captured[0] == (1 << card_id("KD")) | (1 << card_id("AD"))
 
 
 # --- whole deals with known outcomes ----------------------------------------------------------------
