@@ -3,6 +3,7 @@
 Every env is driven the same way: the AEC loop ``agent_iter`` / ``last`` / ``step``, the action drawn
 uniformly from the action mask with one seeded ``np.random.Generator``. A "step" is one ``step()`` with
 an action (the ``step(None)`` calls of finished agents are not counted); a "game" is one episode.
+Each env is seeded once (first ``reset(seed=...)``), later resets continue its random stream.
 
     python benchmarks/bench_envs.py [--duration 5] [--seed 0] [--only oicho_kabu leduc_holdem]
 """
@@ -61,12 +62,10 @@ def run(make_env: Callable[[], object], duration: float, seed: int) -> tuple[int
     env = make_env()
     rng = np.random.Generator(np.random.PCG64(seed))
     steps = games = 0
-    episode_seed = seed
     start = time.perf_counter()
     deadline = start + duration
     while True:
-        env.reset(seed=episode_seed)
-        episode_seed += 1
+        env.reset(seed=seed if games == 0 else None)  # seeded once, as in training
         for _agent in env.agent_iter():
             obs, _reward, term, trunc, _info = env.last()
             if term or trunc:

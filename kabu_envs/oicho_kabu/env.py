@@ -28,9 +28,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 
 from kabu_envs.aec_base import CardGameAECEnv
+from kabu_envs.aec_wrappers import wrap
 from kabu_envs.oicho_kabu.actions import num_actions
 from kabu_envs.oicho_kabu.config import OichoConfig, make_config
 from kabu_envs.oicho_kabu.game import Game
@@ -80,10 +80,8 @@ def env(render_mode: str | None = None, illegal_reward: float | None = None, **o
     """The wrapped env: ``raw_env`` + ``AssertOutOfBoundsWrapper`` + ``OrderEnforcingWrapper``.
 
     With ``illegal_reward`` set, ``TerminateIllegalWrapper`` is added first: an illegal action ends the
-    episode with that reward for the offender instead of raising.
+    episode with that reward for the offender instead of raising. The two standard wrappers are the
+    subclasses of ``kabu_envs.aec_wrappers`` that read the per-step AEC attributes directly (same
+    behaviour, a third of the per-step cost).
     """
-    e = raw_env(render_mode=render_mode, **options)
-    if illegal_reward is not None:
-        e = TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
-    e = AssertOutOfBoundsWrapper(e)
-    return OrderEnforcingWrapper(e)
+    return wrap(raw_env(render_mode=render_mode, **options), illegal_reward)

@@ -182,3 +182,62 @@ def test_render_names_cards_by_deck(deck, ace, light):
     e.reset(seed=0, options={"deck": [0, 8, 12, 16, 20]})  # 1 (light), 3 (light), 4, 5 | dealer 6
     text = e.render()
     assert f"spread 0: {ace}{light} " in text and f"spread 1: 3{light} " in text
+
+
+# --- the fast standard wrappers --------------------------------------------------------------------
+def _stock_env(illegal_reward=None, **options):
+    from pettingzoo.utils.wrappers import (
+        AssertOutOfBoundsWrapper,
+        OrderEnforcingWrapper,
+        TerminateIllegalWrapper,
+    )
+
+    e = oicho_kabu_v0.raw_env(**options)
+    if illegal_reward is not None:
+        e = TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(e))
+
+
+def _trace(e, seed, illegal_at=None):
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, agent in enumerate(e.agent_iter()):
+        obs, r, term, trunc, info = e.last()
+        out.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), r, term, trunc))
+        out.append((dict(e.rewards), dict(e.terminations), dict(e.truncations), list(e.agents)))
+        if term or trunc:
+            e.step(None)
+        elif i == illegal_at:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+        else:
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return out
+
+
+@pytest.mark.parametrize("illegal_at", [None, 3])
+def test_fast_wrappers_behave_like_the_stock_ones(illegal_at):
+    reward = None if illegal_at is None else -2.0
+    for seed in range(5):
+        fast = oicho_kabu_v0.env(illegal_reward=reward, num_players=3, max_rounds=2)
+        stock = _stock_env(illegal_reward=reward, num_players=3, max_rounds=2)
+        assert _trace(fast, seed, illegal_at) == _trace(stock, seed, illegal_at)
+
+
+def test_fast_wrappers_keep_the_standard_checks():
+    from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
+
+    e = oicho_kabu_v0.env()
+    assert isinstance(e, OrderEnforcingWrapper) and isinstance(e.env, AssertOutOfBoundsWrapper)
+    assert str(e) == "oicho_kabu_v0"
+    for name in ("agents", "agent_selection", "terminations", "rewards"):
+        with pytest.raises(AttributeError, match="before reset"):
+            getattr(e, name)
+    e.reset(seed=0)
+    with pytest.raises(AssertionError, match="not in action space"):
+        e.step(99)
+    assert e.unwrapped.game.phase.name == "BET"  # nothing happened
+    e.agent_selection = "player_2"  # writes reach the raw env
+    assert e.unwrapped.agent_selection == "player_2"
