@@ -381,13 +381,8 @@ class Game:
             self.log.append(("dealer_stand",))
         self._showdown()
 
-    _APPLY = {
-        Phase.MINSO: _apply_minso,
-        Phase.BET: _apply_bet,
-        Phase.DEALER_CHOICE: _apply_choice,
-        Phase.DECIDE: _apply_decide,
-        Phase.DEALER_DRAW: _apply_dealer_draw,
-    }
+    # indexed by Phase (a tuple: an IntEnum dict key would hash in Python on every step)
+    _APPLY = (_apply_minso, _apply_bet, _apply_choice, _apply_decide, _apply_dealer_draw)
 
 
 def _has_triple(table: list[int]) -> bool:

@@ -178,3 +178,15 @@ def test_redeal_keeps_cards_unique():
     cards = g.cards_in_play() + g.deck.cards[g.deck.top :]
     assert sorted(cards) == list(range(40))
     assert np.all(np.array(cards) >= 0)
+
+
+def test_one_apply_function_per_phase():
+    from kabu_envs.oicho_kabu.game import Game
+
+    for phase in Phase:
+        if phase != Phase.OVER:
+            assert Game._APPLY[phase].__name__.endswith(
+                {"MINSO": "minso", "BET": "bet", "DEALER_CHOICE": "choice", "DECIDE": "decide"}.get(
+                    phase.name, "dealer_draw"
+                )
+            )
