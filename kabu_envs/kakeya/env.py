@@ -24,7 +24,7 @@ from kabu_envs.kakeya.config import make_config
 from kabu_envs.kakeya.game import KakeyaGame
 from kabu_envs.kakeya.observation import KakeyaEncoder, obs_spec
 from kabu_envs.kakeya.render import render_text
-from kabu_envs.kakeya.wrappers import FastDiscrete, wrap
+from kabu_envs.kakeya.wrappers import wrap
 
 
 class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -41,8 +41,6 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._encoder = KakeyaEncoder(self.config)
         super().__init__(self.config.num_players, NUM_ACTIONS, obs_spec(self.config), render_mode=render_mode)
         self._rewards_dirty = True  # the rewards dict may hold non-zero values
-        act_space = FastDiscrete(NUM_ACTIONS)
-        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
 
     def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> KakeyaGame:
         return KakeyaGame(self.config, rng, deck)

@@ -1,8 +1,7 @@
 """PettingZoo's AssertOutOfBounds and OrderEnforcing wrappers, minus their per-step overhead.
 
 The stock wrappers reach every AEC attribute (``agent_selection``, ``rewards``, ...)
-through a chain of ``__getattr__`` calls, and ``Discrete.contains`` does several numpy
-dtype checks per step; together that costs more than the whole Kakeya step. These
+through a chain of ``__getattr__`` calls, which costs more than a whole Kakeya step. These
 subclasses keep the same checks and errors (they ARE the stock classes for
 ``isinstance``) and forward the hot attributes by properties instead. Nothing here is
 Kakeya-specific: any ``CardGameAECEnv`` can use them.
@@ -12,20 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gymnasium import spaces
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
 
 _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
-
-
-class FastDiscrete(spaces.Discrete):
-    """``Discrete(n)`` whose ``contains`` answers plain Python ints without numpy."""
-
-    def contains(self, x: Any) -> bool:
-        if type(x) is int:  # an int in [start, start + n) always fits the int64 dtype
-            return int(self.start) <= x < int(self.start) + int(self.n)
-        return super().contains(x)
 
 
 def _forward(name: str, check_reset: bool) -> property:
@@ -80,4 +69,4 @@ def wrap(raw: Any) -> FastOrderEnforcing:
     return FastOrderEnforcing(FastAssertOutOfBounds(raw))
 
 
-__all__ = ["FastDiscrete", "FastAssertOutOfBounds", "FastOrderEnforcing", "wrap"]
+__all__ = ["FastAssertOutOfBounds", "FastOrderEnforcing", "wrap"]
