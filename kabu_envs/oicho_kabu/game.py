@@ -20,6 +20,7 @@ Choices the spec leaves open (see also ``session.py`` and ``deck.py``):
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from enum import IntEnum
 
@@ -87,6 +88,7 @@ class Game:
         return list(self._legal)
 
     def apply_action(self, action: int) -> None:
+        action = operator.index(action)  # ints and numpy ints; a float raises TypeError, never rounds
         if action not in self._legal:
             raise IllegalActionError(
                 action,

@@ -190,3 +190,12 @@ def test_one_apply_function_per_phase():
                     phase.name, "dealer_draw"
                 )
             )
+
+
+def test_numpy_ints_are_accepted_and_floats_rejected():
+    g = new_game()
+    g.apply_action(np.int64(B(1)))
+    assert g.stakes[0][1] == 1
+    with pytest.raises(TypeError):
+        g.apply_action(8.0)
+    assert g.active_spread == 1
