@@ -26,7 +26,21 @@ def _load_model(path: str | Path) -> Any:
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)
-    return MaskablePPO.load(str(path), device="cpu")
+    try:
+        return MaskablePPO.load(str(path), device="cpu")
+    except KeyError:  # the pickled spaces' classes changed; rebuild plain ones from the weights
+        from gymnasium import spaces
+        from stable_baselines3.common.save_util import load_from_zip_file
+
+        _, params, _ = load_from_zip_file(str(path), device="cpu")
+        sd = params["policy"]
+        n_obs = int(sd["mlp_extractor.policy_net.0.weight"].shape[1])
+        n_act = int(sd["action_net.weight"].shape[0])
+        custom = {
+            "observation_space": spaces.Box(0.0, 1.0, (n_obs,), np.float32),
+            "action_space": spaces.Discrete(n_act),
+        }
+        return MaskablePPO.load(str(path), device="cpu", custom_objects=custom)
 
 
 class _NumpyActor:

@@ -42,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "policy_kwargs": {"net_arch": [128, 128]},
     "checkpoint_every": 100_000,
+    "init_from": None,  # a model.zip to continue training from (its policy_kwargs win)
     "eval_deals": 200,
 }
 

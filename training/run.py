@@ -106,15 +106,20 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
 
     vec = DummyVecEnv([env_fn(i) for i in range(n_envs)])
     vec.seed(seed)
-    model = MaskablePPO(
-        "MlpPolicy",
-        vec,
-        seed=seed,
-        device="cpu",
-        policy_kwargs=dict(cfg["policy_kwargs"]),
-        verbose=0,
-        **cfg["ppo"],
-    )
+    if cfg["init_from"]:
+        init = Path(cfg["init_from"])
+        init = init if init.is_absolute() else REPO_ROOT / init
+        model = MaskablePPO.load(str(init), env=vec, device="cpu", seed=seed, **cfg["ppo"])
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec,
+            seed=seed,
+            device="cpu",
+            policy_kwargs=dict(cfg["policy_kwargs"]),
+            verbose=0,
+            **cfg["ppo"],
+        )
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
     sp = cfg["self_play"]
 
@@ -137,7 +142,12 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
     snaps = Snapshots()
     ckpt = CheckpointCallback(max(int(cfg["checkpoint_every"]) // n_envs, 1), str(run_dir / "checkpoints"))
     t0 = time.time()
-    model.learn(int(cfg["timesteps"]), callback=CallbackList([snaps, ckpt]), progress_bar=progress_bar)
+    model.learn(
+        int(cfg["timesteps"]),
+        callback=CallbackList([snaps, ckpt]),
+        progress_bar=progress_bar,
+        reset_num_timesteps=not cfg["init_from"],
+    )
     train_seconds = time.time() - t0
     model.save(str(out / "model.zip"))
     progress = run_dir / "progress.csv"

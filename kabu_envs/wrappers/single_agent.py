@@ -22,6 +22,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+from gymnasium import spaces
 
 from kabu_envs.core.errors import IllegalActionError
 
@@ -121,8 +122,10 @@ class SingleAgentView(gymnasium.Env):
         self.illegal_penalty = float(illegal_penalty)
         self.max_redeals = max_redeals
         first = self.aec.possible_agents[0]
-        self.observation_space = self.aec.observation_space(first)["observation"]
-        self.action_space = self.aec.action_space(first)
+        box = self.aec.observation_space(first)["observation"]
+        # plain Gymnasium spaces: saved models must not pickle a game module's space classes
+        self.observation_space = spaces.Box(box.low, box.high, box.shape, np.float32)
+        self.action_space = spaces.Discrete(int(self.aec.action_space(first).n))
         self._learners: tuple[str, ...] = ()
         self._seat_agents: dict[str, Any] = {}
         self._pending = 0.0

@@ -1,0 +1,60 @@
+"""The demo pipeline end to end in quick mode, and the eval CLI."""
+
+import json
+
+import pytest
+
+from agents.registry import models_dir
+from eval import demo
+from eval.__main__ import main as eval_main
+
+
+def _check_schema(summary, deals):
+    assert set(summary) == {"oicho_kabu", "kakeya"}
+    for game, block in summary.items():
+        assert block["matchups"], game
+        for m in block["matchups"]:
+            assert {"agent", "opponent", "role", "games", "mean", "ci95"} <= set(m)
+            assert isinstance(m["agent"], str) and isinstance(m["opponent"], str)
+            assert m["games"] == deals
+            lo, hi = m["ci95"]
+            assert lo <= m["mean"] <= hi
+            assert m["role"] in (("bettor", "dealer") if game == "oicho_kabu" else ("partnership",))
+        opponents = {m["opponent"] for m in block["matchups"]}
+        assert "random" in opponents
+
+
+def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys):
+    assert demo.main(["--quick", "--deals", "4", "--out", str(tmp_path), "--workers", "1"]) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    _check_schema(summary, 4)
+    for model in demo.shipped(models_dir()):  # every shipped model is evaluated vs random and scripted
+        rows = [m for m in summary[model["game"]]["matchups"] if m["agent"] == model["name"]]
+        assert {m["opponent"] for m in rows} == {"random", "scripted"}
+        assert {m["role"] for m in rows} == {model["role"]}
+    assert (tmp_path / "heatmap_oicho_kabu.png").stat().st_size > 1000
+    assert (tmp_path / "heatmap_kakeya.png").stat().st_size > 1000
+    out = capsys.readouterr().out
+    assert "Oicho-Kabu round" in out and "Kakeya deal" in out and "95% CI" in out
+
+
+def test_eval_cli_writes_json(tmp_path, capsys):
+    path = tmp_path / "t.json"
+    eval_main(
+        [
+            "--game",
+            "toy",
+            "--agents",
+            "scripted",
+            "--opponents",
+            "random",
+            "--deals",
+            "50",
+            "--json",
+            str(path),
+        ]
+    )
+    out = json.loads(path.read_text())
+    assert out["matchups"][0]["mean"] > 0 and "scripted" in out["ratings"]
+    with pytest.raises(ValueError, match="unknown agent"):
+        eval_main(["--game", "toy", "--agents", "nobody", "--deals", "5"])
