@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.aec_base import CardGameAECEnv
+from kabu_envs.aec_wrappers import wrap
 from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.config import make_config
 from kabu_envs.kakeya.game import KakeyaGame
 from kabu_envs.kakeya.observation import KakeyaEncoder, obs_spec
 from kabu_envs.kakeya.render import render_text
-from kabu_envs.kakeya.wrappers import wrap
 
 
 class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -82,7 +82,11 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return list(self.game.stones)
 
 
-def env(render_mode: str | None = None, **options: Any):
-    """``raw_env`` with PettingZoo's AssertOutOfBounds and OrderEnforcing wrappers (the lean
-    subclasses of ``kabu_envs.kakeya.wrappers``: same checks, no ``__getattr__`` chains)."""
-    return wrap(raw_env(render_mode=render_mode, **options))
+def env(render_mode: str | None = None, illegal_reward: float | None = None, **options: Any):
+    """The wrapped env: ``raw_env`` + ``AssertOutOfBoundsWrapper`` + ``OrderEnforcingWrapper``.
+
+    With ``illegal_reward`` set, ``TerminateIllegalWrapper`` is added first: an illegal action ends the
+    episode with that reward for the offender instead of raising. The standard wrappers are the lean
+    subclasses of ``kabu_envs.aec_wrappers`` (same checks, no ``__getattr__`` chains).
+    """
+    return wrap(raw_env(render_mode=render_mode, **options), illegal_reward)

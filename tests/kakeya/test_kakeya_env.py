@@ -259,3 +259,17 @@ def test_registered_in_pettingzoo_registry():
     env = make("aec", "kabu_envs/kakeya-v0", num_players=6)
     env.reset(seed=0)
     assert env.unwrapped.config.num_players == 6 and len(env.agents) == 6
+
+
+def test_illegal_reward_wrapper_terminates_with_penalty():
+    env = kakeya_v0.env(illegal_reward=-3.0)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    mask = env.observe(offender)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(bad)
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -3.0
+    assert sum(v for a, v in env.rewards.items() if a != offender) == 0
