@@ -22,25 +22,26 @@ from agents.base import BaseAgent, legal_from_mask
 
 
 def _load_model(path: str | Path) -> Any:
+    """Load a MaskablePPO zip without unpickling its saved spaces.
+
+    The spaces are rebuilt as plain Gymnasium spaces from the weights' shapes, so a model never
+    depends on the class names a game module happened to use when it was saved.
+    """
     import torch
+    from gymnasium import spaces
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.save_util import load_from_zip_file
 
     torch.set_num_threads(1)
-    try:
-        return MaskablePPO.load(str(path), device="cpu")
-    except KeyError:  # the pickled spaces' classes changed; rebuild plain ones from the weights
-        from gymnasium import spaces
-        from stable_baselines3.common.save_util import load_from_zip_file
-
-        _, params, _ = load_from_zip_file(str(path), device="cpu")
-        sd = params["policy"]
-        n_obs = int(sd["mlp_extractor.policy_net.0.weight"].shape[1])
-        n_act = int(sd["action_net.weight"].shape[0])
-        custom = {
-            "observation_space": spaces.Box(0.0, 1.0, (n_obs,), np.float32),
-            "action_space": spaces.Discrete(n_act),
-        }
-        return MaskablePPO.load(str(path), device="cpu", custom_objects=custom)
+    _, params, _ = load_from_zip_file(str(path), device="cpu", load_data=False)
+    sd = params["policy"]
+    n_obs = int(sd["mlp_extractor.policy_net.0.weight"].shape[1])
+    n_act = int(sd["action_net.weight"].shape[0])
+    custom = {
+        "observation_space": spaces.Box(0.0, 1.0, (n_obs,), np.float32),
+        "action_space": spaces.Discrete(n_act),
+    }
+    return MaskablePPO.load(str(path), device="cpu", custom_objects=custom)
 
 
 class _NumpyActor:
