@@ -122,6 +122,8 @@ class CardGameAECEnv(AECEnv):
                     f"reset(): unknown option(s) {sorted(unknown)} ignored; the only one is 'deck'"
                 )
             deck = options.get("deck")
+            if deck is not None and (isinstance(deck, (str, bytes)) or not hasattr(deck, "__iter__")):
+                raise ValueError(f"reset(): the deck must be a sequence of card ids, got {deck!r}")
         if seed is not None or self.np_random is None:
             self.np_random = np.random.Generator(np.random.PCG64(seed))
         self.game = self._new_game(self.np_random, None if deck is None else list(deck))

@@ -63,3 +63,13 @@ def test_seat_of():
     assert seat_of("player_3") == 3
     with pytest.raises(ValueError):
         seat_of("dealer")
+
+
+@pytest.mark.parametrize("deck", ["AS", 7, b"\x00"])
+def test_reset_rejects_a_deck_that_is_not_a_sequence_of_ids(deck):
+    from kabu_envs import kakeya_v0, oicho_kabu_v0
+
+    for mod in (oicho_kabu_v0, kakeya_v0):
+        env = mod.env()
+        with pytest.raises(ValueError, match="sequence of card ids"):
+            env.reset(seed=0, options={"deck": deck})
