@@ -137,7 +137,9 @@ def test_stacked_deck_through_reset_and_known_rewards():
     assert env.unwrapped.stones == [7, 3, 7, 3]
 
 
-@pytest.mark.parametrize("deck, words", [([3, 3], "twice"), ([60], "out of range"), ("AS", "not an integer")])
+@pytest.mark.parametrize(
+    "deck, words", [([3, 3], "twice"), ([60], "out of range"), ("AS", "sequence of card ids")]
+)
 def test_bad_decks_raise(deck, words):
     env = kakeya_v0.env()
     with pytest.raises(ValueError, match=words):
