@@ -8,7 +8,8 @@ Environment card
   the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md).
 - Rewards: paid at the end of each deal: partnership stone change (``reward="stones"``)
   or normalised egara difference (``reward="egara"``); sitting-out seats get 0.
-- Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown).
+- Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); with
+  ``render_seat=i`` only seat i's own hand is shown (the others as card counts).
 - Version history: v0 - first release.
 """
 
@@ -36,8 +37,15 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         "is_parallelizable": False,
     }
 
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+    def __init__(
+        self, render_mode: str | None = None, render_seat: int | None = None, **options: Any
+    ) -> None:
         self.config = make_config(**options)
+        if render_seat is not None and not (
+            isinstance(render_seat, int) and 0 <= render_seat < self.config.num_players
+        ):
+            raise ValueError(f"render_seat={render_seat!r}: a seat 0..{self.config.num_players - 1} or None")
+        self.render_seat = render_seat
         self._encoder = KakeyaEncoder(self.config)
         super().__init__(self.config.num_players, NUM_ACTIONS, obs_spec(self.config), render_mode=render_mode)
         self._rewards_dirty = True  # the rewards dict may hold non-zero values
@@ -49,7 +57,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._encoder.encode(self.game, seat)
 
     def _render_text(self) -> str:
-        return render_text(self.game)
+        return render_text(self.game, self.render_seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Same result as the base class; the mask is unpacked from the engine's legal-action
@@ -82,11 +90,16 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return list(self.game.stones)
 
 
-def env(render_mode: str | None = None, illegal_reward: float | None = None, **options: Any):
+def env(
+    render_mode: str | None = None,
+    illegal_reward: float | None = None,
+    render_seat: int | None = None,
+    **options: Any,
+):
     """The wrapped env: ``raw_env`` + ``AssertOutOfBoundsWrapper`` + ``OrderEnforcingWrapper``.
 
     With ``illegal_reward`` set, ``TerminateIllegalWrapper`` is added first: an illegal action ends the
     episode with that reward for the offender instead of raising. The standard wrappers are the lean
     subclasses of ``kabu_envs.aec_wrappers`` (same checks, no ``__getattr__`` chains).
     """
-    return wrap(raw_env(render_mode=render_mode, **options), illegal_reward)
+    return wrap(raw_env(render_mode=render_mode, render_seat=render_seat, **options), illegal_reward)

@@ -1,4 +1,4 @@
-"""Text rendering of a Kakeya game (god view: every hand is shown)."""
+"""Text rendering of a Kakeya game: a god view (every hand) or one seat's view (its own hand only)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,12 @@ def _trick(trick: Trick) -> str:
     return ", ".join(f"player_{s}:{card_name(c)}" for s, c in zip(trick.seats, trick.cards, strict=True))
 
 
-def render_text(game: KakeyaGame) -> str:
-    """A readable table: header, every hand, the trick, captured egara and the score."""
+def render_text(game: KakeyaGame, seat: int | None = None) -> str:
+    """A readable table: header, hands, the trick, captured egara and the score.
+
+    ``seat=None`` is the god view (every hand); with a seat, only that seat's hand is shown and the
+    others as card counts, so a person playing that seat sees no more than its observation holds.
+    """
     n, np_ = game.num_players, game.num_partnerships
     lines = [
         f"Kakeya deal {min(game.deal_no + 1, game.cfg.max_deals)}/{game.cfg.max_deals}  "
@@ -32,7 +36,12 @@ def render_text(game: KakeyaGame) -> str:
             tags.append("sits out")
         if s == game.current_player:
             tags.append("to act")
-        lines.append(f"  player_{s} [{', '.join(tags)}] stones={game.stones[s]:2d}: {_cards(game.hands[s])}")
+        hand = (
+            _cards(game.hands[s])
+            if seat is None or s == seat
+            else f"{game.hands[s].bit_count()} cards (hidden)"
+        )
+        lines.append(f"  player_{s} [{', '.join(tags)}] stones={game.stones[s]:2d}: {hand}")
     if game.trick is not None and game.trick.cards:
         lines.append(f"  trick {game.tricks_played + 1}: {_trick(game.trick)}")
     if game.last_trick is not None:

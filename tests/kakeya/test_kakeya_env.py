@@ -275,3 +275,20 @@ def test_illegal_reward_wrapper_terminates_with_penalty():
     assert all(env.terminations.values())
     assert env.rewards[offender] == -3.0
     assert sum(v for a, v in env.rewards.items() if a != offender) == 0
+
+
+def test_render_seat_shows_only_that_seats_hand():
+    env = kakeya_v0.env(render_mode="ansi", render_seat=0)
+    env.reset(seed=0, options={"deck": deck_for(suit_hands(), deal_order(4, 1))})
+    for a in (Action.TRUMP(0), Action.LEAD_SELF):
+        env.step(a)
+    text = env.render()
+    own = [ln for ln in text.splitlines() if ln.startswith("  player_0 ")][0]
+    others = [
+        ln for ln in text.splitlines() if ln.startswith("  player_") and not ln.startswith("  player_0 ")
+    ]
+    assert "hidden" not in own and "2C" in own
+    assert len(others) == 3 and all("13 cards (hidden)" in ln for ln in others)
+    assert "2D 3D" not in text  # player_1's diamonds stay hidden
+    with pytest.raises(ValueError, match="render_seat"):
+        kakeya_v0.env(render_seat=4)
