@@ -1,0 +1,63 @@
+"""Golden playthroughs: seeded random-legal games recorded once, replayed by tests/test_golden.py.
+
+A change that alters any card, mask, observation or reward of these games fails the test: such a
+change must bump the env version (``*_v1``) and regenerate the files with
+``python tests/golden/make_golden.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from kabu_envs import kakeya_v0, oicho_kabu_v0
+
+HERE = Path(__file__).resolve().parent
+CASES = {
+    "oicho_standard_4p": (oicho_kabu_v0, {"num_players": 4, "max_rounds": 3}, 7),
+    "oicho_kansai_5p": (oicho_kabu_v0, {"rules": "kansai", "num_players": 5, "max_rounds": 3}, 8),
+    "oicho_site_3p": (oicho_kabu_v0, {"rules": "kabufuda_site", "num_players": 3, "max_rounds": 3}, 9),
+    "kakeya_4p_match": (kakeya_v0, {"max_deals": 2}, 10),
+    "kakeya_6p_all_play": (kakeya_v0, {"num_players": 6, "six_player_mode": "all_play"}, 11),
+}
+
+
+def play(module, options: dict, seed: int) -> dict:
+    """Random legal play (actions from a seeded Generator); returns the trace and digests."""
+    env = module.env(**options)
+    env.reset(seed=seed)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    obs_hash = hashlib.sha256()
+    actions: list[int] = []
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        obs_hash.update(obs["observation"].tobytes())
+        obs_hash.update(obs["action_mask"].tobytes())
+        if term or trunc:
+            env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        actions.append(action)
+        env.step(action)
+    return {
+        "options": options,
+        "seed": seed,
+        "actions": actions,
+        "returns": {a: round(v, 9) for a, v in totals.items()},
+        "observation_sha256": obs_hash.hexdigest(),
+    }
+
+
+def main() -> None:
+    for name, (module, options, seed) in CASES.items():
+        (HERE / f"{name}.json").write_text(json.dumps(play(module, options, seed), indent=1) + "\n")
+        print("wrote", name)
+
+
+if __name__ == "__main__":
+    main()
