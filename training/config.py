@@ -44,6 +44,16 @@ DEFAULTS: dict[str, Any] = {
     "checkpoint_every": 100_000,
     "init_from": None,  # a model.zip to continue training from (its policy_kwargs win)
     "eval_deals": 200,
+    # behaviour-cloning warm start before PPO (training/bc.py); teacher None = off
+    "bc": {
+        "teacher": None,
+        "steps": 20_000,
+        "epochs": 10,
+        "lr": 1.0e-3,
+        "batch_size": 256,
+        "vf_coef": 0.5,
+        "smoothing": 0.0,
+    },
 }
 
 GAME_ROLES = {"oicho_kabu": ("bettor", "dealer"), "kakeya": ("partnership",), "toy": ("seat",)}
@@ -98,5 +108,16 @@ def validate(cfg: dict[str, Any]) -> None:
             raise ValueError(f"unknown opponent {name!r} in config")
         if w < 0:
             raise ValueError(f"opponent weight for {name!r} is negative")
+    bc = cfg["bc"]
+    if bc["teacher"] is not None:
+        t = str(bc["teacher"])
+        if t not in ("random", "scripted") and not t.startswith("ppo"):
+            raise ValueError(f"unknown bc.teacher {t!r}; use 'scripted', 'random' or a 'ppo_...' model")
+        if int(bc["steps"]) <= 0 or int(bc["epochs"]) <= 0 or int(bc["batch_size"]) <= 0 or bc["lr"] <= 0:
+            raise ValueError(f"bc.steps, bc.epochs, bc.batch_size and bc.lr must be positive: {bc}")
+        if not 0.0 <= float(bc["smoothing"]) < 1.0:
+            raise ValueError(f"bc.smoothing must be in [0, 1), got {bc['smoothing']!r}")
+        if cfg["init_from"]:
+            raise ValueError("bc and init_from exclude each other (both set the starting policy)")
     if int(cfg["timesteps"]) <= 0 or int(cfg["n_envs"]) <= 0:
         raise ValueError("timesteps and n_envs must be positive")

@@ -120,6 +120,13 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
             verbose=0,
             **cfg["ppo"],
         )
+    bc_record = None
+    if cfg["bc"]["teacher"]:
+        from training.bc import warm_start
+
+        teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), seed + 500, **cfg["env_options"])
+        bc_record = warm_start(model, cfg, make_view(cfg, pool), teacher, seed + 501)
+        model.save(str(run_dir / "bc_model.zip"))  # the warm start alone, for comparison
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
     sp = cfg["self_play"]
 
@@ -160,6 +167,7 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
         "timesteps": int(model.num_timesteps),
         "train_seconds": round(train_seconds, 1),
         "snapshots_added": snaps.count,
+        "bc": bc_record,
         "versions": versions(),
         "command": " ".join([Path(sys.executable).name, "-m", "training", *sys.argv[1:]]),
     }
