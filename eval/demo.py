@@ -1,7 +1,8 @@
 """``make demo`` = ``python -m eval.demo [--quick] [--deals N] [--out reports]``.
 
 Evaluates every shipped model (models/ppo*/, its game and role read from run.json)
-against ``random`` and ``scripted`` on duplicate deals in both games, adds the
+against ``random`` and ``scripted`` on duplicate deals in both games (``DEALS`` per
+matchup; matchup seeds ``seed + 7919 * i``, disjoint from the training validation seeds), adds the
 scripted-vs-random reference rows, computes openskill ratings, writes
 ``reports/summary.json``, the matchup heatmaps and the learning curves, prints the
 table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
@@ -22,6 +23,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 GAMES = ("oicho_kabu", "kakeya")
 OPPONENTS = ("random", "scripted")
+# Duplicate deals per matchup. Oicho-Kabu deals are cheap but their advantages vary a lot
+# (stakes up to 10 chips times yaku multipliers), so it gets more deals than Kakeya.
+DEALS = {"oicho_kabu": 5000, "kakeya": 1000}
 
 
 def shipped(models: Path) -> list[dict[str, Any]]:
@@ -82,7 +86,9 @@ def render_samples(seed: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.demo", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="a few deals per matchup (smoke test)")
-    ap.add_argument("--deals", type=int, help="duplicate deals per matchup (default 1000, quick 30)")
+    ap.add_argument(
+        "--deals", type=int, help=f"duplicate deals per matchup, every game (default {DEALS}, quick 30)"
+    )
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--out", default="reports")
     ap.add_argument("--models", default=None, help="models dir (default: the repository's models/)")
@@ -95,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.time()
     models = Path(args.models) if args.models else models_dir()
-    deals = args.deals or (30 if args.quick else 1000)
+    deals = {g: args.deals or (30 if args.quick else DEALS[g]) for g in GAMES}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     jobs = plan(models)
@@ -104,9 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [args.seed + 7919 * i for i in range(len(jobs))]
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
-            results = list(pool.map(_run, jobs, [deals] * len(jobs), seeds, [str(models)] * len(jobs)))
+            n = [deals[j[0]] for j in jobs]
+            results = list(pool.map(_run, jobs, n, seeds, [str(models)] * len(jobs)))
     else:
-        results = [_run(j, deals, s, str(models)) for j, s in zip(jobs, seeds, strict=False)]
+        results = [_run(j, deals[j[0]], s, str(models)) for j, s in zip(jobs, seeds, strict=False)]
 
     summary: dict[str, Any] = {}
     for game in GAMES:
@@ -116,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         for role in dict.fromkeys(jobs[i][3] for i in idx):
             raw = [(jobs[i][1], jobs[i][2], results[i][1]) for i in idx if jobs[i][3] == role]
             ratings[role] = openskill_ratings(raw)
-        summary[game] = {"matchups": rows, "ratings": ratings, "deals_per_matchup": deals}
+        summary[game] = {"matchups": rows, "ratings": ratings, "deals_per_matchup": deals[game]}
         if rows:
-            title = f"{game}: duplicate advantage per deal ({deals} deals)"
+            title = f"{game}: duplicate advantage per deal ({deals[game]} deals)"
             matchup_heatmap(rows, title, out / f"heatmap_{game}.png")
     curves = {m["name"]: m["dir"] / "progress.csv" for m in shipped(models)}
     learning_curves(curves, out / "learning_curves.png")
