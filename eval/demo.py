@@ -25,7 +25,7 @@ GAMES = ("oicho_kabu", "kakeya")
 OPPONENTS = ("random", "scripted")
 # Duplicate deals per matchup. Oicho-Kabu deals are cheap but their advantages vary a lot
 # (stakes up to 10 chips times yaku multipliers), so it gets more deals than Kakeya.
-DEALS = {"oicho_kabu": 5000, "kakeya": 1000}
+DEALS = {"oicho_kabu": 5000, "kakeya": 2000}
 
 
 def shipped(models: Path) -> list[dict[str, Any]]:
