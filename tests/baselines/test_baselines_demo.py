@@ -58,3 +58,12 @@ def test_eval_cli_writes_json(tmp_path, capsys):
     assert out["matchups"][0]["mean"] > 0 and "scripted" in out["ratings"]
     with pytest.raises(ValueError, match="unknown agent"):
         eval_main(["--game", "toy", "--agents", "nobody", "--deals", "5"])
+
+
+def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
+    assert all(n >= 1000 for n in demo.DEALS.values())  # the bar: at least 1000 duplicate deals
+    for model in demo.shipped(models_dir()):
+        run = json.loads((model["dir"] / "run.json").read_text())
+        assert run["config"]["bc"]["teacher"] == "scripted", model["name"]
+        assert run["bc"]["accuracy"] >= 0.95 and run["bc"]["decisions"] >= run["config"]["bc"]["steps"]
+        assert run["command"].startswith("python -m training "), run["command"]
