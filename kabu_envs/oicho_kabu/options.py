@@ -60,22 +60,7 @@ DEFAULT_YAKU: dict[str, YakuSpec] = {
         "sanpachi_hikari", BOTH, 70, 1, frozenset(n for n in CORE_YAKU + LOCAL_YAKU if n != "sanpachi_hikari")
     ),
     "pin_basami": _Y("pin_basami", frozenset({"bettor"}), 65, 0),
-    **{
-        n: _Y(n, BOTH, 20, 1)
-        for n in (
-            "doshippin",
-            "niichi",
-            "shidou",
-            "shiro",
-            "toichi",
-            "fujin",
-            "raijin",
-            "ichi_ni_san",
-            "shichi_go_san",
-            "nobori",
-            "kudari",
-        )
-    },
+    **{n: _Y(n, BOTH, 20, 1) for n in LOCAL_YAKU[LOCAL_YAKU.index("doshippin") : LOCAL_YAKU.index("zoro")]},
     "zoro": _Y("zoro", BOTH, 10, 1),
     "zoro_tsubushi": _Y("zoro_tsubushi", BOTH, 0, 1, frozenset({"zoro"})),
     "wake_satsu": _Y("wake_satsu", BOTH, 0, 1, frozenset({"kuppin", "shippin"})),
