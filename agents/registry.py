@@ -2,8 +2,10 @@
 
 Names:
 * ``random`` — ``RandomAgent``;
-* ``scripted`` — the game's scripted agent, built with the env's rule options so that
-  it reads the same observation layout as the env it plays in;
+* ``scripted`` — the game's scripted agent (rules of thumb), built with the env's rule options
+  so that it reads the same observation layout as the env it plays in;
+* ``expert`` — Oicho-Kabu only: the expected-value player (``agents/oicho_expert.py``), the
+  reference ceiling of the baselines;
 * ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/model.zip``
   (``models_dir`` defaults to ``models/`` of the repository, or ``$KABU_MODELS_DIR``);
 * ``path/to/model.zip`` — any saved MaskablePPO model.
@@ -40,6 +42,14 @@ def _scripted(game: str, seed: int | None, env_options: dict[str, Any]) -> Any:
     return ToyScriptedAgent(seed=seed)
 
 
+def _expert(game: str, seed: int | None, env_options: dict[str, Any]) -> Any:
+    if game != "oicho_kabu":
+        raise ValueError(f"agent 'expert' exists for oicho_kabu only, not {game!r}; use 'scripted'")
+    from agents.oicho_expert import OichoExpertAgent
+
+    return OichoExpertAgent(seed=seed, **env_options)
+
+
 def model_path(name: str) -> Path:
     """Where the model of a ``ppo...`` name or a path lives (it must exist)."""
     p = Path(name)
@@ -58,13 +68,17 @@ def make_agent(game: str, name: str, seed: int | None = None, fast: bool = False
         return RandomAgent(seed=seed)
     if name == "scripted":
         return _scripted(game, seed, env_options)
+    if name == "expert":
+        return _expert(game, seed, env_options)
     if name.startswith("ppo") or name.endswith(".zip") or Path(name).is_dir():
         from agents.ppo_agent import PPOAgent
 
         path = model_path(name)
         label = Path(name).stem if name.endswith(".zip") else None
         return PPOAgent(path=path, seed=seed, fast=fast, name=label)
-    raise ValueError(f"unknown agent {name!r}; use 'random', 'scripted', 'ppo_<model>' or a model .zip path")
+    raise ValueError(
+        f"unknown agent {name!r}; use 'random', 'scripted', 'expert', 'ppo_<model>' or a model .zip path"
+    )
 
 
 def agent_factory(game: str, name: str, **env_options: Any) -> Callable[[int | None], Any]:

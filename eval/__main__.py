@@ -3,7 +3,8 @@
 Duplicate-deal tournament: every agent against every opponent; prints the matchup
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 ``--json`` writes them, ``--heatmap`` draws the matchup heatmap. Agent names:
-``random``, ``scripted``, ``ppo_<model>`` (models/<name>/model.zip) or a .zip path.
+``random``, ``scripted``, ``expert`` (Oicho-Kabu), ``ppo_<model>`` (models/<name>/model.zip) or a
+.zip path.
 """
 
 from __future__ import annotations

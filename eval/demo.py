@@ -1,9 +1,10 @@
 """``make demo`` = ``python -m eval.demo [--quick] [--deals N] [--out reports]``.
 
 Evaluates every shipped model (models/ppo*/, its game and role read from run.json)
-against ``random`` and ``scripted`` on duplicate deals in both games (``DEALS`` per
-matchup; matchup seeds ``seed + 7919 * i``, disjoint from the training validation seeds), adds the
-scripted-vs-random reference rows, computes openskill ratings, writes
+against ``random`` and ``scripted`` (and, in Oicho-Kabu, the expected-value ``expert``) on
+duplicate deals in both games (``DEALS`` per matchup; matchup seeds ``seed + 7919 * i``, disjoint
+from the training validation seeds), adds the reference rows between the hand-written players
+(``REFERENCE_ROWS``), computes openskill ratings, writes
 ``reports/summary.json``, the matchup heatmaps and the learning curves, prints the
 table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
 seats. Matchups run in two worker processes (the machine has 2 cores).
@@ -22,10 +23,15 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 GAMES = ("oicho_kabu", "kakeya")
-OPPONENTS = ("random", "scripted")
+OPPONENTS = {"oicho_kabu": ("random", "scripted", "expert"), "kakeya": ("random", "scripted")}
+# how the hand-written players compare with each other (agent, opponent)
+REFERENCE_ROWS = {
+    "oicho_kabu": (("scripted", "random"), ("expert", "random"), ("expert", "scripted")),
+    "kakeya": (("scripted", "random"),),
+}
 # Duplicate deals per matchup. Oicho-Kabu deals are cheap but their advantages vary a lot
 # (stakes up to 10 chips times yaku multipliers), so it gets more deals than Kakeya.
-DEALS = {"oicho_kabu": 5000, "kakeya": 2000}
+DEALS = {"oicho_kabu": 20000, "kakeya": 2000}
 
 
 def shipped(models: Path) -> list[dict[str, Any]]:
@@ -50,8 +56,8 @@ def plan(models: Path) -> list[tuple[str, str, str, str]]:
         for role in roles:
             for m in found:
                 if m["game"] == game and m["role"] == role:
-                    jobs += [(game, m["name"], o, role) for o in OPPONENTS]
-            jobs.append((game, "scripted", "random", role))
+                    jobs += [(game, m["name"], o, role) for o in OPPONENTS[game]]
+            jobs += [(game, a, o, role) for a, o in REFERENCE_ROWS[game]]
     return jobs
 
 

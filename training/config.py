@@ -1,7 +1,7 @@
 """Training configs: YAML files in training/configs/, merged over the defaults below.
 
 A config names the game and the learner's role, the rule options, the opponent mix
-(weights of "random", "scripted" and frozen self-play snapshots), PPO
+(weights of "random", "scripted", "expert" and frozen self-play snapshots), PPO
 hyperparameters and the budget. Unknown keys raise, so a typo never trains silently
 with a default.
 """
@@ -56,6 +56,7 @@ DEFAULTS: dict[str, Any] = {
     },
 }
 
+FIXED_AGENTS = ("random", "scripted", "expert")  # agents/registry.py names ("expert": Oicho-Kabu)
 GAME_ROLES = {"oicho_kabu": ("bettor", "dealer"), "kakeya": ("partnership",), "toy": ("seat",)}
 
 
@@ -104,15 +105,15 @@ def validate(cfg: dict[str, Any]) -> None:
     if not cfg["opponents"] and cfg["self_play"]["weight"] <= 0:
         raise ValueError("config needs opponents or a positive self_play.weight")
     for name, w in cfg["opponents"].items():
-        if name not in ("random", "scripted") and not str(name).startswith("ppo"):
+        if name not in FIXED_AGENTS and not str(name).startswith("ppo"):
             raise ValueError(f"unknown opponent {name!r} in config")
         if w < 0:
             raise ValueError(f"opponent weight for {name!r} is negative")
     bc = cfg["bc"]
     if bc["teacher"] is not None:
         t = str(bc["teacher"])
-        if t not in ("random", "scripted") and not t.startswith("ppo"):
-            raise ValueError(f"unknown bc.teacher {t!r}; use 'scripted', 'random' or a 'ppo_...' model")
+        if t not in FIXED_AGENTS and not t.startswith("ppo"):
+            raise ValueError(f"unknown bc.teacher {t!r}; use one of {FIXED_AGENTS} or a 'ppo_...' model")
         if int(bc["steps"]) <= 0 or int(bc["epochs"]) <= 0 or int(bc["batch_size"]) <= 0 or bc["lr"] <= 0:
             raise ValueError(f"bc.steps, bc.epochs, bc.batch_size and bc.lr must be positive: {bc}")
         if not 0.0 <= float(bc["smoothing"]) < 1.0:

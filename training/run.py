@@ -179,13 +179,14 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
 
 
 def quick_eval(cfg: dict[str, Any], model_zip: Path, deals: int, seed: int) -> dict[str, Any]:
-    """Duplicate-deal check of the fresh model against random and scripted."""
+    """Duplicate-deal check of the fresh model against random, scripted (and expert in Oicho-Kabu)."""
     from eval.games import matchup
 
     opts = cfg["env_options"]
     role = cfg["role"] if cfg["game"] == "oicho_kabu" else None
     res = {}
-    for opp in ("random", "scripted"):
+    opponents = ("random", "scripted", "expert") if cfg["game"] == "oicho_kabu" else ("random", "scripted")
+    for opp in opponents:
         agent = make_agent(cfg["game"], str(model_zip), seed, **opts)
         other = make_agent(cfg["game"], opp, seed + 1, **opts)
         m = matchup(cfg["game"], agent, other, role, deals, seed=10_000 + seed, env_options=opts)

@@ -1,10 +1,13 @@
-"""The scripted Oicho-Kabu player: legal in every preset, clearly better than random in both roles."""
+"""Both hand-written Oicho-Kabu players (rules of thumb, expert): legal in every preset, clearly better
+than random in both roles, deterministic, saved and loaded; then the rule-of-thumb player's own rules."""
 
 import numpy as np
 import pytest
 
 from agents.base import BaseAgent, RandomAgent
-from agents.oicho_scripted import DRAW, ESCAPE, STAND, OichoScriptedAgent, bettor_decision
+from agents.oicho_common import DRAW, ESCAPE, STAND, bettor_decision
+from agents.oicho_expert import OichoExpertAgent
+from agents.oicho_scripted import OichoScriptedAgent, yaku_starters
 from kabu_envs import oicho_kabu_v0
 from kabu_envs.core.errors import RuleConfigError
 from kabu_envs.oicho_kabu.config import make_config
@@ -64,14 +67,18 @@ LONG = {
 }
 
 
+PLAYERS = pytest.mark.parametrize("cls", [OichoScriptedAgent, OichoExpertAgent], ids=["scripted", "expert"])
+
+
+@PLAYERS
 @pytest.mark.parametrize(
     "rules, seat, n_eps",
     [("standard", 0, 160), ("standard", 1, 300), ("kansai", 0, 20), ("kansai", 1, 50)],
     ids=["standard-dealer", "standard-bettor", "kansai-dealer", "kansai-bettor"],
 )
-def test_beats_random_in_both_roles(rules, seat, n_eps):
+def test_beats_random_in_both_roles(cls, rules, seat, n_eps):
     opts = {"rules": rules, **LONG}
-    scripted = OichoScriptedAgent(**opts)
+    scripted = cls(**opts)
     a = play(opts, seat, scripted, n_eps)
     b = play(opts, seat, RandomAgent(), n_eps)
     diff = a - b  # paired: same deals, same opponents
@@ -82,30 +89,33 @@ def test_beats_random_in_both_roles(rules, seat, n_eps):
     assert scripted.fallbacks == 0
 
 
+@PLAYERS
 @pytest.mark.parametrize("rules", ["standard", "kansai", "kabufuda_site"])
-def test_only_legal_actions_in_every_preset(rules):
+def test_only_legal_actions_in_every_preset(cls, rules):
     opts = {"rules": rules, "max_rounds": 6, "num_players": 3}
     if rules == "standard":
         opts["local_yaku"] = ["zoro", "niichi", "shiro", "pin_basami", "nobori", "kudari", "wake_satsu"]
     if rules == "kabufuda_site":
         opts["dealer_selection"] = "closest_to_nine"
-    agents = [OichoScriptedAgent(**opts) for _ in range(3)]
-    play(opts, 0, agents[0], 25, others=agents, check_masks=True)  # self-play: every seat scripted
+    agents = [cls(**opts) for _ in range(3)]
+    play(opts, 0, agents[0], 25, others=agents, check_masks=True)  # self-play: every seat this player
     mixed = [RandomAgent(), agents[1], RandomAgent()]
     play(opts, 0, agents[0], 25, others=mixed, check_masks=True)
     assert sum(a.fallbacks for a in agents) == 0
 
 
-def test_hanafuda_lights_are_read():
+@PLAYERS
+def test_hanafuda_lights_are_read(cls):
     opts = {"deck": "hanafuda", "local_yaku": ["sanpachi_hikari"], "max_rounds": 3}
-    agents = [OichoScriptedAgent(**opts) for _ in range(4)]
+    agents = [cls(**opts) for _ in range(4)]
     play(opts, 0, agents[0], 10, others=agents, check_masks=True)
     assert sum(a.fallbacks for a in agents) == 0
 
 
-def _stacked_round(opts: dict, deck: list[int]) -> list[tuple]:
+def stacked_round(opts: dict, deck: list[int], cls=OichoScriptedAgent, **params) -> list[tuple]:
+    """One round on a stacked deck with every seat played by ``cls``; the game's event log."""
     env = oicho_kabu_v0.raw_env(**opts)
-    agents = [OichoScriptedAgent(**opts) for _ in range(env.config.num_players)]
+    agents = [cls(**params, **opts) for _ in range(env.config.num_players)]
     env.reset(seed=0, options={"deck": deck})
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
@@ -114,36 +124,6 @@ def _stacked_round(opts: dict, deck: list[int]) -> list[tuple]:
             continue
         env.step(agents[int(name.rsplit("_", 1)[1])].act(obs["observation"], obs["action_mask"]))
     return env.unwrapped.game.log
-
-
-def test_bets_only_on_favourable_first_cards_and_stakes_more_there():
-    opts = {"num_players": 2}
-    # table 1, 6, 7, 8 (edges: only the 1 is clearly good), dealer card, second cards, ...
-    log = _stacked_round(opts, ids(1, 6, 7, 8, 2))
-    bets = [e for e in log if e[0] == "bet"]
-    assert bets == [("bet", 1, 0, 10)]
-
-
-@pytest.mark.parametrize("third, expect", [(1, "dealer_stand"), (5, "dealer_draw")])
-def test_dealer_draw_uses_the_spreads_third_cards(third, expect):
-    # spread 0: 1 then 2 (=3, must draw) then ``third``; dealer 2 then 3 (=5, free choice).
-    # Third card 1 -> the spread is 1+x+1, mostly 2..5: standing on 5 is right (EV +0.17 vs -0.13);
-    # third card 5 -> 1+x+5, mostly 7..9: the dealer must improve (EV -0.60 stand vs -0.33 draw).
-    opts = {"num_players": 2}
-    table = [0, 20, 24, 28]  # values 1, 6, 7, 8
-    card = (third - 1) * 4 + 1
-    deck = [*table, 4, 5, 21, 25, 29, card, 8]
-    log = _stacked_round(opts, deck)
-    assert ("draw", 0, card) in log
-    assert any(e[0] == expect for e in log), log
-
-
-def test_minso_redeals_a_bettor_friendly_table_and_keeps_a_poor_one():
-    opts = {"rules": "kansai", "num_players": 2}
-    good = _stacked_round(opts, ids(1, 4, 1, 4))
-    assert ("minso_redeal", tuple(ids(1, 4, 1, 4))) in good
-    poor = _stacked_round(opts, ids(3, 5, 7, 8))
-    assert ("minso_keep",) in poor
 
 
 @pytest.mark.parametrize(
@@ -164,25 +144,79 @@ def test_minso_redeals_a_bettor_friendly_table_and_keeps_a_poor_one():
 )
 def test_bettor_decision(options, values, params, expect):
     p = {**OichoScriptedAgent(**options).p, **params}
+    assert p.keys() >= OichoExpertAgent(**options).p.keys() - {
+        "min_edge",
+        "bet_fraction",
+        "strong_edge",
+        "strong_factor",
+        "minso_margin",
+        "dealer_model_threshold",
+        "model_trust",
+        "edge_samples",
+    }
     assert bettor_decision(make_config(**options), tuple(ids(*values)), p) == expect
 
 
-def test_params_save_load_and_unknown_options(tmp_path):
-    a = OichoScriptedAgent(seed=3, rules="kansai", bet_sizes=[1, 5], draw_threshold=4, take="bottom")
+@PLAYERS
+def test_params_save_load_and_unknown_options(cls, tmp_path):
+    a = cls(seed=3, rules="kansai", bet_sizes=[1, 5], draw_threshold=4, take="bottom")
     path = tmp_path / "agent.json"
     a.save(path)
     b = BaseAgent.load(path, seed=3)
-    assert isinstance(b, OichoScriptedAgent) and b.p == a.p and b.cfg == a.cfg
+    assert isinstance(b, cls) and b.p == a.p and b.cfg == a.cfg
     with pytest.raises(RuleConfigError, match="drwa_threshold"):
-        OichoScriptedAgent(drwa_threshold=3)
+        cls(drwa_threshold=3)
     with pytest.raises(ValueError, match="take"):
-        OichoScriptedAgent(take="middle")
+        cls(take="middle")
 
 
-def test_deterministic_and_global_rng_untouched():
+@PLAYERS
+def test_deterministic_and_global_rng_untouched(cls):
     state = np.random.get_state()[1].copy()
     opts = {"max_rounds": 3}
-    r1 = play(opts, 0, OichoScriptedAgent(**opts), 5)
-    r2 = play(opts, 0, OichoScriptedAgent(**opts), 5)
+    r1 = play(opts, 0, cls(**opts), 5)
+    r2 = play(opts, 0, cls(**opts), 5)
     assert (r1 == r2).all()
     assert (np.random.get_state()[1] == state).all()
+
+
+def test_yaku_starters_follow_the_rule_set():
+    assert yaku_starters(make_config()) == {1, 4}  # shippin
+    assert yaku_starters(make_config(rules="kabufuda_site")) == set()  # no two-card bettor yaku
+    assert yaku_starters(make_config(local_yaku=["toichi", "pin_basami"])) == {1, 4, 10}
+    assert yaku_starters(make_config(local_yaku=["zoro"])) == set(range(1, 11))
+
+
+def test_bets_strong_share_on_starters_and_weak_share_elsewhere():
+    # 4 players: fair share 50 / 3; strong 0.6 -> 10 chips, weak 0.12 -> 2 chips; two bettors stake
+    # 24 each, so the domae (50) leaves the third bettor 2 chips: its 10 is cut to what fits
+    log = stacked_round({}, ids(1, 6, 4, 8))
+    bets = [e for e in log if e[0] == "bet"]
+    full = [("bet", seat, s, amount) for seat in (1, 2) for s, amount in enumerate((10, 2, 10, 2))]
+    assert bets == [*full, ("bet", 3, 0, 2)]
+    none = stacked_round({"num_players": 2}, ids(1, 6, 4, 8), weak_share=0.0)
+    assert [e for e in none if e[0] == "bet"] == [("bet", 1, 0, 10), ("bet", 1, 2, 10)]
+    with pytest.raises(ValueError, match="weak_share"):
+        OichoScriptedAgent(weak_share=1.5)
+
+
+@pytest.mark.parametrize("second, expect", [(5, "dealer_draw"), (2, "dealer_stand")])
+def test_dealer_threshold_moves_up_when_the_stakes_stood(second, expect):
+    # spread 0: 1 then ``second``: 1+5 = 6 stands, 1+2 = 3 draws (a 7); the dealer holds 2+4 = 6.
+    # Stood -> threshold 5 + 1 = 6 -> the dealer draws; drew -> threshold 5 -> the dealer stands.
+    opts = {"num_players": 2}
+    table = [0, 20, 24, 28]  # values 1, 6, 7, 8
+    spread0 = (second - 1) * 4 + 1
+    third = [25] if second == 2 else []  # a 7 for the spread that draws
+    deck = [*table, 4, spread0, 21, 26, 29, *third, 12]
+    log = stacked_round(opts, deck, weak_share=0.0)
+    assert ("bet", 1, 0, 10) in log
+    assert any(e[0] == ("draw" if second == 2 else "stand") and e[1] == 0 for e in log), log
+    assert any(e[0] == expect for e in log), log
+
+
+def test_minso_counts_the_starters_on_the_table():
+    opts = {"rules": "kansai", "num_players": 2}
+    assert ("minso_redeal", tuple(ids(1, 6, 4, 8))) in stacked_round(opts, ids(1, 6, 4, 8))
+    assert ("minso_keep",) in stacked_round(opts, ids(1, 6, 7, 8))
+    assert ("minso_keep",) in stacked_round(opts, ids(1, 6, 4, 8), minso_starters=3)

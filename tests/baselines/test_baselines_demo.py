@@ -28,9 +28,10 @@ def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys):
     assert demo.main(["--quick", "--deals", "4", "--out", str(tmp_path), "--workers", "1"]) == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     _check_schema(summary, 4)
-    for model in demo.shipped(models_dir()):  # every shipped model is evaluated vs random and scripted
+    for model in demo.shipped(models_dir()):  # every shipped model vs random, scripted (and expert)
         rows = [m for m in summary[model["game"]]["matchups"] if m["agent"] == model["name"]]
-        assert {m["opponent"] for m in rows} == {"random", "scripted"}
+        assert {m["opponent"] for m in rows} == set(demo.OPPONENTS[model["game"]])
+        assert {"random", "scripted"} <= {m["opponent"] for m in rows}
         assert {m["role"] for m in rows} == {model["role"]}
     assert (tmp_path / "heatmap_oicho_kabu.png").stat().st_size > 1000
     assert (tmp_path / "heatmap_kakeya.png").stat().st_size > 1000
@@ -64,6 +65,7 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
     assert all(n >= 1000 for n in demo.DEALS.values())  # the bar: at least 1000 duplicate deals
     for model in demo.shipped(models_dir()):
         run = json.loads((model["dir"] / "run.json").read_text())
-        assert run["config"]["bc"]["teacher"] == "scripted", model["name"]
+        teacher = "expert" if model["game"] == "oicho_kabu" else "scripted"
+        assert run["config"]["bc"]["teacher"] == teacher, model["name"]
         assert run["bc"]["accuracy"] >= 0.95 and run["bc"]["decisions"] >= run["config"]["bc"]["steps"]
         assert run["command"].startswith("python -m training "), run["command"]

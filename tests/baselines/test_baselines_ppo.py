@@ -65,6 +65,14 @@ def test_registry_names_and_errors(tmp_path):
         make_agent("toy", "ppo_does_not_exist")
     with pytest.raises(ValueError, match="unknown game"):
         make_agent("chess", "random")
+    from agents.oicho_expert import OichoExpertAgent
+    from agents.oicho_scripted import OichoScriptedAgent
+
+    assert type(make_agent("oicho_kabu", "scripted", 0, rules="kansai")) is OichoScriptedAgent
+    expert = make_agent("oicho_kabu", "expert", 0, rules="kansai")
+    assert type(expert) is OichoExpertAgent and expert.cfg.free_draw
+    with pytest.raises(ValueError, match="oicho_kabu only"):
+        make_agent("kakeya", "expert")
 
 
 def test_config_validation():
