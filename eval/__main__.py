@@ -24,6 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--role", help="oicho_kabu: bettor (default) or dealer")
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--rating-block", type=int, default=1, help="duplicate deals per openskill game (summed advantage)"
+    )
     ap.add_argument("--option", action="append", default=[], metavar="KEY=JSON", help="a rule option")
     ap.add_argument("--json", help="write matchups + ratings here")
     ap.add_argument("--heatmap", help="write the matchup heatmap PNG here")
@@ -41,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
             opts[k] = json.loads(v)
         except json.JSONDecodeError:
             opts[k] = v
-    out = round_robin(args.game, args.agents, args.opponents, args.role, args.deals, args.seed, opts)
+    out = round_robin(
+        args.game, args.agents, args.opponents, args.role, args.deals, args.seed, opts, args.rating_block
+    )
     print(format_table(args.game, out["matchups"]))
     print("openskill:", json.dumps(out["ratings"]))
     if args.json:

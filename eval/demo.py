@@ -32,6 +32,9 @@ REFERENCE_ROWS = {
 # Duplicate deals per matchup. Oicho-Kabu deals are cheap but their advantages vary a lot
 # (stakes up to 10 chips times yaku multipliers), so it gets more deals than Kakeya.
 DEALS = {"oicho_kabu": 20000, "kakeya": 2000}
+# openskill rates blocks of duplicate deals as games (eval.tournament.openskill_ratings),
+# this many games per matchup
+RATED_GAMES = 200
 
 
 def shipped(models: Path) -> list[dict[str, Any]]:
@@ -128,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         ratings = {}
         for role in dict.fromkeys(jobs[i][3] for i in idx):
             raw = [(jobs[i][1], jobs[i][2], results[i][1]) for i in idx if jobs[i][3] == role]
-            ratings[role] = openskill_ratings(raw)
+            ratings[role] = openskill_ratings(raw, block=max(1, deals[game] // RATED_GAMES))
         summary[game] = {"matchups": rows, "ratings": ratings, "deals_per_matchup": deals[game]}
         if rows:
             title = f"{game}: duplicate advantage per deal ({deals[game]} deals)"

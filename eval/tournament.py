@@ -44,12 +44,24 @@ def matchup_record(
     return row, res
 
 
-def openskill_ratings(results: Sequence[tuple[str, str, Sequence[float]]], tol: float = 1e-9) -> dict:
-    """PlackettLuce ratings: every duplicate pair is a game won by the side with the advantage.
+def openskill_ratings(
+    results: Sequence[tuple[str, str, Sequence[float]]], tol: float = 1e-9, block: int = 1
+) -> dict:
+    """PlackettLuce ratings: every ``block`` consecutive duplicate deals are one game, won by the side
+    whose summed advantage is positive (a sum within ``tol`` of 0 is a draw).
 
-    ``results`` holds ``(agent, opponent, advantages)``; pairs are fed in interleaved
-    order across matchups so that no matchup is systematically rated last.
+    ``block`` > 1 is for games where single deals are won by the side that takes many small pots
+    and loses a few big ones (an Oicho-Kabu bettor that stakes little): a rating from the sign of
+    single deals would then rank by how often, not by how much. ``results`` holds
+    ``(agent, opponent, advantages)``; games are fed in interleaved order across matchups so that no
+    matchup is systematically rated last.
     """
+    if block < 1:
+        raise ValueError(f"block must be >= 1, got {block}")
+    results = [
+        (a, b, [float(np.sum(adv[i : i + block])) for i in range(0, len(adv) - block + 1, block)])
+        for a, b, adv in results
+    ]
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -80,6 +92,7 @@ def round_robin(
     deals: int = 1000,
     seed: int = 0,
     env_options: dict[str, Any] | None = None,
+    rating_block: int = 1,
 ) -> dict[str, Any]:
     """Every agent against every opponent (skipping self-matches); rows + ratings."""
     rows, raw = [], []
@@ -90,7 +103,7 @@ def round_robin(
             row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options)
             rows.append(row)
             raw.append((a, o, res.advantages))
-    return {"matchups": rows, "ratings": openskill_ratings(raw)}
+    return {"matchups": rows, "ratings": openskill_ratings(raw, block=rating_block)}
 
 
 def format_table(game: str, rows: Sequence[dict[str, Any]]) -> str:

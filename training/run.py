@@ -156,6 +156,11 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
         reset_num_timesteps=not cfg["init_from"],
     )
     train_seconds = time.time() - t0
+    # The shipped model keeps the weights but not Adam's moment estimates (two thirds of the file):
+    # MaskablePPO.load still reads it, and training on from it (init_from) restarts the moments.
+    # runs/<name>/model_full.zip keeps the optimiser state too.
+    model.save(str(run_dir / "model_full.zip"))
+    model.policy.optimizer.state.clear()
     model.save(str(out / "model.zip"))
     progress = run_dir / "progress.csv"
     if progress.is_file():

@@ -97,3 +97,14 @@ def test_short_training_beats_random_with_ci_above_zero(tmp_path):
     agent = make_agent("toy", str(tmp_path / "ppo_toy" / "model.zip"), 0)
     s = matchup("toy", agent, RandomAgent(seed=1), deals=400, seed=9).summary()
     assert s.lo > 0, s
+    # the shipped zip drops Adam's moments (size) but loads and trains on like any SB3 model
+    from sb3_contrib import MaskablePPO
+
+    shipped = MaskablePPO.load(str(tmp_path / "ppo_toy" / "model.zip"), device="cpu")
+    full = MaskablePPO.load(str(tmp_path / "ppo_toy" / "run" / "model_full.zip"), device="cpu")
+    assert shipped.policy.optimizer.state_dict()["state"] == {}
+    assert full.policy.optimizer.state_dict()["state"]
+    for a, b in zip(shipped.policy.parameters(), full.policy.parameters(), strict=True):
+        assert (a == b).all()
+    more = load_config("toy", timesteps=512, eval_deals=0, init_from=str(tmp_path / "ppo_toy" / "model.zip"))
+    assert train(more, out=tmp_path / "more", progress_bar=False)["timesteps"] >= 3072 + 512

@@ -83,3 +83,17 @@ def test_openskill_orders_by_advantage_and_table_marks_significance():
     assert list(r)[0] == "good" and r["good"]["ordinal"] > r["bad"]["ordinal"]
     row = {"agent": "good", "opponent": "bad", "role": "seat", "games": 3, "mean": 1.0, "ci95": [0.5, 1.5]}
     assert "*" in format_table("toy", [row])
+
+
+def test_openskill_blocks_rank_by_how_much_not_how_often():
+    # "nibbler" wins 9 deals of 10 by 1 chip and loses the tenth by 20: per deal it looks better,
+    # per block of 10 deals (summed advantage -11) it is worse, which is what the chips say
+    adv = ([1.0] * 9 + [-20.0]) * 40
+    per_deal = openskill_ratings([("nibbler", "steady", adv)])
+    per_block = openskill_ratings([("nibbler", "steady", adv)], block=10)
+    assert per_deal["nibbler"]["ordinal"] > per_deal["steady"]["ordinal"]
+    assert per_block["nibbler"]["ordinal"] < per_block["steady"]["ordinal"]
+    short = openskill_ratings([("a", "b", [1.0] * 25)], block=10)  # the incomplete last block is dropped
+    assert short["a"]["ordinal"] > short["b"]["ordinal"]
+    with pytest.raises(ValueError, match="block"):
+        openskill_ratings([("a", "b", [1.0])], block=0)
