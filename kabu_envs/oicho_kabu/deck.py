@@ -20,6 +20,24 @@ DECK_SIZE = 40
 TAKE_TOP, TAKE_BOTTOM, TAKE_FOURTH = 0, 1, 2
 
 
+def card_ids(*values: int) -> list[int]:
+    """Card ids for these values (1..10) in order, the next copy for each repeat: a stacked deck by value.
+
+    ``card_ids(1, 6, 1)`` = ``[0, 20, 1]``. Raises on a value outside 1..10 or a fifth copy.
+    """
+    used: dict[int, int] = {}
+    out = []
+    for v in values:
+        if not 1 <= v <= 10:
+            raise ValueError(f"card value {v!r} is not in 1..10")
+        k = used.get(v, 0)
+        if k == 4:
+            raise ValueError(f"value {v} asked for a fifth time; the deck has four of each value")
+        used[v] = k + 1
+        out.append((v - 1) * 4 + k)
+    return out
+
+
 class Deck:
     """Undealt cards, top first (``cards[top:]``); ``stacked`` = end of the unused stacked prefix."""
 

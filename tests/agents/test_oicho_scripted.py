@@ -11,17 +11,9 @@ from agents.oicho_scripted import OichoScriptedAgent, yaku_starters
 from kabu_envs import oicho_kabu_v0
 from kabu_envs.core.errors import RuleConfigError
 from kabu_envs.oicho_kabu.config import make_config
+from kabu_envs.oicho_kabu.deck import card_ids
 
-
-def ids(*values: int) -> list[int]:
-    """Card ids for these values, a fresh copy for each repeat."""
-    used: dict[int, int] = {}
-    out = []
-    for v in values:
-        k = used.get(v, 0)
-        used[v] = k + 1
-        out.append((v - 1) * 4 + k)
-    return out
+ids = card_ids  # card ids for these values, a fresh copy for each repeat
 
 
 def play(opts: dict, seat: int, agent, n_eps: int, others=None, check_masks: bool = False) -> np.ndarray:

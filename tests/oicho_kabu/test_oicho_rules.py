@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from kabu_envs.oicho_kabu.config import make_config
+from kabu_envs.oicho_kabu.deck import card_ids
 from kabu_envs.oicho_kabu.options import LOCAL_YAKU
 from kabu_envs.oicho_kabu.rules import (
     best_yaku,
@@ -20,13 +21,7 @@ from kabu_envs.oicho_kabu.rules import (
 
 def h(*values: int) -> tuple[int, ...]:
     """Card ids for these values in dealt order, a fresh copy of each repeated value."""
-    used: dict[int, int] = {}
-    out = []
-    for v in values:
-        k = used.get(v, 0)
-        used[v] = k + 1
-        out.append((v - 1) * 4 + k)
-    return tuple(out)
+    return tuple(card_ids(*values))
 
 
 def cfg(**kw):
@@ -441,3 +436,15 @@ def test_rules_do_not_touch_the_global_rng():
         settle(c, (a, b), (b, a, x))
         draw_options(c, (a, b), "bettor")
     assert (np.random.get_state()[1] == state).all()
+
+
+def test_card_ids_stack_a_deck_by_value():
+    from kabu_envs.oicho_kabu import card_ids as exported
+
+    assert exported is card_ids
+    assert card_ids(1, 6, 1) == [0, 20, 1]
+    assert card_ids(*[10] * 4) == [36, 37, 38, 39]
+    with pytest.raises(ValueError, match="fifth"):
+        card_ids(*[3] * 5)
+    with pytest.raises(ValueError, match="not in 1..10"):
+        card_ids(0)
