@@ -118,11 +118,12 @@ class OichoAgentBase(BaseAgent):
         values = [self._value(obs, o["dealer_cards"] + k * 10) for k in range(2)]
         return values, [self._light(obs, "dealer_lights", k) for k in range(2)]
 
-    def _stake_to(self, mask: np.ndarray, target: float) -> int:
-        """The largest allowed stake not above ``target`` (BET(0) when none is)."""
+    def _stake_to(self, mask: np.ndarray, target: float, at_least_one: bool = False) -> int:
+        """The largest allowed stake not above ``target``; when none is, BET(0) — or, with
+        ``at_least_one``, the smallest allowed stake (BET(0) only when no stake is allowed)."""
         best = BET_BASE
         for k, size in enumerate(self.cfg.bet_sizes, 1):
-            if mask[BET_BASE + k] and size <= target:
+            if mask[BET_BASE + k] and (size <= target or (at_least_one and best == BET_BASE)):
                 best = BET_BASE + k
         return best
 
@@ -136,8 +137,9 @@ class OichoAgentBase(BaseAgent):
         elif phase == DECIDE:
             a = self._decide(obs, action_mask)
         elif phase == DEALER_DRAW:
-            a = self._dealer_draw(obs, action_mask) if action_mask[STAND] and action_mask[DRAW] else -1
-            if a < 0:
+            if action_mask[STAND] and action_mask[DRAW]:
+                a = self._dealer_draw(obs, action_mask)
+            else:  # forced
                 a = STAND if action_mask[STAND] else DRAW
         elif phase == MINSO:
             a = self._minso(obs)

@@ -110,11 +110,7 @@ class OichoExpertAgent(OichoAgentBase):
         target = self.p["bet_fraction"] * self.cfg.domae
         if edge > self.p["strong_edge"]:
             target *= self.p["strong_factor"]
-        best = BET_BASE
-        for k, size in enumerate(self.cfg.bet_sizes, 1):
-            if mask[BET_BASE + k] and (size <= target or best == BET_BASE):
-                best = BET_BASE + k
-        return best
+        return self._stake_to(mask, target, at_least_one=True)
 
     def _minso(self, obs: np.ndarray) -> int:
         firsts = [self._spread(obs, s)[0] for s in range(4)]
