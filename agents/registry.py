@@ -1,11 +1,10 @@
-"""Agent names for the command lines: ``make_agent(game, name, seed, **env_options)``.
+"""Agent names for the command lines: ``make_agent(game, name, seed, **rule_options)``.
 
 Names:
-* ``random`` — ``RandomAgent``;
-* ``scripted`` — the game's scripted agent (rules of thumb), built with the env's rule options
-  so that it reads the same observation layout as the env it plays in;
-* ``expert`` — Oicho-Kabu only: the expected-value player (``agents/oicho_expert.py``), the
-  reference ceiling of the baselines;
+* ``random`` — ``RandomAgent``, for every game;
+* the names a game offers in its registry record (``GameSpec.agents``), e.g. ``scripted`` (rules of
+  thumb) and, in Oicho-Kabu, ``expert`` (the expected-value player); each is built with the env's rule
+  options so that it reads the same observation layout as the env it plays in;
 * ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/model.zip``
   (``models_dir`` defaults to ``models/`` of the repository, or ``$KABU_MODELS_DIR``);
 * ``path/to/model.zip`` — any saved MaskablePPO model.
@@ -19,35 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import RandomAgent
+from kabu_envs import registry
 
-GAMES = ("oicho_kabu", "kakeya", "toy")
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def models_dir() -> Path:
     return Path(os.environ.get("KABU_MODELS_DIR", REPO_ROOT / "models"))
-
-
-def _scripted(game: str, seed: int | None, env_options: dict[str, Any]) -> Any:
-    if game == "oicho_kabu":
-        from agents.oicho_scripted import OichoScriptedAgent
-
-        return OichoScriptedAgent(seed=seed, **env_options)
-    if game == "kakeya":
-        from agents.kakeya_scripted import KakeyaScriptedAgent
-
-        return KakeyaScriptedAgent(seed=seed, **env_options)
-    from kabu_envs.wrappers.toy_env import ToyScriptedAgent
-
-    return ToyScriptedAgent(seed=seed)
-
-
-def _expert(game: str, seed: int | None, env_options: dict[str, Any]) -> Any:
-    if game != "oicho_kabu":
-        raise ValueError(f"agent 'expert' exists for oicho_kabu only, not {game!r}; use 'scripted'")
-    from agents.oicho_expert import OichoExpertAgent
-
-    return OichoExpertAgent(seed=seed, **env_options)
 
 
 def model_path(name: str) -> Path:
@@ -60,31 +37,40 @@ def model_path(name: str) -> Path:
     raise ValueError(f"no model found for agent {name!r}; looked at {[str(c) for c in candidates]}")
 
 
-def make_agent(game: str, name: str, seed: int | None = None, fast: bool = False, **env_options: Any) -> Any:
+def is_model_name(name: str) -> bool:
+    """True for names that refer to a trained model rather than a hand-written agent."""
+    return name.startswith("ppo") or name.endswith(".zip") or Path(name).is_dir()
+
+
+def _load_model(name: str, seed: int | None, fast: bool) -> Any:
+    from agents.ppo_agent import PPOAgent
+
+    path = model_path(name)
+    label = Path(name).stem if name.endswith(".zip") else None
+    return PPOAgent(path=path, seed=seed, fast=fast, name=label)
+
+
+def make_agent(game: str, name: str, seed: int | None = None, fast: bool = False, **rule_options: Any) -> Any:
     """Build the agent called ``name`` for ``game`` (raises ValueError on unknown names)."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; known: {list(GAMES)}")
+    spec = registry.get(game)
+    if not isinstance(name, str):
+        raise ValueError(f"an agent name must be a string, got {name!r}")
     if name == "random":
         return RandomAgent(seed=seed)
-    if name == "scripted":
-        return _scripted(game, seed, env_options)
-    if name == "expert":
-        return _expert(game, seed, env_options)
-    if name.startswith("ppo") or name.endswith(".zip") or Path(name).is_dir():
-        from agents.ppo_agent import PPOAgent
-
-        path = model_path(name)
-        label = Path(name).stem if name.endswith(".zip") else None
-        return PPOAgent(path=path, seed=seed, fast=fast, name=label)
+    if name in spec.agents:
+        return registry.resolve(spec.agents[name])(seed=seed, **rule_options)
+    if is_model_name(name):
+        return _load_model(name, seed, fast)
     raise ValueError(
-        f"unknown agent {name!r}; use 'random', 'scripted', 'expert', 'ppo_<model>' or a model .zip path"
+        f"unknown agent {name!r} for {spec.title}; use one of {list(spec.agent_names)}, "
+        f"'ppo_<model>' (a folder under {models_dir()}) or a model .zip path"
     )
 
 
-def agent_factory(game: str, name: str, **env_options: Any) -> Callable[[int | None], Any]:
+def agent_factory(game: str, name: str, **rule_options: Any) -> Callable[[int | None], Any]:
     """A seed -> agent factory, for harnesses that build fresh agents."""
-    make_agent(game, name, 0, **env_options)  # fail fast on a bad name
-    return lambda seed=None: make_agent(game, name, seed, **env_options)
+    make_agent(game, name, 0, **rule_options)  # fail fast on a bad name
+    return lambda seed=None: make_agent(game, name, seed, **rule_options)
 
 
 def shipped_models(prefix: str = "ppo") -> list[str]:

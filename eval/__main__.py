@@ -3,8 +3,8 @@
 Duplicate-deal tournament: every agent against every opponent; prints the matchup
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 ``--json`` writes them, ``--heatmap`` draws the matchup heatmap. Agent names:
-``random``, ``scripted``, ``expert`` (Oicho-Kabu), ``ppo_<model>`` (models/<name>/model.zip) or a
-.zip path.
+``random``, the game's own agents (``scripted``, ``expert``, ... as its registry record lists them),
+``ppo_<model>`` (models/<name>/model.zip) or a .zip path. ``--game`` is any registered game.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def main(argv: list[str] | None = None) -> int:
+    from kabu_envs import registry
+
     ap = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
-    ap.add_argument("--game", required=True, choices=["oicho_kabu", "kakeya", "toy"])
+    ap.add_argument("--game", required=True, choices=registry.game_ids())
     ap.add_argument("--agents", nargs="+", required=True)
     ap.add_argument("--opponents", nargs="+", default=["random", "scripted"])
-    ap.add_argument("--role", help="oicho_kabu: bettor (default) or dealer")
-    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--role", help="a role of the game (default: its first; see its registry record)")
+    ap.add_argument("--deals", type=int, help="duplicate deals per matchup (default: the game's eval_deals)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--rating-block", type=int, default=1, help="duplicate deals per openskill game (summed advantage)"
@@ -44,8 +46,9 @@ def main(argv: list[str] | None = None) -> int:
             opts[k] = json.loads(v)
         except json.JSONDecodeError:
             opts[k] = v
+    deals = args.deals if args.deals is not None else registry.get(args.game).eval_deals
     out = round_robin(
-        args.game, args.agents, args.opponents, args.role, args.deals, args.seed, opts, args.rating_block
+        args.game, args.agents, args.opponents, args.role, deals, args.seed, opts, args.rating_block
     )
     print(format_table(args.game, out["matchups"]))
     print("openskill:", json.dumps(out["ratings"]))

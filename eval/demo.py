@@ -1,10 +1,10 @@
 """``make demo`` = ``python -m eval.demo [--quick] [--deals N] [--out reports]``.
 
-Evaluates every shipped model (models/ppo*/, its game and role read from run.json)
-against ``random`` and ``scripted`` (and, in Oicho-Kabu, the expected-value ``expert``) on
-duplicate deals in both games (``DEALS`` per matchup; matchup seeds ``seed + 7919 * i``, disjoint
-from the training validation seeds), adds the reference rows between the hand-written players
-(``REFERENCE_ROWS``), computes openskill ratings, writes
+What it evaluates is data: each registered game's ``DemoPlan`` (``kabu_envs.registry``) names its
+roles, the opponents every shipped model meets, the reference rows between the hand-written players
+and the deal count. Every shipped model (models/ppo*/, its game and role read from run.json) meets
+its game's opponents on duplicate deals (matchup seeds ``seed + 7919 * i``, disjoint from the
+training validation seeds); the demo adds the reference rows, computes openskill ratings, writes
 ``reports/summary.json``, the matchup heatmaps and the learning curves, prints the
 table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
 seats. Matchups run in two worker processes (the machine has 2 cores).
@@ -20,18 +20,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from kabu_envs import registry
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-GAMES = ("oicho_kabu", "kakeya")
-OPPONENTS = {"oicho_kabu": ("random", "scripted", "expert"), "kakeya": ("random", "scripted")}
-# how the hand-written players compare with each other (agent, opponent)
-REFERENCE_ROWS = {
-    "oicho_kabu": (("scripted", "random"), ("expert", "random"), ("expert", "scripted")),
-    "kakeya": (("scripted", "random"),),
-}
-# Duplicate deals per matchup. Oicho-Kabu deals are cheap but their advantages vary a lot
-# (stakes up to 10 chips times yaku multipliers), so it gets more deals than Kakeya.
-DEALS = {"oicho_kabu": 20000, "kakeya": 2000}
 # openskill rates blocks of duplicate deals as games (eval.tournament.openskill_ratings),
 # this many games per matchup
 RATED_GAMES = 200
@@ -40,11 +32,12 @@ RATED_GAMES = 200
 def shipped(models: Path) -> list[dict[str, Any]]:
     """Shipped models: name, game, role (from each run.json)."""
     out = []
+    demo_ids = {g.id for g in registry.demo_games()}
     for run in sorted(models.glob("ppo*/run.json")):
         if not (run.parent / "model.zip").is_file():
             continue
         cfg = json.loads(run.read_text())["config"]
-        if cfg["game"] in GAMES:
+        if cfg["game"] in demo_ids:
             role = cfg["role"]
             out.append({"name": run.parent.name, "game": cfg["game"], "role": role, "dir": run.parent})
     return out
@@ -54,13 +47,14 @@ def plan(models: Path) -> list[tuple[str, str, str, str]]:
     """(game, agent, opponent, role) for every row of the summary."""
     jobs = []
     found = shipped(models)
-    for game in GAMES:
-        roles = ("bettor", "dealer") if game == "oicho_kabu" else ("partnership",)
-        for role in roles:
+    for spec in registry.demo_games():
+        plan_ = spec.demo
+        assert plan_ is not None
+        for role in plan_.roles:
             for m in found:
-                if m["game"] == game and m["role"] == role:
-                    jobs += [(game, m["name"], o, role) for o in OPPONENTS[game]]
-            jobs += [(game, a, o, role) for a, o in REFERENCE_ROWS[game]]
+                if m["game"] == spec.id and m["role"] == role:
+                    jobs += [(spec.id, m["name"], o, role) for o in plan_.opponents]
+            jobs += [(spec.id, a, o, role) for a, o in plan_.reference_rows]
     return jobs
 
 
@@ -77,15 +71,16 @@ def _run(job: tuple[str, str, str, str], deals: int, seed: int, models: str) -> 
 
 
 def render_samples(seed: int) -> str:
-    """One Oicho-Kabu round and one Kakeya deal played by scripted seats, rendered."""
+    """One deal of every demo game played by its reference (scripted) agents, rendered."""
     from agents.registry import make_agent
     from eval.duplicate import play_deal
     from eval.games import make_aec
 
     parts = []
-    for game, title in (("oicho_kabu", "Oicho-Kabu round"), ("kakeya", "Kakeya deal")):
+    for spec in registry.demo_games():
+        game, title = spec.id, spec.demo.sample_title if spec.demo else spec.title
         env = make_aec(game, render_mode="ansi")
-        agents = [make_agent(game, "scripted", seed + s) for s in range(len(env.possible_agents))]
+        agents = [make_agent(game, spec.reference, seed + s) for s in range(len(env.possible_agents))]
         rewards = play_deal(env, agents, seed)
         head = f"=== {title} (scripted seats, seed {seed}) ==="
         parts.append(f"{head}\n{env.render()}\nrewards: {rewards.tolist()}")
@@ -96,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.demo", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="a few deals per matchup (smoke test)")
     ap.add_argument(
-        "--deals", type=int, help=f"duplicate deals per matchup, every game (default {DEALS}, quick 30)"
+        "--deals",
+        type=int,
+        help="duplicate deals per matchup, every game (default: each game's plan; quick 30)",
     )
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--out", default="reports")
@@ -110,7 +107,10 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.time()
     models = Path(args.models) if args.models else models_dir()
-    deals = {g: args.deals or (30 if args.quick else DEALS[g]) for g in GAMES}
+    games = [g.id for g in registry.demo_games()]
+    deals = {
+        g.id: args.deals or (30 if args.quick else g.demo.deals) for g in registry.demo_games() if g.demo
+    }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     jobs = plan(models)
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         results = [_run(j, deals[j[0]], s, str(models)) for j, s in zip(jobs, seeds, strict=False)]
 
     summary: dict[str, Any] = {}
-    for game in GAMES:
+    for game in games:
         idx = [i for i, j in enumerate(jobs) if j[0] == game]
         rows = [results[i][0] for i in idx]
         ratings = {}
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(render_samples(args.seed))
     print()
-    for game in GAMES:
+    for game in games:
         print(format_table(game, summary[game]["matchups"]))
         for role, r in summary[game]["ratings"].items():
             print(f"  openskill ({role}):", ", ".join(f"{n} {v['ordinal']:.1f}" for n, v in r.items()))

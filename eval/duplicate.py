@@ -81,17 +81,25 @@ def partnership_duplicate(
     env: Any,
     agent: Any,
     opponent: Any,
-    teams: Sequence[Sequence[int]],
+    teams: Sequence[Sequence[int]] | Callable[[Any], Sequence[Sequence[int]]],
     deals: int,
     seed: int = 0,
 ) -> MatchResult:
-    """Agent plays each partnership in turn on the same deal; opponent plays the rest."""
+    """Agent plays each partnership in turn on the same deal; opponent plays the rest.
+
+    ``teams`` is a list of seat groups, or a function of the env reset to the deal that gives them.
+    """
     n = len(env.possible_agents)
     res = MatchResult()
     for d in range(deals):
         deal_seed = _seed(seed, d)
+        if callable(teams):
+            env.reset(seed=deal_seed)
+            deal_teams = teams(env)
+        else:
+            deal_teams = teams
         own = []
-        for team in teams:
+        for team in deal_teams:
             seats = [agent if s in team else opponent for s in range(n)]
             r = play_deal(env, seats, deal_seed)
             team_r = float(np.mean([r[s] for s in team]))

@@ -13,15 +13,23 @@ import re
 from pathlib import Path
 from typing import Any
 
+from kabu_envs import registry
+
 ROOT = Path(__file__).resolve().parent.parent
 SUMMARY = ROOT / "reports" / "summary.json"
 DOCS = (ROOT / "README.md", ROOT / "docs" / "baselines.md")
-GAME_TITLES = {"oicho_kabu": "Oicho-Kabu", "kakeya": "Kakeya"}
 BLOCK = re.compile(r"(<!-- BEGIN generated:results -->\n)(.*?)(<!-- END generated:results -->)", re.S)
 
 
 def _num(x: float) -> str:
     return f"{x:+.3f}".replace("-", "−")
+
+
+def _title(game: str) -> str:
+    try:
+        return registry.get(game).title
+    except ValueError:  # a summary from a game not installed here: show its id
+        return game
 
 
 def results_markdown(summary: dict[str, Any]) -> str:
@@ -36,7 +44,7 @@ def results_markdown(summary: dict[str, Any]) -> str:
             lo, hi = m["ci95"]
             mark = " **(>0)**" if lo > 0 else ""
             lines.append(
-                f"| {GAME_TITLES.get(game, game)} | {m['role']} | {m['agent']} | {m['opponent']} | "
+                f"| {_title(game)} | {m['role']} | {m['agent']} | {m['opponent']} | "
                 f"{m['games']} | {_num(m['mean'])} | [{_num(lo)}, {_num(hi)}]{mark} | "
                 f"{m.get('tie_rate', float('nan')):.2f} |"
             )

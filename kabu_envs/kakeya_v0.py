@@ -1,17 +1,15 @@
-"""Kakeya v0: ``env()``, ``raw_env()``, ``Action`` and ``make_config`` (spec section 7)."""
+"""Kakeya, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
 
+See ``kabu_envs.kakeya.env`` for the environment card. The game's registry record
+(``kabu_envs.kakeya.registration``) registers ``kabu_envs/kakeya-v0`` in PettingZoo's AEC registry
+when the installed PettingZoo has one.
+"""
+
+from kabu_envs import registry as _registry
 from kabu_envs.kakeya.actions import Action
 from kabu_envs.kakeya.config import make_config
 from kabu_envs.kakeya.env import env, raw_env
 
-ENV_ID = "kabu_envs/kakeya-v0"
-
-try:  # PettingZoo >= 1.25 has a registry; older versions simply skip this
-    from pettingzoo.env_registry.registration import aec_registry, register
-
-    if ENV_ID not in aec_registry:
-        register("aec", ENV_ID, entry_point="kabu_envs.kakeya_v0:env")
-except ImportError:  # pragma: no cover - depends on the installed pettingzoo
-    pass
+ENV_ID = _registry.get("kakeya").pettingzoo_id
 
 __all__ = ["env", "raw_env", "Action", "make_config", "ENV_ID"]

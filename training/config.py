@@ -1,9 +1,10 @@
-"""Training configs: YAML files in training/configs/, merged over the defaults below.
+"""Training configs: YAML files merged over the defaults below.
 
-A config names the game and the learner's role, the rule options, the opponent mix
-(weights of "random", "scripted", "expert" and frozen self-play snapshots), PPO
-hyperparameters and the budget. Unknown keys raise, so a typo never trains silently
-with a default.
+Presets are the YAML files in training/configs/ plus those a game ships in its own package
+(``GameSpec.training_presets``). A config names the game and the learner's role (both checked against
+the game registry), the rule options, the opponent mix (weights of the game's named agents, e.g.
+"random", "scripted", "expert", trained "ppo_..." models, and frozen self-play snapshots), PPO
+hyperparameters and the budget. Unknown keys raise, so a typo never trains silently with a default.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from typing import Any
 
 import yaml
 
+from kabu_envs import registry
+
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
 DEFAULTS: dict[str, Any] = {
     "name": None,
-    "game": None,  # oicho_kabu | kakeya | toy
-    "role": None,  # oicho_kabu: bettor | dealer; kakeya: partnership; toy: seat
-    "partner": "self",  # kakeya: "self" (learner plays both seats) or "pool"
+    "game": None,  # a registered game id (kabu_envs.registry)
+    "role": None,  # one of the game's roles (its registry record)
+    "partner": "self",  # a role of several seats: "self" (learner plays them all) or "pool"
     "env_options": {},
     "seed": 0,
     "timesteps": 100_000,
@@ -56,9 +59,6 @@ DEFAULTS: dict[str, Any] = {
     },
 }
 
-FIXED_AGENTS = ("random", "scripted", "expert")  # agents/registry.py names ("expert": Oicho-Kabu)
-GAME_ROLES = {"oicho_kabu": ("bettor", "dealer"), "kakeya": ("partnership",), "toy": ("seat",)}
-
 
 def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:
     out = copy.deepcopy(base)
@@ -74,8 +74,30 @@ def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[
     return out
 
 
+def preset_dirs() -> list[Path]:
+    """training/configs/ and every game's own preset folder."""
+    dirs = [CONFIG_DIR]
+    for spec in registry.games():
+        if spec.training_presets:
+            package, _, folder = spec.training_presets.partition(":")
+            root = Path(registry.resolve(f"{package}:__file__")).parent
+            dirs.append(root / folder)
+    return dirs
+
+
+def preset_files() -> dict[str, Path]:
+    """Preset name -> YAML file (a name defined twice raises: presets must be unambiguous)."""
+    out: dict[str, Path] = {}
+    for d in preset_dirs():
+        for p in sorted(d.glob("*.yaml")):
+            if p.stem in out:
+                raise ValueError(f"training preset {p.stem!r} defined twice: {out[p.stem]} and {p}")
+            out[p.stem] = p
+    return out
+
+
 def presets() -> list[str]:
-    return sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+    return sorted(preset_files())
 
 
 def load_config(source: str | Path | dict[str, Any], **overrides: Any) -> dict[str, Any]:
@@ -85,7 +107,7 @@ def load_config(source: str | Path | dict[str, Any], **overrides: Any) -> dict[s
     else:
         p = Path(source)
         if not p.is_file():
-            p = CONFIG_DIR / f"{source}.yaml"
+            p = preset_files().get(str(source), p)
         if not p.is_file():
             raise ValueError(f"no config file or preset {str(source)!r}; presets: {presets()}")
         raw = yaml.safe_load(p.read_text()) or {}
@@ -95,25 +117,35 @@ def load_config(source: str | Path | dict[str, Any], **overrides: Any) -> dict[s
     return cfg
 
 
+def _known_agent(spec: registry.GameSpec, name: Any) -> bool:
+    return str(name) in spec.agent_names or str(name).startswith("ppo")
+
+
 def validate(cfg: dict[str, Any]) -> None:
-    if cfg["game"] not in GAME_ROLES:
-        raise ValueError(f"config 'game' must be one of {sorted(GAME_ROLES)}, got {cfg['game']!r}")
-    if cfg["role"] not in GAME_ROLES[cfg["game"]]:
-        raise ValueError(f"role {cfg['role']!r} is not a role of {cfg['game']}: {GAME_ROLES[cfg['game']]}")
+    if cfg["game"] not in registry.game_ids():
+        raise ValueError(f"config 'game' must be one of {registry.game_ids()}, got {cfg['game']!r}")
+    spec = registry.get(cfg["game"])
+    if cfg["role"] not in spec.role_names:
+        raise ValueError(f"role {cfg['role']!r} is not a role of {cfg['game']}: {spec.role_names}")
     if not cfg["name"]:
         raise ValueError("config needs a 'name' (the model directory name, e.g. ppo_oicho_bettor)")
     if not cfg["opponents"] and cfg["self_play"]["weight"] <= 0:
         raise ValueError("config needs opponents or a positive self_play.weight")
     for name, w in cfg["opponents"].items():
-        if name not in FIXED_AGENTS and not str(name).startswith("ppo"):
-            raise ValueError(f"unknown opponent {name!r} in config")
+        if not _known_agent(spec, name):
+            raise ValueError(
+                f"unknown opponent {name!r} in config; {spec.title} offers {list(spec.agent_names)} "
+                "and trained 'ppo_...' models"
+            )
         if w < 0:
             raise ValueError(f"opponent weight for {name!r} is negative")
     bc = cfg["bc"]
     if bc["teacher"] is not None:
         t = str(bc["teacher"])
-        if t not in FIXED_AGENTS and not t.startswith("ppo"):
-            raise ValueError(f"unknown bc.teacher {t!r}; use one of {FIXED_AGENTS} or a 'ppo_...' model")
+        if not _known_agent(spec, t):
+            raise ValueError(
+                f"unknown bc.teacher {t!r}; use one of {list(spec.agent_names)} or a 'ppo_...' model"
+            )
         if int(bc["steps"]) <= 0 or int(bc["epochs"]) <= 0 or int(bc["batch_size"]) <= 0 or bc["lr"] <= 0:
             raise ValueError(f"bc.steps, bc.epochs, bc.batch_size and bc.lr must be positive: {bc}")
         if not 0.0 <= float(bc["smoothing"]) < 1.0:

@@ -5,7 +5,7 @@ from one shared ``OpponentPool``: the configured fixed agents ("random", "script
 shipped "ppo..." models) with their weights, plus up to ``self_play.max_snapshots``
 frozen copies of the learner taken every ``self_play.every`` steps, sharing
 ``self_play.weight``. In Kakeya the learner's partner is the learner itself
-(``partner: self``, the default; see kabu_envs/wrappers/games.py).
+(``partner: self``, the default; see kabu_envs/wrappers/views.py).
 
 Outputs: ``<out>/model.zip``, ``<out>/run.json`` (resolved config, seed, package
 versions, timings, a short duplicate evaluation) and ``<out>/progress.csv`` (SB3's
@@ -66,14 +66,10 @@ def build_pool(cfg: dict[str, Any], seed: int) -> OpponentPool:
 
 
 def make_view(cfg: dict[str, Any], pool: OpponentPool) -> SingleAgentView:
-    from kabu_envs.wrappers import games
+    """The learner's single-agent view: the configured game, role and partner mode."""
+    from kabu_envs.wrappers.views import make_view as view
 
-    opts = cfg["env_options"]
-    if cfg["game"] == "oicho_kabu":
-        return games.oicho_view(role=cfg["role"], opponents=pool, **opts)
-    if cfg["game"] == "kakeya":
-        return games.kakeya_view(partner=cfg["partner"], opponents=pool, **opts)
-    return games.toy_view(opponents=pool, **opts)
+    return view(cfg["game"], role=cfg["role"], partner=cfg["partner"], opponents=pool, **cfg["env_options"])
 
 
 def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool = True) -> dict[str, Any]:
@@ -184,14 +180,14 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
 
 
 def quick_eval(cfg: dict[str, Any], model_zip: Path, deals: int, seed: int) -> dict[str, Any]:
-    """Duplicate-deal check of the fresh model against random, scripted (and expert in Oicho-Kabu)."""
+    """Duplicate-deal check of the fresh model against the game's ``eval_opponents``."""
     from eval.games import matchup
+    from kabu_envs import registry
 
     opts = cfg["env_options"]
-    role = cfg["role"] if cfg["game"] == "oicho_kabu" else None
+    role = cfg["role"]
     res = {}
-    opponents = ("random", "scripted", "expert") if cfg["game"] == "oicho_kabu" else ("random", "scripted")
-    for opp in opponents:
+    for opp in registry.get(cfg["game"]).eval_opponents:
         agent = make_agent(cfg["game"], str(model_zip), seed, **opts)
         other = make_agent(cfg["game"], opp, seed + 1, **opts)
         m = matchup(cfg["game"], agent, other, role, deals, seed=10_000 + seed, env_options=opts)

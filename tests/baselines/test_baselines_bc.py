@@ -7,15 +7,16 @@ import pytest
 import torch
 
 from agents.registry import make_agent
-from kabu_envs.wrappers.games import toy_view
-from kabu_envs.wrappers.toy_env import PASS, RAISE, ToyScriptedAgent
+from kabu_envs.toy_card.agents import ScriptedAgent as ToyScriptedAgent
+from kabu_envs.toy_card.game import Action
 from training.bc import agreement, collect, fit
 from training.config import load_config
 
 torch.set_num_threads(1)
+PASS, RAISE = Action.PASS, Action.RAISE
 
 
-def test_collect_records_teacher_actions_masks_and_returns():
+def test_collect_records_teacher_actions_masks_and_returns(toy_view):
     view = toy_view(num_players=3, learner_seats=[0, 1, 2], opponents="random", seed=0)
     data = collect(view, ToyScriptedAgent(), 300, seed=4, reward_scale=0.5)
     assert len(data) >= 300 and data.episodes == len(data)  # one decision per toy episode
@@ -37,7 +38,7 @@ def test_collect_records_teacher_actions_masks_and_returns():
         collect(view, ToyScriptedAgent(), 0, seed=0)
 
 
-def test_fit_reproduces_the_teacher_and_smoothing_keeps_exploration():
+def test_fit_reproduces_the_teacher_and_smoothing_keeps_exploration(toy_view):
     from sb3_contrib import MaskablePPO
 
     view = toy_view(num_players=2, learner_seats=[0, 1], opponents="random", seed=1)
@@ -60,26 +61,26 @@ def test_fit_reproduces_the_teacher_and_smoothing_keeps_exploration():
 
 
 def test_bc_config_keys_validate():
-    cfg = load_config("toy", bc={"teacher": "scripted", "steps": 100})
+    cfg = load_config("ppo_toy_card", bc={"teacher": "scripted", "steps": 100})
     assert cfg["bc"]["epochs"] == 10 and cfg["bc"]["smoothing"] == 0.0
-    assert load_config("toy")["bc"]["teacher"] is None
+    assert load_config("ppo_toy_card")["bc"]["teacher"] is None
     with pytest.raises(ValueError, match=r"unknown config key bc\.'step'"):
-        load_config("toy", bc={"teacher": "scripted", "step": 100})
+        load_config("ppo_toy_card", bc={"teacher": "scripted", "step": 100})
     with pytest.raises(ValueError, match="unknown bc.teacher"):
-        load_config("toy", bc={"teacher": "oracle"})
+        load_config("ppo_toy_card", bc={"teacher": "oracle"})
     with pytest.raises(ValueError, match="must be positive"):
-        load_config("toy", bc={"teacher": "scripted", "epochs": 0})
+        load_config("ppo_toy_card", bc={"teacher": "scripted", "epochs": 0})
     with pytest.raises(ValueError, match="smoothing"):
-        load_config("toy", bc={"teacher": "scripted", "smoothing": 1.0})
+        load_config("ppo_toy_card", bc={"teacher": "scripted", "smoothing": 1.0})
     with pytest.raises(ValueError, match="exclude each other"):
-        load_config("toy", bc={"teacher": "scripted"}, init_from="models/x/model.zip")
+        load_config("ppo_toy_card", bc={"teacher": "scripted"}, init_from="models/x/model.zip")
 
 
-def test_training_with_bc_records_the_warm_start(tmp_path):
+def test_training_with_bc_records_the_warm_start(tmp_path, toy_view):
     from training.run import train
 
     cfg = load_config(
-        "toy",
+        "ppo_toy_card",
         timesteps=512,
         eval_deals=0,
         bc={"teacher": "scripted", "steps": 400, "epochs": 20, "lr": 3e-3, "batch_size": 64},
@@ -90,7 +91,7 @@ def test_training_with_bc_records_the_warm_start(tmp_path):
     assert run["bc"]["accuracy"] >= 0.95
     assert run["config"]["bc"]["steps"] == 400
     assert (tmp_path / "ppo_toy" / "run" / "bc_model.zip").is_file()
-    clone = make_agent("toy", str(tmp_path / "ppo_toy" / "run" / "bc_model.zip"), 0)
+    clone = make_agent("toy_card", str(tmp_path / "ppo_toy" / "run" / "bc_model.zip"), 0)
     teacher = ToyScriptedAgent()
     view = toy_view(num_players=2, learner_seats=[0], seed=3)
     same = 0

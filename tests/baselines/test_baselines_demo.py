@@ -7,6 +7,7 @@ import pytest
 from agents.registry import models_dir
 from eval import demo
 from eval.__main__ import main as eval_main
+from kabu_envs import registry
 
 
 def _check_schema(summary, deals):
@@ -30,7 +31,7 @@ def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys):
     _check_schema(summary, 4)
     for model in demo.shipped(models_dir()):  # every shipped model vs random, scripted (and expert)
         rows = [m for m in summary[model["game"]]["matchups"] if m["agent"] == model["name"]]
-        assert {m["opponent"] for m in rows} == set(demo.OPPONENTS[model["game"]])
+        assert {m["opponent"] for m in rows} == set(registry.get(model["game"]).demo.opponents)
         assert {"random", "scripted"} <= {m["opponent"] for m in rows}
         assert {m["role"] for m in rows} == {model["role"]}
     assert (tmp_path / "heatmap_oicho_kabu.png").stat().st_size > 1000
@@ -44,7 +45,7 @@ def test_eval_cli_writes_json(tmp_path, capsys):
     eval_main(
         [
             "--game",
-            "toy",
+            "toy_card",
             "--agents",
             "scripted",
             "--opponents",
@@ -58,11 +59,12 @@ def test_eval_cli_writes_json(tmp_path, capsys):
     out = json.loads(path.read_text())
     assert out["matchups"][0]["mean"] > 0 and "scripted" in out["ratings"]
     with pytest.raises(ValueError, match="unknown agent"):
-        eval_main(["--game", "toy", "--agents", "nobody", "--deals", "5"])
+        eval_main(["--game", "toy_card", "--agents", "nobody", "--deals", "5"])
 
 
 def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
-    assert all(n >= 1000 for n in demo.DEALS.values())  # the bar: at least 1000 duplicate deals
+    # the bar: at least 1000 duplicate deals per matchup in every game the demo evaluates
+    assert all(g.demo.deals >= 1000 for g in registry.demo_games())
     for model in demo.shipped(models_dir()):
         run = json.loads((model["dir"] / "run.json").read_text())
         teacher = "expert" if model["game"] == "oicho_kabu" else "scripted"

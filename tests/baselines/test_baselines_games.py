@@ -6,7 +6,23 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from agents.base import RandomAgent
-from kabu_envs.wrappers.games import kakeya_teams, kakeya_view, oicho_view
+from kabu_envs.kakeya.registration import partnerships
+from kabu_envs.wrappers.views import make_view
+
+
+def oicho_view(**kwargs):
+    return make_view("oicho_kabu", **kwargs)
+
+
+def kakeya_view(**kwargs):
+    return make_view("kakeya", role="partnership", **kwargs)
+
+
+def kakeya_teams(n):
+    class _Env:
+        possible_agents = [f"player_{i}" for i in range(n)]
+
+    return partnerships(_Env())
 
 
 def _play(env, episodes, seed, snapshot):

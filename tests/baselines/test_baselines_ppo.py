@@ -10,14 +10,14 @@ from agents.base import RandomAgent
 from agents.ppo_agent import PPOAgent
 from agents.registry import make_agent
 from eval.games import matchup
-from kabu_envs.wrappers.games import toy_view
-from kabu_envs.wrappers.toy_env import RAISE
+from kabu_envs.toy_card.game import Action
 from training.config import load_config
 
 torch.set_num_threads(1)
+RAISE = Action.RAISE
 
 
-def _model_preferring_raise():
+def _model_preferring_raise(toy_view):
     from sb3_contrib import MaskablePPO
 
     env = toy_view(num_players=2, learner_seats=[0])
@@ -28,8 +28,8 @@ def _model_preferring_raise():
     return model, env
 
 
-def test_mask_reaches_predict_and_unmasked_argmax_would_be_illegal():
-    model, env = _model_preferring_raise()
+def test_mask_reaches_predict_and_unmasked_argmax_would_be_illegal(toy_view):
+    model, env = _model_preferring_raise(toy_view)
     obs, _ = env.reset(seed=0, options={"deck": [8]})  # card value 2: RAISE is illegal
     mask = env.action_masks()
     assert not mask[RAISE]
@@ -43,7 +43,7 @@ def test_mask_reaches_predict_and_unmasked_argmax_would_be_illegal():
     assert p[RAISE] == 0.0 and p.sum() == pytest.approx(1.0)
 
 
-def test_fast_actor_matches_predict_on_random_weights():
+def test_fast_actor_matches_predict_on_random_weights(toy_view):
     from sb3_contrib import MaskablePPO
 
     env = toy_view(num_players=3, learner_seats=[0, 1, 2])
@@ -58,11 +58,11 @@ def test_fast_actor_matches_predict_on_random_weights():
 
 
 def test_registry_names_and_errors(tmp_path):
-    assert isinstance(make_agent("toy", "random", 0), RandomAgent)
+    assert isinstance(make_agent("toy_card", "random", 0), RandomAgent)
     with pytest.raises(ValueError, match="unknown agent"):
-        make_agent("toy", "alphazero")
+        make_agent("toy_card", "alphazero")
     with pytest.raises(ValueError, match="no model found"):
-        make_agent("toy", "ppo_does_not_exist")
+        make_agent("toy_card", "ppo_does_not_exist")
     with pytest.raises(ValueError, match="unknown game"):
         make_agent("chess", "random")
     from agents.oicho_expert import OichoExpertAgent
@@ -71,31 +71,31 @@ def test_registry_names_and_errors(tmp_path):
     assert type(make_agent("oicho_kabu", "scripted", 0, rules="kansai")) is OichoScriptedAgent
     expert = make_agent("oicho_kabu", "expert", 0, rules="kansai")
     assert type(expert) is OichoExpertAgent and expert.cfg.free_draw
-    with pytest.raises(ValueError, match="oicho_kabu only"):
+    with pytest.raises(ValueError, match="unknown agent .expert. for Kakeya"):
         make_agent("kakeya", "expert")
 
 
 def test_config_validation():
     with pytest.raises(ValueError, match="unknown config key"):
-        load_config({"name": "x", "game": "toy", "role": "seat", "timestep": 5})
+        load_config({"name": "x", "game": "toy_card", "role": "seat", "timestep": 5})
     with pytest.raises(ValueError, match="role"):
         load_config({"name": "x", "game": "oicho_kabu", "role": "banker"})
     with pytest.raises(ValueError, match="no config file or preset"):
         load_config("no_such_preset")
-    cfg = load_config("toy", seed=7)
+    cfg = load_config("ppo_toy_card", seed=7)
     assert cfg["seed"] == 7 and cfg["ppo"]["gamma"] == 1.0
 
 
 def test_short_training_beats_random_with_ci_above_zero(tmp_path):
     from training.run import train
 
-    cfg = load_config("toy", timesteps=3072, eval_deals=0)
+    cfg = load_config("ppo_toy_card", timesteps=3072, eval_deals=0)
     record = train(cfg, out=tmp_path / "ppo_toy", progress_bar=False)
     run = json.loads((tmp_path / "ppo_toy" / "run.json").read_text())
     assert run["seed"] == 0 and run["versions"]["sb3-contrib"] and run["config"]["timesteps"] == 3072
     assert record["timesteps"] >= 3072 and (tmp_path / "ppo_toy" / "progress.csv").is_file()
-    agent = make_agent("toy", str(tmp_path / "ppo_toy" / "model.zip"), 0)
-    s = matchup("toy", agent, RandomAgent(seed=1), deals=400, seed=9).summary()
+    agent = make_agent("toy_card", str(tmp_path / "ppo_toy" / "model.zip"), 0)
+    s = matchup("toy_card", agent, RandomAgent(seed=1), deals=400, seed=9).summary()
     assert s.lo > 0, s
     # the shipped zip drops Adam's moments (size) but loads and trains on like any SB3 model
     from sb3_contrib import MaskablePPO
@@ -106,5 +106,7 @@ def test_short_training_beats_random_with_ci_above_zero(tmp_path):
     assert full.policy.optimizer.state_dict()["state"]
     for a, b in zip(shipped.policy.parameters(), full.policy.parameters(), strict=True):
         assert (a == b).all()
-    more = load_config("toy", timesteps=512, eval_deals=0, init_from=str(tmp_path / "ppo_toy" / "model.zip"))
+    more = load_config(
+        "ppo_toy_card", timesteps=512, eval_deals=0, init_from=str(tmp_path / "ppo_toy" / "model.zip")
+    )
     assert train(more, out=tmp_path / "more", progress_bar=False)["timesteps"] >= 3072 + 512

@@ -7,7 +7,12 @@ from agents.base import RandomAgent
 from eval.duplicate import partnership_duplicate, play_deal, role_duplicate
 from eval.stats import mean_ci, summarize, t_cdf, t_quantile
 from eval.tournament import format_table, openskill_ratings
-from kabu_envs.wrappers.toy_env import ToyCardEnv, ToyScriptedAgent
+from kabu_envs.toy_card.agents import ScriptedAgent as ToyScriptedAgent
+from kabu_envs.toy_card.env import raw_env
+
+
+def ToyCardEnv(num_players):  # noqa: N802 - reads like the class it stands for
+    return raw_env(num_players=num_players)
 
 
 @pytest.mark.parametrize(
@@ -82,7 +87,7 @@ def test_openskill_orders_by_advantage_and_table_marks_significance():
     r = openskill_ratings([("good", "bad", [1.0] * 30), ("mid", "bad", [1.0, -1.0, 0.0] * 10)])
     assert list(r)[0] == "good" and r["good"]["ordinal"] > r["bad"]["ordinal"]
     row = {"agent": "good", "opponent": "bad", "role": "seat", "games": 3, "mean": 1.0, "ci95": [0.5, 1.5]}
-    assert "*" in format_table("toy", [row])
+    assert "*" in format_table("toy_card", [row])
 
 
 def test_openskill_blocks_rank_by_how_much_not_how_often():

@@ -8,9 +8,10 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from agents.base import RandomAgent
 from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.toy_card.game import Action
 from kabu_envs.wrappers import OpponentPool
-from kabu_envs.wrappers.games import toy_view
-from kabu_envs.wrappers.toy_env import PASS, PLAY, RAISE
+
+PASS, PLAY, RAISE = Action.PASS, Action.PLAY, Action.RAISE
 
 
 class Always:
@@ -33,7 +34,7 @@ def _deck(*values):
     return [4 * v + i for i, v in enumerate(values)]  # card id 4*v+copy has value v (copy < 4)
 
 
-def test_reward_is_learners_own_when_episode_ends_on_another_seats_move():
+def test_reward_is_learners_own_when_episode_ends_on_another_seats_move(toy_view):
     # seat 0 (card 9) raises, seat 1 (card 0) plays -> scores 2 and -1; rewards +1.5 / -1.5.
     env = toy_view(num_players=2, learner_seats=[0], opponents=Always(PLAY))
     env.reset(seed=1, options={"deck": _deck(9, 0)})
@@ -43,7 +44,7 @@ def test_reward_is_learners_own_when_episode_ends_on_another_seats_move():
     assert env.aec.rewards["player_1"] == pytest.approx(-1.5)
 
 
-def test_reward_accumulates_over_several_other_seats_moves():
+def test_reward_accumulates_over_several_other_seats_moves(toy_view):
     # 3 seats, learner seat 0 passes; seats 1 and 2 (cards 9, 9) raise: scores 0, 2, 2 -> reward -4/3.
     env = toy_view(num_players=3, learner_seats=[0], opponents=Always(RAISE))
     env.reset(seed=2, options={"deck": _deck(0, 9, 9)})
@@ -51,7 +52,7 @@ def test_reward_accumulates_over_several_other_seats_moves():
     assert term and reward == pytest.approx(-4 / 3)
 
 
-def test_learner_in_last_seat_gets_its_reward_and_others_play_first():
+def test_learner_in_last_seat_gets_its_reward_and_others_play_first(toy_view):
     opp = Always(RAISE)
     env = toy_view(num_players=3, learner_seats=[2], opponents=opp)
     obs, info = env.reset(seed=3, options={"deck": _deck(9, 0, 1)})
@@ -62,7 +63,7 @@ def test_learner_in_last_seat_gets_its_reward_and_others_play_first():
     assert term and reward == pytest.approx(-1.0)
 
 
-def test_multi_seat_learner_and_reward_is_mean_of_its_seats():
+def test_multi_seat_learner_and_reward_is_mean_of_its_seats(toy_view):
     env = toy_view(num_players=4, learner_seats=[0, 2], together=True, opponents=Always(PASS))
     env.reset(seed=4, options={"deck": _deck(9, 0, 8, 1)})
     assert env.action_masks().tolist() == [True, True, True]
@@ -73,7 +74,7 @@ def test_multi_seat_learner_and_reward_is_mean_of_its_seats():
     assert r2 == pytest.approx(2 - 1.0)  # each learner seat scores 2, the table mean is 1
 
 
-def test_masks_illegal_actions_raise_or_penalise():
+def test_masks_illegal_actions_raise_or_penalise(toy_view):
     env = toy_view(num_players=2, learner_seats=[0], opponents=Always(PLAY))
     env.reset(seed=5, options={"deck": _deck(2, 9)})
     assert env.action_masks().tolist() == [True, True, False]
@@ -89,7 +90,7 @@ def test_masks_illegal_actions_raise_or_penalise():
         toy_view(illegal_action="remap")
 
 
-def test_seeded_reset_is_reproducible_and_global_rng_untouched():
+def test_seeded_reset_is_reproducible_and_global_rng_untouched(toy_view):
     state = np.random.get_state()[1].copy()
     env = toy_view(num_players=3, learner_seats=[0, 1, 2], opponents=[RandomAgent(0)])
 
@@ -123,7 +124,7 @@ def test_pool_weights_and_snapshot_cap():
         OpponentPool([])
 
 
-def test_toy_view_passes_gymnasium_and_sb3_checkers():
+def test_toy_view_passes_gymnasium_and_sb3_checkers(toy_view):
     env = toy_view(num_players=3, learner_seats=[0, 1, 2], illegal_action="penalty")
     gym_check_env(env, skip_render_check=True)
     sb3_check_env(env)

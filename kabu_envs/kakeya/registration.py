@@ -1,0 +1,41 @@
+"""Kakeya's record in the game registry (``kabu_envs.registry``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kabu_envs.registry import DemoPlan, GameSpec, Role, register
+
+
+def partnerships(raw_env: Any) -> list[list[int]]:
+    """The partnerships: seat ``s`` belongs to partnership ``s % (n // 2)``."""
+    n = len(raw_env.possible_agents)
+    k = n // 2
+    return [[s for s in range(n) if s % k == p] for p in range(k)]
+
+
+SPEC = register(
+    GameSpec(
+        id="kakeya",
+        title="Kakeya",
+        env="kabu_envs.kakeya_v0:env",
+        raw_env="kabu_envs.kakeya_v0:raw_env",
+        make_config="kabu_envs.kakeya.config:make_config",
+        roles=(Role("partnership", partnerships, "team", "every seat of one partnership"),),
+        agents={"scripted": "agents.kakeya_scripted:KakeyaScriptedAgent"},
+        reference="scripted",
+        eval_opponents=("random", "scripted"),
+        eval_deals=1000,
+        demo=DemoPlan(
+            roles=("partnership",),
+            opponents=("random", "scripted"),
+            reference_rows=(("scripted", "random"),),
+            deals=2000,
+            sample_title="Kakeya deal",
+            order=1,
+        ),
+        pettingzoo_id="kabu_envs/kakeya-v0",
+        gym_ids={"kabu_envs/Kakeya-v0": {"role": "partnership"}},
+        doc="partnership trick-taking with trumps and Rensho (docs/kakeya.md)",
+    )
+)

@@ -1,0 +1,58 @@
+"""Oicho-Kabu's record in the game registry (``kabu_envs.registry``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kabu_envs.registry import DemoPlan, GameSpec, Role, register
+
+
+def bettor_seats(raw_env: Any) -> list[list[int]]:
+    """One group per bettor seat of the deal the env was reset to (everyone but the dealer)."""
+    game = raw_env.unwrapped.game
+    return [[s] for s in range(game.num_players) if s != game.dealer]
+
+
+def dealer_seat(raw_env: Any) -> list[list[int]]:
+    """The dealer's seat of the deal the env was reset to."""
+    return [[int(raw_env.unwrapped.game.dealer)]]
+
+
+SPEC = register(
+    GameSpec(
+        id="oicho_kabu",
+        title="Oicho-Kabu",
+        env="kabu_envs.oicho_kabu_v0:env",
+        raw_env="kabu_envs.oicho_kabu_v0:raw_env",
+        make_config="kabu_envs.oicho_kabu.config:make_config",
+        roles=(
+            Role(
+                "bettor", bettor_seats, "seat", "one bettor seat; seats rotate over the bettors deal by deal"
+            ),
+            Role("dealer", dealer_seat, "seat", "the dealer's seat"),
+        ),
+        agents={
+            "scripted": "agents.oicho_scripted:OichoScriptedAgent",
+            "expert": "agents.oicho_expert:OichoExpertAgent",
+        },
+        reference="scripted",
+        eval_opponents=("random", "scripted", "expert"),
+        eval_deals=1000,
+        # Oicho-Kabu deals are cheap but their advantages vary a lot (stakes up to 10 chips times yaku
+        # multipliers), so the demo gives it more deals than Kakeya.
+        demo=DemoPlan(
+            roles=("bettor", "dealer"),
+            opponents=("random", "scripted", "expert"),
+            reference_rows=(("scripted", "random"), ("expert", "random"), ("expert", "scripted")),
+            deals=20000,
+            sample_title="Oicho-Kabu round",
+            order=0,
+        ),
+        pettingzoo_id="kabu_envs/oicho_kabu-v0",
+        gym_ids={
+            "kabu_envs/OichoKabuBettor-v0": {"role": "bettor"},
+            "kabu_envs/OichoKabuDealer-v0": {"role": "dealer"},
+        },
+        doc="dealer against bettors, four spreads, closest to 9 (docs/oicho_kabu.md)",
+    )
+)
