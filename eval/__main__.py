@@ -16,6 +16,32 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _rule_options(pairs: list[str], ap: argparse.ArgumentParser) -> dict[str, object]:
+    """``KEY=JSON`` pairs (a value that is not JSON is taken as a string)."""
+    opts: dict[str, object] = {}
+    for kv in pairs:
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            ap.error(
+                f'--option {kv!r}: expected KEY=VALUE, e.g. --option rules="kansai" or --option num_players=5'
+            )
+        try:
+            opts[k] = json.loads(v)
+        except json.JSONDecodeError:
+            opts[k] = v
+    return opts
+
+
 def main(argv: list[str] | None = None) -> int:
     from kabu_envs import registry
 
@@ -24,31 +50,59 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--agents", nargs="+", required=True)
     ap.add_argument("--opponents", nargs="+", default=["random", "scripted"])
     ap.add_argument("--role", help="a role of the game (default: its first; see its registry record)")
-    ap.add_argument("--deals", type=int, help="duplicate deals per matchup (default: the game's eval_deals)")
+    ap.add_argument(
+        "--deals", type=_positive, help="duplicate deals per matchup (default: the game's eval_deals)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
-        "--rating-block", type=int, default=1, help="duplicate deals per openskill game (summed advantage)"
+        "--rating-block",
+        type=_positive,
+        default=1,
+        help="duplicate deals per openskill game (summed advantage)",
     )
     ap.add_argument("--option", action="append", default=[], metavar="KEY=JSON", help="a rule option")
     ap.add_argument("--json", help="write matchups + ratings here")
     ap.add_argument("--heatmap", help="write the matchup heatmap PNG here")
     args = ap.parse_args(argv)
 
-    import torch
-
+    from agents.registry import make_agent
     from eval.tournament import format_table, round_robin
 
-    torch.set_num_threads(1)
-    opts = {}
-    for kv in args.option:
-        k, _, v = kv.partition("=")
-        try:
-            opts[k] = json.loads(v)
-        except json.JSONDecodeError:
-            opts[k] = v
-    deals = args.deals if args.deals is not None else registry.get(args.game).eval_deals
+    try:  # torch is optional at evaluation time; when present, one thread is much faster here
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+    spec = registry.get(args.game)
+    opts = _rule_options(args.option, ap)
+    try:  # every input is checked before the first deal, so a typo costs no time
+        spec.config(**opts)
+        spec.role(args.role)
+        for name in dict.fromkeys(args.agents + args.opponents):
+            make_agent(args.game, name, 0, **opts)
+    except ValueError as exc:
+        ap.error(str(exc))
+    controls = not any(a != o for a in args.agents for o in args.opponents)
+    same = sorted(set(args.agents) & set(args.opponents))
+    if controls:
+        print(
+            f"note: every agent is also its only opponent ({', '.join(same)}): played as a control "
+            "matchup (differently seeded copies; the advantage should be 0 within its CI)"
+        )
+    elif same:
+        print(f"note: no matchup of an agent against itself ({', '.join(same)}); the other pairs follow")
+    deals = args.deals if args.deals is not None else spec.eval_deals
     out = round_robin(
-        args.game, args.agents, args.opponents, args.role, deals, args.seed, opts, args.rating_block
+        args.game,
+        args.agents,
+        args.opponents,
+        args.role,
+        deals,
+        args.seed,
+        opts,
+        args.rating_block,
+        include_self=controls,
     )
     print(format_table(args.game, out["matchups"]))
     print("openskill:", json.dumps(out["ratings"]))
@@ -58,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.heatmap:
         from eval.plots import matchup_heatmap
 
-        matchup_heatmap(out["matchups"], f"{args.game} duplicate advantage", args.heatmap)
+        matchup_heatmap(out["matchups"], f"{spec.title} duplicate advantage", args.heatmap)
     return 0
 
 

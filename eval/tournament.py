@@ -93,12 +93,17 @@ def round_robin(
     seed: int = 0,
     env_options: dict[str, Any] | None = None,
     rating_block: int = 1,
+    include_self: bool = False,
 ) -> dict[str, Any]:
-    """Every agent against every opponent (skipping self-matches); rows + ratings."""
+    """Every agent against every opponent; rows + ratings.
+
+    Self-matches (the same name on both sides) are skipped unless ``include_self``: then they are
+    control rows between differently seeded copies (not rated).
+    """
     rows, raw = [], []
     for i, a in enumerate(agents):
         for j, o in enumerate(opponents):
-            if a == o:
+            if a == o and not include_self:
                 continue
             row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options)
             rows.append(row)
@@ -107,15 +112,20 @@ def round_robin(
 
 
 def format_table(game: str, rows: Sequence[dict[str, Any]]) -> str:
-    """A fixed-width text table of matchup rows."""
-    head = f"{'game':<11}{'agent':<20}{'opponent':<18}{'role':<12}{'deals':>6}{'mean':>9}  "
-    head += f"{'95% CI':<20}{'win':>6}"
+    """A fixed-width text table of matchup rows; columns widen to fit the longest name."""
+    w_game = max([len("game"), len(game)]) + 2
+    w_agent = max([len("agent"), *(len(r["agent"]) for r in rows)]) + 2
+    w_opp = max([len("opponent"), *(len(r["opponent"]) for r in rows)]) + 2
+    w_role = max([len("role"), *(len(r["role"]) for r in rows)]) + 2
+    head = f"{'game':<{w_game}}{'agent':<{w_agent}}{'opponent':<{w_opp}}{'role':<{w_role}}"
+    head += f"{'deals':>6}{'mean':>9}  {'95% CI':<19}{'win':>6}"
     lines = [head, "-" * len(head)]
     for r in rows:
         lo, hi = r["ci95"]
         ok = "*" if lo > 0 else " "
+        win = r.get("win_rate", np.nan)
         lines.append(
-            f"{game:<11}{r['agent']:<20}{r['opponent']:<18}{r['role']:<12}{r['games']:>6}"
-            f"{r['mean']:>9.3f}  [{lo:>7.3f}, {hi:>7.3f}]{ok} {r.get('win_rate', np.nan):>5.2f}"
+            f"{game:<{w_game}}{r['agent']:<{w_agent}}{r['opponent']:<{w_opp}}{r['role']:<{w_role}}"
+            f"{r['games']:>6}{r['mean']:>9.3f}  [{lo:>7.3f}, {hi:>7.3f}]{ok} {win:>5.2f}"
         )
     return "\n".join(lines)

@@ -71,8 +71,8 @@ def test_toy_card_runs_through_eval_cli(tmp_path, capsys):
     out = tmp_path / "toy.json"
     argv = ["--game", "toy_card", "--agents", "random", "--opponents", "random", "--deals", "20"]
     assert eval_main([*argv, "--json", str(out)]) == 0
-    rows = json.loads(out.read_text())["matchups"]
-    assert rows == []  # the same name as agent and opponent is not a matchup
+    [row] = json.loads(out.read_text())["matchups"]  # random vs random: a control matchup
+    assert row["games"] == 20 and row["ci95"][0] <= 0 <= row["ci95"][1]
     assert (
         eval_main(["--game", "toy_card", "--agents", "scripted", "--opponents", "random", "--deals", "20"])
         == 0

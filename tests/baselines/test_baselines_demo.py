@@ -58,8 +58,9 @@ def test_eval_cli_writes_json(tmp_path, capsys):
     )
     out = json.loads(path.read_text())
     assert out["matchups"][0]["mean"] > 0 and "scripted" in out["ratings"]
-    with pytest.raises(ValueError, match="unknown agent"):
+    with pytest.raises(SystemExit):
         eval_main(["--game", "toy_card", "--agents", "nobody", "--deals", "5"])
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
 
 
 def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
