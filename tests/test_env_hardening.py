@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -22,11 +23,16 @@ from kabu_envs.core.errors import (
     EpisodeOverError,
     IllegalActionError,
 )
+from kabu_envs.wrappers.games import kakeya_view, oicho_view
 
 # Multi-round / multi-deal episodes, so an agent often acts with a reward still pending.
 GAMES = {
     "oicho": lambda wrapped: (oicho_kabu_v0.env if wrapped else oicho_kabu_v0.raw_env)(max_rounds=2),
     "kakeya": lambda wrapped: (kakeya_v0.env if wrapped else kakeya_v0.raw_env)(max_deals=3),
+}
+VIEWS = {
+    "oicho": lambda **kw: oicho_view(role="bettor", opponents="random", **kw),
+    "kakeya": lambda **kw: kakeya_view(opponents="random", **kw),
 }
 
 
@@ -182,7 +188,8 @@ def test_last_after_the_episode_says_reset(game, wrapped, caplog):
 @pytest.mark.parametrize("game", GAMES)
 def test_bad_seeds_are_named(game):
     env = GAMES[game](True)
-    for target in (env,):
+    view = VIEWS[game]()
+    for target in (env, view):
         with pytest.raises(ValueError, match=r"seed=-1 .*non-negative int"):
             target.reset(seed=-1)
         for bad in (1.5, "3", True, np.float64(2.0)):
@@ -192,3 +199,86 @@ def test_bad_seeds_are_named(game):
     a.reset(seed=np.int64(5))
     b.reset(seed=5)
     assert snapshot(a) == snapshot(b)
+    assert np.array_equal(view.reset(seed=np.int64(5))[0], view.reset(seed=5)[0])
+
+
+# --- 5. unknown reset options warn in both APIs ----------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_unknown_reset_option_warns_in_aec_env_and_view(game):
+    env, view = GAMES[game](True), VIEWS[game]()
+    for target in (env, view):
+        with pytest.warns(UserWarning, match=r"unknown option\(s\) \['options'\] ignored"):
+            target.reset(seed=0, options={"options": 1})
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_view_passes_the_deck_through(game):
+    view = VIEWS[game]()
+    seen = []
+    reset = view.aec.reset
+
+    def spy(seed=None, options=None):
+        seen.append(options)
+        reset(seed=seed, options=options)
+
+    view.aec.reset = spy
+    deck = [3, 7, 11]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "deck" alone: no warning
+        view.reset(seed=0, options={"deck": deck})
+    with pytest.warns(UserWarning, match="unknown option"):
+        view.reset(seed=0, options={"deck": deck, "colour": "red"})
+    assert seen and all(o == {"deck": deck} for o in seen)
+
+
+def test_view_deck_reaches_the_oicho_deal():
+    view = VIEWS["oicho"]()
+    deck = [35, 31, 27, 23, 19]  # values 9, 8, 7, 6 on the table, 5 for the dealer
+    view.reset(seed=0, options={"deck": deck})
+    game = view.aec.unwrapped.game
+    assert [sp[0] for sp in game.spreads] == deck[:4] and game.dealer_cards[0] == deck[4]
+
+
+# --- 6. render_mode="rgb_array" and SB3's make_vec_env ---------------------------------------------
+@pytest.mark.parametrize("game", VIEWS)
+def test_view_accepts_rgb_array_and_render_says_no_frames_yet(game):
+    view = VIEWS[game](render_mode="rgb_array")
+    assert view.render_mode == "rgb_array"
+    assert "rgb_array" not in view.metadata["render_modes"]  # the games draw no frames yet
+    view.reset(seed=0)
+    with pytest.raises(NotImplementedError, match="does not draw frames.*render_mode='ansi'"):
+        view.render()
+    assert "ansi" in VIEWS[game](render_mode="ansi").metadata["render_modes"]
+    with pytest.raises(ValueError, match="render_mode='human' is not supported"):
+        VIEWS[game](render_mode="human")
+
+
+def _step_masked(vec, steps=30, seed=0):
+    rng = np.random.default_rng(seed)
+    vec.seed(seed)
+    vec.reset()
+    for _ in range(steps):
+        masks = vec.env_method("action_masks")
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        vec.step(actions)
+
+
+@pytest.mark.parametrize("game", VIEWS)
+def test_make_vec_env_constructs_and_steps(game):
+    from stable_baselines3.common.env_util import make_vec_env
+
+    vec = make_vec_env(lambda: VIEWS[game](), n_envs=2)
+    _step_masked(vec)
+    # what make_vec_env passes for a registered id: render_mode="rgb_array"
+    vec = make_vec_env(VIEWS[game], n_envs=2, env_kwargs={"render_mode": "rgb_array"})
+    _step_masked(vec)
+
+
+def test_make_vec_env_with_registered_id():
+    from stable_baselines3.common.env_util import make_vec_env
+
+    import kabu_envs.wrappers  # noqa: F401  (registers the ids)
+
+    vec = make_vec_env("kabu_envs/OichoKabuBettor-v0", n_envs=2, env_kwargs={"opponents": "random"})
+    assert vec.render_mode == "rgb_array"
+    _step_masked(vec)
