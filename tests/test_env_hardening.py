@@ -163,6 +163,33 @@ def test_wrapped_env_names_value_range_and_legal_actions(game, bad):
     assert not env.action_space(env.agent_selection).contains(True)
 
 
+@pytest.mark.parametrize("game", VIEWS)
+def test_view_refuses_float_actions_of_learner_and_opponents(game):
+    view = VIEWS[game]()
+    view.reset(seed=0)
+    legal = int(np.flatnonzero(view.action_masks())[0])
+    for bad in (legal + 0.9, float(legal), True):
+        with pytest.raises(ActionTypeError, match="integer action id"):
+            view.step(bad)
+    view.step(np.int64(legal))  # a NumPy integer is fine
+
+    class FloatAgent:  # an opponent whose actions were silently truncated before
+        def reset(self, seed=None):
+            pass
+
+        def act(self, observation, action_mask):
+            return float(np.flatnonzero(action_mask)[0]) + 0.5
+
+    view = (oicho_view if game == "oicho" else kakeya_view)(opponents=FloatAgent())
+    with pytest.raises(ActionTypeError, match=r"\.5 \(float\)"):
+        for seed in range(20):  # some deal soon has an opponent act
+            view.reset(seed=seed)
+            while True:
+                legal = np.flatnonzero(view.action_masks())
+                if view.step(int(legal[0]))[2]:
+                    break
+
+
 # --- 3. last() after the episode -------------------------------------------------------------------
 @pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "wrapped"])
 @pytest.mark.parametrize("game", GAMES)

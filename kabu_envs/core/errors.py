@@ -23,16 +23,14 @@ def action_id(action: Any) -> int | None:
     """
     if type(action) is int:
         return action
-    if isinstance(action, (bool, np.bool_)):
+    if isinstance(action, np.integer):  # np.bool_ is not an np.integer
+        return int(action)
+    if isinstance(action, bool):
         return None
-    if isinstance(action, np.ndarray):
-        if action.shape != () or action.dtype.kind not in "iu":
-            return None
-        return int(action)
-    if isinstance(action, np.integer):
-        return int(action)
     if isinstance(action, int):  # an int subclass (IntEnum, ...)
         return operator.index(action)
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return int(action)
     return None
 
 

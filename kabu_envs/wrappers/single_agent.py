@@ -190,7 +190,8 @@ class SingleAgentView(gymnasium.Env):
                 aec.step(None)
             else:
                 obs = aec.observe(agent)
-                aec.step(int(self._seat_agents[agent].act(obs["observation"], obs["action_mask"])))
+                # no int(): the AEC env takes NumPy integers and refuses a float instead of truncating it
+                aec.step(self._seat_agents[agent].act(obs["observation"], obs["action_mask"]))
             total += self._learner_reward()
 
     def _obs(self) -> np.ndarray:
