@@ -15,8 +15,38 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from kabu_envs.core.errors import (
+    ActionTypeError,
+    EpisodeOverError,
+    IllegalActionError,
+    action_id,
+    action_type_reason,
+    check_seed,
+)
 from kabu_envs.core.obs_spec import ObsSpec
-from kabu_envs.core.seats import agent_names
+from kabu_envs.core.seats import agent_names, seat_of
+
+# The only reset option of every game (``options={"deck": [...]}`` stacks the deck).
+RESET_OPTIONS = frozenset({"deck"})
+
+
+def known_reset_options(options: dict | None, known: frozenset[str] = RESET_OPTIONS) -> dict:
+    """The entries of ``options`` named in ``known``; a warning names any other key.
+
+    An unknown key cannot raise: PettingZoo's ``api_test`` resets with ``options={"options": 1}``.
+    It is named in a warning instead of being dropped silently (the AEC envs and the single-agent
+    views both go through here, so they behave alike).
+    """
+    if not options:
+        return {}
+    unknown = set(options) - known
+    if unknown:
+        gymnasium.logger.warn(
+            f"reset(): unknown option(s) {sorted(unknown)} ignored; the only one is 'deck'"
+            if known == RESET_OPTIONS
+            else f"reset(): unknown option(s) {sorted(unknown)} ignored; known: {sorted(known)}"
+        )
+    return {k: v for k, v in options.items() if k in known}
 
 
 class GameEngine(Protocol):
@@ -41,11 +71,14 @@ class _FastDiscrete(spaces.Discrete):
 
     ``AssertOutOfBoundsWrapper`` calls ``contains`` on every step, and gymnasium's version builds
     ``np.iinfo`` each time; for a Python int the answer is just the range check (same result).
+    Unlike gymnasium's, ``contains(True)`` is False: ``step()`` refuses bools as actions.
     """
 
     def contains(self, x: Any) -> bool:
         if type(x) is int:
             return self._lo <= x < self._hi
+        if isinstance(x, bool):  # gymnasium counts True as 1; the envs refuse bools
+            return False
         return super().contains(x)
 
     def __init__(self, n: int) -> None:
@@ -57,6 +90,8 @@ class CardGameAECEnv(AECEnv):
     """Base AEC env: subclasses set ``metadata`` and implement the hooks below."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+    # The keys ``reset(options=...)`` understands (others are ignored with a warning).
+    reset_options: ClassVar[frozenset[str]] = RESET_OPTIONS
 
     # --- hooks -----------------------------------------------------------------
     def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> GameEngine:
@@ -112,18 +147,18 @@ class CardGameAECEnv(AECEnv):
 
     # --- AEC API -------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        deck = None
-        if options:
-            unknown = set(options) - {"deck"}
-            if unknown:
-                # PettingZoo's api_test resets with options={"options": 1}, so an unknown key cannot
-                # raise; it is named in a warning instead of being dropped silently.
-                gymnasium.logger.warn(
-                    f"reset(): unknown option(s) {sorted(unknown)} ignored; the only one is 'deck'"
-                )
-            deck = options.get("deck")
-            if deck is not None and (isinstance(deck, (str, bytes)) or not hasattr(deck, "__iter__")):
-                raise ValueError(f"reset(): the deck must be a sequence of card ids, got {deck!r}")
+        """Start an episode.
+
+        ``seed``: a non-negative int (or NumPy integer) reseeds the env's generator; ``None``
+        continues its stream (fresh OS entropy on the first reset). A negative seed raises
+        ``ValueError``, a bool, float or string ``TypeError`` (see ``check_seed``).
+        ``options={"deck": [...]}`` stacks the deck; other keys are ignored with a warning.
+        """
+        if seed is not None:
+            seed = check_seed(seed)
+        deck = known_reset_options(options, self.reset_options).get("deck")
+        if deck is not None and (isinstance(deck, (str, bytes)) or not hasattr(deck, "__iter__")):
+            raise ValueError(f"reset(): the deck must be a sequence of card ids, got {deck!r}")
         if seed is not None or self.np_random is None:
             self.np_random = np.random.Generator(np.random.PCG64(seed))
         self.game = self._new_game(self.np_random, None if deck is None else list(deck))
@@ -138,15 +173,73 @@ class CardGameAECEnv(AECEnv):
             self.render()
 
     def step(self, action: int) -> None:
+        """Apply the action of ``agent_selection``: an int action id (a NumPy integer is fine).
+
+        A refused action (not an integer: ``ActionTypeError``; not legal now:
+        ``IllegalActionError``) raises before anything changes: rewards, cumulative rewards,
+        the agent to act, terminations, observations and the game stay as they were.
+        """
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            done = self.terminations[agent] or self.truncations[agent]
+        except KeyError:
+            self._raise_if_over("step()")
+            raise
+        if done:
             self._was_dead_step(action)
             return
+        if type(action) is not int:
+            action = self._as_action(action)
+        # The engine checks legality before it changes anything, so the pending reward is only
+        # cleared once the action has been accepted.
+        self.game.apply_action(action)
         self._cumulative_rewards[agent] = 0.0
-        self.game.apply_action(int(action))
         self._settle_step()
         if self.render_mode == "human":
             self.render()
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``; once every agent is done and removed, ``EpisodeOverError`` says so."""
+        agent = self.agent_selection
+        try:
+            reward = self._cumulative_rewards[agent]
+        except KeyError:
+            self._raise_if_over("last()")
+            raise
+        return (
+            self.observe(agent) if observe else None,
+            reward,
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
+    # --- refusals --------------------------------------------------------------------
+    def _raise_if_over(self, call: str) -> None:
+        """Raise ``EpisodeOverError`` when every agent has been removed (else return)."""
+        if not self.agents:
+            raise EpisodeOverError(
+                f"{call} called after the episode is over (every agent is done and has been "
+                "removed from env.agents); call reset() to start a new episode"
+            ) from None
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the agent to act (empty once the game is over)."""
+        game = self.game
+        return [] if game is None or game.terminal else list(game.legal_actions())
+
+    def _action_error(self, action: Any, reason: str, cls: type[IllegalActionError] = IllegalActionError):
+        """An error of class ``cls`` refusing ``action`` of the agent to act, listing the legal ones."""
+        seat = seat_of(self.agent_selection) if self.agent_selection in self._seat_index else None
+        describe = getattr(self.game, "action_name", None)
+        return cls(action, self.legal_actions(), seat=seat, describe=describe, reason=reason)
+
+    def _as_action(self, action: Any) -> int:
+        """``action`` as an int id (NumPy integers, 0-d integer arrays); raise on any other type."""
+        as_int = action_id(action)
+        if as_int is None:
+            raise self._action_error(action, action_type_reason(action, self.num_actions), ActionTypeError)
+        return as_int
 
     def _settle_step(self) -> None:
         """Copy the engine's rewards and turn into the AEC dicts."""

@@ -5,15 +5,21 @@ Those resolve every attribute they do not hold (``agent_selection``, ``terminati
 chain of Python ``__getattr__`` calls, one per wrapper level, and the AEC loop (``agent_iter``,
 ``last``, ``step``) reads such attributes about fifteen times a step: in a profile of random play
 that cost more than the whole game. The subclasses here forward exactly those names straight to the
-raw env; everything else (checks, warnings, errors, ``isinstance``, ``str``) is the parent's.
+raw env; everything else (checks, warnings, ``isinstance``, ``str``) is the parent's, with two
+clearer errors: an action outside the action space raises ``ActionSpaceError`` (still an
+``AssertionError``) naming the value, the range and the legal actions, and ``last()`` once the episode
+is over raises ``EpisodeOverError`` instead of a bare ``KeyError``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
+
+from kabu_envs.core.errors import ActionSpaceError, EpisodeOverError
 
 # The AEC attributes the loop reads on every step; all live on the raw env.
 _FORWARDED = ("agents", "agent_selection", "terminations", "truncations", "infos", "rewards")
@@ -33,8 +39,56 @@ def _forward(name: str, check_reset: bool) -> property:
     return property(get, set_, doc=f"``{name}`` of the raw env (read directly).")
 
 
+def _space_error(raw: AECEnv, agent: Any, action: Any) -> ActionSpaceError:
+    """The error refusing ``action``: its value, the action-space range and the legal actions."""
+    space = raw.action_space(agent)
+    n = getattr(space, "n", None)
+    start = int(getattr(space, "start", 0))
+    expected = f"an integer action id {start}..{start + int(n) - 1}" if n is not None else "an action"
+    none = " (None is only for an agent that is done)" if action is None else ""
+    reason = f"not in action space {space}: {expected} is expected{none}"
+    make = getattr(raw, "_action_error", None)
+    if make is not None:
+        return make(action, reason, ActionSpaceError)
+    legal = []
+    obs = raw.observe(agent)
+    if isinstance(obs, dict) and "action_mask" in obs:
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+    return ActionSpaceError(action, legal, reason=reason)
+
+
+def _episode_over(raw: AECEnv, call: str) -> None:
+    """Raise ``EpisodeOverError`` when every agent of ``raw`` is done and removed (else return)."""
+    if not raw.agents:
+        raise EpisodeOverError(
+            f"{call} called after the episode is over (every agent is done and has been removed "
+            "from env.agents); call reset() to start a new episode"
+        ) from None
+
+
+def _last(wrapper: AECEnv, raw: AECEnv, observe: bool) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    """``AECEnv.last`` with the attributes read on ``raw`` and the observation through ``wrapper``."""
+    agent = raw.agent_selection
+    try:
+        reward = raw._cumulative_rewards[agent]
+    except KeyError:
+        _episode_over(raw, "last()")
+        raise
+    return (
+        wrapper.observe(agent) if observe else None,
+        reward,
+        raw.terminations[agent],
+        raw.truncations[agent],
+        raw.infos[agent],
+    )
+
+
 class FastAssertOutOfBoundsWrapper(AssertOutOfBoundsWrapper):
-    """``AssertOutOfBoundsWrapper`` with direct reads of the raw env's AEC attributes."""
+    """``AssertOutOfBoundsWrapper`` with direct reads of the raw env's AEC attributes.
+
+    An action outside the action space raises ``ActionSpaceError`` (an ``AssertionError``, like the
+    stock wrapper's, and an ``IllegalActionError``) naming the value, the range and the legal actions.
+    """
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
@@ -43,10 +97,18 @@ class FastAssertOutOfBoundsWrapper(AssertOutOfBoundsWrapper):
     def step(self, action: Any) -> None:
         raw = self._raw
         agent = raw.agent_selection
-        assert (action is None and (raw.terminations[agent] or raw.truncations[agent])) or raw.action_space(
-            agent
-        ).contains(action), "action is not in action space"
+        if action is None or not raw.action_space(agent).contains(action):
+            try:
+                done = raw.terminations[agent] or raw.truncations[agent]
+            except KeyError:
+                _episode_over(raw, "step()")
+                raise
+            if not (action is None and done):
+                raise _space_error(raw, agent, action)
         self.env.step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return _last(self, self._raw, observe)
 
     def __str__(self) -> str:
         return str(self.env)
@@ -62,6 +124,12 @@ class FastOrderEnforcingWrapper(OrderEnforcingWrapper):
     @property
     def _cumulative_rewards(self) -> dict:
         return self._raw._cumulative_rewards
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``; after the episode is over, ``EpisodeOverError`` (not a bare ``KeyError``)."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return _last(self, self._raw, observe)
 
     def __str__(self) -> str:
         return str(self.env)

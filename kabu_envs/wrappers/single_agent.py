@@ -24,7 +24,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.aec_base import RESET_OPTIONS, known_reset_options
+from kabu_envs.core.errors import (
+    ActionTypeError,
+    IllegalActionError,
+    action_id,
+    action_type_reason,
+    check_seed,
+)
+from kabu_envs.core.seats import seat_of
 
 LearnerSeats = Callable[[Any, np.random.Generator], Sequence[int]]
 
@@ -93,6 +101,20 @@ class SingleAgentView(gymnasium.Env):
     ``aec_factory(render_mode)`` builds the AEC env; ``learner_seats(aec, rng)`` picks
     the seats the learner controls after each deal is reset (so it may depend on the
     deal, e.g. which seat was drawn to deal).
+
+    ``reset(seed, options)``: the seed is checked like the AEC env's (a non-negative int or
+    NumPy integer, or None); ``options={"deck": [...]}`` is passed to the AEC env, any other key
+    is ignored with the same warning the AEC env gives (PettingZoo's and Gymnasium's checkers
+    pass unknown keys). ``step(action)`` takes an int action id or a NumPy integer (0-d integer
+    arrays too); a float or bool raises ``ActionTypeError`` whatever ``illegal_action`` says.
+
+    Rendering: ``render_mode="ansi"`` returns the AEC env's text. ``render_mode="rgb_array"``
+    (what SB3's ``make_vec_env`` passes to ``gymnasium.make``) is accepted so that construction
+    never fails; it is forwarded to the AEC env when that env lists ``"rgb_array"`` in its
+    ``metadata["render_modes"]``, and only then does the view list it in its own
+    ``metadata`` and return frames. Until the games draw frames, ``render()`` in that mode
+    raises ``NotImplementedError`` saying so (a clear error rather than a silent ``None``
+    that would break a video recorder later). Training never calls ``render()``.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -109,10 +131,21 @@ class SingleAgentView(gymnasium.Env):
     ) -> None:
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode={render_mode!r} is not supported; use 'ansi' or None")
+        if render_mode not in (None, "ansi", "rgb_array"):
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; use 'ansi', 'rgb_array' "
+                "(frames only where the game draws them) or None"
+            )
         self.render_mode = render_mode
-        self.aec = aec_factory(render_mode)
+        self._frames = False  # does the AEC env draw rgb_array frames?
+        if render_mode == "rgb_array":
+            self.aec = aec_factory(None)
+            if "rgb_array" in self.aec.metadata.get("render_modes", ()):
+                self.aec = aec_factory("rgb_array")
+                self._frames = True
+                self.metadata = {**type(self).metadata, "render_modes": ["ansi", "rgb_array"]}
+        else:
+            self.aec = aec_factory(render_mode)
         self.aec.reset(seed=0)
         self.learner_fn: LearnerSeats = (
             learner_seats if callable(learner_seats) else any_seat_of(list(learner_seats))
@@ -157,7 +190,8 @@ class SingleAgentView(gymnasium.Env):
                 aec.step(None)
             else:
                 obs = aec.observe(agent)
-                aec.step(int(self._seat_agents[agent].act(obs["observation"], obs["action_mask"])))
+                # no int(): the AEC env takes NumPy integers and refuses a float instead of truncating it
+                aec.step(self._seat_agents[agent].act(obs["observation"], obs["action_mask"]))
             total += self._learner_reward()
 
     def _obs(self) -> np.ndarray:
@@ -171,14 +205,10 @@ class SingleAgentView(gymnasium.Env):
 
     # --- Gymnasium API ---------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else check_seed(seed))
         rng = self.np_random
-        aec_options = None
-        if options:
-            unknown = set(options) - {"deck"}
-            if unknown:
-                raise ValueError(f"unknown reset option(s) {sorted(unknown)}; the only one is 'deck'")
-            aec_options = {"deck": options["deck"]}
+        known = getattr(self.aec.unwrapped, "reset_options", RESET_OPTIONS)
+        aec_options = known_reset_options(options, known) or None
         for _ in range(self.max_redeals):
             self.aec.reset(seed=int(rng.integers(2**63 - 1)), options=aec_options)
             names = self.aec.possible_agents
@@ -209,12 +239,20 @@ class SingleAgentView(gymnasium.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._done:
             raise RuntimeError("step() called on a finished episode; call reset() first")
-        action = int(action)
         mask = self.action_masks()
+        as_int = action_id(action)
+        if as_int is None:
+            raise ActionTypeError(
+                action,
+                np.flatnonzero(mask).tolist(),
+                seat=seat_of(self.aec.agent_selection),
+                reason=action_type_reason(action, mask.size),
+            )
+        action = as_int
         if not (0 <= action < mask.size and mask[action]):
             if self.illegal_action == "raise":
                 raise IllegalActionError(
-                    action, np.flatnonzero(mask).tolist(), seat=int(self.aec.agent_selection[7:])
+                    action, np.flatnonzero(mask).tolist(), seat=seat_of(self.aec.agent_selection)
                 )
             self._done = True
             info = self._info() | {"illegal_action": action}
@@ -228,10 +266,18 @@ class SingleAgentView(gymnasium.Env):
         self._done = term or trunc
         return self._obs(), float(reward), term, trunc and not term, self._info()
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
+        if self.render_mode == "rgb_array" and not self._frames:
+            raise NotImplementedError(
+                f"render_mode='rgb_array': {type(self.aec.unwrapped).__name__} does not draw frames yet "
+                "(its render modes are "
+                f"{self.aec.metadata.get('render_modes')}); the view accepts the mode so that "
+                "construction (e.g. SB3's make_vec_env) works, but render() has no frame to return. "
+                "Use render_mode='ansi' for text."
+            )
         return self.aec.render()
 
     def close(self) -> None:
