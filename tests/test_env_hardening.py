@@ -23,7 +23,7 @@ from kabu_envs.core.errors import (
     EpisodeOverError,
     IllegalActionError,
 )
-from kabu_envs.wrappers.games import kakeya_view, oicho_view
+from kabu_envs.wrappers.views import make_view
 
 # Multi-round / multi-deal episodes, so an agent often acts with a reward still pending.
 GAMES = {
@@ -31,8 +31,8 @@ GAMES = {
     "kakeya": lambda wrapped: (kakeya_v0.env if wrapped else kakeya_v0.raw_env)(max_deals=3),
 }
 VIEWS = {
-    "oicho": lambda **kw: oicho_view(role="bettor", opponents="random", **kw),
-    "kakeya": lambda **kw: kakeya_view(opponents="random", **kw),
+    "oicho": lambda **kw: make_view("oicho_kabu", role="bettor", **{"opponents": "random", **kw}),
+    "kakeya": lambda **kw: make_view("kakeya", **{"opponents": "random", **kw}),
 }
 
 
@@ -180,7 +180,7 @@ def test_view_refuses_float_actions_of_learner_and_opponents(game):
         def act(self, observation, action_mask):
             return float(np.flatnonzero(action_mask)[0]) + 0.5
 
-    view = (oicho_view if game == "oicho" else kakeya_view)(opponents=FloatAgent())
+    view = make_view({"oicho": "oicho_kabu", "kakeya": "kakeya"}[game], opponents=FloatAgent())
     with pytest.raises(ActionTypeError, match=r"\.5 \(float\)"):
         for seed in range(20):  # some deal soon has an opponent act
             view.reset(seed=seed)
