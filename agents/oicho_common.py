@@ -14,7 +14,7 @@ import numpy as np
 
 from agents.base import BaseAgent, legal_from_mask
 from kabu_envs.oicho_kabu.actions import BET_BASE, Action
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.observation import obs_spec
 from kabu_envs.oicho_kabu.rules import best_yaku, draw_options, hand_value
 from kabu_envs.oicho_kabu.yaku import voided_by_third
@@ -30,7 +30,7 @@ STOOD, DREW, ESCAPED = 0, 1, 2  # index inside a spread_status one-hot
 COMMON_PARAMS: dict[str, Any] = {"draw_threshold": 5, "pair_draw": False, "escape": True, "take": "top"}
 
 
-def bettor_decision(cfg: OichoConfig, cards: tuple[int, ...], p: dict[str, Any]) -> int:
+def bettor_decision(cfg: Config, cards: tuple[int, ...], p: dict[str, Any]) -> int:
     """STAND / DRAW / ESCAPE for a bettor's two-card spread (always a legal choice)."""
     stand, draw, escape = draw_options(cfg, cards, "bettor")
     if not draw and not escape:
@@ -48,7 +48,7 @@ def bettor_decision(cfg: OichoConfig, cards: tuple[int, ...], p: dict[str, Any])
     return DRAW if hand_value(cards) <= p["draw_threshold"] else STAND
 
 
-def dealer_threshold_decision(cfg: OichoConfig, cards: tuple[int, ...], threshold: int) -> int:
+def dealer_threshold_decision(cfg: Config, cards: tuple[int, ...], threshold: int) -> int:
     """A dealer that draws on a value <= ``threshold`` and keeps a two-card yaku a third card voids."""
     stand, draw, _ = draw_options(cfg, cards, "dealer")
     if not draw:

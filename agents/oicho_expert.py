@@ -41,7 +41,7 @@ from agents.oicho_common import (
     dealer_threshold_decision,
 )
 from kabu_envs.oicho_kabu.actions import BET_BASE
-from kabu_envs.oicho_kabu.config import OichoConfig
+from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.rules import draw_options, settle
 
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -58,7 +58,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
 
 
 @lru_cache(maxsize=32)
-def first_card_edges(cfg: OichoConfig, params: tuple[tuple[str, Any], ...]) -> tuple[float, ...]:
+def first_card_edges(cfg: Config, params: tuple[tuple[str, Any], ...]) -> tuple[float, ...]:
     """Bettor's expected result per unit stake for first-card value 1..10 (index 0..9), seeded Monte Carlo."""
     p = dict(params)
     n = int(p["edge_samples"])

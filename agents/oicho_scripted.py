@@ -37,7 +37,7 @@ from agents.oicho_common import (
     OichoAgentBase,
     dealer_threshold_decision,
 )
-from kabu_envs.oicho_kabu.config import OichoConfig
+from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.rules import best_yaku
 
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -51,7 +51,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
 
 
 @lru_cache(maxsize=64)
-def yaku_starters(cfg: OichoConfig) -> frozenset[int]:
+def yaku_starters(cfg: Config) -> frozenset[int]:
     """First-card values that some second card turns into a bettor yaku of positive rank."""
 
     def card(v: int, copy: int) -> int:

@@ -1,6 +1,6 @@
 """Oicho-Kabu rule set: every option of the spec, presets as data, and validation.
 
-One frozen, hashable ``OichoConfig`` is built by ``make_config(**options)``: the preset named by
+One frozen, hashable ``Config`` is built by ``make_config(**options)``: the preset named by
 ``rules`` is applied first, then the caller's overrides, then every value is checked so a typo or an
 out-of-range value fails at construction with a message naming the option (never mid-game).
 """
@@ -22,11 +22,11 @@ from kabu_envs.oicho_kabu.options import (
     check_option,
 )
 
-__all__ = ["OichoConfig", "YakuSpec", "make_config", "option_names", "CORE_YAKU", "LOCAL_YAKU", "PRESETS"]
+__all__ = ["Config", "YakuSpec", "make_config", "option_names", "CORE_YAKU", "LOCAL_YAKU", "PRESETS"]
 
 
 @dataclass(frozen=True)
-class OichoConfig:
+class Config:
     """Every rule option (names exactly as in the spec) plus the resolved yaku table.
 
     Build it with ``make_config``; constructing it directly skips the preset logic but still validates.
@@ -88,7 +88,7 @@ class OichoConfig:
     def __reduce__(self) -> tuple:
         # The derived yaku table (a mappingproxy) cannot be pickled; rebuild from the options instead,
         # so configs survive deepcopy and multiprocessing.
-        return (OichoConfig, tuple(getattr(self, f.name) for f in fields(self) if f.init))
+        return (Config, tuple(getattr(self, f.name) for f in fields(self) if f.init))
 
     @property
     def options(self) -> dict[str, Any]:
@@ -104,10 +104,10 @@ class OichoConfig:
 
 def option_names() -> tuple[str, ...]:
     """Every option ``make_config`` accepts, in declaration order."""
-    return tuple(f.name for f in fields(OichoConfig) if f.init)
+    return tuple(f.name for f in fields(Config) if f.init)
 
 
-def make_config(**options: Any) -> OichoConfig:
+def make_config(**options: Any) -> Config:
     """Build a validated config: preset ``rules`` (default "standard") as data, then ``options`` on top."""
     valid = option_names()
     unknown = sorted(set(options) - set(valid))
@@ -128,10 +128,10 @@ def make_config(**options: Any) -> OichoConfig:
         options = {**options, "yaku_overrides": base}
     merged.update(options)
     merged["rules"] = preset
-    return OichoConfig(**merged)
+    return Config(**merged)
 
 
-def _resolve_yaku(cfg: OichoConfig) -> dict[str, YakuSpec]:
+def _resolve_yaku(cfg: Config) -> dict[str, YakuSpec]:
     """The enabled yaku with the options and per-yaku overrides applied (in the spec's table order)."""
     enabled = set(cfg.core_yaku) | set(cfg.local_yaku)
     table: dict[str, YakuSpec] = {}

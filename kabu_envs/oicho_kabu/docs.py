@@ -13,7 +13,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from kabu_envs.oicho_kabu.actions import BET_BASE, Action
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.observation import obs_spec
 from kabu_envs.oicho_kabu.options import LOCAL_YAKU, PRESETS, VALIDATORS
 
@@ -116,7 +116,7 @@ def allowed_text(name: str) -> str:
 def options_table() -> str:
     """Every option with its default, allowed values, source and meaning."""
     rows = ["| option | default | allowed | source | meaning |", "|---|---|---|---|---|"]
-    for f in fields(OichoConfig):
+    for f in fields(Config):
         if f.init:
             _, source, meaning = OPTION_DOCS[f.name]
             rows.append(f"| `{f.name}` | {_fmt(f.default)} | {allowed_text(f.name)} | {source} | {meaning} |")
@@ -132,7 +132,7 @@ def presets_table() -> str:
     return "\n".join(rows)
 
 
-def yaku_table(cfg: OichoConfig) -> str:
+def yaku_table(cfg: Config) -> str:
     """The enabled yaku of ``cfg`` as implemented (holders, rank, multiplier, beats)."""
     rows = ["| yaku | holders | condition | rank | × | beats |", "|---|---|---|---|---|---|"]
     for y in sorted(cfg.yaku.values(), key=lambda y: -y.rank):

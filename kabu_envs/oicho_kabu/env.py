@@ -32,7 +32,7 @@ import numpy as np
 from kabu_envs.aec_base import CardGameAECEnv
 from kabu_envs.aec_wrappers import wrap
 from kabu_envs.oicho_kabu.actions import num_actions
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.game import Game
 from kabu_envs.oicho_kabu.observation import Encoder, obs_spec
 from kabu_envs.oicho_kabu.render import render_text
@@ -48,7 +48,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     }
 
     def __init__(self, render_mode: str | None = None, **options: Any) -> None:
-        self.config: OichoConfig = make_config(**options)
+        self.config: Config = make_config(**options)
         self._encoder = Encoder(self.config)
         super().__init__(
             num_players=self.config.num_players,

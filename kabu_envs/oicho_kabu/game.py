@@ -29,7 +29,7 @@ import numpy as np
 from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.oicho_kabu import rules
 from kabu_envs.oicho_kabu.actions import BET_BASE, Action, action_name, num_actions
-from kabu_envs.oicho_kabu.config import OichoConfig
+from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import Deck
 from kabu_envs.oicho_kabu.session import dealer_must_change, next_dealer, select_dealer
 
@@ -58,7 +58,7 @@ class Phase(IntEnum):
 class Game:
     """One Oicho-Kabu episode. ``deck_prefix``: card ids drawn first, in order (a stacked deck)."""
 
-    def __init__(self, cfg: OichoConfig, rng: np.random.Generator, deck_prefix: Sequence[int] | None = None):
+    def __init__(self, cfg: Config, rng: np.random.Generator, deck_prefix: Sequence[int] | None = None):
         self.cfg = cfg
         self.rng = rng
         self.num_players = n = cfg.num_players

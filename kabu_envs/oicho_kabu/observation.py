@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from kabu_envs.core.obs_spec import ObsPiece, ObsSpec
-from kabu_envs.oicho_kabu.config import OichoConfig
+from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.game import NUM_SPREADS, Game, Phase
 
 _DEALER_CHOICE = Phase.DEALER_CHOICE
@@ -32,7 +32,7 @@ LIGHT_CARDS = frozenset({0, 8, 28})  # hanafuda: copy 0 of months 1, 3 and 8
 
 
 @lru_cache(maxsize=64)
-def obs_spec(cfg: OichoConfig) -> ObsSpec:
+def obs_spec(cfg: Config) -> ObsSpec:
     """The observation layout for this rule set (depends on ``num_players`` and the deck)."""
     n = cfg.num_players
     pieces = [
@@ -68,7 +68,7 @@ def obs_spec(cfg: OichoConfig) -> ObsSpec:
 class Encoder:
     """Fast encoder for one config: offsets resolved once, no dict look-ups or numpy item writes."""
 
-    def __init__(self, cfg: OichoConfig) -> None:
+    def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.spec = spec = obs_spec(cfg)
         self.size = spec.size
@@ -223,7 +223,7 @@ class Encoder:
 
 
 @lru_cache(maxsize=64)
-def _encoder(cfg: OichoConfig) -> Encoder:
+def _encoder(cfg: Config) -> Encoder:
     return Encoder(cfg)
 
 

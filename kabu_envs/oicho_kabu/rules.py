@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from numbers import Integral
 
-from kabu_envs.oicho_kabu.config import OichoConfig
+from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.yaku import VALUES, qualifying, voided_by_third
 
 __all__ = [
@@ -48,7 +48,7 @@ def _check(role: str, cards: tuple[int, ...]) -> None:
             raise ValueError(f"card id {c!r} in hand {cards} is out of range 0..39")
 
 
-def best_yaku(cfg: OichoConfig, cards: Sequence[int], role: str) -> str | None:
+def best_yaku(cfg: Config, cards: Sequence[int], role: str) -> str | None:
     """The enabled yaku of highest rank this hand holds for ``role`` (ties: the spec table's order)."""
     key = ("y", role, tuple(cards))
     memo = cfg._memo
@@ -67,7 +67,7 @@ def best_yaku(cfg: OichoConfig, cards: Sequence[int], role: str) -> str | None:
     return best
 
 
-def yaku_multiplier(cfg: OichoConfig, name: str | None, cards: Sequence[int]) -> int:
+def yaku_multiplier(cfg: Config, name: str | None, cards: Sequence[int]) -> int:
     """Payment multiplier of a winning hand: 1 for a plain hand; ``multiplier == 0`` means the middle card."""
     if name is None:
         return 1
@@ -75,7 +75,7 @@ def yaku_multiplier(cfg: OichoConfig, name: str | None, cards: Sequence[int]) ->
     return m if m else VALUES[cards[1]]
 
 
-def draw_options(cfg: OichoConfig, cards: Sequence[int], role: str) -> tuple[bool, bool, bool]:
+def draw_options(cfg: Config, cards: Sequence[int], role: str) -> tuple[bool, bool, bool]:
     """(stand_ok, draw_ok, escape_ok) for a two-card hand about to decide (spec section 3, steps 9/10)."""
     key = ("d", role, tuple(cards))
     hit = cfg._memo.get(key)
@@ -102,7 +102,7 @@ def draw_options(cfg: OichoConfig, cards: Sequence[int], role: str) -> tuple[boo
     return out
 
 
-def voids_round(cfg: OichoConfig, dealer_cards: Sequence[int]) -> bool:
+def voids_round(cfg: Config, dealer_cards: Sequence[int]) -> bool:
     """Kansai: a dealer's 10-10-10 voids the round (every stake is returned)."""
     return (
         cfg.dealer_three_tens == "void"
@@ -111,14 +111,14 @@ def voids_round(cfg: OichoConfig, dealer_cards: Sequence[int]) -> bool:
     )
 
 
-def _plain(cfg: OichoConfig, dv: int, bv: int) -> int:
+def _plain(cfg: Config, dv: int, bv: int) -> int:
     """+1 bettor wins, -1 dealer wins, 0 tie (before ``tie_rule``) for two plain values."""
     if dv == bv == 0 and cfg.zero_zero == "dealer_wins":
         return -1
     return (bv > dv) - (bv < dv)
 
 
-def _same_yaku(cfg: OichoConfig, name: str, d: Sequence[int], b: Sequence[int]) -> int | None:
+def _same_yaku(cfg: Config, name: str, d: Sequence[int], b: Sequence[int]) -> int | None:
     """+1 / -1 / 0 (tie) for the same yaku on both sides; ``None`` = a push whatever ``tie_rule`` says."""
     if name == "arashi":
         rule = cfg.arashi_vs_arashi
@@ -147,7 +147,7 @@ def _same_yaku(cfg: OichoConfig, name: str, d: Sequence[int], b: Sequence[int]) 
     return 0
 
 
-def settle(cfg: OichoConfig, dealer_cards: Sequence[int], bettor_cards: Sequence[int]) -> int:
+def settle(cfg: Config, dealer_cards: Sequence[int], bettor_cards: Sequence[int]) -> int:
     """Signed multiplier for ONE stake on this spread, from the bettor's side (spec section 4)."""
     if voids_round(cfg, dealer_cards):
         return 0

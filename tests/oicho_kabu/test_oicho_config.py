@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from kabu_envs.core.errors import RuleConfigError
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config, option_names
+from kabu_envs.oicho_kabu.config import Config, make_config, option_names
 
 SPEC_OPTIONS = (
     "rules",
@@ -254,7 +254,7 @@ def test_bad_values_name_option_and_value(option, value):
 
 def test_direct_construction_validates_too():
     with pytest.raises(RuleConfigError, match="num_players"):
-        OichoConfig(num_players=12)
+        Config(num_players=12)
 
 
 def test_lists_are_normalised_and_equal_configs_hash_equal():

@@ -7,7 +7,7 @@ import pytest
 
 from kabu_envs.oicho_kabu import docs
 from kabu_envs.oicho_kabu.actions import Action, num_actions
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.observation import obs_spec
 from kabu_envs.oicho_kabu.options import VALIDATORS
 
@@ -38,10 +38,10 @@ def test_every_generated_block_is_up_to_date(text):
 
 
 def test_every_option_is_documented_with_its_default(text):
-    names = [f.name for f in fields(OichoConfig) if f.init]
+    names = [f.name for f in fields(Config) if f.init]
     assert set(docs.OPTION_DOCS) == set(names) == set(VALIDATORS)
     table = docs.options_table()
-    for f in fields(OichoConfig):
+    for f in fields(Config):
         if f.init:
             assert f"| `{f.name}` | " in table
     assert "| `domae` | `50` |" in table and "| `rules` | `'standard'` |" in table
