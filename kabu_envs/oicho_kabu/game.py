@@ -28,17 +28,24 @@ import numpy as np
 
 from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.oicho_kabu import rules
-from kabu_envs.oicho_kabu.actions import BET_BASE, Action, action_name, num_actions
+from kabu_envs.oicho_kabu.actions import (
+    BET_BASE,
+    CHOICE_ACTIONS,
+    DRAW,
+    ESCAPE,
+    KEEP,
+    REDEAL,
+    STAND,
+    Action,
+    action_name,
+    num_actions,
+)
 from kabu_envs.oicho_kabu.config import Config
-from kabu_envs.oicho_kabu.deck import Deck
+from kabu_envs.oicho_kabu.deck import VALUES, Deck
 from kabu_envs.oicho_kabu.session import dealer_must_change, next_dealer, select_dealer
 
-NUM_SPREADS = 4
-
-STAND, DRAW, ESCAPE = int(Action.STAND), int(Action.DRAW), int(Action.ESCAPE)
-KEEP, REDEAL = int(Action.KEEP), int(Action.REDEAL)
-TAKE_TOP = int(Action.TAKE_TOP)
-CHOICE_ACTIONS = [TAKE_TOP, int(Action.TAKE_BOTTOM), int(Action.TAKE_FOURTH)]
+NUM_SPREADS = 4  # spreads on the table, always four
+MAX_CARDS = 3  # cards in a hand at most: two, and a drawn third
 
 # spread_state values
 UNDECIDED, STOOD, DREW, ESCAPED = 0, 1, 2, 3
@@ -178,7 +185,7 @@ class Game:
     def _dealer_card(self, slot: int) -> None:
         if self.cfg.dealer_card_choice:
             self.choice_slot = slot
-            self._wait(Phase.DEALER_CHOICE, self.dealer, CHOICE_ACTIONS)
+            self._wait(Phase.DEALER_CHOICE, self.dealer, list(CHOICE_ACTIONS))
         else:
             self.dealer_cards.append(self.deck.draw())
             self._after_dealer_card(slot)
@@ -354,7 +361,7 @@ class Game:
         self._ask_bet()
 
     def _apply_choice(self, action: int) -> None:
-        where = action - TAKE_TOP
+        where = CHOICE_ACTIONS.index(action)  # the deck's TAKE_TOP / TAKE_BOTTOM / TAKE_FOURTH
         self.dealer_cards.append(self.deck.take(where))
         self.log.append(("take", self.choice_slot, Action(action).name))
         self._after_dealer_card(self.choice_slot)
@@ -389,5 +396,5 @@ class Game:
 
 def _has_triple(table: list[int]) -> bool:
     """Three or more of the four table cards share a value (Kansai redeal rule)."""
-    values = [c // 4 for c in table]
+    values = [VALUES[c] for c in table]
     return any(values.count(v) >= 3 for v in values[:2])

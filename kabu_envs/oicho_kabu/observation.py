@@ -23,28 +23,30 @@ import numpy as np
 
 from kabu_envs.core.obs_spec import ObsPiece, ObsSpec
 from kabu_envs.oicho_kabu.config import Config
-from kabu_envs.oicho_kabu.game import NUM_SPREADS, Game, Phase
+from kabu_envs.oicho_kabu.deck import LIGHT_CARDS, NUM_VALUES
+from kabu_envs.oicho_kabu.game import DREW, ESCAPED, MAX_CARDS, NUM_SPREADS, STOOD, Game, Phase
 
 _DEALER_CHOICE = Phase.DEALER_CHOICE
 
-NUM_VALUES = 10
-LIGHT_CARDS = frozenset({0, 8, 28})  # hanafuda: copy 0 of months 1, 3 and 8
+# ``spread_status`` has one bit per decided spread state: bit ``state - 1`` (UNDECIDED has none).
+STOOD_BIT, DREW_BIT, ESCAPED_BIT = STOOD - 1, DREW - 1, ESCAPED - 1
 
 
 @lru_cache(maxsize=64)
 def obs_spec(cfg: Config) -> ObsSpec:
     """The observation layout for this rule set (depends on ``num_players`` and the deck)."""
     n = cfg.num_players
+    slots = NUM_SPREADS * MAX_CARDS  # spread s, card k
     pieces = [
         ObsPiece("dealer_position", n, "one-hot: seats from this seat to the dealer (0 = this seat deals)"),
-        ObsPiece("phase", len(Phase), "one-hot: MINSO, BET, DEALER_CHOICE, DECIDE, DEALER_DRAW, OVER"),
+        ObsPiece("phase", len(Phase), "one-hot: " + ", ".join(p.name for p in Phase)),
         ObsPiece("to_act", 1, "1 when this seat must act now"),
         ObsPiece("active_spread", NUM_SPREADS, "one-hot: the spread being bet on (BET) or decided (DECIDE)"),
         ObsPiece("choice_slot", 2, "one-hot: DEALER_CHOICE is for the dealer's first / second card"),
-        ObsPiece("spread_cards", NUM_SPREADS * 3 * NUM_VALUES, "spread s, card k: value one-hot if seen"),
-        ObsPiece("spread_hidden", NUM_SPREADS * 3, "spread s, card k: dealt but not visible to this seat"),
-        ObsPiece("dealer_cards", 3 * NUM_VALUES, "dealer card k: value one-hot if seen"),
-        ObsPiece("dealer_hidden", 3, "dealer card k: dealt but not visible to this seat"),
+        ObsPiece("spread_cards", slots * NUM_VALUES, "spread s, card k: value one-hot if seen"),
+        ObsPiece("spread_hidden", slots, "spread s, card k: dealt but not visible to this seat"),
+        ObsPiece("dealer_cards", MAX_CARDS * NUM_VALUES, "dealer card k: value one-hot if seen"),
+        ObsPiece("dealer_hidden", MAX_CARDS, "dealer card k: dealt but not visible to this seat"),
         ObsPiece("info_card", NUM_VALUES, "value one-hot of this seat's info card (info_cards)"),
         ObsPiece("spread_status", NUM_SPREADS * 3, "spread s: stood / drew / escaped (one-hot, 0 = open)"),
         ObsPiece("is_decider", NUM_SPREADS, "1 if this seat decides spread s (its first backer)"),
@@ -60,8 +62,8 @@ def obs_spec(cfg: Config) -> ObsSpec:
         ObsPiece("minso_left", 1, "minso redeals left this round / minso_limit (0 without minso)"),
     ]
     if cfg.deck == "hanafuda":
-        pieces.append(ObsPiece("spread_lights", NUM_SPREADS * 3, "spread s, card k: a seen light card"))
-        pieces.append(ObsPiece("dealer_lights", 3, "dealer card k: a seen light card"))
+        pieces.append(ObsPiece("spread_lights", slots, "spread s, card k: a seen light card"))
+        pieces.append(ObsPiece("dealer_lights", MAX_CARDS, "dealer card k: a seen light card"))
     return ObsSpec(tuple(pieces))
 
 

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from numbers import Integral
 
 from kabu_envs.oicho_kabu.config import Config
-from kabu_envs.oicho_kabu.yaku import VALUES, qualifying, voided_by_third
+from kabu_envs.oicho_kabu.deck import DECK_SIZE, VALUES
+from kabu_envs.oicho_kabu.yaku import qualifying, voided_by_third
 
 __all__ = [
     "card_value",
@@ -29,8 +30,8 @@ _RANK_321 = {v: i for i, v in enumerate((3, 2, 1, 10, 9, 8, 7, 6, 5, 4))}
 
 def card_value(card: int) -> int:
     """Value 1..10 of card id 0..39 (id = (value-1)*4 + copy)."""
-    if not 0 <= card < 40:
-        raise ValueError(f"card id {card} is out of range 0..39")
+    if not 0 <= card < DECK_SIZE:
+        raise ValueError(f"card id {card} is out of range 0..{DECK_SIZE - 1}")
     return VALUES[card]
 
 
@@ -44,8 +45,8 @@ def _check(role: str, cards: tuple[int, ...]) -> None:
     if role not in _ROLES:
         raise ValueError(f"role must be 'dealer' or 'bettor', got {role!r}")
     for c in cards:
-        if not (isinstance(c, Integral) and 0 <= c < 40):
-            raise ValueError(f"card id {c!r} in hand {cards} is out of range 0..39")
+        if not (isinstance(c, Integral) and 0 <= c < DECK_SIZE):
+            raise ValueError(f"card id {c!r} in hand {cards} is out of range 0..{DECK_SIZE - 1}")
 
 
 def best_yaku(cfg: Config, cards: Sequence[int], role: str) -> str | None:

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kabu_envs.oicho_kabu.deck import Deck
+from kabu_envs.oicho_kabu.deck import VALUES, Deck
 
 
 def _score(selection: str, card: int) -> int:
-    value = card // 4 + 1
+    value = VALUES[card]
     return value % 10 if selection == "closest_to_nine" else -value
 
 

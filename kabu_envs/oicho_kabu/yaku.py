@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-VALUES: tuple[int, ...] = tuple(i // 4 + 1 for i in range(40))
-LIGHTS_3_8 = frozenset({8, 28})  # copy 0 of months 3 and 8 (spec section 1)
+from kabu_envs.oicho_kabu.deck import VALUES, card_id
+
+LIGHTS_3_8 = frozenset({card_id(3), card_id(8)})  # the March and August lights (hanafuda)
 
 # Yaku that only exist on an untouched two-card hand: a third card voids them (spec section 4 table).
 # kuppin / shippin are voided only with their "any" order; "strict" reads "first two cards" only.
