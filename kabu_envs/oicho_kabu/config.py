@@ -12,17 +12,10 @@ from types import MappingProxyType
 from typing import Any
 
 from kabu_envs.core.errors import RuleConfigError
-from kabu_envs.oicho_kabu.options import (
-    CORE_YAKU,
-    DEFAULT_YAKU,
-    LOCAL_YAKU,
-    PRESETS,
-    YAKU_NAMES,
-    YakuSpec,
-    check_option,
-)
+from kabu_envs.oicho_kabu.options import PRESETS, check_option
+from kabu_envs.oicho_kabu.yaku import CORE_YAKU, LOCAL_YAKU, YAKU, Yaku
 
-__all__ = ["Config", "YakuSpec", "make_config", "option_names", "CORE_YAKU", "LOCAL_YAKU", "PRESETS"]
+__all__ = ["Config", "Yaku", "make_config", "option_names", "CORE_YAKU", "LOCAL_YAKU", "PRESETS"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +62,7 @@ class Config:
     max_rounds: int = 1
     dealer_change: tuple[str, ...] = ("deals", "bust")
     dealer_max_deals: int = 5
-    # Derived, not options: the enabled yaku (name -> YakuSpec) and a memo for the hot-path rule lookups.
+    # Derived, not options: the enabled yaku (name -> Yaku record) and a memo for the hot-path rule lookups.
     yaku: MappingProxyType = field(init=False, compare=False, hash=False, repr=False)
     _memo: dict = field(init=False, compare=False, hash=False, repr=False)
 
@@ -77,11 +70,11 @@ class Config:
         for f in fields(self):
             if f.init:
                 object.__setattr__(self, f.name, check_option(f.name, getattr(self, f.name)))
-        if "sanpachi_hikari" in self.local_yaku and self.deck != "hanafuda":
-            raise RuleConfigError(
-                f"local yaku 'sanpachi_hikari' needs the March and August lights: it requires "
-                f"deck='hanafuda', got deck={self.deck!r}"
-            )
+        for y in YAKU:
+            if y.deck and y.deck != self.deck and y.name in self.core_yaku + self.local_yaku:
+                raise RuleConfigError(
+                    f"yaku {y.name!r} ({y.condition}) requires deck={y.deck!r}, got deck={self.deck!r}"
+                )
         object.__setattr__(self, "yaku", MappingProxyType(_resolve_yaku(self)))
         object.__setattr__(self, "_memo", {})
 
@@ -131,25 +124,25 @@ def make_config(**options: Any) -> Config:
     return Config(**merged)
 
 
-def _resolve_yaku(cfg: Config) -> dict[str, YakuSpec]:
-    """The enabled yaku with the options and per-yaku overrides applied (in the spec's table order)."""
+def _resolve_yaku(cfg: Config) -> dict[str, Yaku]:
+    """The enabled yaku records with the options and per-yaku overrides applied, in table order."""
     enabled = set(cfg.core_yaku) | set(cfg.local_yaku)
-    table: dict[str, YakuSpec] = {}
+    table: dict[str, Yaku] = {}
     holders_for_arashi = {
         "both": frozenset({"dealer", "bettor"}),
         "bettors": frozenset({"bettor"}),
         "dealer": frozenset({"dealer"}),
     }[cfg.arashi_holders]
     overrides = {n: dict(kv) for n, kv in cfg.yaku_overrides}
-    for name in YAKU_NAMES:
+    for y in YAKU:
+        name = y.name
         if name not in enabled:
             continue
-        spec = DEFAULT_YAKU[name]
         if name in ("arashi", "arashi_kabu"):
-            spec = spec.replace(holders=holders_for_arashi)
+            y = y.replace(holders=holders_for_arashi)
         elif name == "wake_satsu":
-            spec = spec.replace(beats=frozenset(cfg.wake_satsu_beats))
+            y = y.replace(beats=frozenset(cfg.wake_satsu_beats))
         if name in overrides:
-            spec = spec.replace(**overrides[name])
-        table[name] = spec
+            y = y.replace(**overrides[name])
+        table[name] = y
     return table

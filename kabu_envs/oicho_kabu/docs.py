@@ -15,7 +15,8 @@ from pathlib import Path
 from kabu_envs.oicho_kabu.actions import BET_BASE, Action
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.observation import obs_spec
-from kabu_envs.oicho_kabu.options import LOCAL_YAKU, PRESETS, VALIDATORS
+from kabu_envs.oicho_kabu.options import PRESETS, VALIDATORS
+from kabu_envs.oicho_kabu.yaku import YAKU, YAKU_NAMES, Yaku, voided_by_third
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "oicho_kabu.md"
 
@@ -64,29 +65,6 @@ OPTION_DOCS: dict[str, tuple[str, str, str]] = {
     "dealer_max_deals": ("integer >= 1", "000", "deals before `deals` passes the deal on"),
 }
 
-YAKU_CONDITIONS: dict[str, str] = {
-    "arashi_kabu": "3-3-3 (great arashi)",
-    "arashi": "three cards of one value",
-    "kuppin": "first two cards 9 and 1 (`kuppin_order`; 4 and 1 too with `kuppin_four_one`)",
-    "shippin": "first two cards 4 and 1 (`shippin_order`)",
-    "sanpachi_hikari": "first two cards: the March and August lights (hanafuda)",
-    "pin_basami": "1, x, 1 in dealt order; pays x",
-    "doshippin": "1, 10, 10 any order",
-    "niichi": "2 and 1, no third card",
-    "shidou": "4 and 10, no third card",
-    "shiro": "4 and 6, no third card",
-    "toichi": "1 and 10, no third card (`toichi_order`)",
-    "fujin": "3, 7, 10 any order",
-    "raijin": "4, 7, 9 any order",
-    "ichi_ni_san": "1, 2, 3 any order",
-    "shichi_go_san": "7, 5, 3 any order",
-    "nobori": "three cards rising by one in dealt order (no wrap)",
-    "kudari": "three cards falling by one in dealt order (no wrap)",
-    "zoro": "a pair, no third card (`zoro_values`)",
-    "zoro_tsubushi": "7 and 3, no third card",
-    "wake_satsu": "4 and 9, no third card",
-}
-
 ACTION_MEANINGS: dict[str, str] = {
     "STAND": "decider / dealer: take no third card",
     "DRAW": "decider / dealer: take a face-up third card",
@@ -132,14 +110,44 @@ def presets_table() -> str:
     return "\n".join(rows)
 
 
+def _multiplier(y: Yaku) -> str:
+    return "x (middle card)" if y.multiplier == 0 else str(y.multiplier)
+
+
+def _beats(y: Yaku) -> str:
+    return "every other yaku" if y.beats >= set(YAKU_NAMES) - {y.name} else _fmt(y.beats)
+
+
 def yaku_table(cfg: Config) -> str:
-    """The enabled yaku of ``cfg`` as implemented (holders, rank, multiplier, beats)."""
-    rows = ["| yaku | holders | condition | rank | × | beats |", "|---|---|---|---|---|---|"]
+    """The enabled yaku of ``cfg`` as resolved (holders, rank, multiplier, third card, beats), by rank."""
+    rows = [
+        "| yaku | holders | condition | rank | × | third card | beats |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for y in sorted(cfg.yaku.values(), key=lambda y: -y.rank):
-        mult = "x (middle card)" if y.multiplier == 0 else str(y.multiplier)
-        beats = "every other yaku" if y.name == "sanpachi_hikari" else _fmt(y.beats)
+        third = "voids it" if voided_by_third(cfg, y.name) else "kept"
         rows.append(
-            f"| `{y.name}` | {_fmt(y.holders)} | {YAKU_CONDITIONS[y.name]} | {y.rank} | {mult} | {beats} |"
+            f"| `{y.name}` | {_fmt(y.holders)} | {y.condition} | {y.rank} | {_multiplier(y)} | {third} "
+            f"| {_beats(y)} |"
+        )
+    return "\n".join(rows)
+
+
+def yaku_records_table() -> str:
+    """Every yaku record of ``yaku.YAKU`` with its defaults, in table order (which breaks equal ranks)."""
+    rows = [
+        "| yaku | kind | holders | condition | rank | × | third card | beats |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for y in YAKU:
+        if isinstance(y.two_card_only, bool):
+            third = "voids it" if y.two_card_only else "kept"
+        else:
+            third = f"voids it with `{y.two_card_only}='any'`, kept with `'strict'`"
+        kind = "core" if y.core else "local"
+        rows.append(
+            f"| `{y.name}` | {kind} | {_fmt(y.holders)} | {y.condition} | {y.rank} | {_multiplier(y)} "
+            f"| {third} | {_beats(y)} |"
         )
     return "\n".join(rows)
 
@@ -159,12 +167,11 @@ def action_table(bet_sizes: tuple[int, ...] | None = None) -> str:
 
 def generated_blocks() -> dict[str, str]:
     """Every generated block of docs/oicho_kabu.md, by marker name."""
-    everything = make_config(deck="hanafuda", local_yaku=list(LOCAL_YAKU))
     return {
         "options": options_table(),
         "presets": presets_table(),
+        "yaku_records": yaku_records_table(),
         "yaku_standard": yaku_table(make_config()),
-        "yaku_local": yaku_table(everything),
         "yaku_kabufuda_site": yaku_table(make_config(rules="kabufuda_site")),
         "yaku_kansai": yaku_table(make_config(rules="kansai")),
         "observation": obs_spec(make_config()).markdown_table(),

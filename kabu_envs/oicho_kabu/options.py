@@ -1,4 +1,4 @@
-"""Data behind ``config.py``: the yaku table, the presets, and one validator per option.
+"""Data behind ``config.py``: the presets and one validator per option.
 
 Kept as plain data so the docs (``docs.py``) can print exactly what the code enforces.
 """
@@ -6,65 +6,10 @@ Kept as plain data so the docs (``docs.py``) can print exactly what the code enf
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from kabu_envs.core.errors import RuleConfigError
-
-ROLES = ("dealer", "bettor")
-BOTH = frozenset(ROLES)
-
-
-@dataclass(frozen=True)
-class YakuSpec:
-    """One special hand. ``multiplier == 0`` means "x": the value of the hand's middle card (pin_basami)."""
-
-    name: str
-    holders: frozenset[str]
-    rank: int
-    multiplier: int
-    beats: frozenset[str] = frozenset()
-
-    def replace(self, **changes: Any) -> YakuSpec:
-        return replace(self, **changes)
-
-
-CORE_YAKU = ("arashi_kabu", "arashi", "kuppin", "shippin")
-LOCAL_YAKU = (
-    "sanpachi_hikari",
-    "pin_basami",
-    "doshippin",
-    "niichi",
-    "shidou",
-    "shiro",
-    "toichi",
-    "fujin",
-    "raijin",
-    "ichi_ni_san",
-    "shichi_go_san",
-    "nobori",
-    "kudari",
-    "zoro",
-    "zoro_tsubushi",
-    "wake_satsu",
-)
-YAKU_NAMES = ("sanpachi_hikari", "pin_basami", *CORE_YAKU, *LOCAL_YAKU[2:])
-
-_Y = YakuSpec
-DEFAULT_YAKU: dict[str, YakuSpec] = {
-    "arashi_kabu": _Y("arashi_kabu", BOTH, 60, 5),
-    "arashi": _Y("arashi", BOTH, 50, 3),
-    "kuppin": _Y("kuppin", frozenset({"dealer"}), 40, 1),
-    "shippin": _Y("shippin", frozenset({"bettor"}), 30, 1),
-    "sanpachi_hikari": _Y(
-        "sanpachi_hikari", BOTH, 70, 1, frozenset(n for n in CORE_YAKU + LOCAL_YAKU if n != "sanpachi_hikari")
-    ),
-    "pin_basami": _Y("pin_basami", frozenset({"bettor"}), 65, 0),
-    **{n: _Y(n, BOTH, 20, 1) for n in LOCAL_YAKU[LOCAL_YAKU.index("doshippin") : LOCAL_YAKU.index("zoro")]},
-    "zoro": _Y("zoro", BOTH, 10, 1),
-    "zoro_tsubushi": _Y("zoro_tsubushi", BOTH, 0, 1, frozenset({"zoro"})),
-    "wake_satsu": _Y("wake_satsu", BOTH, 0, 1, frozenset({"kuppin", "shippin"})),
-}
+from kabu_envs.oicho_kabu.yaku import CORE_YAKU, LOCAL_YAKU, ROLES, YAKU_NAMES
 
 # Presets are data: option -> value, applied before the caller's options (spec section 5).
 PRESETS: dict[str, dict[str, Any]] = {

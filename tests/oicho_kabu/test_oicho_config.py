@@ -91,7 +91,7 @@ def test_standard_defaults_match_the_spec():
 
 
 def test_local_yaku_defaults():
-    from kabu_envs.oicho_kabu.options import LOCAL_YAKU
+    from kabu_envs.oicho_kabu.yaku import LOCAL_YAKU
 
     c = make_config(deck="hanafuda", local_yaku=list(LOCAL_YAKU))
     y = c.yaku
