@@ -3,13 +3,14 @@
 from dataclasses import fields
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kabu_envs.oicho_kabu import docs
 from kabu_envs.oicho_kabu.actions import Action, num_actions
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.observation import obs_spec
-from kabu_envs.oicho_kabu.options import VALIDATORS
+from kabu_envs.oicho_kabu.options import OPTIONS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "oicho_kabu.md"
 
@@ -39,21 +40,24 @@ def test_every_generated_block_is_up_to_date(text):
 
 def test_every_option_is_documented_with_its_default(text):
     names = [f.name for f in fields(Config) if f.init]
-    assert set(docs.OPTION_DOCS) == set(names) == set(VALIDATORS)
+    assert names == list(OPTIONS.names)
     table = docs.options_table()
     for f in fields(Config):
         if f.init:
-            assert f"| `{f.name}` | " in table
+            assert f"| `{f.name}` | `{f.default!r}` | " in table
     assert "| `domae` | `50` |" in table and "| `rules` | `'standard'` |" in table
+    for o in OPTIONS:
+        assert o.source and o.meaning and o.allowed_text(), o.name
 
 
-def test_choice_options_list_exactly_what_the_validator_accepts():
-    for name, check in VALIDATORS.items():
-        allowed = getattr(check, "allowed", None)
+def test_choice_options_list_exactly_what_the_checker_accepts():
+    for o in OPTIONS:
+        allowed = getattr(o.check, "allowed", None)
         if allowed:
             for value in allowed:
-                assert f"`{value}`" in docs.allowed_text(name)
-                assert getattr(make_config(**{name: value}), name) == value
+                assert f"`{value!r}`" in o.allowed_text()
+                assert getattr(make_config(**{o.name: value}), o.name) == value
+                assert getattr(make_config(**{o.name: np.str_(value)}), o.name) == value
 
 
 def test_yaku_tables_follow_the_config():
