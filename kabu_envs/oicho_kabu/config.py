@@ -15,9 +15,9 @@ from typing import Any
 
 from kabu_envs.core.errors import RuleConfigError
 from kabu_envs.oicho_kabu.options import OPTIONS, PRESETS
-from kabu_envs.oicho_kabu.yaku import BETTOR, BOTH, CORE_YAKU, DEALER, LOCAL_YAKU, YAKU, Yaku
+from kabu_envs.oicho_kabu.yaku import BETTOR, BOTH, DEALER, YAKU, Yaku
 
-__all__ = ["Config", "Yaku", "make_config", "OPTIONS", "CORE_YAKU", "LOCAL_YAKU", "PRESETS"]
+__all__ = ["Config", "make_config"]
 
 
 def _default(name: str) -> Any:
@@ -95,10 +95,6 @@ class Config:
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
         out["yaku_overrides"] = {n: dict(kv) for n, kv in self.yaku_overrides}
         return out
-
-    def enabled(self, name: str) -> bool:
-        """True when yaku ``name`` is in play."""
-        return name in self.yaku
 
 
 def make_config(**options: Any) -> Config:

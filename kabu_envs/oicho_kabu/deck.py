@@ -81,7 +81,7 @@ class Deck:
         return self.cards.pop(idx)
 
     def peek(self, where: int) -> int:
-        """The card ``take(where)`` would return (for tests and the renderer, never observations)."""
+        """The card ``take(where)`` would return (for tests, never observations)."""
         if where == TAKE_TOP:
             return self.cards[self.top]
         return self.cards[-1] if where == TAKE_BOTTOM else self.cards[self.top + 3]

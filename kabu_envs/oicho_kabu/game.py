@@ -118,10 +118,6 @@ class Game:
     def action_name(self, action: int) -> str:
         return action_name(action, self.bet_sizes)
 
-    @property
-    def bettors(self) -> list[int]:
-        return self.betting_order
-
     def cards_in_play(self) -> list[int]:
         """Every card of the current round that left the deck (info, table, dealer)."""
         out = [c for c in self.info_cards if c >= 0]

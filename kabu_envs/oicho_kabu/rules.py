@@ -11,7 +11,7 @@ from numbers import Integral
 
 from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import DECK_SIZE, VALUES
-from kabu_envs.oicho_kabu.yaku import qualifying, voided_by_third
+from kabu_envs.oicho_kabu.yaku import ROLES, qualifying, voided_by_third
 
 __all__ = [
     "card_value",
@@ -23,7 +23,6 @@ __all__ = [
     "voids_round",
 ]
 
-_ROLES = ("dealer", "bettor")
 # arashi_vs_arashi="rank_321": 3 > 2 > 1 > 10 > 9 > ... > 4 (seed 000, Kansai); lower index = stronger.
 _RANK_321 = {v: i for i, v in enumerate((3, 2, 1, 10, 9, 8, 7, 6, 5, 4))}
 
@@ -42,7 +41,7 @@ def hand_value(cards: Sequence[int]) -> int:
 
 def _check(role: str, cards: tuple[int, ...]) -> None:
     """Validate on a memo miss only, so the hot path stays a dict lookup."""
-    if role not in _ROLES:
+    if role not in ROLES:
         raise ValueError(f"role must be 'dealer' or 'bettor', got {role!r}")
     for c in cards:
         if not (isinstance(c, Integral) and 0 <= c < DECK_SIZE):
