@@ -1,15 +1,17 @@
-"""The Oicho-Kabu state machine (spec §3, §6): pure Python, one legal-actions/apply pair per phase.
+"""The Oicho-Kabu state machine (docs/oicho_kabu.md §3 A round, §6 Sessions): pure Python, one
+legal-actions/apply pair per phase.
 
 A ``Game`` is one episode: dealer selection, then ``max_rounds`` rounds (or until fewer than two seats
 have chips). Chance steps (dealing, reshuffles) run inside ``apply_action``; the game stops only where a
-seat must decide. Cards leave the deck exactly in the order of spec §3, so stacked decks work.
+seat must decide. Cards leave the deck exactly in the order of docs/oicho_kabu.md §3, so stacked decks
+work.
 
-Choices the spec leaves open (see also ``session.py`` and ``deck.py``):
+Choices the sources leave open (docs/oicho_kabu.md §8; see also ``session.py`` and ``deck.py``):
 - Bets are asked bettor by bettor: the first bettor (seat after the dealer) stakes on spreads 0..3,
   then the next bettor, and so on. A seat with no chips (chips <= 0) sits the round out: no info
   card, no BET turns. A seat with chips is always asked, even when only ``BET(0)`` fits.
 - Chips may go negative (a bettor can lose stake x 5 to an arashi-kabu); such a seat cannot bet.
-- Every spread gets its second card (spec step 8) even when unbacked; unbacked spreads are not settled.
+- Every spread gets its second card (§3 step 8) even when unbacked; unbacked spreads are not settled.
 - If nobody stakes anything the round ends after the bets with no payment.
 - The minso question is asked only while redeals are left (``minso_limit``); a triple-table redeal
   (and a minso redeal) returns the four table cards, reshuffles and deals the table again; info cards stay.

@@ -1,4 +1,5 @@
-"""Oicho-Kabu hand rules (spec sections 1, 3 and 4): values, yaku, draw masks and settlement.
+"""Oicho-Kabu hand rules (docs/oicho_kabu.md §1 Cards, §3 A round, §4 Settling): values, yaku, draw
+masks and settlement.
 
 Pure functions of ``(cfg, cards)``; the game calls only these. They sit on the hot path, so the yaku
 and draw lookups are memoised per config (the config is immutable, the memo lives on it).
@@ -49,7 +50,7 @@ def _check(role: str, cards: tuple[int, ...]) -> None:
 
 
 def best_yaku(cfg: Config, cards: Sequence[int], role: str) -> str | None:
-    """The enabled yaku of highest rank this hand holds for ``role`` (ties: the spec table's order)."""
+    """The enabled yaku of highest rank this hand holds for ``role`` (ties: the first in table order)."""
     key = ("y", role, tuple(cards))
     memo = cfg._memo
     hit = memo.get(key, memo)
@@ -76,7 +77,7 @@ def yaku_multiplier(cfg: Config, name: str | None, cards: Sequence[int]) -> int:
 
 
 def draw_options(cfg: Config, cards: Sequence[int], role: str) -> tuple[bool, bool, bool]:
-    """(stand_ok, draw_ok, escape_ok) for a two-card hand about to decide (spec section 3, steps 9/10)."""
+    """(stand_ok, draw_ok, escape_ok) of a two-card hand about to decide (docs/oicho_kabu.md §3, 9-10)."""
     key = ("d", role, tuple(cards))
     hit = cfg._memo.get(key)
     if hit is not None:
@@ -148,7 +149,7 @@ def _same_yaku(cfg: Config, name: str, d: Sequence[int], b: Sequence[int]) -> in
 
 
 def settle(cfg: Config, dealer_cards: Sequence[int], bettor_cards: Sequence[int]) -> int:
-    """Signed multiplier for ONE stake on this spread, from the bettor's side (spec section 4)."""
+    """Signed multiplier for ONE stake on this spread, from the bettor's side (docs/oicho_kabu.md §4)."""
     if voids_round(cfg, dealer_cards):
         return 0
     if (

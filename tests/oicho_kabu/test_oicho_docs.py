@@ -1,5 +1,6 @@
 """docs/oicho_kabu.md carries exactly the tables the code generates (observation, actions, options, yaku)."""
 
+import re
 from dataclasses import fields
 from pathlib import Path
 
@@ -75,3 +76,29 @@ def test_missing_marker_is_an_error():
 def test_doc_sections_exist(text):
     for heading in ("Choices where the sources disagree", "## 9. Observation", "## 10. Actions", "Presets"):
         assert heading in text
+
+
+ROOT = Path(__file__).resolve().parents[2]
+CITING = [
+    *sorted((ROOT / "kabu_envs" / "oicho_kabu").glob("*.py")),
+    ROOT / "kabu_envs" / "oicho_kabu_v0.py",
+    *sorted((ROOT / "agents").glob("oicho_*.py")),
+    *sorted((ROOT / "tests" / "oicho_kabu").glob("*.py")),
+    DOC,
+]
+
+
+def test_the_docs_page_is_the_rule_text_cited_by_section(text):
+    """No citation of a rule text users cannot see; every "docs/oicho_kabu.md §n" names a section there."""
+    sections = {int(n) for n in re.findall(r"^## (\d+)\. ", text, flags=re.MULTILINE)}
+    assert sections == set(range(1, 13))
+    for n in sections:
+        assert f'<a id="s{n}"></a>' in text
+    hidden = re.compile(r"shared/spec|spec §|spec section|\bthe spec\b", flags=re.IGNORECASE)
+    for path in CITING:
+        body = path.read_text()
+        if path.name == Path(__file__).name:
+            body = body.replace(hidden.pattern, "")
+        assert not hidden.search(body), f"{path.relative_to(ROOT)} cites a rule text users cannot see"
+        for n in re.findall(r"docs/oicho_kabu\.md §(\d+)", body):
+            assert int(n) in sections, f"{path.relative_to(ROOT)} cites a missing section §{n}"
