@@ -112,7 +112,7 @@ class OichoExpertAgent(OichoAgentBase):
         cfg, p = self.cfg, self.p
         dv, dlights = self._dealer_hand(obs)
         dealer = self._ids(dv, dlights)
-        unseen = [COPIES] * (NUM_VALUES + 1)  # by value 1..10 (index 0: an unseen card's value 0)
+        unseen = [COPIES] * (NUM_VALUES + 1)  # by value 1..10; index 0 takes an unseen dealer card
         for v in dv:
             unseen[v] -= 1
         spreads = []
