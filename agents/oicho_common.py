@@ -13,24 +13,21 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import BaseAgent, legal_from_mask
-from kabu_envs.oicho_kabu.actions import BET_BASE, Action
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, STAND, Action
+from kabu_envs.oicho_kabu.config import Config, make_config
+from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id
+from kabu_envs.oicho_kabu.game import MAX_CARDS, NUM_SPREADS, Phase
 from kabu_envs.oicho_kabu.observation import obs_spec
 from kabu_envs.oicho_kabu.rules import best_yaku, draw_options, hand_value
 from kabu_envs.oicho_kabu.yaku import voided_by_third
 
-STAND, DRAW, ESCAPE = int(Action.STAND), int(Action.DRAW), int(Action.ESCAPE)
-KEEP, REDEAL = int(Action.KEEP), int(Action.REDEAL)
 TAKES = {"top": int(Action.TAKE_TOP), "bottom": int(Action.TAKE_BOTTOM), "fourth": int(Action.TAKE_FOURTH)}
-# observation phase ids (kabu_envs.oicho_kabu.game.Phase)
-MINSO, BET, DEALER_CHOICE, DECIDE, DEALER_DRAW = range(5)
-STOOD, DREW, ESCAPED = 0, 1, 2  # index inside a spread_status one-hot
 
 # parameters of the bettor's draw rule and the card choice, shared by both players
 COMMON_PARAMS: dict[str, Any] = {"draw_threshold": 5, "pair_draw": False, "escape": True, "take": "top"}
 
 
-def bettor_decision(cfg: OichoConfig, cards: tuple[int, ...], p: dict[str, Any]) -> int:
+def bettor_decision(cfg: Config, cards: tuple[int, ...], p: dict[str, Any]) -> int:
     """STAND / DRAW / ESCAPE for a bettor's two-card spread (always a legal choice)."""
     stand, draw, escape = draw_options(cfg, cards, "bettor")
     if not draw and not escape:
@@ -42,13 +39,12 @@ def bettor_decision(cfg: OichoConfig, cards: tuple[int, ...], p: dict[str, Any])
         return ESCAPE
     if not stand or not draw:
         return DRAW if draw else STAND
-    a, b = cards[0] // 4, cards[1] // 4
-    if a == b and hand_value(cards) == 8:
+    if VALUES[cards[0]] == VALUES[cards[1]] and hand_value(cards) == 8:
         return DRAW if p["pair_draw"] else STAND
     return DRAW if hand_value(cards) <= p["draw_threshold"] else STAND
 
 
-def dealer_threshold_decision(cfg: OichoConfig, cards: tuple[int, ...], threshold: int) -> int:
+def dealer_threshold_decision(cfg: Config, cards: tuple[int, ...], threshold: int) -> int:
     """A dealer that draws on a value <= ``threshold`` and keeps a two-card yaku a third card voids."""
     stand, draw, _ = draw_options(cfg, cards, "dealer")
     if not draw:
@@ -80,12 +76,13 @@ class OichoAgentBase(BaseAgent):
         self.p = {**self.DEFAULTS, **strategy}
         super().__init__(seed, **strategy, **self.rule_options)
         self.spec = obs_spec(self.cfg)
-        self.o = self.spec.offsets
+        self.sl = self.spec.slices
         self.fallbacks = 0  # times the strategy's choice was not in the mask (a bug if ever > 0)
 
     # --- observation decoding ------------------------------------------------------------------
-    def _value(self, obs: np.ndarray, at: int) -> int:
-        block = obs[at : at + 10]
+    @staticmethod
+    def _value(block: np.ndarray) -> int:
+        """The card value of a value one-hot (0 = unseen / not dealt)."""
         return int(block.argmax()) + 1 if block.max() > 0.5 else 0
 
     def _ids(self, values: list[int], lights: list[bool]) -> tuple[int, ...]:
@@ -94,28 +91,32 @@ class OichoAgentBase(BaseAgent):
         out = []
         for v, light in zip(values, lights, strict=True):
             if light:
-                out.append((v - 1) * 4)
+                out.append(card_id(v))
             else:
                 k = used.get(v, 1)
                 used[v] = k + 1
-                out.append((v - 1) * 4 + min(k, 3))
+                out.append(card_id(v, min(k, COPIES - 1)))
         return tuple(out)
 
     def _spread(self, obs: np.ndarray, s: int) -> list[int]:
         """Visible values of spread s by position (0 = unseen / not dealt)."""
-        base = self.o["spread_cards"] + s * 30
-        return [self._value(obs, base + k * 10) for k in range(3)]
+        cards = obs[self.sl["spread_cards"]].reshape(NUM_SPREADS, MAX_CARDS, NUM_VALUES)[s]
+        return [self._value(block) for block in cards]
 
     def _light(self, obs: np.ndarray, piece: str, i: int) -> bool:
-        return piece in self.o and obs[self.o[piece] + i] > 0.5
+        return piece in self.sl and obs[self.sl[piece]][i] > 0.5
 
     def _active_spread(self, obs: np.ndarray) -> int:
-        return int(obs[self.o["active_spread"] : self.o["active_spread"] + 4].argmax())
+        return int(obs[self.sl["active_spread"]].argmax())
+
+    def _status(self, obs: np.ndarray, s: int) -> np.ndarray:
+        """Spread s's ``spread_status`` bits (index with STOOD_BIT, DREW_BIT, ESCAPED_BIT)."""
+        return obs[self.sl["spread_status"]].reshape(NUM_SPREADS, -1)[s]
 
     def _dealer_hand(self, obs: np.ndarray) -> tuple[list[int], list[bool]]:
         """The dealer's two visible card values and light flags."""
-        o = self.o
-        values = [self._value(obs, o["dealer_cards"] + k * 10) for k in range(2)]
+        cards = obs[self.sl["dealer_cards"]].reshape(MAX_CARDS, NUM_VALUES)
+        values = [self._value(cards[k]) for k in range(2)]
         return values, [self._light(obs, "dealer_lights", k) for k in range(2)]
 
     def _stake_to(self, mask: np.ndarray, target: float, at_least_one: bool = False) -> int:
@@ -131,17 +132,17 @@ class OichoAgentBase(BaseAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_from_mask(action_mask)
         obs = np.asarray(observation)
-        phase = int(obs[self.o["phase"] : self.o["phase"] + 6].argmax())
-        if phase == BET:
+        phase = int(obs[self.sl["phase"]].argmax())
+        if phase == Phase.BET:
             a = self._bet(obs, action_mask)
-        elif phase == DECIDE:
+        elif phase == Phase.DECIDE:
             a = self._decide(obs, action_mask)
-        elif phase == DEALER_DRAW:
+        elif phase == Phase.DEALER_DRAW:
             if action_mask[STAND] and action_mask[DRAW]:
                 a = self._dealer_draw(obs, action_mask)
             else:  # forced
                 a = STAND if action_mask[STAND] else DRAW
-        elif phase == MINSO:
+        elif phase == Phase.MINSO:
             a = self._minso(obs)
         else:
             a = TAKES[self.p["take"]]
@@ -155,7 +156,7 @@ class OichoAgentBase(BaseAgent):
         values = self._spread(obs, s)[:2]
         if 0 in values:
             return DRAW if mask[DRAW] else STAND
-        cards = self._ids(values, [self._light(obs, "spread_lights", s * 3 + k) for k in range(2)])
+        cards = self._ids(values, [self._light(obs, "spread_lights", s * MAX_CARDS + k) for k in range(2)])
         return bettor_decision(self.cfg, cards, self.p)
 
     def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:

@@ -27,21 +27,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.oicho_common import (
-    COMMON_PARAMS,
-    DRAW,
-    DREW,
-    ESCAPE,
-    ESCAPED,
-    KEEP,
-    REDEAL,
-    STAND,
-    OichoAgentBase,
-    bettor_decision,
-    dealer_threshold_decision,
-)
-from kabu_envs.oicho_kabu.actions import BET_BASE
-from kabu_envs.oicho_kabu.config import OichoConfig
+from agents.oicho_common import COMMON_PARAMS, OichoAgentBase, bettor_decision, dealer_threshold_decision
+from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, KEEP, REDEAL, STAND
+from kabu_envs.oicho_kabu.config import Config
+from kabu_envs.oicho_kabu.deck import COPIES, DECK_SIZE, NUM_VALUES, card_id
+from kabu_envs.oicho_kabu.game import NUM_SPREADS
+from kabu_envs.oicho_kabu.observation import DREW_BIT, ESCAPED_BIT
 from kabu_envs.oicho_kabu.rules import draw_options, settle
 
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -58,15 +49,15 @@ DEFAULT_PARAMS: dict[str, Any] = {
 
 
 @lru_cache(maxsize=32)
-def first_card_edges(cfg: OichoConfig, params: tuple[tuple[str, Any], ...]) -> tuple[float, ...]:
+def first_card_edges(cfg: Config, params: tuple[tuple[str, Any], ...]) -> tuple[float, ...]:
     """Bettor's expected result per unit stake for first-card value 1..10 (index 0..9), seeded Monte Carlo."""
     p = dict(params)
     n = int(p["edge_samples"])
     out = []
-    for v in range(1, 11):
+    for v in range(1, NUM_VALUES + 1):
         rng = np.random.Generator(np.random.PCG64(1000 + v))
-        firsts = (v - 1) * 4 + rng.integers(0, 4, size=n)
-        keys = rng.random((n, 40))
+        firsts = card_id(v) + rng.integers(0, COPIES, size=n)
+        keys = rng.random((n, DECK_SIZE))
         keys[np.arange(n), firsts] = 2.0  # the first card is not in the rest of the deck
         rest = np.argsort(keys, axis=1)[:, :5].tolist()
         total = 0
@@ -113,34 +104,35 @@ class OichoExpertAgent(OichoAgentBase):
         return self._stake_to(mask, target, at_least_one=True)
 
     def _minso(self, obs: np.ndarray) -> int:
-        firsts = [self._spread(obs, s)[0] for s in range(4)]
+        firsts = [self._spread(obs, s)[0] for s in range(NUM_SPREADS)]
         score = sum(self._edges[v - 1] for v in firsts if v)
-        return REDEAL if score > 4 * self._mean_edge + self.p["minso_margin"] else KEEP
+        return REDEAL if score > NUM_SPREADS * self._mean_edge + self.p["minso_margin"] else KEEP
 
     def _dealer_draw(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        cfg, o, p = self.cfg, self.o, self.p
+        cfg, p = self.cfg, self.p
         dv, dlights = self._dealer_hand(obs)
         dealer = self._ids(dv, dlights)
-        unseen = [4] * 11
+        unseen = [COPIES] * (NUM_VALUES + 1)  # by value 1..10; index 0 takes an unseen dealer card
         for v in dv:
             unseen[v] -= 1
         spreads = []
-        for s in range(4):
+        total_stakes = obs[self.sl["total_stakes"]]
+        for s in range(NUM_SPREADS):
             vals = self._spread(obs, s)
             for v in vals:
                 if v:
                     unseen[v] -= 1
-            stake = float(obs[o["total_stakes"] + s])
-            status = obs[o["spread_status"] + s * 3 : o["spread_status"] + s * 3 + 3]
-            if stake > 0 and status[ESCAPED] < 0.5:
-                spreads.append((vals, stake, status[DREW] > 0.5))
+            stake = float(total_stakes[s])
+            status = self._status(obs, s)
+            if stake > 0 and status[ESCAPED_BIT] < 0.5:
+                spreads.append((vals, stake, status[DREW_BIT] > 0.5))
         weights = [max(u, 0) for u in unseen]
         total_w = sum(weights[1:]) or 1
         # hidden second card of each backed spread: candidates weighted by unseen count x plausibility
         cands = []
         for vals, stake, drew in spreads:
             hands, ws = [], []
-            for x in range(1, 11):
+            for x in range(1, NUM_VALUES + 1):
                 if not weights[x]:
                     continue
                 two = self._ids([vals[0], x], [False, False])
@@ -163,7 +155,7 @@ class OichoExpertAgent(OichoAgentBase):
 
         ev_stand = value_of(dealer)
         ev_draw = 0.0
-        for y in range(1, 11):
+        for y in range(1, NUM_VALUES + 1):
             if weights[y]:
                 ev_draw += weights[y] / total_w * value_of(self._ids([*dv, y], [*dlights, False]))
         return DRAW if ev_draw > ev_stand else STAND

@@ -28,16 +28,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.oicho_common import (
-    COMMON_PARAMS,
-    DREW,
-    KEEP,
-    REDEAL,
-    STOOD,
-    OichoAgentBase,
-    dealer_threshold_decision,
-)
-from kabu_envs.oicho_kabu.config import OichoConfig
+from agents.oicho_common import COMMON_PARAMS, OichoAgentBase, dealer_threshold_decision
+from kabu_envs.oicho_kabu.actions import KEEP, REDEAL
+from kabu_envs.oicho_kabu.config import Config
+from kabu_envs.oicho_kabu.deck import NUM_VALUES, card_id
+from kabu_envs.oicho_kabu.game import NUM_SPREADS
+from kabu_envs.oicho_kabu.observation import DREW_BIT, STOOD_BIT
 from kabu_envs.oicho_kabu.rules import best_yaku
 
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -51,16 +47,13 @@ DEFAULT_PARAMS: dict[str, Any] = {
 
 
 @lru_cache(maxsize=64)
-def yaku_starters(cfg: OichoConfig) -> frozenset[int]:
+def yaku_starters(cfg: Config) -> frozenset[int]:
     """First-card values that some second card turns into a bettor yaku of positive rank."""
 
-    def card(v: int, copy: int) -> int:
-        return (v - 1) * 4 + copy
-
     out = set()
-    for v in range(1, 11):
-        for x in range(1, 11):
-            y = best_yaku(cfg, (card(v, 1), card(x, 2 if x == v else 1)), "bettor")
+    for v in range(1, NUM_VALUES + 1):
+        for x in range(1, NUM_VALUES + 1):
+            y = best_yaku(cfg, (card_id(v, 1), card_id(x, 2 if x == v else 1)), "bettor")
             if y is not None and cfg.yaku[y].rank > 0:
                 out.add(v)
     return frozenset(out)
@@ -86,18 +79,18 @@ class OichoScriptedAgent(OichoAgentBase):
         return self._stake_to(mask, share * self._fair_share)
 
     def _dealer_draw(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        o = self.o
         stood = drew = 0.0
-        for s in range(4):
-            stake = float(obs[o["total_stakes"] + s])
-            at = o["spread_status"] + s * 3
-            stood += stake * obs[at + STOOD]
-            drew += stake * obs[at + DREW]
+        total_stakes = obs[self.sl["total_stakes"]]
+        for s in range(NUM_SPREADS):
+            stake = float(total_stakes[s])
+            status = self._status(obs, s)
+            stood += stake * status[STOOD_BIT]
+            drew += stake * status[DREW_BIT]
         threshold = self.p["dealer_threshold"] + (self.p["reveal_shift"] if stood > drew else 0)
         values, lights = self._dealer_hand(obs)
         return dealer_threshold_decision(self.cfg, self._ids(values, lights), threshold)
 
     def _minso(self, obs: np.ndarray) -> int:
-        firsts = [self._spread(obs, s)[0] for s in range(4)]
+        firsts = [self._spread(obs, s)[0] for s in range(NUM_SPREADS)]
         hits = sum(1 for v in firsts if v in self.starters)
         return REDEAL if hits >= self.p["minso_starters"] else KEEP

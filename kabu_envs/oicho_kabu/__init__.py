@@ -1,25 +1,28 @@
 """Oicho-Kabu: rules engine (pure Python/numpy) and its PettingZoo adapter.
 
-This package's import pulls in only the pure engine (no gymnasium/pettingzoo); the PettingZoo env lives
-in ``kabu_envs.oicho_kabu.env`` and is published as ``kabu_envs.oicho_kabu_v0``.
+The template names every game package exports: ``Config`` (one validated rule set, built by
+``make_config``), ``Game`` (the state machine), ``Phase``, ``Action``, ``Encoder`` and ``obs_spec`` (the
+observation). This package's import pulls in only the pure engine (no gymnasium/pettingzoo); the
+PettingZoo env lives in ``kabu_envs.oicho_kabu.env`` and is published as ``kabu_envs.oicho_kabu_v0``.
+The rules are docs/oicho_kabu.md.
 """
 
 from kabu_envs.oicho_kabu.actions import Action, action_name, num_actions
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.deck import card_ids
 from kabu_envs.oicho_kabu.game import Game, Phase
 from kabu_envs.oicho_kabu.observation import Encoder, encode, obs_spec
 
 __all__ = [
+    "Config",
+    "Game",
+    "Encoder",
+    "Phase",
+    "make_config",
+    "obs_spec",
     "Action",
     "action_name",
     "num_actions",
-    "OichoConfig",
-    "make_config",
     "card_ids",
-    "Game",
-    "Phase",
-    "Encoder",
     "encode",
-    "obs_spec",
 ]

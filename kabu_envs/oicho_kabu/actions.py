@@ -1,4 +1,4 @@
-"""Oicho-Kabu action ids (spec section 7): fixed, documented, never remapped."""
+"""Oicho-Kabu action ids (docs/oicho_kabu.md §10 Actions): fixed, documented, never remapped."""
 
 from __future__ import annotations
 
@@ -17,14 +17,19 @@ class Action(IntEnum):
     BET_BASE = 8  # BET(k) = 8 + k; k = 0 stakes nothing, k >= 1 stakes bet_sizes[k - 1]
 
     @staticmethod
-    def BET(k: int) -> int:  # noqa: N802 - the spec's name
+    def BET(k: int) -> int:  # noqa: N802 - the documented name
         """Action id of staking ``bet_sizes[k-1]`` (``k = 0``: no stake)."""
         if k < 0:
             raise ValueError(f"BET(k) needs k >= 0, got {k}")
-        return 8 + k
+        return BET_BASE + k
 
 
-BET_BASE = 8
+# Plain ints of the ids, for the hot paths (an IntEnum compares and hashes more slowly) and the agents.
+BET_BASE = int(Action.BET_BASE)
+STAND, DRAW, ESCAPE = int(Action.STAND), int(Action.DRAW), int(Action.ESCAPE)
+KEEP, REDEAL = int(Action.KEEP), int(Action.REDEAL)
+# the dealer's card choice, in the order of the deck's TAKE_TOP / TAKE_BOTTOM / TAKE_FOURTH (0, 1, 2)
+CHOICE_ACTIONS = (int(Action.TAKE_TOP), int(Action.TAKE_BOTTOM), int(Action.TAKE_FOURTH))
 
 
 def num_actions(num_bet_sizes: int) -> int:

@@ -1,8 +1,10 @@
-"""Oicho-Kabu rule set: every option of the spec, presets as data, and validation.
+"""Oicho-Kabu rule set: every option (docs/oicho_kabu.md §7 Options), presets as data, and validation.
 
-One frozen, hashable ``OichoConfig`` is built by ``make_config(**options)``: the preset named by
-``rules`` is applied first, then the caller's overrides, then every value is checked so a typo or an
-out-of-range value fails at construction with a message naming the option (never mid-game).
+One frozen, hashable ``Config`` is built by ``make_config(**options)``: the preset named by ``rules`` is
+applied first, then the caller's overrides, then every value is checked so a typo or an out-of-range
+value fails at construction with a ``RuleConfigError`` naming the option and what is allowed (never
+mid-game). The options are declared once, as records in ``options.OPTIONS``: the field defaults below
+are read from them.
 """
 
 from __future__ import annotations
@@ -12,83 +14,80 @@ from types import MappingProxyType
 from typing import Any
 
 from kabu_envs.core.errors import RuleConfigError
-from kabu_envs.oicho_kabu.options import (
-    CORE_YAKU,
-    DEFAULT_YAKU,
-    LOCAL_YAKU,
-    PRESETS,
-    YAKU_NAMES,
-    YakuSpec,
-    check_option,
-)
+from kabu_envs.oicho_kabu.options import OPTIONS, PRESETS
+from kabu_envs.oicho_kabu.yaku import BETTOR, BOTH, DEALER, YAKU, Yaku
 
-__all__ = ["OichoConfig", "YakuSpec", "make_config", "option_names", "CORE_YAKU", "LOCAL_YAKU", "PRESETS"]
+__all__ = ["Config", "make_config"]
+
+
+def _default(name: str) -> Any:
+    return OPTIONS.by_name[name].default
 
 
 @dataclass(frozen=True)
-class OichoConfig:
-    """Every rule option (names exactly as in the spec) plus the resolved yaku table.
+class Config:
+    """Every rule option plus the resolved yaku table; the defaults are those of ``options.OPTIONS``.
 
     Build it with ``make_config``; constructing it directly skips the preset logic but still validates.
     """
 
-    rules: str = "standard"
-    num_players: int = 4
-    deck: str = "kabufuda"
-    dealer_selection: str = "fixed"
-    domae: int = 50
-    bet_sizes: tuple[int, ...] = (1, 2, 5, 10)
-    bankroll: int = 100
-    redeal_on_triple_table: bool = False
-    info_cards: bool = False
-    minso: bool = False
-    minso_limit: int = 1
-    dealer_first_card: str = "before_bets"
-    dealer_card_choice: bool = False
-    pair_may_draw: bool = True
-    free_draw: bool = False
-    shiroku_escape: bool = False
-    dealer_second_card_face_up: bool = True
-    dealer_draw_rule: str = "same_as_bettors"
-    zero_zero: str = "dealer_wins"
-    tie_rule: str = "push"
-    arashi_holders: str = "both"
-    kuppin_order: str = "any"
-    shippin_order: str = "any"
-    toichi_order: str = "any"
-    kuppin_four_one: bool = False
-    zoro_values: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
-    core_yaku: tuple[str, ...] = CORE_YAKU
-    local_yaku: tuple[str, ...] = ()
-    wake_satsu_beats: tuple[str, ...] = ("kuppin", "shippin")
-    yaku_overrides: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
-    arashi_vs_arashi: str = "higher_value"
-    bettor_three_tens: str = "arashi"
-    dealer_three_tens: str = "arashi"
-    bettor_ten_pair: str = "zoro"
-    max_rounds: int = 1
-    dealer_change: tuple[str, ...] = ("deals", "bust")
-    dealer_max_deals: int = 5
-    # Derived, not options: the enabled yaku (name -> YakuSpec) and a memo for the hot-path rule lookups.
+    rules: str = _default("rules")
+    num_players: int = _default("num_players")
+    deck: str = _default("deck")
+    dealer_selection: str = _default("dealer_selection")
+    domae: int = _default("domae")
+    bet_sizes: tuple[int, ...] = _default("bet_sizes")
+    bankroll: int = _default("bankroll")
+    redeal_on_triple_table: bool = _default("redeal_on_triple_table")
+    info_cards: bool = _default("info_cards")
+    minso: bool = _default("minso")
+    minso_limit: int = _default("minso_limit")
+    dealer_first_card: str = _default("dealer_first_card")
+    dealer_card_choice: bool = _default("dealer_card_choice")
+    pair_may_draw: bool = _default("pair_may_draw")
+    free_draw: bool = _default("free_draw")
+    shiroku_escape: bool = _default("shiroku_escape")
+    dealer_second_card_face_up: bool = _default("dealer_second_card_face_up")
+    dealer_draw_rule: str = _default("dealer_draw_rule")
+    zero_zero: str = _default("zero_zero")
+    tie_rule: str = _default("tie_rule")
+    arashi_holders: str = _default("arashi_holders")
+    kuppin_order: str = _default("kuppin_order")
+    shippin_order: str = _default("shippin_order")
+    toichi_order: str = _default("toichi_order")
+    kuppin_four_one: bool = _default("kuppin_four_one")
+    zoro_values: tuple[int, ...] = _default("zoro_values")
+    core_yaku: tuple[str, ...] = _default("core_yaku")
+    local_yaku: tuple[str, ...] = _default("local_yaku")
+    wake_satsu_beats: tuple[str, ...] = _default("wake_satsu_beats")
+    yaku_overrides: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = _default("yaku_overrides")
+    arashi_vs_arashi: str = _default("arashi_vs_arashi")
+    bettor_three_tens: str = _default("bettor_three_tens")
+    dealer_three_tens: str = _default("dealer_three_tens")
+    bettor_ten_pair: str = _default("bettor_ten_pair")
+    max_rounds: int = _default("max_rounds")
+    dealer_change: tuple[str, ...] = _default("dealer_change")
+    dealer_max_deals: int = _default("dealer_max_deals")
+    # Derived, not options: the enabled yaku (name -> Yaku record) and a memo for the hot-path rule lookups.
     yaku: MappingProxyType = field(init=False, compare=False, hash=False, repr=False)
     _memo: dict = field(init=False, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         for f in fields(self):
             if f.init:
-                object.__setattr__(self, f.name, check_option(f.name, getattr(self, f.name)))
-        if "sanpachi_hikari" in self.local_yaku and self.deck != "hanafuda":
-            raise RuleConfigError(
-                f"local yaku 'sanpachi_hikari' needs the March and August lights: it requires "
-                f"deck='hanafuda', got deck={self.deck!r}"
-            )
+                object.__setattr__(self, f.name, OPTIONS.check(f.name, getattr(self, f.name)))
+        for y in YAKU:
+            if y.deck and y.deck != self.deck and y.name in self.core_yaku + self.local_yaku:
+                raise RuleConfigError(
+                    f"yaku {y.name!r} ({y.condition}) requires deck={y.deck!r}, got deck={self.deck!r}"
+                )
         object.__setattr__(self, "yaku", MappingProxyType(_resolve_yaku(self)))
         object.__setattr__(self, "_memo", {})
 
     def __reduce__(self) -> tuple:
         # The derived yaku table (a mappingproxy) cannot be pickled; rebuild from the options instead,
         # so configs survive deepcopy and multiprocessing.
-        return (OichoConfig, tuple(getattr(self, f.name) for f in fields(self) if f.init))
+        return (Config, tuple(getattr(self, f.name) for f in fields(self) if f.init))
 
     @property
     def options(self) -> dict[str, Any]:
@@ -97,59 +96,39 @@ class OichoConfig:
         out["yaku_overrides"] = {n: dict(kv) for n, kv in self.yaku_overrides}
         return out
 
-    def enabled(self, name: str) -> bool:
-        """True when yaku ``name`` is in play."""
-        return name in self.yaku
 
-
-def option_names() -> tuple[str, ...]:
-    """Every option ``make_config`` accepts, in declaration order."""
-    return tuple(f.name for f in fields(OichoConfig) if f.init)
-
-
-def make_config(**options: Any) -> OichoConfig:
+def make_config(**options: Any) -> Config:
     """Build a validated config: preset ``rules`` (default "standard") as data, then ``options`` on top."""
-    valid = option_names()
-    unknown = sorted(set(options) - set(valid))
-    if unknown:
-        raise RuleConfigError(
-            f"unknown Oicho-Kabu option(s) {', '.join(map(repr, unknown))}; valid options: {', '.join(valid)}"
-        )
-    preset = options.get("rules", "standard")
-    if preset not in PRESETS:
-        raise RuleConfigError(f"option 'rules' = {preset!r} is not a preset; allowed: {', '.join(PRESETS)}")
+    OPTIONS.check_known(options)
+    preset = OPTIONS.check("rules", options.get("rules", "standard"))
     merged: dict[str, Any] = dict(PRESETS[preset])
     overrides = options.get("yaku_overrides")
     if overrides is not None and "yaku_overrides" in merged:
         # A preset's per-yaku changes and the caller's are merged key by key (the caller wins).
-        base = {n: dict(kv) for n, kv in check_option("yaku_overrides", merged["yaku_overrides"])}
-        for n, kv in check_option("yaku_overrides", overrides):
+        base = {n: dict(kv) for n, kv in OPTIONS.check("yaku_overrides", merged["yaku_overrides"])}
+        for n, kv in OPTIONS.check("yaku_overrides", overrides):
             base.setdefault(n, {}).update(dict(kv))
         options = {**options, "yaku_overrides": base}
     merged.update(options)
     merged["rules"] = preset
-    return OichoConfig(**merged)
+    return Config(**merged)
 
 
-def _resolve_yaku(cfg: OichoConfig) -> dict[str, YakuSpec]:
-    """The enabled yaku with the options and per-yaku overrides applied (in the spec's table order)."""
+def _resolve_yaku(cfg: Config) -> dict[str, Yaku]:
+    """The enabled yaku records with the options and per-yaku overrides applied, in table order."""
     enabled = set(cfg.core_yaku) | set(cfg.local_yaku)
-    table: dict[str, YakuSpec] = {}
-    holders_for_arashi = {
-        "both": frozenset({"dealer", "bettor"}),
-        "bettors": frozenset({"bettor"}),
-        "dealer": frozenset({"dealer"}),
-    }[cfg.arashi_holders]
+    table: dict[str, Yaku] = {}
+    holders_for_arashi = {"both": BOTH, "bettors": BETTOR, "dealer": DEALER}[cfg.arashi_holders]
     overrides = {n: dict(kv) for n, kv in cfg.yaku_overrides}
-    for name in YAKU_NAMES:
+    for y in YAKU:
+        name = y.name
         if name not in enabled:
             continue
-        spec = DEFAULT_YAKU[name]
         if name in ("arashi", "arashi_kabu"):
-            spec = spec.replace(holders=holders_for_arashi)
+            y = y.replace(holders=holders_for_arashi)
         elif name == "wake_satsu":
-            spec = spec.replace(beats=frozenset(cfg.wake_satsu_beats))
+            y = y.replace(beats=frozenset(cfg.wake_satsu_beats))
         if name in overrides:
-            spec = spec.replace(**overrides[name])
-        table[name] = spec
+            y = y.replace(**overrides[name])
+        table[name] = y
     return table

@@ -15,7 +15,19 @@ import numpy as np
 
 from kabu_envs.core.rng import ordered_deck
 
-DECK_SIZE = 40
+NUM_VALUES = 10  # card values 1..10 (docs/oicho_kabu.md §1 Cards)
+COPIES = 4  # cards of each value
+DECK_SIZE = NUM_VALUES * COPIES
+
+
+def card_id(value: int, copy: int = 0) -> int:
+    """The id of copy ``copy`` (0..3) of a card of ``value`` (1..10): ``(value - 1) * 4 + copy``."""
+    return (value - 1) * COPIES + copy
+
+
+VALUES: tuple[int, ...] = tuple(c // COPIES + 1 for c in range(DECK_SIZE))  # the value of each card id
+# hanafuda: copy 0 of months 1, 3 and 8 is that month's light (ids 0, 8, 28)
+LIGHT_CARDS = frozenset(card_id(month) for month in (1, 3, 8))
 
 TAKE_TOP, TAKE_BOTTOM, TAKE_FOURTH = 0, 1, 2
 
@@ -28,13 +40,13 @@ def card_ids(*values: int) -> list[int]:
     used: dict[int, int] = {}
     out = []
     for v in values:
-        if not 1 <= v <= 10:
-            raise ValueError(f"card value {v!r} is not in 1..10")
+        if not 1 <= v <= NUM_VALUES:
+            raise ValueError(f"card value {v!r} is not in 1..{NUM_VALUES}")
         k = used.get(v, 0)
-        if k == 4:
+        if k == COPIES:
             raise ValueError(f"value {v} asked for a fifth time; the deck has four of each value")
         used[v] = k + 1
-        out.append((v - 1) * 4 + k)
+        out.append(card_id(v, k))
     return out
 
 
@@ -69,7 +81,7 @@ class Deck:
         return self.cards.pop(idx)
 
     def peek(self, where: int) -> int:
-        """The card ``take(where)`` would return (for tests and the renderer, never observations)."""
+        """The card ``take(where)`` would return (for tests, never observations)."""
         if where == TAKE_TOP:
             return self.cards[self.top]
         return self.cards[-1] if where == TAKE_BOTTOM else self.cards[self.top + 3]

@@ -9,13 +9,14 @@ Environment card
   ``k >= 1`` stakes ``bet_sizes[k-1]``); see ``kabu_envs.oicho_kabu.Action``.
 - Observations: ``{"observation": Box(0, 1, (obs_spec(cfg).size,), float32), "action_mask":
   Box(0, 1, (num_actions,), int8)}``; the layout is ``observation.obs_spec(cfg)`` (named pieces,
-  documented in docs/oicho_kabu.md). The mask is all zeros for every seat that is not to act.
+  documented in docs/oicho_kabu.md §9 Observation). The mask is all zeros for every seat that is not
+  to act.
 - Rewards: chips won or lost in the round, paid to every seat when the round ends; they sum to zero.
   ``env.unwrapped.chips`` holds each seat's chips.
 - Episode: ``max_rounds`` rounds (default 1), or fewer if fewer than two seats have chips left.
-- Options: every rule option of the spec (``rules=`` preset plus overrides); unknown or invalid
-  options raise ``ValueError`` naming them. ``reset(seed=s, options={"deck": [ids...]})`` stacks the
-  deck (those ids are drawn first, in order).
+- Options: every rule option of docs/oicho_kabu.md §7 Options (``rules=`` preset plus overrides);
+  unknown or invalid options raise ``RuleConfigError`` (a ``ValueError``) naming them.
+  ``reset(seed=s, options={"deck": [ids...]})`` stacks the deck (those ids are drawn first, in order).
 - Illegal actions raise ``IllegalActionError`` (a ``ValueError`` listing the legal actions).
   ``env(illegal_reward=x)`` instead adds PettingZoo's ``TerminateIllegalWrapper``: an illegal action
   ends the episode, the offender gets ``x`` and everyone else 0.
@@ -32,7 +33,7 @@ import numpy as np
 from kabu_envs.aec_base import CardGameAECEnv
 from kabu_envs.aec_wrappers import wrap
 from kabu_envs.oicho_kabu.actions import num_actions
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.game import Game
 from kabu_envs.oicho_kabu.observation import Encoder, obs_spec
 from kabu_envs.oicho_kabu.render import render_text
@@ -48,7 +49,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     }
 
     def __init__(self, render_mode: str | None = None, **options: Any) -> None:
-        self.config: OichoConfig = make_config(**options)
+        self.config: Config = make_config(**options)
         self._encoder = Encoder(self.config)
         super().__init__(
             num_players=self.config.num_players,

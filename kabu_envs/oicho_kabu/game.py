@@ -1,15 +1,17 @@
-"""The Oicho-Kabu state machine (spec §3, §6): pure Python, one legal-actions/apply pair per phase.
+"""The Oicho-Kabu state machine (docs/oicho_kabu.md §3 A round, §6 Sessions): pure Python, one
+legal-actions/apply pair per phase.
 
 A ``Game`` is one episode: dealer selection, then ``max_rounds`` rounds (or until fewer than two seats
 have chips). Chance steps (dealing, reshuffles) run inside ``apply_action``; the game stops only where a
-seat must decide. Cards leave the deck exactly in the order of spec §3, so stacked decks work.
+seat must decide. Cards leave the deck exactly in the order of docs/oicho_kabu.md §3, so stacked decks
+work.
 
-Choices the spec leaves open (see also ``session.py`` and ``deck.py``):
+Choices the sources leave open (docs/oicho_kabu.md §8; see also ``session.py`` and ``deck.py``):
 - Bets are asked bettor by bettor: the first bettor (seat after the dealer) stakes on spreads 0..3,
   then the next bettor, and so on. A seat with no chips (chips <= 0) sits the round out: no info
   card, no BET turns. A seat with chips is always asked, even when only ``BET(0)`` fits.
 - Chips may go negative (a bettor can lose stake x 5 to an arashi-kabu); such a seat cannot bet.
-- Every spread gets its second card (spec step 8) even when unbacked; unbacked spreads are not settled.
+- Every spread gets its second card (§3 step 8) even when unbacked; unbacked spreads are not settled.
 - If nobody stakes anything the round ends after the bets with no payment.
 - The minso question is asked only while redeals are left (``minso_limit``); a triple-table redeal
   (and a minso redeal) returns the four table cards, reshuffles and deals the table again; info cards stay.
@@ -28,17 +30,24 @@ import numpy as np
 
 from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.oicho_kabu import rules
-from kabu_envs.oicho_kabu.actions import BET_BASE, Action, action_name, num_actions
-from kabu_envs.oicho_kabu.config import OichoConfig
-from kabu_envs.oicho_kabu.deck import Deck
+from kabu_envs.oicho_kabu.actions import (
+    BET_BASE,
+    CHOICE_ACTIONS,
+    DRAW,
+    ESCAPE,
+    KEEP,
+    REDEAL,
+    STAND,
+    Action,
+    action_name,
+    num_actions,
+)
+from kabu_envs.oicho_kabu.config import Config
+from kabu_envs.oicho_kabu.deck import VALUES, Deck
 from kabu_envs.oicho_kabu.session import dealer_must_change, next_dealer, select_dealer
 
-NUM_SPREADS = 4
-
-STAND, DRAW, ESCAPE = int(Action.STAND), int(Action.DRAW), int(Action.ESCAPE)
-KEEP, REDEAL = int(Action.KEEP), int(Action.REDEAL)
-TAKE_TOP = int(Action.TAKE_TOP)
-CHOICE_ACTIONS = [TAKE_TOP, int(Action.TAKE_BOTTOM), int(Action.TAKE_FOURTH)]
+NUM_SPREADS = 4  # spreads on the table, always four
+MAX_CARDS = 3  # cards in a hand at most: two, and a drawn third
 
 # spread_state values
 UNDECIDED, STOOD, DREW, ESCAPED = 0, 1, 2, 3
@@ -58,7 +67,7 @@ class Phase(IntEnum):
 class Game:
     """One Oicho-Kabu episode. ``deck_prefix``: card ids drawn first, in order (a stacked deck)."""
 
-    def __init__(self, cfg: OichoConfig, rng: np.random.Generator, deck_prefix: Sequence[int] | None = None):
+    def __init__(self, cfg: Config, rng: np.random.Generator, deck_prefix: Sequence[int] | None = None):
         self.cfg = cfg
         self.rng = rng
         self.num_players = n = cfg.num_players
@@ -110,10 +119,6 @@ class Game:
 
     def action_name(self, action: int) -> str:
         return action_name(action, self.bet_sizes)
-
-    @property
-    def bettors(self) -> list[int]:
-        return self.betting_order
 
     def cards_in_play(self) -> list[int]:
         """Every card of the current round that left the deck (info, table, dealer)."""
@@ -178,7 +183,7 @@ class Game:
     def _dealer_card(self, slot: int) -> None:
         if self.cfg.dealer_card_choice:
             self.choice_slot = slot
-            self._wait(Phase.DEALER_CHOICE, self.dealer, CHOICE_ACTIONS)
+            self._wait(Phase.DEALER_CHOICE, self.dealer, list(CHOICE_ACTIONS))
         else:
             self.dealer_cards.append(self.deck.draw())
             self._after_dealer_card(slot)
@@ -354,7 +359,7 @@ class Game:
         self._ask_bet()
 
     def _apply_choice(self, action: int) -> None:
-        where = action - TAKE_TOP
+        where = CHOICE_ACTIONS.index(action)  # the deck's TAKE_TOP / TAKE_BOTTOM / TAKE_FOURTH
         self.dealer_cards.append(self.deck.take(where))
         self.log.append(("take", self.choice_slot, Action(action).name))
         self._after_dealer_card(self.choice_slot)
@@ -389,5 +394,5 @@ class Game:
 
 def _has_triple(table: list[int]) -> bool:
     """Three or more of the four table cards share a value (Kansai redeal rule)."""
-    values = [c // 4 for c in table]
+    values = [VALUES[c] for c in table]
     return any(values.count(v) >= 3 for v in values[:2])

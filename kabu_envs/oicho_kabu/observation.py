@@ -1,4 +1,5 @@
-"""What one seat may see, as one flat float32 vector built from named pieces (spec §3, §7).
+"""What one seat may see, as one flat float32 vector built from named pieces (docs/oicho_kabu.md
+§9 Observation; who sees which card: §3 A round).
 
 ``obs_spec(cfg)`` is the single source of the layout: the Box space, the encoder's offsets and the
 docs table all come from it. ``Encoder(cfg).encode(game, seat)`` is the only code that reads game
@@ -22,31 +23,36 @@ from functools import lru_cache
 import numpy as np
 
 from kabu_envs.core.obs_spec import ObsPiece, ObsSpec
-from kabu_envs.oicho_kabu.config import OichoConfig
-from kabu_envs.oicho_kabu.game import NUM_SPREADS, Game, Phase
+from kabu_envs.oicho_kabu.config import Config
+from kabu_envs.oicho_kabu.deck import LIGHT_CARDS, NUM_VALUES
+from kabu_envs.oicho_kabu.game import DREW, ESCAPED, MAX_CARDS, NUM_SPREADS, STOOD, Game, Phase
 
 _DEALER_CHOICE = Phase.DEALER_CHOICE
 
-NUM_VALUES = 10
-LIGHT_CARDS = frozenset({0, 8, 28})  # hanafuda: copy 0 of months 1, 3 and 8
+# ``spread_status`` has one bit per decided spread state: bit ``state - 1`` (UNDECIDED has none).
+STOOD_BIT, DREW_BIT, ESCAPED_BIT = STOOD - 1, DREW - 1, ESCAPED - 1
+NUM_STATUS = 3
 
 
 @lru_cache(maxsize=64)
-def obs_spec(cfg: OichoConfig) -> ObsSpec:
+def obs_spec(cfg: Config) -> ObsSpec:
     """The observation layout for this rule set (depends on ``num_players`` and the deck)."""
     n = cfg.num_players
+    slots = NUM_SPREADS * MAX_CARDS  # spread s, card k
     pieces = [
         ObsPiece("dealer_position", n, "one-hot: seats from this seat to the dealer (0 = this seat deals)"),
-        ObsPiece("phase", len(Phase), "one-hot: MINSO, BET, DEALER_CHOICE, DECIDE, DEALER_DRAW, OVER"),
+        ObsPiece("phase", len(Phase), "one-hot: " + ", ".join(p.name for p in Phase)),
         ObsPiece("to_act", 1, "1 when this seat must act now"),
         ObsPiece("active_spread", NUM_SPREADS, "one-hot: the spread being bet on (BET) or decided (DECIDE)"),
         ObsPiece("choice_slot", 2, "one-hot: DEALER_CHOICE is for the dealer's first / second card"),
-        ObsPiece("spread_cards", NUM_SPREADS * 3 * NUM_VALUES, "spread s, card k: value one-hot if seen"),
-        ObsPiece("spread_hidden", NUM_SPREADS * 3, "spread s, card k: dealt but not visible to this seat"),
-        ObsPiece("dealer_cards", 3 * NUM_VALUES, "dealer card k: value one-hot if seen"),
-        ObsPiece("dealer_hidden", 3, "dealer card k: dealt but not visible to this seat"),
+        ObsPiece("spread_cards", slots * NUM_VALUES, "spread s, card k: value one-hot if seen"),
+        ObsPiece("spread_hidden", slots, "spread s, card k: dealt but not visible to this seat"),
+        ObsPiece("dealer_cards", MAX_CARDS * NUM_VALUES, "dealer card k: value one-hot if seen"),
+        ObsPiece("dealer_hidden", MAX_CARDS, "dealer card k: dealt but not visible to this seat"),
         ObsPiece("info_card", NUM_VALUES, "value one-hot of this seat's info card (info_cards)"),
-        ObsPiece("spread_status", NUM_SPREADS * 3, "spread s: stood / drew / escaped (one-hot, 0 = open)"),
+        ObsPiece(
+            "spread_status", NUM_SPREADS * NUM_STATUS, "spread s: stood / drew / escaped (one-hot, 0 = open)"
+        ),
         ObsPiece("is_decider", NUM_SPREADS, "1 if this seat decides spread s (its first backer)"),
         ObsPiece("own_stakes", NUM_SPREADS, "this seat's stake on spread s / domae"),
         ObsPiece("total_stakes", NUM_SPREADS, "all stakes on spread s / domae"),
@@ -60,21 +66,27 @@ def obs_spec(cfg: OichoConfig) -> ObsSpec:
         ObsPiece("minso_left", 1, "minso redeals left this round / minso_limit (0 without minso)"),
     ]
     if cfg.deck == "hanafuda":
-        pieces.append(ObsPiece("spread_lights", NUM_SPREADS * 3, "spread s, card k: a seen light card"))
-        pieces.append(ObsPiece("dealer_lights", 3, "dealer card k: a seen light card"))
+        pieces.append(ObsPiece("spread_lights", slots, "spread s, card k: a seen light card"))
+        pieces.append(ObsPiece("dealer_lights", MAX_CARDS, "dealer card k: a seen light card"))
     return ObsSpec(tuple(pieces))
 
 
 class Encoder:
-    """Fast encoder for one config: offsets resolved once, no dict look-ups or numpy item writes."""
+    """Fast encoder for one config: every write goes to a named piece of ``obs_spec(cfg)``, whose offsets
+    are resolved once here (plain attributes: no dict look-ups or numpy item writes on the hot path).
 
-    def __init__(self, cfg: OichoConfig) -> None:
+    Inside a piece the layout is the one its description gives: ``spread_cards`` is spread s, card k,
+    value one-hot (``MAX_CARDS * NUM_VALUES`` per spread), ``spread_hidden`` and the lights are spread s,
+    card k, ``spread_status`` is spread s, ``NUM_STATUS`` bits, ``dealer_cards`` is card k, value one-hot.
+    A card id's value index is ``id >> 2`` (``deck.COPIES`` = 4 ids per value).
+    """
+
+    def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.spec = spec = obs_spec(cfg)
         self.size = spec.size
         self.n = cfg.num_players
         o = spec.offsets
-        self.o = o
         self._inv_domae = 1.0 / cfg.domae
         self._inv_bettors = 1.0 / max(1, self.n - 1)
         self._inv_total = 1.0 / max(1, self.n * cfg.bankroll)
@@ -84,25 +96,23 @@ class Encoder:
         self._domae = cfg.domae
         self._inv_rounds = 1.0 / cfg.max_rounds
         self._inv_deals = 1.0 / cfg.dealer_max_deals
-        # offsets as plain attributes: the hot path does no dict look-ups
+        # piece offsets as plain attributes: the hot path does no dict look-ups
         self._o_dealer, self._o_phase, self._o_to_act = o["dealer_position"], o["phase"], o["to_act"]
         self._o_active, self._o_slot = o["active_spread"], o["choice_slot"]
         self._o_status = o["spread_status"]
         self._o_dcards, self._o_dhidden, self._o_info = o["dealer_cards"], o["dealer_hidden"], o["info_card"]
-        self._o_decider, self._o_own, self._o_chips = o["is_decider"], o["own_stakes"], o["chips"]
+        self._o_decider, self._o_own, self._o_total = o["is_decider"], o["own_stakes"], o["total_stakes"]
+        self._o_backers, self._o_left, self._o_room = o["backers"], o["domae_left"], o["stake_room"]
+        self._o_chips, self._o_own_chips, self._o_round = o["chips"], o["own_chips"], o["round"]
+        self._o_deals, self._o_minso = o["dealer_deals"], o["minso_left"]
+        if self._lights:
+            self._o_slights, self._o_dlights = o["spread_lights"], o["dealer_lights"]
+        # where card k of each spread starts (its value one-hot), and each spread's hidden second card
+        hand = MAX_CARDS * NUM_VALUES
+        self._sc_base = tuple(o["spread_cards"] + hand * s for s in range(NUM_SPREADS))
+        self._hid2 = tuple(o["spread_hidden"] + MAX_CARDS * s + 1 for s in range(NUM_SPREADS))
         self._template = array("f", bytes(4 * self.size))
         self._cache: list[tuple[Game, int, array] | None] = [None] * self.n
-        self._sc_base = tuple(o["spread_cards"] + 30 * s for s in range(NUM_SPREADS))
-        self._hid2 = tuple(o["spread_hidden"] + 3 * s + 1 for s in range(NUM_SPREADS))
-        # the encoder writes two contiguous float blocks; the layout above must keep them together
-        blocks = (
-            ("own_stakes", "total_stakes", "backers", "domae_left", "stake_room"),
-            ("chips", "own_chips", "round", "dealer_deals", "minso_left"),
-        )
-        for block in blocks:
-            for a, b in zip(block[:-1], block[1:], strict=True):
-                if spec.slices[a].stop != o[b]:
-                    raise RuntimeError(f"observation pieces {a!r} and {b!r} must be adjacent")
 
     def encode(self, game: Game, seat: int) -> np.ndarray:
         """The observation of ``seat``: the cached part (cards, chips, ...) plus what moves every step.
@@ -129,10 +139,9 @@ class Encoder:
             a[self._o_slot + game.choice_slot] = 1.0
         inv_d = self._inv_domae
         total = game.round_total
-        o_own = self._o_own
         if total:
             n = self.n
-            o_dec = self._o_decider
+            o_own, o_total, o_backers, o_dec = self._o_own, self._o_total, self._o_backers, self._o_decider
             inv_b = self._inv_bettors
             tot = game.spread_total
             decider = game.decider
@@ -140,15 +149,15 @@ class Encoder:
                 if st[seat]:
                     a[o_own + s] = st[seat] * inv_d
                 if tot[s]:
-                    a[o_own + 4 + s] = tot[s] * inv_d
-                    a[o_own + 8 + s] = (n - st.count(0)) * inv_b
+                    a[o_total + s] = tot[s] * inv_d
+                    a[o_backers + s] = (n - st.count(0)) * inv_b
                     if decider[s] == seat:
                         a[o_dec + s] = 1.0
         left = self._domae - total
         room = game.chips[seat] - game.seat_total[seat]
-        a[o_own + 12] = left * inv_d
+        a[self._o_left] = left * inv_d
         if room > 0:
-            a[o_own + 13] = (room if room < left else left) * inv_d
+            a[self._o_room] = (room if room < left else left) * inv_d
         return np.frombuffer(a, dtype=np.float32)
 
     def _static(self, game: Game, seat: int) -> array:
@@ -158,32 +167,33 @@ class Encoder:
         showdown = game.showdown
         stakes = game.stakes
         sc_base, hid2 = self._sc_base, self._hid2
+        card1, card2 = NUM_VALUES, 2 * NUM_VALUES  # where cards 1 and 2 of a hand start
         for s, cards in enumerate(game.spreads):
             base = sc_base[s]
             a[base + (cards[0] >> 2)] = 1.0
             if len(cards) > 1:
                 if showdown or stakes[s][seat]:
-                    a[base + 10 + (cards[1] >> 2)] = 1.0
+                    a[base + card1 + (cards[1] >> 2)] = 1.0
                 else:
                     a[hid2[s]] = 1.0
                 if len(cards) > 2:
-                    a[base + 20 + (cards[2] >> 2)] = 1.0
+                    a[base + card2 + (cards[2] >> 2)] = 1.0
         o_st = self._o_status
         for s, st in enumerate(game.spread_state):
             if st:
-                a[o_st + 3 * s + st - 1] = 1.0
+                a[o_st + NUM_STATUS * s + st - 1] = 1.0  # bit state - 1 (STOOD_BIT, DREW_BIT, ESCAPED_BIT)
         dcards = game.dealer_cards
         if dcards:
             if showdown or (game.dealer_revealed and (self._face_up or seat == game.dealer)):
                 o_dc = self._o_dcards
                 for k, c in enumerate(dcards):
-                    a[o_dc + 10 * k + (c >> 2)] = 1.0
+                    a[o_dc + NUM_VALUES * k + (c >> 2)] = 1.0
             else:
                 a[self._o_dhidden] = 1.0
                 if len(dcards) > 1:
                     a[self._o_dhidden + 1] = 1.0
                 if len(dcards) > 2:  # a drawn third card is face up (only ever seen at the showdown)
-                    a[self._o_dcards + 20 + (dcards[2] >> 2)] = 1.0
+                    a[self._o_dcards + card2 + (dcards[2] >> 2)] = 1.0
         info = game.info_cards[seat]
         if info >= 0:
             a[self._o_info + (info >> 2)] = 1.0
@@ -200,22 +210,22 @@ class Encoder:
         mine = chips[seat]
         if mine > 0:
             x = mine * self._inv_domae
-            a[at] = x if x < 1.0 else 1.0
-        a[at + 1] = game.round_index * self._inv_rounds
+            a[self._o_own_chips] = x if x < 1.0 else 1.0
+        a[self._o_round] = game.round_index * self._inv_rounds
         x = game.deals_by_dealer * self._inv_deals
-        a[at + 2] = x if x < 1.0 else 1.0
+        a[self._o_deals] = x if x < 1.0 else 1.0
         limit = self._minso_limit
         if limit:
-            a[at + 3] = (limit - game.minso_redeals) / limit
+            a[self._o_minso] = (limit - game.minso_redeals) / limit
         return a
 
     def _add_lights(self, game: Game, seat: int, a: array) -> None:
         """Hanafuda only: which seen cards are lights (same visibility as the card values)."""
-        o_sl, o_dl = self.o["spread_lights"], self.o["dealer_lights"]
+        o_sl, o_dl = self._o_slights, self._o_dlights
         for s, cards in enumerate(game.spreads):
             for k, c in enumerate(cards):
                 if c in LIGHT_CARDS and (k != 1 or game.showdown or game.stakes[s][seat]):
-                    a[o_sl + 3 * s + k] = 1.0
+                    a[o_sl + MAX_CARDS * s + k] = 1.0
         see_d = game.showdown or (game.dealer_revealed and (self._face_up or seat == game.dealer))
         for k, c in enumerate(game.dealer_cards):
             if c in LIGHT_CARDS and (see_d or k == 2):
@@ -223,7 +233,7 @@ class Encoder:
 
 
 @lru_cache(maxsize=64)
-def _encoder(cfg: OichoConfig) -> Encoder:
+def _encoder(cfg: Config) -> Encoder:
     return Encoder(cfg)
 
 

@@ -1,72 +1,24 @@
-"""Data behind ``config.py``: the yaku table, the presets, and one validator per option.
+"""Every Oicho-Kabu rule option, declared once as an ``Option`` record, and the presets.
 
-Kept as plain data so the docs (``docs.py``) can print exactly what the code enforces.
+``OPTIONS`` (an ``OptionSet``) is the single declaration: each record holds the option's default, its
+checker, its source and its meaning. ``Config``'s field defaults come from it, ``Config`` validates every
+value through ``OPTIONS.check`` (an error names the option, the value and what is allowed), and the
+options table of docs/oicho_kabu.md §7 Options is ``OPTIONS.markdown_table()``.
+
+Sources: ``000`` = seed 000, an encyclopedia article (yaku, local yaku, Kansai/Osaka rules); ``001`` =
+seed 001, a rules site (info cards, the dealer's top/bottom/4th card, the dealer's 4-1 and 9-1);
+``project`` = a rule this project sets (docs/oicho_kabu.md is the normative text).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
 from typing import Any
 
-from kabu_envs.core.errors import RuleConfigError
+from kabu_envs.core.options import MAX_INT, Option, OptionSet, boolean, choice, integer, names, sequence
+from kabu_envs.oicho_kabu.yaku import CORE_YAKU, LOCAL_YAKU, ROLES, YAKU_BY_NAME, YAKU_NAMES
 
-ROLES = ("dealer", "bettor")
-BOTH = frozenset(ROLES)
-
-
-@dataclass(frozen=True)
-class YakuSpec:
-    """One special hand. ``multiplier == 0`` means "x": the value of the hand's middle card (pin_basami)."""
-
-    name: str
-    holders: frozenset[str]
-    rank: int
-    multiplier: int
-    beats: frozenset[str] = frozenset()
-
-    def replace(self, **changes: Any) -> YakuSpec:
-        return replace(self, **changes)
-
-
-CORE_YAKU = ("arashi_kabu", "arashi", "kuppin", "shippin")
-LOCAL_YAKU = (
-    "sanpachi_hikari",
-    "pin_basami",
-    "doshippin",
-    "niichi",
-    "shidou",
-    "shiro",
-    "toichi",
-    "fujin",
-    "raijin",
-    "ichi_ni_san",
-    "shichi_go_san",
-    "nobori",
-    "kudari",
-    "zoro",
-    "zoro_tsubushi",
-    "wake_satsu",
-)
-YAKU_NAMES = ("sanpachi_hikari", "pin_basami", *CORE_YAKU, *LOCAL_YAKU[2:])
-
-_Y = YakuSpec
-DEFAULT_YAKU: dict[str, YakuSpec] = {
-    "arashi_kabu": _Y("arashi_kabu", BOTH, 60, 5),
-    "arashi": _Y("arashi", BOTH, 50, 3),
-    "kuppin": _Y("kuppin", frozenset({"dealer"}), 40, 1),
-    "shippin": _Y("shippin", frozenset({"bettor"}), 30, 1),
-    "sanpachi_hikari": _Y(
-        "sanpachi_hikari", BOTH, 70, 1, frozenset(n for n in CORE_YAKU + LOCAL_YAKU if n != "sanpachi_hikari")
-    ),
-    "pin_basami": _Y("pin_basami", frozenset({"bettor"}), 65, 0),
-    **{n: _Y(n, BOTH, 20, 1) for n in LOCAL_YAKU[LOCAL_YAKU.index("doshippin") : LOCAL_YAKU.index("zoro")]},
-    "zoro": _Y("zoro", BOTH, 10, 1),
-    "zoro_tsubushi": _Y("zoro_tsubushi", BOTH, 0, 1, frozenset({"zoro"})),
-    "wake_satsu": _Y("wake_satsu", BOTH, 0, 1, frozenset({"kuppin", "shippin"})),
-}
-
-# Presets are data: option -> value, applied before the caller's options (spec section 5).
+# Presets are data: option -> value, applied before the caller's options (docs/oicho_kabu.md §5 Presets).
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
     "kabufuda_site": {
@@ -95,88 +47,58 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
-
-# --- validators: each returns the normalised value or raises with what is allowed -------------------
-
-
-def _choice(*allowed: str) -> Callable[[Any], str]:
-    def check(v: Any) -> str:
-        if v not in allowed:
-            raise ValueError(f"allowed: {', '.join(map(repr, allowed))}")
-        return v
-
-    check.allowed = allowed  # type: ignore[attr-defined]
-    return check
+DEALER_CHANGES = ("deals", "bust", "doubled", "low_hand", "lost_all")
 
 
-def _bool(v: Any) -> bool:
-    if not isinstance(v, bool):
-        raise ValueError("allowed: True or False")
-    return v
+# --- game-specific checkers, built on the shared ones ----------------------------------------------------
+
+_stake = integer(1)
+_card_value = integer(1, 10)
+_rank = integer(0)
 
 
-def _int(lo: int, hi: int | None = None) -> Callable[[Any], int]:
-    def check(v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-            raise ValueError(
-                f"allowed: an integer {lo}..{hi}" if hi is not None else f"allowed: an integer >= {lo}"
-            )
-        return int(v)
-
-    return check
-
-
-def _seq(v: Any) -> tuple:
-    if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
-        raise ValueError("expected a list or tuple")
-    return tuple(v)
-
-
-def _bet_sizes(v: Any) -> tuple[int, ...]:
-    t = _seq(v)
-    if not t or any(isinstance(x, bool) or not isinstance(x, int) or x <= 0 for x in t):
-        raise ValueError("allowed: a non-empty list of positive integers")
+def bet_sizes(v: Any) -> tuple[int, ...]:
+    """strictly increasing positive integers"""
+    try:
+        t = tuple(_stake(x) for x in sequence(v))
+    except ValueError:
+        t = ()
+    if not t:
+        raise ValueError(f"allowed: a non-empty list of positive integers up to {MAX_INT}")
     if any(a >= b for a, b in zip(t, t[1:], strict=False)):
         raise ValueError("stake sizes must be strictly increasing")
-    return tuple(int(x) for x in t)
+    return t
 
 
-def _names(
-    universe: tuple[str, ...], what: str, allow_empty: bool = True
-) -> Callable[[Any], tuple[str, ...]]:
-    def check(v: Any) -> tuple[str, ...]:
-        t = _seq(v)
-        bad = [x for x in t if x not in universe]
-        if bad:
-            raise ValueError(f"unknown {what} {', '.join(map(repr, bad))}; allowed: {', '.join(universe)}")
-        if len(set(t)) != len(t):
-            raise ValueError(f"a {what} is listed twice; allowed: each name at most once")
-        if not t and not allow_empty:
-            raise ValueError(f"allowed: at least one {what}")
-        # canonical order (the universe's), so equal rule sets compare and hash equal
-        return tuple(x for x in universe if x in t)
-
-    return check
-
-
-def _zoro_values(v: Any) -> tuple[int, ...]:
-    t = _seq(v)
-    if not t or any(isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= 10 for x in t):
+def zoro_values(v: Any) -> tuple[int, ...]:
+    """card values 1..10"""
+    try:
+        t = {_card_value(x) for x in sequence(v)}
+    except ValueError:
+        t = set()
+    if not t:
         raise ValueError("allowed: a non-empty list of card values 1..10")
-    return tuple(sorted(set(int(x) for x in t)))
+    return tuple(sorted(t))
 
 
+_holders = names(ROLES, "holder", allow_empty=False)
+_beats = names(YAKU_NAMES, "yaku")
 _OVERRIDE_KEYS = ("rank", "multiplier", "holders", "beats")
 
 
-def _yaku_overrides(v: Any) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
-    """``{yaku: {rank|multiplier|holders|beats: value}}`` -> a canonical, hashable tuple form."""
+def _name_list(v: Any) -> Any:
+    """A set of names as a sorted list (``names`` takes lists; the normalised overrides hold frozensets)."""
+    return sorted(v) if isinstance(v, (set, frozenset)) else v
+
+
+def yaku_overrides(v: Any) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    """{yaku: {rank, multiplier, holders, beats}}"""
     if isinstance(v, tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in v):
-        v = {n: dict(kv) for n, kv in v}
+        v = {n: dict(kv) for n, kv in v}  # the canonical form below, as stored in a Config
     if not isinstance(v, Mapping):
         raise ValueError("expected a mapping {yaku name: {'rank'|'multiplier'|'holders'|'beats': value}}")
     out = []
-    for name in sorted(v):
+    for name in sorted(v, key=str):
         if name not in YAKU_NAMES:
             raise ValueError(f"unknown yaku {name!r}; allowed: {', '.join(YAKU_NAMES)}")
         ch = v[name]
@@ -187,62 +109,203 @@ def _yaku_overrides(v: Any) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ..
             if key not in _OVERRIDE_KEYS:
                 raise ValueError(f"{name!r}: unknown field {key!r}; allowed: {', '.join(_OVERRIDE_KEYS)}")
             if key in ("rank", "multiplier"):
-                norm[key] = _int(0)(val)
+                norm[key] = _rank(val)
             elif key == "holders":
-                h = ("dealer", "bettor") if val == "both" else (val,) if val in ROLES else val
-                norm[key] = frozenset(_names(ROLES, "holder", allow_empty=False)(h))
+                if isinstance(val, str):
+                    val = ROLES if val == "both" else (val,)
+                norm[key] = frozenset(_holders(_name_list(val)))
             else:
-                norm[key] = frozenset(_names(YAKU_NAMES, "yaku")(val))
+                norm[key] = frozenset(_beats(_name_list(val)))
         out.append((name, tuple(sorted(norm.items()))))
     return tuple(out)
 
 
-VALIDATORS: dict[str, Callable[[Any], Any]] = {
-    "rules": _choice(*PRESETS),
-    "num_players": _int(2, 8),
-    "deck": _choice("kabufuda", "hanafuda", "western"),
-    "dealer_selection": _choice("fixed", "closest_to_nine", "lowest"),
-    "domae": _int(1),
-    "bet_sizes": _bet_sizes,
-    "bankroll": _int(1),
-    "redeal_on_triple_table": _bool,
-    "info_cards": _bool,
-    "minso": _bool,
-    "minso_limit": _int(1),
-    "dealer_first_card": _choice("before_bets", "after_bets"),
-    "dealer_card_choice": _bool,
-    "pair_may_draw": _bool,
-    "free_draw": _bool,
-    "shiroku_escape": _bool,
-    "dealer_second_card_face_up": _bool,
-    "dealer_draw_rule": _choice("same_as_bettors", "free"),
-    "zero_zero": _choice("dealer_wins", "tie"),
-    "tie_rule": _choice("push", "dealer_wins"),
-    "arashi_holders": _choice("both", "bettors", "dealer"),
-    "kuppin_order": _choice("any", "strict"),
-    "shippin_order": _choice("any", "strict"),
-    "toichi_order": _choice("any", "strict"),
-    "kuppin_four_one": _bool,
-    "zoro_values": _zoro_values,
-    "core_yaku": _names(CORE_YAKU, "core yaku"),
-    "local_yaku": _names(LOCAL_YAKU, "local yaku"),
-    "wake_satsu_beats": _names(YAKU_NAMES, "yaku"),
-    "yaku_overrides": _yaku_overrides,
-    "arashi_vs_arashi": _choice(
-        "higher_value", "dealer_wins", "rank_321", "second_card", "push", "bettor_wins", "higher_card"
+# --- the options, in the order of the docs table ---------------------------------------------------------
+
+_O = Option
+OPTIONS = OptionSet(
+    "Oicho-Kabu",
+    (
+        _O(
+            "rules",
+            "standard",
+            choice(*PRESETS),
+            "project",
+            "preset applied first; every other option can be set on top",
+        ),
+        _O("num_players", 4, integer(2, 8), "project", "seats; one deals, the others bet"),
+        _O(
+            "deck",
+            "kabufuda",
+            choice("kabufuda", "hanafuda", "western"),
+            "000",
+            "card set; only `hanafuda` changes play (the lights, for `sanpachi_hikari`)",
+        ),
+        _O(
+            "dealer_selection",
+            "fixed",
+            choice("fixed", "closest_to_nine", "lowest"),
+            "000 / 001",
+            "`fixed`: player_0; `closest_to_nine` (000); `lowest` (001)",
+        ),
+        _O("domae", 50, integer(1), "000, 001", "cap on the total of all bettors' stakes in a round"),
+        _O("bet_sizes", (1, 2, 5, 10), bet_sizes, "project", "the stake amounts of BET(1..)"),
+        _O("bankroll", 100, integer(1), "project", "chips per seat at the start of an episode"),
+        _O(
+            "redeal_on_triple_table",
+            False,
+            boolean,
+            "000 (Kansai)",
+            "3+ equal table cards: deal the table again",
+        ),
+        _O("info_cards", False, boolean, "001", "each bettor gets a dead face-down card only it sees"),
+        _O("minso", False, boolean, "000 (Kansai)", "the dealer may REDEAL the table before the bets"),
+        _O("minso_limit", 1, integer(1), "project", "redeals allowed per round with `minso`"),
+        _O(
+            "dealer_first_card",
+            "before_bets",
+            choice("before_bets", "after_bets"),
+            "000 / 001",
+            "dealer's first card dealt before (000) or after (001) the bets",
+        ),
+        _O(
+            "dealer_card_choice",
+            False,
+            boolean,
+            "001",
+            "dealer takes each of its first two cards top/bottom/4th",
+        ),
+        _O("pair_may_draw", True, boolean, "000", "a pair of value 8 (4-4, 9-9) may still draw, for arashi"),
+        _O("free_draw", False, boolean, "000 (Kansai)", "any value may stand or draw"),
+        _O("shiroku_escape", False, boolean, "000 (Kansai)", "a bettor's 4-6 spread may ESCAPE (push)"),
+        _O(
+            "dealer_second_card_face_up",
+            True,
+            boolean,
+            "000 / 001",
+            "§3 step 10: everyone sees the dealer's cards",
+        ),
+        _O(
+            "dealer_draw_rule",
+            "same_as_bettors",
+            choice("same_as_bettors", "free"),
+            "project",
+            "`same_as_bettors`: the draw masks apply to the dealer; `free`",
+        ),
+        _O(
+            "zero_zero",
+            "dealer_wins",
+            choice("dealer_wins", "tie"),
+            "000",
+            "two plain 0s: the dealer wins or it is a tie",
+        ),
+        _O("tie_rule", "push", choice("push", "dealer_wins"), "000, 001", "a tie is a push or a dealer win"),
+        _O(
+            "arashi_holders",
+            "both",
+            choice("both", "bettors", "dealer"),
+            "000, 001",
+            "who may hold `arashi` and `arashi_kabu`",
+        ),
+        _O(
+            "kuppin_order",
+            "any",
+            choice("any", "strict"),
+            "000",
+            "`any`: 9-1 or 1-9, void with a third card; `strict`: 9 first, kept",
+        ),
+        _O(
+            "shippin_order",
+            "any",
+            choice("any", "strict"),
+            "000",
+            "`any`: 4-1 or 1-4, void with a third card; `strict`: 4 first, kept",
+        ),
+        _O(
+            "toichi_order",
+            "any",
+            choice("any", "strict"),
+            "000",
+            "`any`: 1-10 or 10-1; `strict`: 10 first (void with a third card)",
+        ),
+        _O("kuppin_four_one", False, boolean, "001", "the dealer's 4-1 also counts as `kuppin`"),
+        _O(
+            "zoro_values",
+            tuple(range(1, 11)),
+            zoro_values,
+            "000",
+            "which pairs count as `zoro` (e.g. `(2, 5)`: tsuru, gogo)",
+        ),
+        _O(
+            "core_yaku",
+            CORE_YAKU,
+            names(CORE_YAKU, "core yaku"),
+            "project",
+            "core yaku in play (presets switch some off)",
+            allowed="subset of the core yaku",
+        ),
+        _O(
+            "local_yaku",
+            (),
+            names(LOCAL_YAKU, "local yaku"),
+            "000",
+            "local yaku switched on by name",
+            allowed="subset of the local yaku",
+        ),
+        _O(
+            "wake_satsu_beats",
+            tuple(n for n in YAKU_NAMES if n in YAKU_BY_NAME["wake_satsu"].beats),
+            _beats,
+            "000",
+            "the yaku `wake_satsu` beats",
+            allowed="yaku names",
+        ),
+        _O(
+            "yaku_overrides",
+            (),
+            yaku_overrides,
+            "project",
+            "per-yaku changes; rank/multiplier >= 0 (multiplier 0 = the middle card's value)",
+        ),
+        _O(
+            "arashi_vs_arashi",
+            "higher_value",
+            choice(
+                "higher_value", "dealer_wins", "rank_321", "second_card", "push", "bettor_wins", "higher_card"
+            ),
+            "000",
+            "two arashi: see §4 Settling; `higher_value` = total mod 10",
+        ),
+        _O(
+            "bettor_three_tens",
+            "arashi",
+            choice("arashi", "push"),
+            "000 (Kansai)",
+            "a bettor's 10-10-10: an arashi, or always a push",
+        ),
+        _O(
+            "dealer_three_tens",
+            "arashi",
+            choice("arashi", "void"),
+            "000 (Kansai)",
+            "a dealer's 10-10-10: an arashi, or voids the round",
+        ),
+        _O(
+            "bettor_ten_pair",
+            "zoro",
+            choice("zoro", "plain"),
+            "000 (Kansai)",
+            "a bettor's 10-10: a zoro (if on) or always a plain 0",
+        ),
+        _O("max_rounds", 1, integer(1), "project", "rounds per episode; chips carry over"),
+        _O(
+            "dealer_change",
+            ("deals", "bust"),
+            names(DEALER_CHANGES, "dealer-change condition"),
+            "000",
+            "when the deal passes to the next seat",
+            allowed="subset of " + ", ".join(f"`{c}`" for c in DEALER_CHANGES),
+        ),
+        _O("dealer_max_deals", 5, integer(1), "000", "deals before `deals` passes the deal on"),
     ),
-    "bettor_three_tens": _choice("arashi", "push"),
-    "dealer_three_tens": _choice("arashi", "void"),
-    "bettor_ten_pair": _choice("zoro", "plain"),
-    "max_rounds": _int(1),
-    "dealer_change": _names(("deals", "bust", "doubled", "low_hand", "lost_all"), "dealer-change condition"),
-    "dealer_max_deals": _int(1),
-}
-
-
-def check_option(name: str, value: Any) -> Any:
-    """Validate one option; the error names the option, the value and what is allowed."""
-    try:
-        return VALIDATORS[name](value)
-    except (TypeError, ValueError) as exc:
-        raise RuleConfigError(f"option {name!r} = {value!r} is invalid: {exc}") from None
+)

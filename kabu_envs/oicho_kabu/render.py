@@ -7,15 +7,15 @@ reader can follow the hand; after the showdown every card is plain. Yaku names c
 from __future__ import annotations
 
 from kabu_envs.oicho_kabu import rules
-from kabu_envs.oicho_kabu.game import ESCAPED, NUM_SPREADS, Game, Phase
-from kabu_envs.oicho_kabu.observation import LIGHT_CARDS
+from kabu_envs.oicho_kabu.deck import LIGHT_CARDS, VALUES
+from kabu_envs.oicho_kabu.game import DREW, ESCAPED, NUM_SPREADS, STOOD, UNDECIDED, Game, Phase
 
-_STATUS = {0: "", 1: "stand", 2: "drew", 3: "ESCAPED"}
+_STATUS = {UNDECIDED: "", STOOD: "stand", DREW: "drew", ESCAPED: "ESCAPED"}
 
 
 def card_text(cfg, card: int) -> str:
     """``7`` or ``3*`` (a hanafuda light), from a card id."""
-    value = card // 4 + 1
+    value = VALUES[card]
     face = "A" if cfg.deck == "western" and value == 1 else str(value)
     return face + ("*" if cfg.deck == "hanafuda" and card in LIGHT_CARDS else "")
 

@@ -1,4 +1,5 @@
-"""Oicho-Kabu hand rules (spec sections 1, 3 and 4): values, yaku, draw masks and settlement.
+"""Oicho-Kabu hand rules (docs/oicho_kabu.md §1 Cards, §3 A round, §4 Settling): values, yaku, draw
+masks and settlement.
 
 Pure functions of ``(cfg, cards)``; the game calls only these. They sit on the hot path, so the yaku
 and draw lookups are memoised per config (the config is immutable, the memo lives on it).
@@ -9,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from numbers import Integral
 
-from kabu_envs.oicho_kabu.config import OichoConfig
-from kabu_envs.oicho_kabu.yaku import VALUES, qualifying, voided_by_third
+from kabu_envs.oicho_kabu.config import Config
+from kabu_envs.oicho_kabu.deck import DECK_SIZE, VALUES
+from kabu_envs.oicho_kabu.yaku import ROLES, qualifying, voided_by_third
 
 __all__ = [
     "card_value",
@@ -22,15 +24,14 @@ __all__ = [
     "voids_round",
 ]
 
-_ROLES = ("dealer", "bettor")
 # arashi_vs_arashi="rank_321": 3 > 2 > 1 > 10 > 9 > ... > 4 (seed 000, Kansai); lower index = stronger.
 _RANK_321 = {v: i for i, v in enumerate((3, 2, 1, 10, 9, 8, 7, 6, 5, 4))}
 
 
 def card_value(card: int) -> int:
     """Value 1..10 of card id 0..39 (id = (value-1)*4 + copy)."""
-    if not 0 <= card < 40:
-        raise ValueError(f"card id {card} is out of range 0..39")
+    if not 0 <= card < DECK_SIZE:
+        raise ValueError(f"card id {card} is out of range 0..{DECK_SIZE - 1}")
     return VALUES[card]
 
 
@@ -41,15 +42,15 @@ def hand_value(cards: Sequence[int]) -> int:
 
 def _check(role: str, cards: tuple[int, ...]) -> None:
     """Validate on a memo miss only, so the hot path stays a dict lookup."""
-    if role not in _ROLES:
+    if role not in ROLES:
         raise ValueError(f"role must be 'dealer' or 'bettor', got {role!r}")
     for c in cards:
-        if not (isinstance(c, Integral) and 0 <= c < 40):
-            raise ValueError(f"card id {c!r} in hand {cards} is out of range 0..39")
+        if not (isinstance(c, Integral) and 0 <= c < DECK_SIZE):
+            raise ValueError(f"card id {c!r} in hand {cards} is out of range 0..{DECK_SIZE - 1}")
 
 
-def best_yaku(cfg: OichoConfig, cards: Sequence[int], role: str) -> str | None:
-    """The enabled yaku of highest rank this hand holds for ``role`` (ties: the spec table's order)."""
+def best_yaku(cfg: Config, cards: Sequence[int], role: str) -> str | None:
+    """The enabled yaku of highest rank this hand holds for ``role`` (ties: the first in table order)."""
     key = ("y", role, tuple(cards))
     memo = cfg._memo
     hit = memo.get(key, memo)
@@ -67,7 +68,7 @@ def best_yaku(cfg: OichoConfig, cards: Sequence[int], role: str) -> str | None:
     return best
 
 
-def yaku_multiplier(cfg: OichoConfig, name: str | None, cards: Sequence[int]) -> int:
+def yaku_multiplier(cfg: Config, name: str | None, cards: Sequence[int]) -> int:
     """Payment multiplier of a winning hand: 1 for a plain hand; ``multiplier == 0`` means the middle card."""
     if name is None:
         return 1
@@ -75,8 +76,8 @@ def yaku_multiplier(cfg: OichoConfig, name: str | None, cards: Sequence[int]) ->
     return m if m else VALUES[cards[1]]
 
 
-def draw_options(cfg: OichoConfig, cards: Sequence[int], role: str) -> tuple[bool, bool, bool]:
-    """(stand_ok, draw_ok, escape_ok) for a two-card hand about to decide (spec section 3, steps 9/10)."""
+def draw_options(cfg: Config, cards: Sequence[int], role: str) -> tuple[bool, bool, bool]:
+    """(stand_ok, draw_ok, escape_ok) of a two-card hand about to decide (docs/oicho_kabu.md §3, 9-10)."""
     key = ("d", role, tuple(cards))
     hit = cfg._memo.get(key)
     if hit is not None:
@@ -102,7 +103,7 @@ def draw_options(cfg: OichoConfig, cards: Sequence[int], role: str) -> tuple[boo
     return out
 
 
-def voids_round(cfg: OichoConfig, dealer_cards: Sequence[int]) -> bool:
+def voids_round(cfg: Config, dealer_cards: Sequence[int]) -> bool:
     """Kansai: a dealer's 10-10-10 voids the round (every stake is returned)."""
     return (
         cfg.dealer_three_tens == "void"
@@ -111,14 +112,14 @@ def voids_round(cfg: OichoConfig, dealer_cards: Sequence[int]) -> bool:
     )
 
 
-def _plain(cfg: OichoConfig, dv: int, bv: int) -> int:
+def _plain(cfg: Config, dv: int, bv: int) -> int:
     """+1 bettor wins, -1 dealer wins, 0 tie (before ``tie_rule``) for two plain values."""
     if dv == bv == 0 and cfg.zero_zero == "dealer_wins":
         return -1
     return (bv > dv) - (bv < dv)
 
 
-def _same_yaku(cfg: OichoConfig, name: str, d: Sequence[int], b: Sequence[int]) -> int | None:
+def _same_yaku(cfg: Config, name: str, d: Sequence[int], b: Sequence[int]) -> int | None:
     """+1 / -1 / 0 (tie) for the same yaku on both sides; ``None`` = a push whatever ``tie_rule`` says."""
     if name == "arashi":
         rule = cfg.arashi_vs_arashi
@@ -147,8 +148,8 @@ def _same_yaku(cfg: OichoConfig, name: str, d: Sequence[int], b: Sequence[int]) 
     return 0
 
 
-def settle(cfg: OichoConfig, dealer_cards: Sequence[int], bettor_cards: Sequence[int]) -> int:
-    """Signed multiplier for ONE stake on this spread, from the bettor's side (spec section 4)."""
+def settle(cfg: Config, dealer_cards: Sequence[int], bettor_cards: Sequence[int]) -> int:
+    """Signed multiplier for ONE stake on this spread, from the bettor's side (docs/oicho_kabu.md §4)."""
     if voids_round(cfg, dealer_cards):
         return 0
     if (

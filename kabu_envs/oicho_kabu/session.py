@@ -1,6 +1,7 @@
-"""Who deals: dealer selection at the start of an episode and dealer rotation between rounds (spec §2, §6).
+"""Who deals: dealer selection at the start of an episode and dealer rotation between rounds
+(docs/oicho_kabu.md §2 Seats, §6 Sessions).
 
-Choices (documented in docs/oicho_kabu.md by the rules helper, stated here as the source of truth):
+Choices (docs/oicho_kabu.md §8, items 17, 20 and 21):
 
 - Selection happens once per episode, before the first round. Every seat, in seat order, draws one card
   from the top of the deck; the tied seats draw again (in seat order) until one seat is left. For
@@ -18,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kabu_envs.oicho_kabu.deck import Deck
+from kabu_envs.oicho_kabu.deck import VALUES, Deck
 
 
 def _score(selection: str, card: int) -> int:
-    value = card // 4 + 1
+    value = VALUES[card]
     return value % 10 if selection == "closest_to_nine" else -value
 
 

@@ -5,11 +5,12 @@ import numpy as np
 import pytest
 
 from agents.base import BaseAgent, RandomAgent
-from agents.oicho_common import DRAW, ESCAPE, STAND, bettor_decision
+from agents.oicho_common import bettor_decision
 from agents.oicho_expert import OichoExpertAgent
 from agents.oicho_scripted import OichoScriptedAgent, yaku_starters
 from kabu_envs import oicho_kabu_v0
 from kabu_envs.core.errors import RuleConfigError
+from kabu_envs.oicho_kabu.actions import DRAW, ESCAPE, STAND
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.deck import card_ids
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from kabu_envs.core.rng import make_rng
 from kabu_envs.oicho_kabu.actions import Action
 from kabu_envs.oicho_kabu.config import make_config
+from kabu_envs.oicho_kabu.deck import VALUES
 from kabu_envs.oicho_kabu.game import Game
 
 S, D, E = int(Action.STAND), int(Action.DRAW), int(Action.ESCAPE)
@@ -33,12 +34,8 @@ def stack(values: Iterable[int]) -> list[int]:
     return out
 
 
-def value(card: int) -> int:
-    return card // 4 + 1
-
-
 def values(cards: Iterable[int]) -> list[int]:
-    return [value(c) for c in cards]
+    return [VALUES[c] for c in cards]
 
 
 def new_game(deck_values: Iterable[int] = (), seed: int = 0, **options) -> Game:

@@ -4,12 +4,14 @@ import copy
 import dataclasses
 import pickle
 
+import numpy as np
 import pytest
 
 from kabu_envs.core.errors import RuleConfigError
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config, option_names
+from kabu_envs.oicho_kabu.config import Config, make_config
+from kabu_envs.oicho_kabu.options import OPTIONS
 
-SPEC_OPTIONS = (
+DOCUMENTED_OPTIONS = (
     "rules",
     "num_players",
     "deck",
@@ -43,11 +45,21 @@ SPEC_OPTIONS = (
 )
 
 
-def test_every_spec_option_exists():
-    assert set(SPEC_OPTIONS) <= set(option_names())
+def test_every_documented_option_exists():
+    assert set(DOCUMENTED_OPTIONS) <= set(OPTIONS.names)
 
 
-def test_standard_defaults_match_the_spec():
+def test_config_fields_are_the_option_records():
+    """The dataclass fields and their defaults agree with ``OPTIONS`` (one declaration, in one order)."""
+    init = [f for f in dataclasses.fields(Config) if f.init]
+    assert [f.name for f in init] == list(OPTIONS.names)
+    assert {f.name: f.default for f in init} == OPTIONS.defaults()
+    for o in OPTIONS:
+        assert OPTIONS.check(o.name, o.default) == o.default, o.name  # each default is valid and canonical
+    assert Config().options == {**OPTIONS.defaults(), "yaku_overrides": {}}
+
+
+def test_standard_defaults_match_the_docs():
     c = make_config()
     expected = {
         "rules": "standard",
@@ -91,7 +103,7 @@ def test_standard_defaults_match_the_spec():
 
 
 def test_local_yaku_defaults():
-    from kabu_envs.oicho_kabu.options import LOCAL_YAKU
+    from kabu_envs.oicho_kabu.yaku import LOCAL_YAKU
 
     c = make_config(deck="hanafuda", local_yaku=list(LOCAL_YAKU))
     y = c.yaku
@@ -252,9 +264,97 @@ def test_bad_values_name_option_and_value(option, value):
         assert repr(value) in msg
 
 
+# Values a careless caller passes by accident: each must be a RuleConfigError (a ValueError) naming the
+# option and what is allowed, never a TypeError, an OverflowError or a silent acceptance.
+BAD_BY_ACCIDENT = [
+    ("rules", ["kansai"]),
+    ("rules", {}),
+    ("rules", {"kansai": 1}),
+    ("rules", ("standard",)),
+    ("num_players", np.array([4])),
+    ("num_players", np.array(4)),
+    ("num_players", [4]),
+    ("num_players", np.float64(4.0)),
+    ("num_players", np.bool_(True)),
+    ("deck", ["kabufuda"]),
+    ("domae", 10**400),
+    ("domae", 2**31),
+    ("bankroll", 10**400),
+    ("max_rounds", 10**400),
+    ("minso_limit", 10**400),
+    ("dealer_max_deals", 10**400),
+    ("bet_sizes", {1: {}}),
+    ("bet_sizes", {1, 2}),
+    ("bet_sizes", (1, 10**400)),
+    ("bet_sizes", np.array([[1, 2]])),
+    ("zoro_values", {5: 5}),
+    ("local_yaku", {"zoro": True}),
+    ("local_yaku", {"zoro"}),
+    ("dealer_change", {"deals": 1}),
+    ("core_yaku", "arashi"),
+    ("free_draw", np.array([True])),
+    ("yaku_overrides", {"arashi": {"rank": 10**400}}),
+    ("yaku_overrides", {"arashi": {"beats": {"kuppin": 1}}}),
+]
+
+
+@pytest.mark.parametrize(
+    "option, value", BAD_BY_ACCIDENT, ids=[f"{o}-{i}" for i, (o, _) in enumerate(BAD_BY_ACCIDENT)]
+)
+def test_values_passed_by_accident_are_a_clear_rule_error(option, value):
+    with pytest.raises(RuleConfigError) as e:
+        make_config(**{option: value})
+    msg = str(e.value)
+    assert isinstance(e.value, ValueError)
+    assert f"option {option!r}" in msg and ("allowed" in msg or "expected" in msg), msg
+
+
+@pytest.mark.parametrize(
+    "option, value", [("rules", ["kansai"]), ("rules", {}), ("domae", 10**400), ("num_players", np.array(4))]
+)
+def test_the_env_refuses_them_too(option, value):
+    from kabu_envs import oicho_kabu_v0
+
+    with pytest.raises(RuleConfigError, match=repr(option)):
+        oicho_kabu_v0.env(**{option: value})
+
+
+def test_unhashable_preset_name_is_named_with_the_allowed_presets():
+    for value in (["kansai"], {}, {"kansai"}):
+        with pytest.raises(RuleConfigError) as e:
+            make_config(rules=value)
+        msg = str(e.value)
+        assert "'rules'" in msg and "'standard'" in msg and "'kansai'" in msg and "'kabufuda_site'" in msg
+
+
+def test_too_large_integers_name_the_cap():
+    from kabu_envs.core.options import MAX_INT
+
+    assert make_config(domae=MAX_INT).domae == MAX_INT
+    for option in ("domae", "bankroll", "max_rounds"):
+        with pytest.raises(RuleConfigError, match=rf"'{option}'.*{MAX_INT}"):
+            make_config(**{option: MAX_INT + 1})
+
+
+def test_numpy_scalars_are_accepted_as_plain_values():
+    c = make_config(
+        num_players=np.int64(4),
+        domae=np.int32(40),
+        bet_sizes=np.array([1, 5]),
+        minso=np.bool_(True),
+        deck=np.str_("western"),
+        zoro_values=[np.int8(2), 5],
+    )
+    assert c == make_config(
+        num_players=4, domae=40, bet_sizes=(1, 5), minso=True, deck="western", zoro_values=(2, 5)
+    )
+    assert type(c.num_players) is int and type(c.domae) is int and type(c.minso) is bool
+    assert all(type(x) is int for x in c.bet_sizes + c.zoro_values)
+
+
 def test_direct_construction_validates_too():
     with pytest.raises(RuleConfigError, match="num_players"):
-        OichoConfig(num_players=12)
+        Config(num_players=12)
 
 
 def test_lists_are_normalised_and_equal_configs_hash_equal():

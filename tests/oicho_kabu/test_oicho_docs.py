@@ -1,15 +1,17 @@
 """docs/oicho_kabu.md carries exactly the tables the code generates (observation, actions, options, yaku)."""
 
+import re
 from dataclasses import fields
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kabu_envs.oicho_kabu import docs
 from kabu_envs.oicho_kabu.actions import Action, num_actions
-from kabu_envs.oicho_kabu.config import OichoConfig, make_config
+from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.observation import obs_spec
-from kabu_envs.oicho_kabu.options import VALIDATORS
+from kabu_envs.oicho_kabu.options import OPTIONS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "oicho_kabu.md"
 
@@ -38,22 +40,25 @@ def test_every_generated_block_is_up_to_date(text):
 
 
 def test_every_option_is_documented_with_its_default(text):
-    names = [f.name for f in fields(OichoConfig) if f.init]
-    assert set(docs.OPTION_DOCS) == set(names) == set(VALIDATORS)
+    names = [f.name for f in fields(Config) if f.init]
+    assert names == list(OPTIONS.names)
     table = docs.options_table()
-    for f in fields(OichoConfig):
+    for f in fields(Config):
         if f.init:
-            assert f"| `{f.name}` | " in table
+            assert f"| `{f.name}` | `{f.default!r}` | " in table
     assert "| `domae` | `50` |" in table and "| `rules` | `'standard'` |" in table
+    for o in OPTIONS:
+        assert o.source and o.meaning and o.allowed_text(), o.name
 
 
-def test_choice_options_list_exactly_what_the_validator_accepts():
-    for name, check in VALIDATORS.items():
-        allowed = getattr(check, "allowed", None)
+def test_choice_options_list_exactly_what_the_checker_accepts():
+    for o in OPTIONS:
+        allowed = getattr(o.check, "allowed", None)
         if allowed:
             for value in allowed:
-                assert f"`{value}`" in docs.allowed_text(name)
-                assert getattr(make_config(**{name: value}), name) == value
+                assert f"`{value!r}`" in o.allowed_text()
+                assert getattr(make_config(**{o.name: value}), o.name) == value
+                assert getattr(make_config(**{o.name: np.str_(value)}), o.name) == value
 
 
 def test_yaku_tables_follow_the_config():
@@ -71,3 +76,29 @@ def test_missing_marker_is_an_error():
 def test_doc_sections_exist(text):
     for heading in ("Choices where the sources disagree", "## 9. Observation", "## 10. Actions", "Presets"):
         assert heading in text
+
+
+ROOT = Path(__file__).resolve().parents[2]
+CITING = [
+    *sorted((ROOT / "kabu_envs" / "oicho_kabu").glob("*.py")),
+    ROOT / "kabu_envs" / "oicho_kabu_v0.py",
+    *sorted((ROOT / "agents").glob("oicho_*.py")),
+    *sorted((ROOT / "tests" / "oicho_kabu").glob("*.py")),
+    DOC,
+]
+
+
+def test_the_docs_page_is_the_rule_text_cited_by_section(text):
+    """No citation of a rule text users cannot see; every "docs/oicho_kabu.md §n" names a section there."""
+    sections = {int(n) for n in re.findall(r"^## (\d+)\. ", text, flags=re.MULTILINE)}
+    assert sections == set(range(1, 13))
+    for n in sections:
+        assert f'<a id="s{n}"></a>' in text
+    hidden = re.compile(r"shared/spec|spec §|spec section|\bthe spec\b", flags=re.IGNORECASE)
+    for path in CITING:
+        body = path.read_text()
+        if path.name == Path(__file__).name:
+            body = body.replace(hidden.pattern, "")
+        assert not hidden.search(body), f"{path.relative_to(ROOT)} cites a rule text users cannot see"
+        for n in re.findall(r"docs/oicho_kabu\.md §(\d+)", body):
+            assert int(n) in sections, f"{path.relative_to(ROOT)} cites a missing section §{n}"

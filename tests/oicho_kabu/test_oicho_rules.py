@@ -7,7 +7,6 @@ import pytest
 
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.deck import card_ids
-from kabu_envs.oicho_kabu.options import LOCAL_YAKU
 from kabu_envs.oicho_kabu.rules import (
     best_yaku,
     card_value,
@@ -17,6 +16,7 @@ from kabu_envs.oicho_kabu.rules import (
     voids_round,
     yaku_multiplier,
 )
+from kabu_envs.oicho_kabu.yaku import LOCAL_YAKU
 
 
 def h(*values: int) -> tuple[int, ...]:

@@ -18,7 +18,7 @@ def _bet_all(game, k=1, seat=1):
     bet_round(game, {seat: dict.fromkeys(range(4), k)})
 
 
-def test_deal_order_follows_the_spec():
+def test_deal_order_follows_docs_section_3():
     #          table        d1  seconds      thirds dealer2 dealer3
     deck = [1, 2, 3, 4, 5, 2, 1, 1, 1, 6, 7, 8, 9, 10]
     g = new_game(deck)
