@@ -6,9 +6,13 @@ Names:
   so that it reads the same observation layout as the env it plays in;
 * ``expert`` — Oicho-Kabu only: the expected-value player (``agents/oicho_expert.py``), the
   reference ceiling of the baselines;
-* ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/model.zip``
-  (``models_dir`` defaults to ``models/`` of the repository, or ``$KABU_MODELS_DIR``);
-* ``path/to/model.zip`` — any saved MaskablePPO model.
+* ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/`` (``policy.npz`` +
+  ``policy.json``; ``models_dir`` defaults to ``models/`` of the repository, or ``$KABU_MODELS_DIR``);
+* a model directory or ``policy.json`` path — any policy file (agents/policy_file.py).
+
+A model is checked against the table it will play at (game, ``role`` when given, number of players,
+observation and action sizes) and refused with what it was trained for when it does not fit.
+SB3 ``.zip`` files are refused (they can carry code); ``python -m training.export`` converts them.
 """
 
 from __future__ import annotations
@@ -51,17 +55,24 @@ def _expert(game: str, seed: int | None, env_options: dict[str, Any]) -> Any:
 
 
 def model_path(name: str) -> Path:
-    """Where the model of a ``ppo...`` name or a path lives (it must exist)."""
-    p = Path(name)
-    candidates = [p] if p.suffix == ".zip" else [models_dir() / name / "model.zip", p / "model.zip"]
-    for c in candidates:
-        if c.is_file():
-            return c
-    raise ValueError(f"no model found for agent {name!r}; looked at {[str(c) for c in candidates]}")
+    """The ``policy.json`` of a ``ppo...`` name or a path (it must exist)."""
+    from agents.ppo_agent import find_policy
+
+    return find_policy(name, models_dir())
 
 
-def make_agent(game: str, name: str, seed: int | None = None, fast: bool = False, **env_options: Any) -> Any:
-    """Build the agent called ``name`` for ``game`` (raises ValueError on unknown names)."""
+def make_agent(
+    game: str,
+    name: str,
+    seed: int | None = None,
+    fast: bool = False,
+    role: str | None = None,
+    **env_options: Any,
+) -> Any:
+    """Build the agent called ``name`` for ``game`` (raises ValueError on unknown names).
+
+    ``role`` (the seat the agent plays, when the caller knows it) is only used to check models.
+    """
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; known: {list(GAMES)}")
     if name == "random":
@@ -70,14 +81,13 @@ def make_agent(game: str, name: str, seed: int | None = None, fast: bool = False
         return _scripted(game, seed, env_options)
     if name == "expert":
         return _expert(game, seed, env_options)
-    if name.startswith("ppo") or name.endswith(".zip") or Path(name).is_dir():
-        from agents.ppo_agent import PPOAgent
+    if name.startswith("ppo") or name.endswith((".zip", ".json")) or Path(name).is_dir():
+        from agents.ppo_agent import load_policy_agent
 
-        path = model_path(name)
-        label = Path(name).stem if name.endswith(".zip") else None
-        return PPOAgent(path=path, seed=seed, fast=fast, name=label)
+        expect = {"game": game, "role": role, "env_options": env_options}
+        return load_policy_agent(name, seed, models_dir=models_dir(), expect=expect)
     raise ValueError(
-        f"unknown agent {name!r}; use 'random', 'scripted', 'expert', 'ppo_<model>' or a model .zip path"
+        f"unknown agent {name!r}; use 'random', 'scripted', 'expert', 'ppo_<model>' or a model directory"
     )
 
 
@@ -88,8 +98,8 @@ def agent_factory(game: str, name: str, **env_options: Any) -> Callable[[int | N
 
 
 def shipped_models(prefix: str = "ppo") -> list[str]:
-    """Names of the models under ``models_dir()`` (each a dir holding model.zip)."""
+    """Names of the models under ``models_dir()`` (each a dir holding policy.json)."""
     d = models_dir()
     if not d.is_dir():
         return []
-    return sorted(p.parent.name for p in d.glob(f"{prefix}*/model.zip"))
+    return sorted(p.parent.name for p in d.glob(f"{prefix}*/policy.json"))

@@ -3,8 +3,8 @@
 Duplicate-deal tournament: every agent against every opponent; prints the matchup
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 ``--json`` writes them, ``--heatmap`` draws the matchup heatmap. Agent names:
-``random``, ``scripted``, ``expert`` (Oicho-Kabu), ``ppo_<model>`` (models/<name>/model.zip) or a
-.zip path.
+``random``, ``scripted``, ``expert`` (Oicho-Kabu), ``ppo_<model>`` (models/<name>/, a policy file)
+or a model directory. Models play in numpy: evaluation needs no torch.
 """
 
 from __future__ import annotations
@@ -32,11 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heatmap", help="write the matchup heatmap PNG here")
     args = ap.parse_args(argv)
 
-    import torch
-
     from eval.tournament import format_table, round_robin
 
-    torch.set_num_threads(1)
     opts = {}
     for kv in args.option:
         k, _, v = kv.partition("=")
