@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.base import loadable
 from agents.oicho_common import (
     COMMON_PARAMS,
     DRAW,
@@ -85,6 +86,7 @@ def first_card_edges(cfg: OichoConfig, params: tuple[tuple[str, Any], ...]) -> t
     return tuple(out)
 
 
+@loadable
 class OichoExpertAgent(OichoAgentBase):
     """Plays any Oicho-Kabu seat by expected value; keywords = strategy parameters + rule options."""
 

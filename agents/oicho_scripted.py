@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.base import loadable
 from agents.oicho_common import (
     COMMON_PARAMS,
     DREW,
@@ -66,6 +67,7 @@ def yaku_starters(cfg: OichoConfig) -> frozenset[int]:
     return frozenset(out)
 
 
+@loadable
 class OichoScriptedAgent(OichoAgentBase):
     """Plays any Oicho-Kabu seat by rules of thumb; keywords = strategy parameters + rule options."""
 
