@@ -461,55 +461,66 @@ def _sb3_name(prefix: str, i: int, n_hidden: int, part: str) -> str:
 def policy_from_sb3_state_dict(
     state: Mapping[str, np.ndarray],
     activation: str,
-    trained_for: dict[str, Any],
-    training: dict[str, Any],
+    game: str,
+    role: str,
+    env_options: Mapping[str, Any],
+    training: dict[str, Any] | None = None,
 ) -> Policy:
-    """A ``Policy`` from the numpy state dict of an SB3 ``MlpPolicy`` (unknown parameters raise)."""
+    """A ``Policy`` from the numpy state dict of an SB3 ``MlpPolicy`` (other parameters raise); its
+    sizes must be those of ``game``'s table with ``env_options``."""
     arrays: dict[str, np.ndarray] = {}
     layers: dict[str, list[int]] = {}
     for prefix in ("pi", "vf"):
         body, head = _sb3_prefix(prefix)
         idx = sorted(
-            int(k[len(body) + 1 :].split(".")[0])
+            k[len(body) + 1 :].split(".")[0]
             for k in state
             if k.startswith(body + ".") and k.endswith(".weight")
         )
-        if idx != [2 * i for i in range(len(idx))] or f"{head}.weight" not in state:
-            raise ValueError(f"not an SB3 MlpPolicy state dict: {body} layers {idx}, keys {sorted(state)}")
-        sizes = [int(np.shape(state[f"{body}.{j}.weight"])[0]) for j in idx]
-        layers[prefix] = sizes
-        for i in range(len(idx) + 1):
-            for part in ("weight", "bias"):
-                arrays[f"{prefix}.{i}.{part}"] = np.asarray(state[_sb3_name(prefix, i, len(idx), part)])
-    expected = {
-        _sb3_name(p, i, len(layers[p]), part)
-        for p in layers
-        for i in range(len(layers[p]) + 1)
-        for part in ("weight", "bias")
-    }
-    unknown = sorted(set(state) - expected)
+        n = len(idx)
+        if sorted(idx) != sorted(str(2 * i) for i in range(n)):
+            raise ValueError(f"not an SB3 MlpPolicy state dict: {body} layers {idx}")
+        names = {
+            (i, part): _sb3_name(prefix, i, n, part) for i in range(n + 1) for part in ("weight", "bias")
+        }
+        missing = sorted(v for v in names.values() if v not in state)
+        if missing:
+            raise ValueError(f"not an SB3 MlpPolicy state dict: missing {missing}")
+        for (i, part), name in names.items():
+            arrays[f"{prefix}.{i}.{part}"] = np.asarray(state[name])
+        layers[prefix] = [int(arrays[f"{prefix}.{i}.weight"].shape[0]) for i in range(n)]
+    unknown = sorted(set(state) - set(sb3_names(layers["pi"], layers["vf"])))
     if unknown:
         raise ValueError(f"unsupported policy: parameters {unknown} are not those of an SB3 MlpPolicy")
+    n_obs = int(arrays["pi.0.weight"].shape[1])
+    n_act = int(arrays[f"pi.{len(layers['pi'])}.weight"].shape[0])
     return Policy(
-        obs_size=int(arrays["pi.0.weight"].shape[1]),
-        num_actions=int(arrays[f"pi.{len(layers['pi'])}.weight"].shape[0]),
+        obs_size=n_obs,
+        num_actions=n_act,
         activation=activation,
         policy_layers=tuple(layers["pi"]),
         value_layers=tuple(layers["vf"]),
-        trained_for=trained_for,
-        training=training,
+        trained_for=make_trained_for(game, role, env_options, n_obs, n_act),
+        training=dict(training or {}),
         arrays=arrays,
     )
 
 
-def sb3_state_dict(policy: Policy) -> dict[str, np.ndarray]:
-    """The inverse of ``policy_from_sb3_state_dict`` (SB3 parameter names -> arrays)."""
+def sb3_names(
+    policy_layers: tuple[int, ...] | list[int], value_layers: tuple[int, ...] | list[int]
+) -> dict[str, str]:
+    """SB3 parameter name -> our array name, for these hidden layers."""
     out = {}
-    for prefix, hidden in (("pi", policy.policy_layers), ("vf", policy.value_layers)):
+    for prefix, hidden in (("pi", policy_layers), ("vf", value_layers)):
         for i in range(len(hidden) + 1):
             for part in ("weight", "bias"):
-                out[_sb3_name(prefix, i, len(hidden), part)] = policy.arrays[f"{prefix}.{i}.{part}"]
+                out[_sb3_name(prefix, i, len(hidden), part)] = f"{prefix}.{i}.{part}"
     return out
+
+
+def sb3_state_dict(policy: Policy) -> dict[str, np.ndarray]:
+    """The inverse of ``policy_from_sb3_state_dict`` (SB3 parameter names -> arrays)."""
+    return {k: policy.arrays[v] for k, v in sb3_names(policy.policy_layers, policy.value_layers).items()}
 
 
 # --- training side (torch) ---------------------------------------------------------------------------
@@ -547,13 +558,6 @@ def policy_from_sb3(
     if sb3_policy.activation_fn not in acts:
         raise ValueError(f"activation {sb3_policy.activation_fn.__name__} is not supported; use Tanh or ReLU")
     state = {k: v.detach().cpu().numpy() for k, v in sb3_policy.state_dict().items()}
-    n_obs = (
-        int(state["mlp_extractor.policy_net.0.weight"].shape[1])
-        if "mlp_extractor.policy_net.0.weight" in state
-        else int(state["action_net.weight"].shape[1])
-    )
-    n_act = int(state["action_net.weight"].shape[0])
-    trained_for = make_trained_for(game, role, env_options, n_obs, n_act)
     return policy_from_sb3_state_dict(
-        state, acts[sb3_policy.activation_fn], trained_for, dict(training or {})
+        state, acts[sb3_policy.activation_fn], game, role, env_options, training
     )

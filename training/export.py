@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_file import ACTIVATIONS, make_trained_for, policy_from_sb3_state_dict, write_policy
+from agents.policy_file import ACTIVATIONS, policy_from_sb3_state_dict, write_policy
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -90,12 +90,8 @@ def convert(
         "file": zip_path.name,
         "sha256": hashlib.sha256(zip_path.read_bytes()).hexdigest(),
     }
-    n_obs = int(state["action_net.weight"].shape[1])
-    if "mlp_extractor.policy_net.0.weight" in state:
-        n_obs = int(state["mlp_extractor.policy_net.0.weight"].shape[1])
-    n_act = int(state["action_net.weight"].shape[0]) if "action_net.weight" in state else 0
-    trained_for = make_trained_for(game, role, env_options or {}, n_obs, n_act)
-    return write_policy(policy_from_sb3_state_dict(state, activation, trained_for, training), out_dir)
+    policy = policy_from_sb3_state_dict(state, activation, game, role, env_options or {}, training)
+    return write_policy(policy, out_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
