@@ -2,15 +2,34 @@
 
 Each agent owns a seeded ``np.random.Generator`` so that tournaments are reproducible
 and no agent ever touches the global RNG.
+
+``BaseAgent.save`` writes an agent's class name and parameters as JSON; ``BaseAgent.load``
+rebuilds only the classes registered with ``@loadable`` (an allow-list), never a class or function
+a file names: a JSON file must not be able to import or call arbitrary code.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
+
+_T = TypeVar("_T", bound=type)
+# class name (module.qualname) -> class, filled by @loadable
+LOADABLE: dict[str, type] = {}
+# modules of this package whose classes are @loadable; imported by BaseAgent.load on demand
+LOADABLE_MODULES = ("agents.base", "agents.kakeya_scripted", "agents.oicho_scripted", "agents.oicho_expert")
+
+
+def loadable(cls: _T) -> _T:
+    """Allow ``BaseAgent.load`` to rebuild ``cls`` (a ``BaseAgent`` subclass) from saved parameters."""
+    if not (isinstance(cls, type) and issubclass(cls, BaseAgent)):
+        raise TypeError(f"@loadable is for BaseAgent subclasses, not {cls!r}")
+    LOADABLE[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return cls
 
 
 def legal_from_mask(action_mask: np.ndarray) -> np.ndarray:
@@ -54,15 +73,27 @@ class BaseAgent:
 
     @staticmethod
     def load(path: str | Path, seed: int | None = None) -> BaseAgent:
-        """Rebuild an agent saved by ``save`` (class path + parameters)."""
-        import importlib
-
+        """Rebuild an agent saved by ``save``; only ``@loadable`` classes (``LOADABLE``) are built."""
         cfg = json.loads(Path(path).read_text())
-        module, _, qual = cfg["class"].rpartition(".")
-        cls = getattr(importlib.import_module(module), qual)
-        return cls(seed=seed, **cfg["params"])
+        if not isinstance(cfg, dict) or set(cfg) != {"class", "params"}:
+            raise ValueError(f"{path}: an agent file is a JSON object with keys 'class' and 'params'")
+        name, params = cfg["class"], cfg["params"]
+        if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+            raise ValueError(f"{path}: 'params' must be a JSON object of named parameters")
+        if isinstance(name, str) and name not in LOADABLE and name.rpartition(".")[0] in LOADABLE_MODULES:
+            importlib.import_module(
+                name.rpartition(".")[0]
+            )  # a fixed module of ours, registering its classes
+        cls = LOADABLE.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise ValueError(
+                f"{path}: class {name!r} is not an agent class that can be loaded; loadable: "
+                f"{sorted(LOADABLE)} (register a BaseAgent subclass with @agents.base.loadable)"
+            )
+        return cls(seed=seed, **params)
 
 
+@loadable
 class RandomAgent(BaseAgent):
     """Uniform over the legal actions: the floor every baseline must beat."""
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent, legal_from_mask
+from agents.base import BaseAgent, legal_from_mask, loadable
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.config import OPTIONS, make_config
 from kabu_envs.kakeya.observation import obs_spec
@@ -33,6 +33,7 @@ def _is_egara(card: int) -> bool:
     return card % 13 >= 9
 
 
+@loadable
 class KakeyaScriptedAgent(BaseAgent):
     """Plays any Kakeya decision; ``options`` are the env's rule options plus the params above."""
 

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.base import loadable
 from agents.oicho_common import COMMON_PARAMS, OichoAgentBase, bettor_decision, dealer_threshold_decision
 from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.config import Config
@@ -76,6 +77,7 @@ def first_card_edges(cfg: Config, params: tuple[tuple[str, Any], ...]) -> tuple[
     return tuple(out)
 
 
+@loadable
 class OichoExpertAgent(OichoAgentBase):
     """Plays any Oicho-Kabu seat by expected value; keywords = strategy parameters + rule options."""
 

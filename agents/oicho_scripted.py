@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.base import loadable
 from agents.oicho_common import COMMON_PARAMS, OichoAgentBase, dealer_threshold_decision
 from kabu_envs.oicho_kabu.actions import KEEP, REDEAL
 from kabu_envs.oicho_kabu.config import Config
@@ -59,6 +60,7 @@ def yaku_starters(cfg: Config) -> frozenset[int]:
     return frozenset(out)
 
 
+@loadable
 class OichoScriptedAgent(OichoAgentBase):
     """Plays any Oicho-Kabu seat by rules of thumb; keywords = strategy parameters + rule options."""
 

@@ -1,47 +1,78 @@
-"""A trained sb3-contrib MaskablePPO model behind the ``Agent`` protocol.
+"""A trained MaskablePPO policy behind the ``Agent`` protocol.
 
-Why the care with masks: ``MaskablePPO.predict`` silently ignores legality when no
-``action_masks`` are passed (sb3-contrib issue #212) and may then return an illegal
-action. ``PPOAgent.act`` therefore always passes the mask, and checks the result.
-Deterministic (arg-max over legal actions) by default; stochastic play samples from
-the masked policy with the agent's own seeded generator, never torch's global one.
+Two sources:
 
-``fast=True`` (used for frozen snapshots inside training envs) runs the actor MLP in
-numpy, which is several times faster than ``predict`` for one observation; it is
-exact for the default ``MlpPolicy`` (tests compare it with ``predict``).
+* a policy file (``policy.npz`` + ``policy.json``, see ``agents/policy_file.py``): what the
+  command lines, the registry and shipped models use. Inference is float32 numpy, never torch or
+  SB3 (neither is imported), so playing needs no torch install and no file is ever unpickled.
+  Deterministic play is the arg-max of the masked softmax computed the way sb3-contrib's
+  ``MaskableCategorical`` computes it, i.e. the action ``MaskablePPO.predict(obs,
+  action_masks=mask, deterministic=True)`` returns (tests compare them on real observations).
+  Stochastic play samples the masked policy with the agent's own seeded generator.
+* an in-memory MaskablePPO ``model`` (training: frozen self-play snapshots, the BC teacher and
+  evaluations during a run). ``act`` always passes the mask to ``predict``: without it,
+  ``predict`` silently ignores legality (sb3-contrib issue #212). ``fast=True`` runs the actor MLP
+  in float64 numpy instead, several times faster than ``predict`` for one observation.
+
+``load_policy_agent`` resolves a name (``ppo_x`` -> ``<models_dir>/ppo_x/``), a directory or a
+``policy.json`` path and checks, with ``expect``, that the model fits the table it will play at.
+SB3 ``.zip`` files are refused with a message saying why and how to convert them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.base import BaseAgent, legal_from_mask
+from agents.policy_file import (
+    RECORD_FILE,
+    Policy,
+    looks_like_sb3_zip,
+    read_policy,
+    record_path,
+    sb3_zip_refusal,
+    write_policy,
+)
 
 
-def _load_model(path: str | Path) -> Any:
-    """Load a MaskablePPO zip without unpickling its saved spaces.
+def find_policy(name_or_path: str | Path, models_dir: str | Path | None = None) -> Path:
+    """The ``policy.json`` of a model name (under ``models_dir``), a model directory or a path."""
+    p = Path(name_or_path)
+    if looks_like_sb3_zip(p):
+        raise ValueError(sb3_zip_refusal(p))
+    candidates = [p]
+    if models_dir is not None and p.suffix not in (".json", ".npz"):
+        candidates.insert(0, Path(models_dir) / p)
+    looked = []
+    for c in candidates:
+        # record_path refuses a directory that holds an SB3 model.zip and no policy file
+        rec = record_path(c) if c.is_dir() or c.suffix in (".json", ".npz") else c / RECORD_FILE
+        if rec.is_file():
+            return rec
+        looked.append(str(rec))
+    raise ValueError(f"no model found for agent {str(name_or_path)!r}; looked at {looked}")
 
-    The spaces are rebuilt as plain Gymnasium spaces from the weights' shapes, so a model never
-    depends on the class names a game module happened to use when it was saved.
-    """
-    import torch
-    from gymnasium import spaces
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.save_util import load_from_zip_file
 
-    torch.set_num_threads(1)
-    _, params, _ = load_from_zip_file(str(path), device="cpu", load_data=False)
-    sd = params["policy"]
-    n_obs = int(sd["mlp_extractor.policy_net.0.weight"].shape[1])
-    n_act = int(sd["action_net.weight"].shape[0])
-    custom = {
-        "observation_space": spaces.Box(0.0, 1.0, (n_obs,), np.float32),
-        "action_space": spaces.Discrete(n_act),
-    }
-    return MaskablePPO.load(str(path), device="cpu", custom_objects=custom)
+def load_policy_agent(
+    name_or_path: str | Path,
+    seed: int | None = None,
+    *,
+    models_dir: str | Path | None = None,
+    expect: Mapping[str, Any] | None = None,
+    deterministic: bool = True,
+    name: str | None = None,
+) -> PPOAgent:
+    """A ``PPOAgent`` playing a policy file; ``expect`` (keywords of ``Policy.check_fits``: ``game``,
+    ``role``, ``env_options``, ``num_players``, ``obs_size``, ``num_actions``) is checked first."""
+    path = find_policy(name_or_path, models_dir)
+    policy = read_policy(path)
+    if expect:
+        policy.check_fits(**expect, label=f"model {str(name_or_path)!r}")
+    return PPOAgent(policy=policy, seed=seed, deterministic=deterministic, name=name or path.parent.name)
 
 
 class _NumpyActor:
@@ -75,7 +106,7 @@ class _NumpyActor:
 
 
 class PPOAgent(BaseAgent):
-    """Plays with a MaskablePPO model; ``act`` always uses the action mask."""
+    """Plays a policy file (numpy) or an in-memory MaskablePPO model; ``act`` always uses the mask."""
 
     name = "ppo"
 
@@ -87,39 +118,63 @@ class PPOAgent(BaseAgent):
         fast: bool = False,
         seed: int | None = None,
         name: str | None = None,
+        policy: Policy | None = None,
     ) -> None:
         super().__init__(seed=seed, path=None if path is None else str(path), deterministic=deterministic)
-        if model is None:
-            if path is None:
-                raise ValueError("PPOAgent needs a model or a path to a saved model.zip")
-            model = _load_model(path)
+        if sum(x is not None for x in (model, path, policy)) != 1:
+            raise ValueError("PPOAgent needs exactly one of: model (MaskablePPO), path (policy file), policy")
+        if path is not None:
+            policy = read_policy(find_policy(path))
         self.model = model
+        self.policy = policy
         self.deterministic = deterministic
-        self.name = name or (Path(path).parent.name if path else "ppo")
-        self._actor = _NumpyActor(model.policy) if fast else None
+        self.name = name or (policy.source.name if policy is not None and policy.source else "ppo")
+        self._actor = _NumpyActor(model.policy) if model is not None and fast else None
+
+    def check_fits(self, **expect: Any) -> None:
+        """``Policy.check_fits`` for a policy file; sizes only for an in-memory model."""
+        if self.policy is not None:
+            self.policy.check_fits(**expect, label=f"model {self.name!r}")
+            return
+        have = (int(self.model.observation_space.shape[0]), int(self.model.action_space.n))
+        want = (expect.get("obs_size"), expect.get("num_actions"))
+        if any(w is not None and w != h for w, h in zip(want, have, strict=True)):
+            raise ValueError(
+                f"model {self.name!r} has observation size {have[0]} and {have[1]} actions, not {want}"
+            )
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask, dtype=bool)
         legal = legal_from_mask(mask)
-        if self._actor is not None:
+        if self.policy is not None:
+            if self.deterministic:
+                action = int(np.argmax(self.policy.masked_probs(observation, mask)))
+            else:
+                action = int(self.rng.choice(mask.size, p=self.action_probs(observation, mask)))
+        elif self._actor is not None:
             logits = self._actor.logits(observation)
             logits = np.where(mask, logits, -np.inf)
             if self.deterministic:
                 return int(np.argmax(logits))
             p = np.exp(logits - logits.max())
             return int(self.rng.choice(mask.size, p=p / p.sum()))
-        obs = np.asarray(observation, dtype=np.float32)
-        if self.deterministic:
-            action, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
-            action = int(np.asarray(action).item())
         else:
-            action = int(self.rng.choice(mask.size, p=self.action_probs(obs, mask)))
+            obs = np.asarray(observation, dtype=np.float32)
+            if self.deterministic:
+                action, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
+                action = int(np.asarray(action).item())
+            else:
+                action = int(self.rng.choice(mask.size, p=self.action_probs(obs, mask)))
         if action not in legal:  # cannot happen with a mask; guard against API drift
-            raise RuntimeError(f"MaskablePPO returned illegal action {action}; legal: {legal.tolist()}")
+            raise RuntimeError(f"policy returned illegal action {action}; legal: {legal.tolist()}")
         return action
 
     def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The masked policy's probabilities over all actions (zero on illegal ones)."""
+        if self.policy is not None:
+            p = self.policy.masked_probs(observation, action_mask).astype(np.float64)
+            p[~np.asarray(action_mask, dtype=bool)] = 0.0
+            return p / p.sum()
         import torch
 
         policy = self.model.policy
@@ -130,9 +185,14 @@ class PPOAgent(BaseAgent):
         return p / p.sum()
 
     def save(self, path: str | Path) -> None:
-        """Save the model (``.zip``); the JSON config of BaseAgent makes no sense here."""
-        self.model.save(str(path))
+        """Write the policy file (``policy.npz`` + ``policy.json``) into the directory ``path``."""
+        if self.policy is None:
+            raise ValueError(
+                "an in-memory MaskablePPO model does not know what it was trained for; write it with "
+                "agents.policy_file.write_policy(policy_from_sb3(model.policy, game, role, env_options), dir)"
+            )
+        write_policy(self.policy, path)
 
     @staticmethod
     def load(path: str | Path, seed: int | None = None, **kwargs: Any) -> PPOAgent:
-        return PPOAgent(path=path, seed=seed, **kwargs)
+        return load_policy_agent(path, seed, **kwargs)

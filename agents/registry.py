@@ -5,9 +5,13 @@ Names:
 * the names a game offers in its registry record (``GameSpec.agents``), e.g. ``scripted`` (rules of
   thumb) and, in Oicho-Kabu, ``expert`` (the expected-value player); each is built with the env's rule
   options so that it reads the same observation layout as the env it plays in;
-* ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/model.zip``
-  (``models_dir`` defaults to ``models/`` of the repository, or ``$KABU_MODELS_DIR``);
-* ``path/to/model.zip`` — any saved MaskablePPO model.
+* ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/`` (``policy.npz`` +
+  ``policy.json``; ``models_dir`` defaults to ``models/`` of the repository, or ``$KABU_MODELS_DIR``);
+* a model directory or ``policy.json`` path — any policy file (agents/policy_file.py).
+
+A model is checked against the table it will play at (game, ``role`` when given, number of players,
+observation and action sizes) and refused with what it was trained for when it does not fit.
+SB3 ``.zip`` files are refused (they can carry code); ``python -m training.export`` converts them.
 """
 
 from __future__ import annotations
@@ -28,30 +32,29 @@ def models_dir() -> Path:
 
 
 def model_path(name: str) -> Path:
-    """Where the model of a ``ppo...`` name or a path lives (it must exist)."""
-    p = Path(name)
-    candidates = [p] if p.suffix == ".zip" else [models_dir() / name / "model.zip", p / "model.zip"]
-    for c in candidates:
-        if c.is_file():
-            return c
-    raise ValueError(f"no model found for agent {name!r}; looked at {[str(c) for c in candidates]}")
+    """The ``policy.json`` of a ``ppo...`` name or a path (it must exist)."""
+    from agents.ppo_agent import find_policy
+
+    return find_policy(name, models_dir())
 
 
 def is_model_name(name: str) -> bool:
     """True for names that refer to a trained model rather than a hand-written agent."""
-    return name.startswith("ppo") or name.endswith(".zip") or Path(name).is_dir()
+    return name.startswith("ppo") or name.endswith((".zip", ".json")) or Path(name).is_dir()
 
 
-def _load_model(name: str, seed: int | None, fast: bool) -> Any:
-    from agents.ppo_agent import PPOAgent
+def make_agent(
+    game: str,
+    name: str,
+    seed: int | None = None,
+    fast: bool = False,
+    role: str | None = None,
+    **rule_options: Any,
+) -> Any:
+    """Build the agent called ``name`` for ``game`` (raises ValueError on unknown names).
 
-    path = model_path(name)
-    label = Path(name).stem if name.endswith(".zip") else None
-    return PPOAgent(path=path, seed=seed, fast=fast, name=label)
-
-
-def make_agent(game: str, name: str, seed: int | None = None, fast: bool = False, **rule_options: Any) -> Any:
-    """Build the agent called ``name`` for ``game`` (raises ValueError on unknown names)."""
+    ``role`` (the seat the agent plays, when the caller knows it) is only used to check models.
+    """
     spec = registry.get(game)
     if not isinstance(name, str):
         raise ValueError(f"an agent name must be a string, got {name!r}")
@@ -60,10 +63,13 @@ def make_agent(game: str, name: str, seed: int | None = None, fast: bool = False
     if name in spec.agents:
         return registry.resolve(spec.agents[name])(seed=seed, **rule_options)
     if is_model_name(name):
-        return _load_model(name, seed, fast)
+        from agents.ppo_agent import load_policy_agent
+
+        expect = {"game": game, "role": role, "env_options": rule_options}
+        return load_policy_agent(name, seed, models_dir=models_dir(), expect=expect)
     raise ValueError(
         f"unknown agent {name!r} for {spec.title}; use one of {list(spec.agent_names)}, "
-        f"'ppo_<model>' (a folder under {models_dir()}) or a model .zip path"
+        f"'ppo_<model>' (a folder under {models_dir()}) or a model directory"
     )
 
 
@@ -74,8 +80,8 @@ def agent_factory(game: str, name: str, **rule_options: Any) -> Callable[[int | 
 
 
 def shipped_models(prefix: str = "ppo") -> list[str]:
-    """Names of the models under ``models_dir()`` (each a dir holding model.zip)."""
+    """Names of the models under ``models_dir()`` (each a dir holding policy.json)."""
     d = models_dir()
     if not d.is_dir():
         return []
-    return sorted(p.parent.name for p in d.glob(f"{prefix}*/model.zip"))
+    return sorted(p.parent.name for p in d.glob(f"{prefix}*/policy.json"))

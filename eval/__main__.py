@@ -4,7 +4,8 @@ Duplicate-deal tournament: every agent against every opponent; prints the matchu
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 ``--json`` writes them, ``--heatmap`` draws the matchup heatmap. Agent names:
 ``random``, the game's own agents (``scripted``, ``expert``, ... as its registry record lists them),
-``ppo_<model>`` (models/<name>/model.zip) or a .zip path. ``--game`` is any registered game.
+``ppo_<model>`` (models/<name>/, a policy file) or a model directory. ``--game`` is any registered
+game. Models play in numpy: evaluation needs no torch.
 """
 
 from __future__ import annotations
@@ -68,19 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     from agents.registry import make_agent
     from eval.tournament import format_table, round_robin
 
-    try:  # torch is optional at evaluation time; when present, one thread is much faster here
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:
-        pass
     spec = registry.get(args.game)
     opts = _rule_options(args.option, ap)
     try:  # every input is checked before the first deal, so a typo costs no time
         spec.config(**opts)
-        spec.role(args.role)
+        role = spec.role(args.role).name
         for name in dict.fromkeys(args.agents + args.opponents):
-            make_agent(args.game, name, 0, **opts)
+            make_agent(args.game, name, 0, role=role, **opts)
     except ValueError as exc:
         ap.error(str(exc))
     controls = not any(a != o for a in args.agents for o in args.opponents)

@@ -34,7 +34,7 @@ def shipped(models: Path) -> list[dict[str, Any]]:
     out = []
     demo_ids = {g.id for g in registry.demo_games()}
     for run in sorted(models.glob("ppo*/run.json")):
-        if not (run.parent / "model.zip").is_file():
+        if not (run.parent / "policy.json").is_file():
             continue
         cfg = json.loads(run.read_text())["config"]
         if cfg["game"] in demo_ids:
@@ -60,11 +60,8 @@ def plan(models: Path) -> list[tuple[str, str, str, str]]:
 
 def _run(job: tuple[str, str, str, str], deals: int, seed: int, models: str) -> tuple[dict, list[float]]:
     os.environ["KABU_MODELS_DIR"] = models
-    import torch
-
     from eval.tournament import matchup_record
 
-    torch.set_num_threads(1)
     game, agent, opp, role = job
     row, res = matchup_record(game, agent, opp, role, deals, seed)
     return row, res.advantages

@@ -24,8 +24,8 @@ def matchup_record(
     """One summary.json matchup row (agent's duplicate advantage over the opponent)."""
     opts = dict(env_options or {})
     role = role or default_role(game)
-    agent = make_agent(game, agent_name, seed, **opts)
-    opponent = make_agent(game, opponent_name, seed + 1, **opts)
+    agent = make_agent(game, agent_name, seed, role=role, **opts)
+    opponent = make_agent(game, opponent_name, seed + 1, role=role, **opts)
     res = matchup(game, agent, opponent, role, deals, seed, opts)
     s = res.summary()
     row = {

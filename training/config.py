@@ -45,7 +45,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "policy_kwargs": {"net_arch": [128, 128]},
     "checkpoint_every": 100_000,
-    "init_from": None,  # a model.zip to continue training from (its policy_kwargs win)
+    "init_from": None,  # a policy file (model dir) to continue training from (its architecture wins)
     "eval_deals": 200,
     # behaviour-cloning warm start before PPO (training/bc.py); teacher None = off
     "bc": {

@@ -7,10 +7,11 @@ frozen copies of the learner taken every ``self_play.every`` steps, sharing
 ``self_play.weight``. In Kakeya the learner's partner is the learner itself
 (``partner: self``, the default; see kabu_envs/wrappers/views.py).
 
-Outputs: ``<out>/model.zip``, ``<out>/run.json`` (resolved config, seed, package
-versions, timings, a short duplicate evaluation) and ``<out>/progress.csv`` (SB3's
-per-update log: the learning curve). Checkpoints, monitor CSVs and tensorboard logs
-go to ``runs/<name>/`` (not committed).
+Outputs: ``<out>/policy.npz`` + ``<out>/policy.json`` (the policy file: weights and what they
+were trained for, no pickles; agents/policy_file.py), ``<out>/run.json`` (resolved config, seed,
+package versions, timings, a short duplicate evaluation) and ``<out>/progress.csv`` (SB3's
+per-update log: the learning curve). Checkpoints, SB3's full ``model_full.zip``, the BC warm start
+(``bc_policy/``), monitor CSVs and tensorboard logs go to ``runs/<name>/`` (not committed).
 """
 
 from __future__ import annotations
@@ -103,9 +104,21 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
     vec = DummyVecEnv([env_fn(i) for i in range(n_envs)])
     vec.seed(seed)
     if cfg["init_from"]:
+        # a policy file (never an SB3 zip: those can carry code); its architecture wins
+        from agents.policy_file import load_into_sb3, read_policy, sb3_policy_kwargs
+        from agents.ppo_agent import find_policy
+
         init = Path(cfg["init_from"])
-        init = init if init.is_absolute() else REPO_ROOT / init
-        model = MaskablePPO.load(str(init), env=vec, device="cpu", seed=seed, **cfg["ppo"])
+        init = read_policy(find_policy(init if init.is_absolute() else REPO_ROOT / init))
+        init.check_fits(
+            game=cfg["game"], env_options=cfg["env_options"], label=f"init_from {cfg['init_from']!r}"
+        )
+        kwargs = sb3_policy_kwargs(init)
+        model = MaskablePPO(
+            "MlpPolicy", vec, seed=seed, device="cpu", policy_kwargs=kwargs, verbose=0, **cfg["ppo"]
+        )
+        load_into_sb3(init, model.policy)
+        model.num_timesteps = int(init.training.get("timesteps", 0))  # the count goes on
     else:
         model = MaskablePPO(
             "MlpPolicy",
@@ -122,7 +135,7 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
 
         teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), seed + 500, **cfg["env_options"])
         bc_record = warm_start(model, cfg, make_view(cfg, pool), teacher, seed + 501)
-        model.save(str(run_dir / "bc_model.zip"))  # the warm start alone, for comparison
+        save_policy(model, cfg, run_dir / "bc_policy", seed)  # the warm start alone, for comparison
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
     sp = cfg["self_play"]
 
@@ -152,12 +165,10 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
         reset_num_timesteps=not cfg["init_from"],
     )
     train_seconds = time.time() - t0
-    # The shipped model keeps the weights but not Adam's moment estimates (two thirds of the file):
-    # MaskablePPO.load still reads it, and training on from it (init_from) restarts the moments.
-    # runs/<name>/model_full.zip keeps the optimiser state too.
+    # The published output is the policy file (weights, no pickles); training on from it (init_from)
+    # restarts Adam's moments. runs/<name>/model_full.zip keeps SB3's full model with the optimiser.
     model.save(str(run_dir / "model_full.zip"))
-    model.policy.optimizer.state.clear()
-    model.save(str(out / "model.zip"))
+    save_policy(model, cfg, out, seed)
     progress = run_dir / "progress.csv"
     if progress.is_file():
         (out / "progress.csv").write_text(progress.read_text())
@@ -173,13 +184,28 @@ def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool
         "command": " ".join([Path(sys.executable).name, "-m", "training", *sys.argv[1:]]),
     }
     if cfg["eval_deals"] > 0:
-        record["eval"] = quick_eval(cfg, out / "model.zip", int(cfg["eval_deals"]), seed)
+        record["eval"] = quick_eval(cfg, out, int(cfg["eval_deals"]), seed)
     (out / "run.json").write_text(json.dumps(record, indent=2, sort_keys=True))
     vec.close()
     return record
 
 
-def quick_eval(cfg: dict[str, Any], model_zip: Path, deals: int, seed: int) -> dict[str, Any]:
+def save_policy(model: Any, cfg: dict[str, Any], out: Path, seed: int) -> None:
+    """Write the policy file of ``model`` (trained for the config's game, role and rule options)."""
+    from agents.policy_file import policy_from_sb3, write_policy
+
+    training = {
+        "name": cfg["name"],
+        "seed": seed,
+        "timesteps": int(model.num_timesteps),
+        "package_version": versions()["kabu-envs"],
+    }
+    if training["package_version"] == "not installed":
+        del training["package_version"]
+    write_policy(policy_from_sb3(model.policy, cfg["game"], cfg["role"], cfg["env_options"], training), out)
+
+
+def quick_eval(cfg: dict[str, Any], model_dir: Path, deals: int, seed: int) -> dict[str, Any]:
     """Duplicate-deal check of the fresh model against the game's ``eval_opponents``."""
     from eval.games import matchup
     from kabu_envs import registry
@@ -188,7 +214,7 @@ def quick_eval(cfg: dict[str, Any], model_zip: Path, deals: int, seed: int) -> d
     role = cfg["role"]
     res = {}
     for opp in registry.get(cfg["game"]).eval_opponents:
-        agent = make_agent(cfg["game"], str(model_zip), seed, **opts)
+        agent = make_agent(cfg["game"], str(model_dir), seed, role=cfg["role"], **opts)
         other = make_agent(cfg["game"], opp, seed + 1, **opts)
         m = matchup(cfg["game"], agent, other, role, deals, seed=10_000 + seed, env_options=opts)
         s = m.summary()

@@ -73,7 +73,7 @@ def test_bc_config_keys_validate():
     with pytest.raises(ValueError, match="smoothing"):
         load_config("ppo_toy_card", bc={"teacher": "scripted", "smoothing": 1.0})
     with pytest.raises(ValueError, match="exclude each other"):
-        load_config("ppo_toy_card", bc={"teacher": "scripted"}, init_from="models/x/model.zip")
+        load_config("ppo_toy_card", bc={"teacher": "scripted"}, init_from="models/x")
 
 
 def test_training_with_bc_records_the_warm_start(tmp_path, toy_view):
@@ -90,8 +90,8 @@ def test_training_with_bc_records_the_warm_start(tmp_path, toy_view):
     assert run["bc"]["teacher"] == "scripted" and run["bc"]["decisions"] >= 400
     assert run["bc"]["accuracy"] >= 0.95
     assert run["config"]["bc"]["steps"] == 400
-    assert (tmp_path / "ppo_toy" / "run" / "bc_model.zip").is_file()
-    clone = make_agent("toy_card", str(tmp_path / "ppo_toy" / "run" / "bc_model.zip"), 0)
+    assert (tmp_path / "ppo_toy" / "run" / "bc_policy" / "policy.npz").is_file()
+    clone = make_agent("toy_card", str(tmp_path / "ppo_toy" / "run" / "bc_policy"), 0)
     teacher = ToyScriptedAgent()
     view = toy_view(num_players=2, learner_seats=[0], seed=3)
     same = 0
