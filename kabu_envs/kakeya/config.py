@@ -74,7 +74,7 @@ REWARDS = ("stones", "egara")
 
 
 @dataclass(frozen=True)
-class KakeyaConfig:
+class Config:
     """One validated rule set; build it with ``make_config(**options)``."""
 
     num_players: int = 4
@@ -127,7 +127,7 @@ def _suit(value: Any) -> str:
     raise RuleConfigError(f"option default_trump={value!r} is invalid; use one of {list(SUIT_NAMES)} or 0..3")
 
 
-def make_config(**options: Any) -> KakeyaConfig:
+def make_config(**options: Any) -> Config:
     """Validate ``options`` (unknown names and bad values raise ``RuleConfigError``)."""
     known = {o.name for o in OPTIONS}
     unknown = sorted(set(options) - known)
@@ -141,7 +141,7 @@ def make_config(**options: Any) -> KakeyaConfig:
         raise RuleConfigError(
             f"option dealers_choose_trump={opt['dealers_choose_trump']!r} is invalid; use True or False"
         )
-    return KakeyaConfig(
+    return Config(
         num_players=int(opt["num_players"]),
         six_player_mode=_choice("six_player_mode", opt["six_player_mode"], SIX_PLAYER_MODES),
         default_trump=_suit(opt["default_trump"]),

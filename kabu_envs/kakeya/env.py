@@ -1,4 +1,4 @@
-"""The Kakeya PettingZoo AEC environment: a thin adapter over ``KakeyaGame``.
+"""The Kakeya PettingZoo AEC environment: a thin adapter over ``Game``.
 
 Environment card
 - Agents: ``player_0 .. player_{n-1}`` (n = 4 or 6); partnerships ``seat % (n // 2)``.
@@ -23,8 +23,8 @@ from kabu_envs.aec_base import CardGameAECEnv
 from kabu_envs.aec_wrappers import wrap
 from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.config import make_config
-from kabu_envs.kakeya.game import KakeyaGame
-from kabu_envs.kakeya.observation import KakeyaEncoder, obs_spec
+from kabu_envs.kakeya.game import Game
+from kabu_envs.kakeya.observation import Encoder, obs_spec
 from kabu_envs.kakeya.render import render_text
 
 
@@ -46,12 +46,12 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         ):
             raise ValueError(f"render_seat={render_seat!r}: a seat 0..{self.config.num_players - 1} or None")
         self.render_seat = render_seat
-        self._encoder = KakeyaEncoder(self.config)
+        self._encoder = Encoder(self.config)
         super().__init__(self.config.num_players, NUM_ACTIONS, obs_spec(self.config), render_mode=render_mode)
         self._rewards_dirty = True  # the rewards dict may hold non-zero values
 
-    def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> KakeyaGame:
-        return KakeyaGame(self.config, rng, deck)
+    def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> Game:
+        return Game(self.config, rng, deck)
 
     def _encode(self, seat: int) -> np.ndarray:
         return self._encoder.encode(self.game, seat)

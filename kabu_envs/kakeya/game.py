@@ -26,7 +26,7 @@ from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.kakeya import scoring
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE, action_name
-from kabu_envs.kakeya.config import KakeyaConfig
+from kabu_envs.kakeya.config import Config
 from kabu_envs.kakeya.tricks import Trick, bits_to_cards, egara16, legal_plays, rensho_card
 
 TRUMP, LEAD, PLAY, OVER = 0, 1, 2, 3
@@ -49,12 +49,12 @@ class DealResult:
     stones_change: dict[int, int]  # partnership -> stones won (+) or paid (-)
 
 
-class KakeyaGame:
+class Game:
     """One match of Kakeya (``max_deals`` deals) driven by integer actions."""
 
     num_actions = NUM_ACTIONS
 
-    def __init__(self, cfg: KakeyaConfig, rng: np.random.Generator, deck: list[int] | None = None) -> None:
+    def __init__(self, cfg: Config, rng: np.random.Generator, deck: list[int] | None = None) -> None:
         self.cfg = cfg
         self.rng = rng
         self.num_players = n = cfg.num_players

@@ -18,13 +18,13 @@ import numpy as np
 
 from kabu_envs.core.obs_spec import ObsPiece, ObsSpec
 from kabu_envs.kakeya.actions import NUM_ACTIONS
-from kabu_envs.kakeya.config import KakeyaConfig
-from kabu_envs.kakeya.game import KakeyaGame
+from kabu_envs.kakeya.config import Config
+from kabu_envs.kakeya.game import Game
 from kabu_envs.kakeya.tricks import ACE_OF_CLUBS, rensho_card
 
 
 @cache
-def obs_spec(cfg: KakeyaConfig) -> ObsSpec:
+def obs_spec(cfg: Config) -> ObsSpec:
     """The observation layout for a rule set (sizes depend on the player count)."""
     n, p = cfg.num_players, cfg.num_partnerships
     return ObsSpec(
@@ -52,10 +52,10 @@ def obs_spec(cfg: KakeyaConfig) -> ObsSpec:
     )
 
 
-class KakeyaEncoder:
-    """Encodes ``KakeyaGame`` observations for one rule set (offsets and constant bits precomputed)."""
+class Encoder:
+    """Encodes ``Game`` observations for one rule set (offsets and constant bits precomputed)."""
 
-    def __init__(self, cfg: KakeyaConfig) -> None:
+    def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.spec = spec = obs_spec(cfg)
         self.size = spec.size
@@ -96,11 +96,11 @@ class KakeyaEncoder:
             self._seat_bits.append(row)
         assert o["phase"] == 0, "phase must come first"
 
-    def encode(self, game: KakeyaGame, seat: int) -> np.ndarray:
+    def encode(self, game: Game, seat: int) -> np.ndarray:
         """The observation vector of ``seat``."""
         return self.encode_with_mask(game, seat, 0)[0]
 
-    def encode_with_mask(self, game: KakeyaGame, seat: int, legal: int) -> tuple[np.ndarray, np.ndarray]:
+    def encode_with_mask(self, game: Game, seat: int, legal: int) -> tuple[np.ndarray, np.ndarray]:
         """The observation of ``seat`` and the int8 mask of the legal-action bits ``legal``,
         unpacked from one int in one numpy call (the mask sits after the observation)."""
         n = self._n

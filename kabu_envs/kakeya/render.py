@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kabu_envs.kakeya.actions import SUIT_NAMES, card_name
-from kabu_envs.kakeya.game import PHASE_NAMES, KakeyaGame
+from kabu_envs.kakeya.game import PHASE_NAMES, Game
 from kabu_envs.kakeya.scoring import egara_count
 from kabu_envs.kakeya.tricks import Trick, bits_to_cards
 
@@ -16,7 +16,7 @@ def _trick(trick: Trick) -> str:
     return ", ".join(f"player_{s}:{card_name(c)}" for s, c in zip(trick.seats, trick.cards, strict=True))
 
 
-def render_text(game: KakeyaGame, seat: int | None = None) -> str:
+def render_text(game: Game, seat: int | None = None) -> str:
     """A readable table: header, hands, the trick, captured egara and the score.
 
     ``seat=None`` is the god view (every hand); with a seat, only that seat's hand is shown and the
