@@ -23,6 +23,7 @@ import numpy as np
 from agents.base import BaseAgent, legal_from_mask
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.config import OPTIONS, make_config
+from kabu_envs.kakeya.game import Phase
 from kabu_envs.kakeya.observation import obs_spec
 
 _RULE_NAMES = {o.name for o in OPTIONS}
@@ -53,13 +54,13 @@ class KakeyaScriptedAgent(BaseAgent):
         return obs[self.slices[name]]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = legal_from_mask(action_mask)
-        if legal[0] >= TRUMP_BASE and legal[-1] < LEAD_SELF:
+        phase = Phase(int(np.argmax(self._piece(observation, "phase"))))
+        if phase is Phase.TRUMP:
             current = int(np.argmax(self._piece(observation, "trump")))
             return TRUMP_BASE + current
-        if legal[0] >= LEAD_SELF:
+        if phase is Phase.LEAD:
             return LEAD_SELF if self._strength(observation) >= self.p["lead_self_strength"] else LEAD_PARTNER
-        return self._play(observation, [int(a) for a in legal])
+        return self._play(observation, [int(a) for a in legal_from_mask(action_mask)])
 
     def _strength(self, obs: np.ndarray) -> int:
         hand = np.flatnonzero(self._piece(obs, "hand"))

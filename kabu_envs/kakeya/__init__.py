@@ -6,7 +6,7 @@ in ``kabu_envs.kakeya.env`` and is published as ``kabu_envs.kakeya_v0``.
 
 from kabu_envs.kakeya.actions import NUM_ACTIONS, Action, action_name, card_id, card_name
 from kabu_envs.kakeya.config import Config, make_config
-from kabu_envs.kakeya.game import Game
+from kabu_envs.kakeya.game import Game, Phase
 from kabu_envs.kakeya.observation import Encoder, obs_spec
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "Config",
     "make_config",
     "Game",
+    "Phase",
     "Encoder",
     "obs_spec",
 ]

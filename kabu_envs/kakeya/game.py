@@ -19,6 +19,7 @@ Choices where the spec is silent (documented in docs/kakeya.md):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
@@ -29,8 +30,19 @@ from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP
 from kabu_envs.kakeya.config import Config
 from kabu_envs.kakeya.tricks import Trick, bits_to_cards, egara16, legal_plays, rensho_card
 
-TRUMP, LEAD, PLAY, OVER = 0, 1, 2, 3
-PHASE_NAMES = ("trump", "lead", "play", "over")
+
+class Phase(IntEnum):
+    """Whose decision the game waits for (the observation's ``phase`` one-hot, in this order)."""
+
+    TRUMP = 0  # the first dealer: TRUMP(suit), before any card is dealt
+    LEAD = 1  # the lead chooser: LEAD_SELF or LEAD_PARTNER
+    PLAY = 2  # the seat to play: PLAY(card)
+    OVER = 3  # the match is over
+
+
+# ``Game.phase`` always holds one of these members, so the hot paths test it with ``is`` (an identity
+# test: faster than ``==`` on an IntEnum, whose comparisons miss CPython's exact-int fast paths).
+_TRUMP, _LEAD, _PLAY = Phase.TRUMP, Phase.LEAD, Phase.PLAY
 _TRUMP_BITS = 0xF << TRUMP_BASE
 _LEAD_BITS = (1 << LEAD_SELF) | (1 << LEAD_PARTNER)
 
@@ -79,11 +91,11 @@ class Game:
     def legal_bits(self) -> int:
         """The legal actions as an int bit set: the ONE source of legality."""
         phase = self.phase
-        if phase == PLAY:
+        if phase is _PLAY:
             return legal_plays(self.hands[self.current_player], self.led_suit, self.rensho)
-        if phase == TRUMP:
+        if phase is _TRUMP:
             return _TRUMP_BITS
-        if phase == LEAD:
+        if phase is _LEAD:
             return _LEAD_BITS
         return 0
 
@@ -96,20 +108,21 @@ class Game:
             raise IllegalActionError(
                 a,
                 self.legal_actions(),
-                phase=PHASE_NAMES[self.phase],
+                phase=self.phase.name.lower(),
                 seat=None if self.terminal else self.current_player,
                 describe=action_name,
             )
-        if self.phase == PLAY:
+        phase = self.phase
+        if phase is _PLAY:
             self._play(self.current_player, a)
-        elif self.phase == TRUMP:
+        elif phase is _TRUMP:
             self.trump = a - TRUMP_BASE
             self._deal()
         else:
             chooser = self.current_player
             self.lead_chooser = chooser
             leader = chooser if a == LEAD_SELF else (chooser + self.num_partnerships) % self.num_players
-            self.phase = PLAY
+            self.phase = Phase.PLAY
             self._start_trick(leader)
 
     def pop_rewards(self) -> np.ndarray:
@@ -149,7 +162,7 @@ class Game:
         self.tricks_played = 0
         self._set_rensho()
         if cfg.dealers_choose_trump:
-            self.phase = TRUMP
+            self.phase = Phase.TRUMP
             self.current_player = self.first_dealer
         else:
             self._deal()
@@ -175,7 +188,7 @@ class Game:
         self.hand_counts = [h.bit_count() for h in hands]
         lead_p = self.lead_partnership if self.lead_partnership >= 0 else order[0] % self.num_partnerships
         self.lead_chooser = next(s for s in order if s % self.num_partnerships == lead_p)
-        self.phase = LEAD
+        self.phase = Phase.LEAD
         self.current_player = self.lead_chooser
 
     # --- play ----------------------------------------------------------------------
@@ -267,7 +280,7 @@ class Game:
         self.lead_partnership = winner
         broke = 0 in self.partnership_totals
         if self.deal_no >= cfg.max_deals or broke:
-            self.phase = OVER
+            self.phase = Phase.OVER
             self.terminal = True
             self.current_player = -1
         else:

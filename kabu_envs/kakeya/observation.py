@@ -19,7 +19,7 @@ import numpy as np
 from kabu_envs.core.obs_spec import ObsPiece, ObsSpec
 from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.config import Config
-from kabu_envs.kakeya.game import Game
+from kabu_envs.kakeya.game import Game, Phase
 from kabu_envs.kakeya.tricks import ACE_OF_CLUBS, rensho_card
 
 
@@ -29,7 +29,7 @@ def obs_spec(cfg: Config) -> ObsSpec:
     n, p = cfg.num_players, cfg.num_partnerships
     return ObsSpec(
         (
-            ObsPiece("phase", 4, "(trump choice, lead choice, trick play, match over)"),
+            ObsPiece("phase", len(Phase), f"one-hot Phase ({', '.join(p.name for p in Phase)})"),
             ObsPiece("trump", 4, "trump suit one-hot (clubs, diamonds, hearts, spades)"),
             ObsPiece("rensho", 2, "which ace is Rensho: (ace of clubs, ace of spades)"),
             ObsPiece("led_suit", 4, "suit led in the current trick (all 0 before the lead)"),

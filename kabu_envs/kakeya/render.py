@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kabu_envs.kakeya.actions import SUIT_NAMES, card_name
-from kabu_envs.kakeya.game import PHASE_NAMES, Game
+from kabu_envs.kakeya.game import Game
 from kabu_envs.kakeya.scoring import egara_count
 from kabu_envs.kakeya.tricks import Trick, bits_to_cards
 
@@ -25,7 +25,7 @@ def render_text(game: Game, seat: int | None = None) -> str:
     n, np_ = game.num_players, game.num_partnerships
     lines = [
         f"Kakeya deal {min(game.deal_no + 1, game.cfg.max_deals)}/{game.cfg.max_deals}  "
-        f"phase={PHASE_NAMES[game.phase]}  trump={SUIT_NAMES[game.trump]}  Rensho={card_name(game.rensho)}  "
+        f"phase={game.phase.name.lower()}  trump={SUIT_NAMES[game.trump]}  Rensho={card_name(game.rensho)}  "
         f"first dealer=player_{game.first_dealer}",
     ]
     for s in range(n):

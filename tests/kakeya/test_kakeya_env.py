@@ -12,7 +12,7 @@ from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWr
 
 from kabu_envs import kakeya_v0
 from kabu_envs.core import IllegalActionError
-from kabu_envs.kakeya import Action
+from kabu_envs.kakeya import Action, Phase
 from kabu_envs.kakeya.observation import obs_spec
 from kabu_envs.kakeya.tricks import egara16
 
@@ -100,14 +100,14 @@ def check_observation(env, agent, vec):
     assert np.argmax(d["trump"]) == g.trump and d["trump"].sum() == 1
     assert d["rensho"].tolist() == ([1, 0] if g.rensho == 12 else [0, 1])
     assert d["led_suit"].sum() == (1 if g.led_suit >= 0 else 0)
-    if g.phase == 2:
+    if g.phase is Phase.PLAY:
         assert d["leader"].sum() == 1 and np.argmax(d["leader"]) == (g.trick.leader - seat) % n
     else:
         assert not d["leader"].any() and not d["trick"].any()
     assert np.argmax(d["first_dealer"]) == (g.first_dealer - seat) % n
     assert np.argmax(d["partnership"]) == seat % np_
     assert d["role"].tolist() == [seat % np_ == g.dealer_partnership, not g.active[seat], g.active[seat]]
-    assert d["phase"].tolist() == [float(k == g.phase) for k in range(4)]
+    assert d["phase"].tolist() == [float(k is g.phase) for k in Phase]
     np.testing.assert_allclose(d["hand_counts"], [g.hand_counts[(seat + k) % n] / 13 for k in range(n)])
     assert d["deal"][0] == pytest.approx(g.deal_no / g.cfg.max_deals)
     stones = [sum(g.stones[(seat % np_ + k) % np_ :: np_]) for k in range(np_)]
@@ -122,7 +122,7 @@ def test_dealer_sees_no_hand_while_choosing_trump():
     obs = env.observe("player_1")
     spec = obs_spec(env.unwrapped.config)
     assert not obs["observation"][spec.slices["hand"]].any()
-    assert obs["observation"][spec.slices["phase"]].tolist() == [1, 0, 0, 0]
+    assert obs["observation"][spec.slices["phase"]].tolist() == [float(k is Phase.TRUMP) for k in Phase]
     assert np.flatnonzero(obs["action_mask"]).tolist() == [52, 53, 54, 55]
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from kakeya_testlib import new_game
 
-from kabu_envs.kakeya.game import LEAD, PLAY, TRUMP
+from kabu_envs.kakeya import Phase
 
 MODES = [
     {},
@@ -64,7 +64,7 @@ def play_random_match(seed: int, **opts) -> int:
         # --- one deal ------------------------------------------------------------------
         assert g.dealer_partnership == dealer_p and g.first_dealer == dealer_p
         if cfg.dealers_choose_trump:
-            assert g.phase == TRUMP and g.current_player == dealer_p and not any(g.hands)
+            assert g.phase is Phase.TRUMP and g.current_player == dealer_p and not any(g.hands)
             trump = int(rng.integers(4))
             g.apply_action(52 + trump)
             steps += 1
@@ -80,7 +80,7 @@ def play_random_match(seed: int, **opts) -> int:
         assert all(not hands[s] for s in range(n) if not active[s])
         chooser_p = lead_p if lead_p >= 0 else order[0] % np_
         chooser = next(s for s in order if s % np_ == chooser_p)
-        assert g.phase == LEAD and g.current_player == chooser
+        assert g.phase is Phase.LEAD and g.current_player == chooser
         a = int(rng.integers(56, 58))
         g.apply_action(a)
         steps += 1
@@ -90,7 +90,7 @@ def play_random_match(seed: int, **opts) -> int:
             trick_seats = [s for s in ((leader + k) % n for k in range(n)) if hands[s]]
             plays: list[tuple[int, int]] = []
             for seat in trick_seats:
-                assert g.phase == PLAY and g.current_player == seat
+                assert g.phase is Phase.PLAY and g.current_player == seat
                 legal = g.legal_actions()
                 if plays:
                     led = plays[0][1] // 13
