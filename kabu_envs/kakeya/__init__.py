@@ -4,7 +4,8 @@ This package's import pulls in only the pure engine (no gymnasium/pettingzoo); t
 in ``kabu_envs.kakeya.env`` and is published as ``kabu_envs.kakeya_v0``.
 """
 
-from kabu_envs.kakeya.actions import NUM_ACTIONS, Action, action_name, card_id, card_name
+from kabu_envs.kakeya.actions import NUM_ACTIONS, Action, action_name
+from kabu_envs.kakeya.cards import card_id, card_name
 from kabu_envs.kakeya.config import Config, make_config
 from kabu_envs.kakeya.game import Game, Phase
 from kabu_envs.kakeya.observation import Encoder, obs_spec

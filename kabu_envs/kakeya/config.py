@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from kabu_envs.core.errors import RuleConfigError
-from kabu_envs.kakeya.actions import SUIT_NAMES
+from kabu_envs.kakeya.cards import SUIT_NAMES
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import re
 import sys
 from pathlib import Path
 
-from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, SUIT_NAMES, TRUMP_BASE
+from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
+from kabu_envs.kakeya.cards import SUIT_NAMES
 from kabu_envs.kakeya.config import OPTIONS, make_config
 from kabu_envs.kakeya.observation import obs_spec
 from kabu_envs.kakeya.scoring import COLUMN_NAMES, ROW_NAMES, STONES_TABLE

@@ -27,8 +27,9 @@ from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.kakeya import scoring
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE, action_name
+from kabu_envs.kakeya.cards import NUM_CARDS, NUM_EGARA, NUM_RANKS, NUM_SUITS, bits_to_cards, egara16
 from kabu_envs.kakeya.config import Config
-from kabu_envs.kakeya.tricks import Trick, bits_to_cards, egara16, legal_plays, rensho_card
+from kabu_envs.kakeya.tricks import Trick, legal_plays, rensho_card
 
 
 class Phase(IntEnum):
@@ -43,8 +44,21 @@ class Phase(IntEnum):
 # ``Game.phase`` always holds one of these members, so the hot paths test it with ``is`` (an identity
 # test: faster than ``==`` on an IntEnum, whose comparisons miss CPython's exact-int fast paths).
 _TRUMP, _LEAD, _PLAY = Phase.TRUMP, Phase.LEAD, Phase.PLAY
-_TRUMP_BITS = 0xF << TRUMP_BASE
+_TRUMP_BITS = ((1 << NUM_SUITS) - 1) << TRUMP_BASE  # TRUMP(suit) for every suit
 _LEAD_BITS = (1 << LEAD_SELF) | (1 << LEAD_PARTNER)
+
+
+def partnership_of(seat: int, num_players: int) -> int:
+    """The partnership of ``seat``: seat i is in partnership ``i % (n // 2)`` (docs/kakeya.md §2)."""
+    return seat % (num_players // 2)
+
+
+def partnership_seats(partnership: int, num_players: int) -> list[int]:
+    """The seats of ``partnership``, ascending: partners sit ``n // 2`` seats apart (docs/kakeya.md §2).
+
+    With relative seats (0 = me) it also gives my partnership's relative seats: ``[0, n // 2]``.
+    """
+    return list(range(partnership, num_players, num_players // 2))
 
 
 @dataclass(frozen=True)
@@ -71,7 +85,7 @@ class Game:
         self.rng = rng
         self.num_players = n = cfg.num_players
         self.num_partnerships = cfg.num_partnerships
-        self._deck_prefix = validate_deck_prefix(deck, 52) if deck is not None else []
+        self._deck_prefix = validate_deck_prefix(deck, NUM_CARDS) if deck is not None else []
         self.stones = [cfg.stones_per_player] * n
         self.partnership_totals = [self.partnership_stones(p) for p in range(self.num_partnerships)]
         self.trump = cfg.default_trump_suit
@@ -121,7 +135,8 @@ class Game:
         else:
             chooser = self.current_player
             self.lead_chooser = chooser
-            leader = chooser if a == LEAD_SELF else (chooser + self.num_partnerships) % self.num_players
+            partner = (chooser + self.num_partnerships) % self.num_players  # partners sit n // 2 seats apart
+            leader = chooser if a == LEAD_SELF else partner
             self.phase = Phase.PLAY
             self._start_trick(leader)
 
@@ -134,28 +149,24 @@ class Game:
         return out
 
     # --- deal set-up ---------------------------------------------------------------
-    def partnership_seats(self, p: int) -> list[int]:
-        return list(range(p, self.num_players, self.num_partnerships))
-
-    def partnership_stones(self, p: int) -> int:
-        return sum(self.stones[s] for s in self.partnership_seats(p))
+    def partnership_stones(self, partnership: int) -> int:
+        return sum(self.stones[s] for s in partnership_seats(partnership, self.num_players))
 
     def _start_deal(self) -> None:
         cfg = self.cfg
         n = self.num_players
         self.first_dealer = self.dealer_partnership  # the lower seat of the dealing partnership
         sit_out = cfg.dealers_sit_out
-        self.active = [
-            not (sit_out and s % self.num_partnerships == self.dealer_partnership) for s in range(n)
-        ]
+        self.active = [not (sit_out and partnership_of(s, n) == self.dealer_partnership) for s in range(n)]
+        # seat p is in partnership p, so partnership p plays when seat p does
         self.playing_partnerships = [p for p in range(self.num_partnerships) if self.active[p]]
         self.hands = [0] * n
         self.dealt = [0] * n
         self.hand_counts = [0] * n
         self.played = 0
         self.captured = [0] * self.num_partnerships
-        self.egara_packed = 0  # egara16(captured[p]) << 16 * p, for the encoder
-        self.void_bits = 0  # voids[s] << 4 * s
+        self.egara_packed = 0  # egara16(captured[p]) << NUM_EGARA * p, for the encoder
+        self.void_bits = 0  # the suits seat s has shown out of, << NUM_SUITS * s
         self.trick: Trick | None = None  # the trick in play (None outside trick play)
         self.last_trick: Trick | None = None
         self.lead_chooser = -1
@@ -178,7 +189,7 @@ class Game:
         """Deal one card at a time from the seat after the first dealer, in seat order."""
         self._set_rensho()
         prefix = self._deck_prefix if self.deal_no == 0 else []
-        deck = ordered_deck(self.rng, 52, prefix)
+        deck = ordered_deck(self.rng, NUM_CARDS, prefix)
         order = [s for s in self._seats_after(self.first_dealer) if self.active[s]]
         k = len(order)
         hands = self.hands
@@ -186,8 +197,9 @@ class Game:
             hands[order[i % k]] |= 1 << card
         self.dealt = hands[:]
         self.hand_counts = [h.bit_count() for h in hands]
-        lead_p = self.lead_partnership if self.lead_partnership >= 0 else order[0] % self.num_partnerships
-        self.lead_chooser = next(s for s in order if s % self.num_partnerships == lead_p)
+        n = self.num_players
+        lead_p = self.lead_partnership if self.lead_partnership >= 0 else partnership_of(order[0], n)
+        self.lead_chooser = next(s for s in order if partnership_of(s, n) == lead_p)
         self.phase = Phase.LEAD
         self.current_player = self.lead_chooser
 
@@ -210,8 +222,8 @@ class Game:
         self.played |= bit
         trick = self.trick
         led = trick.led_suit
-        if led >= 0 and card // 13 != led and card != self.rensho:
-            self.void_bits |= 1 << (4 * seat + led)
+        if led >= 0 and card // NUM_RANKS != led and card != self.rensho:
+            self.void_bits |= 1 << (NUM_SUITS * seat + led)
         trick.add(seat, card)
         if not trick.complete:
             self.current_player = trick.next_seat
@@ -222,9 +234,9 @@ class Game:
         winner = trick.resolve(self.trump, self.rensho)
         won = trick.egara_bits()
         if won:
-            p = winner % self.num_partnerships
+            p = partnership_of(winner, self.num_players)
             self.captured[p] |= won
-            self.egara_packed |= egara16(won) << (16 * p)
+            self.egara_packed |= egara16(won) << (NUM_EGARA * p)
         self.tricks_played += 1
         self.last_trick = trick
         counts = self.hand_counts
@@ -241,6 +253,7 @@ class Game:
     # --- scoring -------------------------------------------------------------------
     def _end_deal(self) -> None:
         cfg = self.cfg
+        n = self.num_players
         playing = self.playing_partnerships
         captured = self.captured
         winner = scoring.deal_winner(captured, playing, self.rensho, cfg.all_play)
@@ -251,14 +264,14 @@ class Game:
             for p in playing:
                 if p != winner:
                     moved = scoring.pay(
-                        self.stones, self.partnership_seats(p), self.partnership_seats(winner), amount
+                        self.stones, partnership_seats(p, n), partnership_seats(winner, n), amount
                     )
                     change[p] -= moved
                     change[winner] += moved
-        per_p = change if cfg.reward == "stones" else scoring.egara_rewards(egara)
+        reward = change if cfg.reward == "stones" else scoring.egara_rewards(egara)  # per partnership
         for p in playing:
-            for s in self.partnership_seats(p):
-                self._rewards[s] += per_p[p]
+            for s in partnership_seats(p, n):
+                self._rewards[s] += reward[p]
         self._paid = True
         self.partnership_totals = [self.partnership_stones(p) for p in range(self.num_partnerships)]
         self.results.append(

@@ -18,9 +18,10 @@ import numpy as np
 
 from kabu_envs.core.obs_spec import ObsPiece, ObsSpec
 from kabu_envs.kakeya.actions import NUM_ACTIONS
+from kabu_envs.kakeya.cards import ACE_OF_CLUBS
 from kabu_envs.kakeya.config import Config
 from kabu_envs.kakeya.game import Game, Phase
-from kabu_envs.kakeya.tricks import ACE_OF_CLUBS, rensho_card
+from kabu_envs.kakeya.tricks import rensho_card
 
 
 @cache

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kabu_envs.kakeya.actions import SUIT_NAMES, card_name
+from kabu_envs.kakeya.cards import SUIT_NAMES, bits_to_cards, card_name
 from kabu_envs.kakeya.game import Game
 from kabu_envs.kakeya.scoring import egara_count
-from kabu_envs.kakeya.tricks import Trick, bits_to_cards
+from kabu_envs.kakeya.tricks import Trick
 
 
 def _cards(bits: int) -> str:

@@ -13,8 +13,8 @@ from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWr
 from kabu_envs import kakeya_v0
 from kabu_envs.core import IllegalActionError
 from kabu_envs.kakeya import Action, Phase
+from kabu_envs.kakeya.cards import egara16
 from kabu_envs.kakeya.observation import obs_spec
-from kabu_envs.kakeya.tricks import egara16
 
 MODES = [
     {},

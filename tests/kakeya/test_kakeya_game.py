@@ -7,7 +7,7 @@ from kakeya_testlib import deal_order, deck_for, ids, new_game, play_min_until_d
 
 from kabu_envs.core import IllegalActionError
 from kabu_envs.kakeya import Action, Phase, card_id
-from kabu_envs.kakeya.tricks import bits_to_cards
+from kabu_envs.kakeya.cards import bits_to_cards
 
 
 # --- deal order and seats --------------------------------------------------------------------

@@ -3,6 +3,7 @@
 import pytest
 
 from kabu_envs.kakeya import NUM_ACTIONS, Action, action_name, card_id, card_name, make_config
+from kabu_envs.kakeya.cards import CLUBS, DIAMONDS, HEARTS, SPADES, cards_to_bits
 from kabu_envs.kakeya.config import OPTIONS
 from kabu_envs.kakeya.scoring import (
     STONES_TABLE,
@@ -13,10 +14,9 @@ from kabu_envs.kakeya.scoring import (
     stones_row,
     stones_won,
 )
-from kabu_envs.kakeya.tricks import cards_to_bits, legal_plays, rensho_card, trick_winner
+from kabu_envs.kakeya.tricks import legal_plays, rensho_card, trick_winner
 
 C = card_id
-CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 
 
 def bits(*names: str) -> int:
