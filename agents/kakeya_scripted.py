@@ -39,7 +39,6 @@ from kabu_envs.kakeya.game import Phase, partnership_seats
 from kabu_envs.kakeya.observation import obs_spec
 from kabu_envs.kakeya.tricks import trick_winner
 
-_RULE_NAMES = {o.name for o in OPTIONS}
 DEFAULT_PARAMS: dict[str, Any] = {"rensho_min_egara": 2, "lead_self_strength": 2}
 
 
@@ -49,11 +48,11 @@ class KakeyaScriptedAgent(BaseAgent):
     name = "kakeya_scripted"
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
-        unknown = set(options) - _RULE_NAMES - set(DEFAULT_PARAMS)
+        unknown = set(options) - set(OPTIONS.names) - set(DEFAULT_PARAMS)
         if unknown:
             raise ValueError(f"KakeyaScriptedAgent: unknown option(s) {sorted(unknown)}")
         super().__init__(seed=seed, **options)
-        rules = {k: v for k, v in options.items() if k in _RULE_NAMES}
+        rules = {k: v for k, v in options.items() if k in OPTIONS}
         self.cfg = make_config(**rules)
         self.p = {**DEFAULT_PARAMS, **{k: v for k, v in options.items() if k in DEFAULT_PARAMS}}
         self.slices = obs_spec(self.cfg).slices

@@ -20,14 +20,6 @@ from kabu_envs.kakeya.scoring import COLUMN_NAMES, ROW_NAMES, STONES_TABLE
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "kakeya.md"
 
 
-def options_table() -> str:
-    rows = ["| option | default | allowed | source | meaning |", "|---|---|---|---|---|"]
-    for o in OPTIONS:
-        default = f'"{o.default}"' if isinstance(o.default, str) else str(o.default)
-        rows.append(f"| `{o.name}` | `{default}` | {o.allowed} | {o.source} | {o.meaning} |")
-    return "\n".join(rows)
-
-
 def actions_table() -> str:
     rows = ["| id | action | meaning |", "|---|---|---|"]
     rows.append("| 0..51 | `PLAY(card)` | play the card with that id (`suit*13 + rank`, 2 = 0 ... A = 12) |")
@@ -48,7 +40,7 @@ def stones_table() -> str:
 
 def generated_blocks() -> dict[str, str]:
     return {
-        "options": options_table(),
+        "options": OPTIONS.markdown_table(),
         "actions": actions_table(),
         "stones": stones_table(),
         "observation_4": obs_spec(make_config()).markdown_table(),
