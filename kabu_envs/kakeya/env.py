@@ -21,7 +21,9 @@ import numpy as np
 
 from kabu_envs.aec_base import CardGameAECEnv
 from kabu_envs.aec_wrappers import wrap
+from kabu_envs.core.rng import validate_deck_prefix
 from kabu_envs.kakeya.actions import NUM_ACTIONS
+from kabu_envs.kakeya.cards import NUM_CARDS
 from kabu_envs.kakeya.config import make_config
 from kabu_envs.kakeya.game import Game
 from kabu_envs.kakeya.observation import Encoder, obs_spec
@@ -42,13 +44,23 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     ) -> None:
         self.config = make_config(**options)
         if render_seat is not None and not (
-            isinstance(render_seat, int) and 0 <= render_seat < self.config.num_players
+            isinstance(render_seat, (int, np.integer))
+            and not isinstance(render_seat, (bool, np.bool_))
+            and 0 <= render_seat < self.config.num_players
         ):
             raise ValueError(f"render_seat={render_seat!r}: a seat 0..{self.config.num_players - 1} or None")
-        self.render_seat = render_seat
+        self.render_seat = None if render_seat is None else int(render_seat)
         self._encoder = Encoder(self.config)
         super().__init__(self.config.num_players, NUM_ACTIONS, obs_spec(self.config), render_mode=render_mode)
         self._rewards_dirty = True  # the rewards dict may hold non-zero values
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """The base class's reset; a stacked deck is checked first, as given, so that a mapping, a set or
+        a 0-D array is refused with an error naming the deck problem (the base class would turn it into
+        a list before the game sees it)."""
+        if options and isinstance(options, dict) and options.get("deck") is not None:
+            options = {**options, "deck": validate_deck_prefix(options["deck"], NUM_CARDS)}
+        super().reset(seed=seed, options=options)
 
     def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> Game:
         return Game(self.config, rng, deck)

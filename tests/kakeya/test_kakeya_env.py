@@ -138,12 +138,35 @@ def test_stacked_deck_through_reset_and_known_rewards():
 
 
 @pytest.mark.parametrize(
-    "deck, words", [([3, 3], "twice"), ([60], "out of range"), ("AS", "sequence of card ids")]
+    "deck, words",
+    [
+        ([3, 3], "twice"),
+        ([60], "out of range"),
+        ("AS", "sequence of card ids"),
+        # accepted (as [3]) or a TypeError before the deck was checked as given
+        (
+            {3: 1},
+            r"deck must be a sequence of card ids in deal order .*got a dict \{3: 1\}: it has no deal order",
+        ),
+        ({3, 1}, "got a set .*it has no deal order"),
+        (np.array(5), r"deck must be a sequence .*got a 0-D array array\(5\)"),
+        (np.array([[3, 1]]), "got a 2-D array"),
+    ],
 )
 def test_bad_decks_raise(deck, words):
     env = kakeya_v0.env()
     with pytest.raises(ValueError, match=words):
         env.reset(seed=0, options={"deck": deck})
+
+
+def test_a_deck_may_be_a_list_a_tuple_a_1d_array_or_an_iterator():
+    deck = deck_for(suit_hands(), deal_order(4, 1))
+    hands = []
+    for given in (deck, tuple(deck), np.array(deck), iter(deck)):
+        env = kakeya_v0.env(dealers_choose_trump=False)
+        env.reset(seed=0, options={"deck": given})
+        hands.append(list(env.unwrapped.game.dealt))
+    assert hands[1:] == hands[:1] * 3 and hands[0][0] == sum(1 << c for c in range(13))
 
 
 def test_bad_options_and_illegal_actions_raise():
@@ -153,6 +176,10 @@ def test_bad_options_and_illegal_actions_raise():
         kakeya_v0.raw_env(num_players=6, six_player_mode="everyone")
     with pytest.raises(ValueError, match="render_mode"):
         kakeya_v0.env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match=r"option 'num_players' = array\(\[4\]\) is invalid: allowed: 4, 6"):
+        kakeya_v0.env(num_players=np.array([4]))
+    with pytest.raises(ValueError, match="'six_player_mode' = 'all_play' has no meaning with num_players=4"):
+        kakeya_v0.env(six_player_mode="all_play")
     env = kakeya_v0.env()
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match=r"illegal action 0 \(PLAY\(2C\)\).*52=TRUMP\(clubs\)"):
@@ -290,5 +317,7 @@ def test_render_seat_shows_only_that_seats_hand():
     assert "hidden" not in own and "2C" in own
     assert len(others) == 3 and all("13 cards (hidden)" in ln for ln in others)
     assert "2D 3D" not in text  # player_1's diamonds stay hidden
-    with pytest.raises(ValueError, match="render_seat"):
-        kakeya_v0.env(render_seat=4)
+    for bad in (4, -1, True, 1.0, "0"):
+        with pytest.raises(ValueError, match="render_seat"):
+            kakeya_v0.env(render_seat=bad)
+    assert kakeya_v0.env(render_seat=np.int64(2)).unwrapped.render_seat == 2
