@@ -54,7 +54,7 @@ class KakeyaScriptedAgent(BaseAgent):
         super().__init__(seed=seed, **options)
         rules = {k: v for k, v in options.items() if k in OPTIONS}
         self.cfg = make_config(**rules)
-        self.p = {**DEFAULT_PARAMS, **{k: v for k, v in options.items() if k in DEFAULT_PARAMS}}
+        self.params = {**DEFAULT_PARAMS, **{k: v for k, v in options.items() if k in DEFAULT_PARAMS}}
         self.slices = obs_spec(self.cfg).slices
         # the observation's seats are relative (0 = me): my partnership is relative seats [0, n // 2]
         n = self.cfg.num_players
@@ -75,7 +75,8 @@ class KakeyaScriptedAgent(BaseAgent):
             current = int(np.argmax(self._piece(observation, "trump")))
             return TRUMP_BASE + current
         if phase is Phase.LEAD:
-            return LEAD_SELF if self._strength(observation) >= self.p["lead_self_strength"] else LEAD_PARTNER
+            strong = self._strength(observation) >= self.params["lead_self_strength"]
+            return LEAD_SELF if strong else LEAD_PARTNER
         return self._play(observation, [int(a) for a in legal_from_mask(action_mask)])
 
     def _strength(self, obs: np.ndarray) -> int:
@@ -118,7 +119,7 @@ class KakeyaScriptedAgent(BaseAgent):
             if worth:
                 cheap = sorted(winners, key=lambda c: self._cost(c, trump, rensho))
                 for c in cheap:
-                    if c != rensho or egara_in_trick >= self.p["rensho_min_egara"] or last:
+                    if c != rensho or egara_in_trick >= self.params["rensho_min_egara"] or last:
                         return c
         return self._low(legal, trump, rensho)
 

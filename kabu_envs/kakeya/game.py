@@ -190,16 +190,16 @@ class Game:
         self._set_rensho()
         prefix = self._deck_prefix if self.deal_no == 0 else []
         deck = ordered_deck(self.rng, NUM_CARDS, prefix)
-        order = [s for s in self._seats_after(self.first_dealer) if self.active[s]]
-        k = len(order)
+        receivers = [s for s in self._seats_after(self.first_dealer) if self.active[s]]
+        num_receivers = len(receivers)
         hands = self.hands
         for i, card in enumerate(deck):
-            hands[order[i % k]] |= 1 << card
+            hands[receivers[i % num_receivers]] |= 1 << card
         self.dealt = hands[:]
         self.hand_counts = [h.bit_count() for h in hands]
         n = self.num_players
-        lead_p = self.lead_partnership if self.lead_partnership >= 0 else partnership_of(order[0], n)
-        self.lead_chooser = next(s for s in order if partnership_of(s, n) == lead_p)
+        leading = self.lead_partnership if self.lead_partnership >= 0 else partnership_of(receivers[0], n)
+        self.lead_chooser = next(s for s in receivers if partnership_of(s, n) == leading)
         self.phase = Phase.LEAD
         self.current_player = self.lead_chooser
 

@@ -79,7 +79,8 @@ def check_observation(env, agent, vec):
     raw = env.unwrapped
     g = raw.game
     seat = int(agent.split("_")[1])
-    n, np_ = g.num_players, g.num_partnerships
+    n, num_partnerships = g.num_players, g.num_partnerships
+    mine = seat % num_partnerships  # restated: seat i is in partnership i % (n // 2)
     spec = obs_spec(raw.config)
     assert vec.shape == (spec.size,) and vec.dtype == np.float32
     d = {k: np.asarray(v) for k, v in spec.decode(vec).items()}
@@ -94,8 +95,8 @@ def check_observation(env, agent, vec):
     for s, c in zip(g.trick.seats, g.trick.cards, strict=True) if g.trick else []:
         trick[(s - seat) % n, c] = 1
     np.testing.assert_array_equal(d["trick"].reshape(n, 52), trick)
-    for k in range(np_):
-        e16 = egara16(g.captured[(seat % np_ + k) % np_])
+    for k in range(num_partnerships):
+        e16 = egara16(g.captured[(mine + k) % num_partnerships])
         assert list(d["egara"][16 * k : 16 * k + 16]) == [(e16 >> i) & 1 for i in range(16)]
     assert np.argmax(d["trump"]) == g.trump and d["trump"].sum() == 1
     assert d["rensho"].tolist() == ([1, 0] if g.rensho == 12 else [0, 1])
@@ -105,12 +106,13 @@ def check_observation(env, agent, vec):
     else:
         assert not d["leader"].any() and not d["trick"].any()
     assert np.argmax(d["first_dealer"]) == (g.first_dealer - seat) % n
-    assert np.argmax(d["partnership"]) == seat % np_
-    assert d["role"].tolist() == [seat % np_ == g.dealer_partnership, not g.active[seat], g.active[seat]]
+    assert np.argmax(d["partnership"]) == mine
+    assert d["role"].tolist() == [mine == g.dealer_partnership, not g.active[seat], g.active[seat]]
     assert d["phase"].tolist() == [float(k is g.phase) for k in Phase]
     np.testing.assert_allclose(d["hand_counts"], [g.hand_counts[(seat + k) % n] / 13 for k in range(n)])
     assert d["deal"][0] == pytest.approx(g.deal_no / g.cfg.max_deals)
-    stones = [sum(g.stones[(seat % np_ + k) % np_ :: np_]) for k in range(np_)]
+    relative = [(mine + k) % num_partnerships for k in range(num_partnerships)]
+    stones = [sum(g.stones[p::num_partnerships]) for p in relative]
     np.testing.assert_allclose(d["stones"], np.array(stones) / (g.cfg.stones_per_player * n), rtol=1e-6)
     assert all(0.0 <= x <= 1.0 for x in vec)
 
