@@ -1,4 +1,4 @@
-"""Kakeya v0: ``env()``, ``raw_env()``, ``Action`` and ``make_config`` (spec section 7)."""
+"""Kakeya v0: ``env()``, ``raw_env()``, ``Action`` and ``make_config`` (rules and API: docs/kakeya.md)."""
 
 from kabu_envs.kakeya.actions import Action
 from kabu_envs.kakeya.config import make_config

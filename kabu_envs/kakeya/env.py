@@ -5,7 +5,7 @@ Environment card
 - Actions: ``Discrete(58)``: PLAY(card)=0..51, TRUMP(suit)=52..55, LEAD_SELF=56,
   LEAD_PARTNER=57; always pass the ``action_mask``.
 - Observations: ``{"observation": float32[obs_spec(cfg).size], "action_mask": int8[58]}``;
-  the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md).
+  the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md §12 Observation).
 - Rewards: paid at the end of each deal: partnership stone change (``reward="stones"``)
   or normalised egara difference (``reward="egara"``); sitting-out seats get 0.
 - Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); with

@@ -1,19 +1,22 @@
-"""The Kakeya rules engine: a phase state machine, pure Python (spec sections 1-6).
+"""The Kakeya rules engine: a phase state machine, pure Python (docs/kakeya.md §2 Seats and
+partnerships to §9 Rewards).
 
-Per deal: TRUMP (the first dealer may change the trump, before any card is dealt) ->
-deal -> LEAD (a seat of the leading partnership picks LEAD_SELF / LEAD_PARTNER) ->
-PLAY (tricks) -> scoring -> next deal or the end of the match.
+Per deal: TRUMP (the first dealer may change the trump, before any card is dealt: §3) ->
+deal (§4) -> LEAD (a seat of the leading partnership picks LEAD_SELF / LEAD_PARTNER: §5) ->
+PLAY (tricks: §6) -> scoring (§7, §8) -> next deal or the end of the match.
 
-Choices where the spec is silent (documented in docs/kakeya.md):
+The engine makes the choices of docs/kakeya.md §13 Choices where the sources are silent:
 - the stacked deck of ``reset`` is the deal order of the FIRST deal; later deals are
-  seeded shuffles;
-- each deal's first dealer chooses the trump; the trump carries over between deals;
+  seeded shuffles (§4);
+- each deal's first dealer chooses the trump; the trump carries over between deals (§3);
 - all_play with two losing partnerships: the loser with fewer egara deals next
   (tie: lower partnership index); after a deal nobody wins, the same partnership deals
-  again and the lead goes as in a first deal;
+  again and the lead goes as in a first deal (§8);
 - the lead chooser is the first seat after the first dealer (in seat order) that
   belongs to the leading partnership (the last deal's winners; in a first deal or after
-  a deal nobody won, the partnership of the first playing seat after the first dealer).
+  a deal nobody won, the partnership of the first playing seat after the first dealer) (§5);
+- Rensho counts as a card of its suit for following: a seat whose only card of the led
+  suit is Rensho must play it (§6).
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def test_random_episodes_through_the_env(opts):
 
 
 def check_observation(env, agent, vec):
-    """Every observation piece against the engine, decoded through the spec (relative seats)."""
+    """Every observation piece against the engine, decoded through the obs spec (relative seats)."""
     raw = env.unwrapped
     g = raw.game
     seat = int(agent.split("_")[1])

@@ -1,4 +1,4 @@
-"""Thousands of random legal Kakeya games on the engine, checked against the spec restated here:
+"""Thousands of random legal Kakeya games on the engine, checked against docs/kakeya.md restated here:
 zero-sum rewards, partners equal, every card played once by an active seat, follow suit, trick
 winners, egara counts, the 8-8 and all_play 9+ rules, the stones table, dealers and leaders."""
 
