@@ -17,7 +17,7 @@ CLUBS, DIAMONDS, HEARTS, SPADES = range(NUM_SUITS)
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 SUIT_SYMBOLS = ("C", "D", "H", "S")
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-JACK, QUEEN, KING, ACE = (RANK_NAMES.index(r) for r in ("J", "Q", "K", "A"))  # the egara ranks: 9..12
+JACK, KING, ACE = (RANK_NAMES.index(r) for r in ("J", "K", "A"))  # egara: the ranks JACK..ACE (9..12)
 
 
 def make_card(suit: int, rank: int) -> int:

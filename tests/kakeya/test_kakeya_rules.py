@@ -8,7 +8,19 @@ import pytest
 from kabu_envs.core import RuleConfigError
 from kabu_envs.core.options import MAX_INT
 from kabu_envs.kakeya import NUM_ACTIONS, Action, Config, action_name, card_id, card_name, make_config
-from kabu_envs.kakeya.cards import CLUBS, DIAMONDS, HEARTS, SPADES, cards_to_bits
+from kabu_envs.kakeya.cards import (
+    CLUBS,
+    DIAMONDS,
+    EGARA_MASK,
+    HEARTS,
+    SPADES,
+    SUIT_MASK,
+    bits_to_cards,
+    cards_to_bits,
+    is_egara,
+    rank_of,
+    suit_of,
+)
 from kabu_envs.kakeya.config import OPTIONS
 from kabu_envs.kakeya.scoring import (
     STONES_TABLE,
@@ -43,6 +55,14 @@ def test_action_ids_match_the_spec_and_round_trip():
         Action.TRUMP(4)
     with pytest.raises(ValueError, match="not a card name"):
         card_id("ZZ")
+
+
+def test_card_helpers_agree_with_the_masks():
+    egara = [c for c in range(52) if is_egara(c)]
+    assert egara == bits_to_cards(EGARA_MASK) and len(egara) == 16
+    assert [card_name(c) for c in egara[:4]] == ["JC", "QC", "KC", "AC"]
+    assert all(suit_of(c) * 13 + rank_of(c) == c for c in range(52))
+    assert all(cards_to_bits(range(13 * s, 13 * s + 13)) == SUIT_MASK[s] for s in range(4))
 
 
 def test_config_defaults_are_the_option_records_defaults():
