@@ -138,7 +138,8 @@ class Game:
         else:
             chooser = self.current_player
             self.lead_chooser = chooser
-            partner = (chooser + self.num_partnerships) % self.num_players  # partners sit n // 2 seats apart
+            n = self.num_players
+            partner = next(s for s in partnership_seats(partnership_of(chooser, n), n) if s != chooser)
             leader = chooser if a == LEAD_SELF else partner
             self.phase = Phase.PLAY
             self._start_trick(leader)
@@ -158,7 +159,7 @@ class Game:
     def _start_deal(self) -> None:
         cfg = self.cfg
         n = self.num_players
-        self.first_dealer = self.dealer_partnership  # the lower seat of the dealing partnership
+        self.first_dealer = partnership_seats(self.dealer_partnership, n)[0]  # the dealers' lower seat
         sit_out = cfg.dealers_sit_out
         self.active = [not (sit_out and partnership_of(s, n) == self.dealer_partnership) for s in range(n)]
         # seat p is in partnership p, so partnership p plays when seat p does
