@@ -156,12 +156,12 @@ class CardGameAECEnv(AECEnv):
         """
         if seed is not None:
             seed = check_seed(seed)
+        # the deck goes to the game as given: its engine validates it (core.rng.validate_deck_prefix)
+        # and names the problem of a mapping, a set, a string or an array of the wrong shape
         deck = known_reset_options(options, self.reset_options).get("deck")
-        if deck is not None and (isinstance(deck, (str, bytes)) or not hasattr(deck, "__iter__")):
-            raise ValueError(f"reset(): the deck must be a sequence of card ids, got {deck!r}")
         if seed is not None or self.np_random is None:
             self.np_random = np.random.Generator(np.random.PCG64(seed))
-        self.game = self._new_game(self.np_random, None if deck is None else list(deck))
+        self.game = self._new_game(self.np_random, deck)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

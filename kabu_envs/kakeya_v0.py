@@ -1,8 +1,8 @@
 """Kakeya, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
 
-See ``kabu_envs.kakeya.env`` for the environment card. The game's registry record
-(``kabu_envs.kakeya.registration``) registers ``kabu_envs/kakeya-v0`` in PettingZoo's AEC registry
-when the installed PettingZoo has one.
+See ``kabu_envs.kakeya.env`` for the environment card and docs/kakeya.md for the rules and API.
+The game's registry record (``kabu_envs.kakeya.registration``) registers ``kabu_envs/kakeya-v0`` in
+PettingZoo's AEC registry when the installed PettingZoo has one.
 """
 
 from kabu_envs import registry as _registry

@@ -10,6 +10,7 @@ from kabu_envs.core import (
     make_rng,
     ordered_deck,
     seat_of,
+    validate_deck_prefix,
 )
 
 
@@ -40,6 +41,35 @@ def test_ordered_deck_is_a_permutation_and_depends_on_seed():
 def test_bad_decks_name_the_problem(deck, words):
     with pytest.raises(ValueError, match=words):
         ordered_deck(make_rng(0), 40, deck)
+
+
+# Shapes a careless caller passes by accident: a dict was read as its keys, np.array(5) raised a TypeError.
+BAD_DECK_SHAPES = [
+    (
+        {3: 1},
+        r"deck must be a sequence of card ids in deal order .*got a dict \{3: 1\}: it has no deal order",
+    ),
+    ({3, 1}, r"got a set \{1, 3\}: it has no deal order"),
+    (np.array(5), r"deck must be a sequence of card ids .*got a 0-D array array\(5\)"),
+    (np.array([[3, 1]]), r"got a 2-D array"),
+    ([np.float64(3.0)], r"card id np.float64\(3.0\) is not an integer|card id 3.0 is not an integer"),
+    ([True], "card id True is not an integer"),
+    ([10**400], r"card id 1000.*\.\.\. is out of range 0\.\.39"),
+]
+
+
+@pytest.mark.parametrize("deck, words", BAD_DECK_SHAPES)
+def test_decks_of_the_wrong_shape_name_the_problem(deck, words):
+    with pytest.raises(ValueError, match=words):
+        validate_deck_prefix(deck, 40)
+    with pytest.raises(ValueError, match=words):
+        ordered_deck(make_rng(0), 40, deck)
+
+
+def test_numpy_decks_and_ids_are_accepted():
+    assert validate_deck_prefix(np.array([5, 7]), 40) == [5, 7]
+    assert validate_deck_prefix([np.int64(5), np.int32(7)], 40) == [5, 7]
+    assert validate_deck_prefix(iter(range(3)), 40) == [0, 1, 2]
 
 
 def test_illegal_action_error_lists_legal_actions():
@@ -73,3 +103,15 @@ def test_reset_rejects_a_deck_that_is_not_a_sequence_of_ids(deck):
         env = mod.env()
         with pytest.raises(ValueError, match="sequence of card ids"):
             env.reset(seed=0, options={"deck": deck})
+
+
+# aec_base.reset turns the deck into a list before the game's validate_deck_prefix sees it, so only an
+# env that checks the deck as given (Kakeya's reset) can refuse a dict or a 0-D array with that message.
+@pytest.mark.parametrize("game", ["kakeya", "oicho_kabu", "toy_card"])
+@pytest.mark.parametrize("deck, words", [BAD_DECK_SHAPES[0], BAD_DECK_SHAPES[2]])
+def test_reset_names_the_problem_of_a_deck_of_the_wrong_shape(game, deck, words):
+    from kabu_envs import registry
+
+    env = registry.get(game).make_env()
+    with pytest.raises(ValueError, match=words):
+        env.reset(seed=0, options={"deck": deck})

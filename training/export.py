@@ -68,7 +68,7 @@ def convert(
     activation: str = "tanh",
 ) -> Path:
     """Write ``out_dir/policy.npz`` + ``policy.json`` from an SB3 zip; returns the JSON's path."""
-    from training.config import GAME_ROLES
+    from kabu_envs import registry
 
     zip_path = Path(zip_path)
     training: dict[str, Any] = {}
@@ -81,10 +81,7 @@ def convert(
         game, role, env_options = cfg["game"], cfg["role"], cfg["env_options"]
     if game is None or role is None:
         raise ValueError("say what the model was trained for: --game and --role (no run.json beside the zip)")
-    if game not in GAME_ROLES:
-        raise ValueError(f"unknown game {game!r}; known: {sorted(GAME_ROLES)}")
-    if role not in GAME_ROLES[game]:
-        raise ValueError(f"role {role!r} is not a role of {game}: {list(GAME_ROLES[game])}")
+    registry.get(game).role(role)  # unknown games and roles raise, naming the known ones
     state = read_sb3_weights(zip_path)
     training["converted_from"] = {
         "file": zip_path.name,

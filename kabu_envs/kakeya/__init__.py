@@ -1,6 +1,25 @@
-"""Kakeya: rules engine (pure Python/numpy) and its PettingZoo adapter."""
+"""Kakeya: rules engine (pure Python/numpy) and its PettingZoo adapter.
 
-from kabu_envs.kakeya.actions import NUM_ACTIONS, Action, action_name, card_id, card_name
-from kabu_envs.kakeya.config import KakeyaConfig, make_config
+This package's import pulls in only the pure engine (no gymnasium/pettingzoo); the PettingZoo env lives
+in ``kabu_envs.kakeya.env`` and is published as ``kabu_envs.kakeya_v0``.
+"""
 
-__all__ = ["Action", "action_name", "card_id", "card_name", "NUM_ACTIONS", "KakeyaConfig", "make_config"]
+from kabu_envs.kakeya.actions import NUM_ACTIONS, Action, action_name
+from kabu_envs.kakeya.cards import card_id, card_name
+from kabu_envs.kakeya.config import Config, make_config
+from kabu_envs.kakeya.game import Game, Phase
+from kabu_envs.kakeya.observation import Encoder, obs_spec
+
+__all__ = [
+    "Action",
+    "action_name",
+    "card_id",
+    "card_name",
+    "NUM_ACTIONS",
+    "Config",
+    "make_config",
+    "Game",
+    "Phase",
+    "Encoder",
+    "obs_spec",
+]

@@ -1,63 +1,42 @@
-"""Kakeya action ids (spec section 7): fixed, documented, never remapped.
+"""Kakeya action ids (docs/kakeya.md §11 Actions): fixed, documented, never remapped.
 
 ``PLAY(card) = card id`` (0..51), ``TRUMP(suit) = 52 + suit``, ``LEAD_SELF = 56``,
-``LEAD_PARTNER = 57``. Card ids are ``suit * 13 + rank`` with suits clubs, diamonds,
-hearts, spades = 0..3 and ranks 2..A = 0..12.
+``LEAD_PARTNER = 57``. The ids are defined once, in ``Action``; the module-level ints below are
+derived from it for the hot paths (plain ints compare faster than IntEnum members).
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
 
-NUM_CARDS = 52
-NUM_SUITS = 4
-NUM_RANKS = 13
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-SUIT_SYMBOLS = ("C", "D", "H", "S")
-RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+from kabu_envs.kakeya.cards import NUM_CARDS, NUM_SUITS, SUIT_NAMES, card_name
 
 
 class Action(IntEnum):
     PLAY_BASE = 0  # PLAY(card) = card id 0..51
-    TRUMP_BASE = 52  # TRUMP(suit) = 52 + suit
-    LEAD_SELF = 56
-    LEAD_PARTNER = 57
+    TRUMP_BASE = NUM_CARDS  # TRUMP(suit) = 52 + suit
+    LEAD_SELF = NUM_CARDS + NUM_SUITS
+    LEAD_PARTNER = NUM_CARDS + NUM_SUITS + 1
 
     @staticmethod
-    def PLAY(card: int) -> int:  # noqa: N802 - the spec's name
+    def PLAY(card: int) -> int:  # noqa: N802 - the documented action name
         """Action id of playing ``card`` (its card id)."""
         if not 0 <= card < NUM_CARDS:
-            raise ValueError(f"PLAY(card) needs a card id 0..51, got {card}")
+            raise ValueError(f"PLAY(card) needs a card id 0..{NUM_CARDS - 1}, got {card}")
         return int(card)
 
     @staticmethod
-    def TRUMP(suit: int) -> int:  # noqa: N802 - the spec's name
+    def TRUMP(suit: int) -> int:  # noqa: N802 - the documented action name
         """Action id of choosing ``suit`` (0..3) as trump."""
         if not 0 <= suit < NUM_SUITS:
-            raise ValueError(f"TRUMP(suit) needs a suit 0..3, got {suit}")
+            raise ValueError(f"TRUMP(suit) needs a suit 0..{NUM_SUITS - 1}, got {suit}")
         return TRUMP_BASE + int(suit)
 
 
-TRUMP_BASE = 52
-LEAD_SELF = 56
-LEAD_PARTNER = 57
-NUM_ACTIONS = 58
-
-
-def card_name(card: int) -> str:
-    """Short readable name of a card id, e.g. ``AS`` or ``10H``."""
-    if not 0 <= card < NUM_CARDS:
-        raise ValueError(f"card id {card} is out of range 0..51")
-    return RANK_NAMES[card % NUM_RANKS] + SUIT_SYMBOLS[card // NUM_RANKS]
-
-
-def card_id(name: str) -> int:
-    """Inverse of ``card_name`` (``"AS"`` -> 51): handy for stacked decks in tests."""
-    suit = SUIT_SYMBOLS.index(name[-1].upper()) if name and name[-1].upper() in SUIT_SYMBOLS else -1
-    rank = RANK_NAMES.index(name[:-1].upper()) if name[:-1].upper() in RANK_NAMES else -1
-    if suit < 0 or rank < 0:
-        raise ValueError(f"not a card name: {name!r} (use e.g. 'AS', '10H', '2C')")
-    return suit * NUM_RANKS + rank
+TRUMP_BASE = int(Action.TRUMP_BASE)
+LEAD_SELF = int(Action.LEAD_SELF)
+LEAD_PARTNER = int(Action.LEAD_PARTNER)
+NUM_ACTIONS = LEAD_PARTNER + 1
 
 
 def action_name(action: int) -> str:

@@ -1,8 +1,10 @@
-"""Frozen, validated Kakeya rule options (spec sections 1-6).
+"""Kakeya rule options (docs/kakeya.md §10 Options), declared once as ``Option`` records.
 
-Every option is listed once in ``OPTIONS`` with its default, allowed values and source
-(``traditional`` or ``seed``); ``make_config`` rejects unknown names and bad values with
-an error that names them, and the docs table is generated from the same list.
+``OPTIONS`` lists every option with its default, its checker, where the rule comes from and what it
+means. The records are the only place a value is validated (``make_config`` and ``Config``), they give
+the defaults (a test checks that ``Config``'s field defaults agree) and they print the docs table
+(``kabu_envs.kakeya.docs``). Bad values raise ``RuleConfigError`` (a ``ValueError``) naming the option,
+the value and what is allowed.
 """
 
 from __future__ import annotations
@@ -11,71 +13,97 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from kabu_envs.core.errors import RuleConfigError
-from kabu_envs.kakeya.actions import SUIT_NAMES
+from kabu_envs.core.options import Option, OptionSet, boolean, choice, integer
+from kabu_envs.kakeya.cards import NUM_SUITS, SUIT_NAMES
+
+_suit_index = integer(0, NUM_SUITS - 1)
 
 
-@dataclass(frozen=True)
-class OptionDoc:
-    """One rule option as the docs show it."""
+def suit(value: Any) -> str:
+    """A suit by name (any case) or by index 0..3; returns the lower-case name."""
+    if isinstance(value, str):
+        if value.lower() in SUIT_NAMES:
+            return value.lower()
+    else:
+        try:
+            return SUIT_NAMES[_suit_index(value)]
+        except ValueError:
+            pass
+    raise ValueError(f"allowed: a suit name ({', '.join(SUIT_NAMES)}) or its index 0..{NUM_SUITS - 1}")
 
-    name: str
-    default: Any
-    allowed: str
-    source: str
-    meaning: str
 
-
-OPTIONS: tuple[OptionDoc, ...] = (
-    OptionDoc("num_players", 4, "4, 6", "spec §1, seed", "seats; partnerships are `seat % (n // 2)`"),
-    OptionDoc(
-        "six_player_mode",
-        "dealers_sit_out",
-        '"dealers_sit_out", "all_play"',
-        'traditional; "all_play" = seed',
-        "6 players: the dealing partnership sits out, or all six play (9/9/9/9/8/8 cards)",
-    ),
-    OptionDoc(
-        "default_trump",
-        "clubs",
-        "suit name or 0..3",
-        "seed (clubs before the first deal)",
-        "trump until a dealer changes it",
-    ),
-    OptionDoc(
-        "dealers_choose_trump",
-        True,
-        "True, False",
-        "seed (the dealers may change it)",
-        "each deal's first dealer plays TRUMP(suit) before any card is dealt",
-    ),
-    OptionDoc(
-        "rensho_rule",
-        "traditional",
-        '"traditional", "seed"',
-        'traditional; "seed" = seed',
-        "traditional: AS, or AC when spades are trumps; seed: AC when clubs are trumps, else AS",
-    ),
-    OptionDoc("max_deals", 1, "int >= 1", "spec §6", "deals in one episode (a match)"),
-    OptionDoc(
-        "stones_per_player", 5, "int >= 1", "seed (5 stones each)", "stones each seat starts a match with"
-    ),
-    OptionDoc(
-        "reward",
-        "stones",
-        '"stones", "egara"',
-        "spec §6",
-        "per-deal reward: partnership stone change, or normalised partnership egara difference",
+OPTIONS = OptionSet(
+    "Kakeya",
+    (
+        Option(
+            "num_players",
+            4,
+            choice(4, 6),
+            "seed 002",
+            "seats; partnerships are `seat % (n // 2)` (§2)",
+        ),
+        Option(
+            "six_player_mode",
+            "dealers_sit_out",
+            choice("dealers_sit_out", "all_play"),
+            "traditional; `'all_play'` = seed 002",
+            "6 players only (an error with 4): the dealing partnership sits out, or all six play "
+            "(9/9/9/9/8/8 cards) (§4)",
+        ),
+        Option(
+            "default_trump",
+            "clubs",
+            suit,
+            "seed 002 (clubs before the first deal)",
+            "trump until a dealer changes it (§3)",
+            allowed="a suit name or its index 0..3",
+        ),
+        Option(
+            "dealers_choose_trump",
+            True,
+            boolean,
+            "seed 002 (the dealers may change it)",
+            "each deal's first dealer plays `TRUMP(suit)` before any card is dealt (§3)",
+        ),
+        Option(
+            "rensho_rule",
+            "traditional",
+            choice("traditional", "seed"),
+            "traditional; `'seed'` = seed 002",
+            "traditional: AS, or AC when spades are trumps; seed: AC when clubs are trumps, else AS (§3)",
+        ),
+        Option(
+            "max_deals",
+            1,
+            integer(1),
+            "this library (episode length)",
+            "deals in one episode (a match) (§8)",
+        ),
+        Option(
+            "stones_per_player",
+            5,
+            integer(1),
+            "seed 002 (5 stones each)",
+            "stones each seat starts a match with (§8)",
+        ),
+        Option(
+            "reward",
+            "stones",
+            choice("stones", "egara"),
+            "this library (RL reward)",
+            "per-deal reward: partnership stone change, or normalised partnership egara difference (§9)",
+        ),
     ),
 )
 
-SIX_PLAYER_MODES = ("dealers_sit_out", "all_play")
-RENSHO_RULES = ("traditional", "seed")
-REWARDS = ("stones", "egara")
-
 
 @dataclass(frozen=True)
-class KakeyaConfig:
-    """One validated rule set; build it with ``make_config(**options)``."""
+class Config:
+    """One validated rule set; build it with ``make_config(**options)``.
+
+    The field defaults are ``OPTIONS``' defaults (a test checks it); every value passes its option's
+    checker on construction, so a ``Config`` always holds normalised plain Python values.
+    """
 
     num_players: int = 4
     six_player_mode: str = "dealers_sit_out"
@@ -85,6 +113,10 @@ class KakeyaConfig:
     max_deals: int = 1
     stones_per_player: int = 5
     reward: str = "stones"
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            object.__setattr__(self, f.name, OPTIONS.check(f.name, getattr(self, f.name)))
 
     @property
     def num_partnerships(self) -> int:
@@ -104,50 +136,23 @@ class KakeyaConfig:
         return SUIT_NAMES.index(self.default_trump)
 
     def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The options that rebuild this rule set: ``make_config(**cfg.as_dict()) == cfg``
+        (``six_player_mode`` only with 6 players, where it has a meaning)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.num_players != 6:
+            del out["six_player_mode"]
+        return out
 
 
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise RuleConfigError(f"option {name}={value!r} is invalid; use one of {list(allowed)}")
-    return value
-
-
-def _int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise RuleConfigError(f"option {name}={value!r} is invalid; it must be an int >= {low}")
-    return int(value)
-
-
-def _suit(value: Any) -> str:
-    if isinstance(value, str) and value.lower() in SUIT_NAMES:
-        return value.lower()
-    if not isinstance(value, bool) and isinstance(value, int) and 0 <= value < 4:
-        return SUIT_NAMES[value]
-    raise RuleConfigError(f"option default_trump={value!r} is invalid; use one of {list(SUIT_NAMES)} or 0..3")
-
-
-def make_config(**options: Any) -> KakeyaConfig:
-    """Validate ``options`` (unknown names and bad values raise ``RuleConfigError``)."""
-    known = {o.name for o in OPTIONS}
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise RuleConfigError(f"unknown Kakeya option(s) {unknown}; known options: {sorted(known)}")
-    opt = {o.name: o.default for o in OPTIONS}
-    opt.update(options)
-    if opt["num_players"] not in (4, 6) or isinstance(opt["num_players"], bool):
-        raise RuleConfigError(f"option num_players={opt['num_players']!r} is invalid; use 4 or 6")
-    if not isinstance(opt["dealers_choose_trump"], bool):
+def make_config(**options: Any) -> Config:
+    """Validate ``options`` against ``OPTIONS``: unknown names, bad values and ``six_player_mode``
+    with 4 players raise ``RuleConfigError`` naming the option, the value and what is allowed."""
+    OPTIONS.check_known(options)
+    num_players = OPTIONS.check("num_players", options.get("num_players", OPTIONS.defaults()["num_players"]))
+    if "six_player_mode" in options and num_players != 6:
+        mode = OPTIONS.check("six_player_mode", options["six_player_mode"])
         raise RuleConfigError(
-            f"option dealers_choose_trump={opt['dealers_choose_trump']!r} is invalid; use True or False"
+            f"option 'six_player_mode' = {mode!r} has no meaning with num_players={num_players}: "
+            "it only chooses how 6 players play; leave it out, or set num_players=6"
         )
-    return KakeyaConfig(
-        num_players=int(opt["num_players"]),
-        six_player_mode=_choice("six_player_mode", opt["six_player_mode"], SIX_PLAYER_MODES),
-        default_trump=_suit(opt["default_trump"]),
-        dealers_choose_trump=opt["dealers_choose_trump"],
-        rensho_rule=_choice("rensho_rule", opt["rensho_rule"], RENSHO_RULES),
-        max_deals=_int("max_deals", opt["max_deals"], 1),
-        stones_per_player=_int("stones_per_player", opt["stones_per_player"], 1),
-        reward=_choice("reward", opt["reward"], REWARDS),
-    )
+    return Config(**options)

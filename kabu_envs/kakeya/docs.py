@@ -11,20 +11,13 @@ import re
 import sys
 from pathlib import Path
 
-from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, SUIT_NAMES, TRUMP_BASE
+from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
+from kabu_envs.kakeya.cards import SUIT_NAMES
 from kabu_envs.kakeya.config import OPTIONS, make_config
 from kabu_envs.kakeya.observation import obs_spec
 from kabu_envs.kakeya.scoring import COLUMN_NAMES, ROW_NAMES, STONES_TABLE
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "kakeya.md"
-
-
-def options_table() -> str:
-    rows = ["| option | default | allowed | source | meaning |", "|---|---|---|---|---|"]
-    for o in OPTIONS:
-        default = f'"{o.default}"' if isinstance(o.default, str) else str(o.default)
-        rows.append(f"| `{o.name}` | `{default}` | {o.allowed} | {o.source} | {o.meaning} |")
-    return "\n".join(rows)
 
 
 def actions_table() -> str:
@@ -47,7 +40,7 @@ def stones_table() -> str:
 
 def generated_blocks() -> dict[str, str]:
     return {
-        "options": options_table(),
+        "options": OPTIONS.markdown_table(),
         "actions": actions_table(),
         "stones": stones_table(),
         "observation_4": obs_spec(make_config()).markdown_table(),

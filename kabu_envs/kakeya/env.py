@@ -1,11 +1,11 @@
-"""The Kakeya PettingZoo AEC environment: a thin adapter over ``KakeyaGame``.
+"""The Kakeya PettingZoo AEC environment: a thin adapter over ``Game``.
 
 Environment card
 - Agents: ``player_0 .. player_{n-1}`` (n = 4 or 6); partnerships ``seat % (n // 2)``.
 - Actions: ``Discrete(58)``: PLAY(card)=0..51, TRUMP(suit)=52..55, LEAD_SELF=56,
   LEAD_PARTNER=57; always pass the ``action_mask``.
 - Observations: ``{"observation": float32[obs_spec(cfg).size], "action_mask": int8[58]}``;
-  the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md).
+  the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md §12 Observation).
 - Rewards: paid at the end of each deal: partnership stone change (``reward="stones"``)
   or normalised egara difference (``reward="egara"``); sitting-out seats get 0.
 - Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); with
@@ -23,8 +23,8 @@ from kabu_envs.aec_base import CardGameAECEnv
 from kabu_envs.aec_wrappers import wrap
 from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.config import make_config
-from kabu_envs.kakeya.game import KakeyaGame
-from kabu_envs.kakeya.observation import KakeyaEncoder, obs_spec
+from kabu_envs.kakeya.game import Game
+from kabu_envs.kakeya.observation import Encoder, obs_spec
 from kabu_envs.kakeya.render import render_text
 
 
@@ -42,16 +42,18 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     ) -> None:
         self.config = make_config(**options)
         if render_seat is not None and not (
-            isinstance(render_seat, int) and 0 <= render_seat < self.config.num_players
+            isinstance(render_seat, (int, np.integer))
+            and not isinstance(render_seat, (bool, np.bool_))
+            and 0 <= render_seat < self.config.num_players
         ):
             raise ValueError(f"render_seat={render_seat!r}: a seat 0..{self.config.num_players - 1} or None")
-        self.render_seat = render_seat
-        self._encoder = KakeyaEncoder(self.config)
+        self.render_seat = None if render_seat is None else int(render_seat)
+        self._encoder = Encoder(self.config)
         super().__init__(self.config.num_players, NUM_ACTIONS, obs_spec(self.config), render_mode=render_mode)
         self._rewards_dirty = True  # the rewards dict may hold non-zero values
 
-    def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> KakeyaGame:
-        return KakeyaGame(self.config, rng, deck)
+    def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> Game:
+        return Game(self.config, rng, deck)
 
     def _encode(self, seat: int) -> np.ndarray:
         return self._encoder.encode(self.game, seat)

@@ -1,24 +1,28 @@
-"""The Kakeya rules engine: a phase state machine, pure Python (spec sections 1-6).
+"""The Kakeya rules engine: a phase state machine, pure Python (docs/kakeya.md §2 Seats and
+partnerships to §9 Rewards).
 
-Per deal: TRUMP (the first dealer may change the trump, before any card is dealt) ->
-deal -> LEAD (a seat of the leading partnership picks LEAD_SELF / LEAD_PARTNER) ->
-PLAY (tricks) -> scoring -> next deal or the end of the match.
+Per deal: TRUMP (the first dealer may change the trump, before any card is dealt: §3) ->
+deal (§4) -> LEAD (a seat of the leading partnership picks LEAD_SELF / LEAD_PARTNER: §5) ->
+PLAY (tricks: §6) -> scoring (§7, §8) -> next deal or the end of the match.
 
-Choices where the spec is silent (documented in docs/kakeya.md):
+The engine makes the choices of docs/kakeya.md §13 Choices where the sources are silent:
 - the stacked deck of ``reset`` is the deal order of the FIRST deal; later deals are
-  seeded shuffles;
-- each deal's first dealer chooses the trump; the trump carries over between deals;
+  seeded shuffles (§4);
+- each deal's first dealer chooses the trump; the trump carries over between deals (§3);
 - all_play with two losing partnerships: the loser with fewer egara deals next
   (tie: lower partnership index); after a deal nobody wins, the same partnership deals
-  again and the lead goes as in a first deal;
+  again and the lead goes as in a first deal (§8);
 - the lead chooser is the first seat after the first dealer (in seat order) that
   belongs to the leading partnership (the last deal's winners; in a first deal or after
-  a deal nobody won, the partnership of the first playing seat after the first dealer).
+  a deal nobody won, the partnership of the first playing seat after the first dealer) (§5);
+- Rensho counts as a card of its suit for following: a seat whose only card of the led
+  suit is Rensho must play it (§6).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
@@ -26,13 +30,38 @@ from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.kakeya import scoring
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE, action_name
-from kabu_envs.kakeya.config import KakeyaConfig
-from kabu_envs.kakeya.tricks import Trick, bits_to_cards, egara16, legal_plays, rensho_card
+from kabu_envs.kakeya.cards import NUM_CARDS, NUM_EGARA, NUM_RANKS, NUM_SUITS, bits_to_cards, egara16
+from kabu_envs.kakeya.config import Config
+from kabu_envs.kakeya.tricks import Trick, legal_plays, rensho_card
 
-TRUMP, LEAD, PLAY, OVER = 0, 1, 2, 3
-PHASE_NAMES = ("trump", "lead", "play", "over")
-_TRUMP_BITS = 0xF << TRUMP_BASE
+
+class Phase(IntEnum):
+    """Whose decision the game waits for (the observation's ``phase`` one-hot, in this order)."""
+
+    TRUMP = 0  # the first dealer: TRUMP(suit), before any card is dealt
+    LEAD = 1  # the lead chooser: LEAD_SELF or LEAD_PARTNER
+    PLAY = 2  # the seat to play: PLAY(card)
+    OVER = 3  # the match is over
+
+
+# ``Game.phase`` always holds one of these members, so the hot paths test it with ``is`` (an identity
+# test: faster than ``==`` on an IntEnum, whose comparisons miss CPython's exact-int fast paths).
+_TRUMP, _LEAD, _PLAY = Phase.TRUMP, Phase.LEAD, Phase.PLAY
+_TRUMP_BITS = ((1 << NUM_SUITS) - 1) << TRUMP_BASE  # TRUMP(suit) for every suit
 _LEAD_BITS = (1 << LEAD_SELF) | (1 << LEAD_PARTNER)
+
+
+def partnership_of(seat: int, num_players: int) -> int:
+    """The partnership of ``seat``: seat i is in partnership ``i % (n // 2)`` (docs/kakeya.md §2)."""
+    return seat % (num_players // 2)
+
+
+def partnership_seats(partnership: int, num_players: int) -> list[int]:
+    """The seats of ``partnership``, ascending: partners sit ``n // 2`` seats apart (docs/kakeya.md §2).
+
+    With relative seats (0 = me) it also gives my partnership's relative seats: ``[0, n // 2]``.
+    """
+    return list(range(partnership, num_players, num_players // 2))
 
 
 @dataclass(frozen=True)
@@ -49,17 +78,17 @@ class DealResult:
     stones_change: dict[int, int]  # partnership -> stones won (+) or paid (-)
 
 
-class KakeyaGame:
+class Game:
     """One match of Kakeya (``max_deals`` deals) driven by integer actions."""
 
     num_actions = NUM_ACTIONS
 
-    def __init__(self, cfg: KakeyaConfig, rng: np.random.Generator, deck: list[int] | None = None) -> None:
+    def __init__(self, cfg: Config, rng: np.random.Generator, deck: list[int] | None = None) -> None:
         self.cfg = cfg
         self.rng = rng
         self.num_players = n = cfg.num_players
         self.num_partnerships = cfg.num_partnerships
-        self._deck_prefix = validate_deck_prefix(deck, 52) if deck is not None else []
+        self._deck_prefix = validate_deck_prefix(deck, NUM_CARDS) if deck is not None else []
         self.stones = [cfg.stones_per_player] * n
         self.partnership_totals = [self.partnership_stones(p) for p in range(self.num_partnerships)]
         self.trump = cfg.default_trump_suit
@@ -79,11 +108,11 @@ class KakeyaGame:
     def legal_bits(self) -> int:
         """The legal actions as an int bit set: the ONE source of legality."""
         phase = self.phase
-        if phase == PLAY:
+        if phase is _PLAY:
             return legal_plays(self.hands[self.current_player], self.led_suit, self.rensho)
-        if phase == TRUMP:
+        if phase is _TRUMP:
             return _TRUMP_BITS
-        if phase == LEAD:
+        if phase is _LEAD:
             return _LEAD_BITS
         return 0
 
@@ -96,20 +125,23 @@ class KakeyaGame:
             raise IllegalActionError(
                 a,
                 self.legal_actions(),
-                phase=PHASE_NAMES[self.phase],
+                phase=self.phase.name.lower(),
                 seat=None if self.terminal else self.current_player,
                 describe=action_name,
             )
-        if self.phase == PLAY:
+        phase = self.phase
+        if phase is _PLAY:
             self._play(self.current_player, a)
-        elif self.phase == TRUMP:
+        elif phase is _TRUMP:
             self.trump = a - TRUMP_BASE
             self._deal()
         else:
             chooser = self.current_player
             self.lead_chooser = chooser
-            leader = chooser if a == LEAD_SELF else (chooser + self.num_partnerships) % self.num_players
-            self.phase = PLAY
+            n = self.num_players
+            partner = next(s for s in partnership_seats(partnership_of(chooser, n), n) if s != chooser)
+            leader = chooser if a == LEAD_SELF else partner
+            self.phase = Phase.PLAY
             self._start_trick(leader)
 
     def pop_rewards(self) -> np.ndarray:
@@ -121,35 +153,31 @@ class KakeyaGame:
         return out
 
     # --- deal set-up ---------------------------------------------------------------
-    def partnership_seats(self, p: int) -> list[int]:
-        return list(range(p, self.num_players, self.num_partnerships))
-
-    def partnership_stones(self, p: int) -> int:
-        return sum(self.stones[s] for s in self.partnership_seats(p))
+    def partnership_stones(self, partnership: int) -> int:
+        return sum(self.stones[s] for s in partnership_seats(partnership, self.num_players))
 
     def _start_deal(self) -> None:
         cfg = self.cfg
         n = self.num_players
-        self.first_dealer = self.dealer_partnership  # the lower seat of the dealing partnership
+        self.first_dealer = partnership_seats(self.dealer_partnership, n)[0]  # the dealers' lower seat
         sit_out = cfg.dealers_sit_out
-        self.active = [
-            not (sit_out and s % self.num_partnerships == self.dealer_partnership) for s in range(n)
-        ]
+        self.active = [not (sit_out and partnership_of(s, n) == self.dealer_partnership) for s in range(n)]
+        # seat p is in partnership p, so partnership p plays when seat p does
         self.playing_partnerships = [p for p in range(self.num_partnerships) if self.active[p]]
         self.hands = [0] * n
         self.dealt = [0] * n
         self.hand_counts = [0] * n
         self.played = 0
         self.captured = [0] * self.num_partnerships
-        self.egara_packed = 0  # egara16(captured[p]) << 16 * p, for the encoder
-        self.void_bits = 0  # voids[s] << 4 * s
+        self.egara_packed = 0  # egara16(captured[p]) << NUM_EGARA * p, for the encoder
+        self.void_bits = 0  # the suits seat s has shown out of, << NUM_SUITS * s
         self.trick: Trick | None = None  # the trick in play (None outside trick play)
         self.last_trick: Trick | None = None
         self.lead_chooser = -1
         self.tricks_played = 0
         self._set_rensho()
         if cfg.dealers_choose_trump:
-            self.phase = TRUMP
+            self.phase = Phase.TRUMP
             self.current_player = self.first_dealer
         else:
             self._deal()
@@ -165,17 +193,18 @@ class KakeyaGame:
         """Deal one card at a time from the seat after the first dealer, in seat order."""
         self._set_rensho()
         prefix = self._deck_prefix if self.deal_no == 0 else []
-        deck = ordered_deck(self.rng, 52, prefix)
-        order = [s for s in self._seats_after(self.first_dealer) if self.active[s]]
-        k = len(order)
+        deck = ordered_deck(self.rng, NUM_CARDS, prefix)
+        receivers = [s for s in self._seats_after(self.first_dealer) if self.active[s]]
+        num_receivers = len(receivers)
         hands = self.hands
         for i, card in enumerate(deck):
-            hands[order[i % k]] |= 1 << card
+            hands[receivers[i % num_receivers]] |= 1 << card
         self.dealt = hands[:]
         self.hand_counts = [h.bit_count() for h in hands]
-        lead_p = self.lead_partnership if self.lead_partnership >= 0 else order[0] % self.num_partnerships
-        self.lead_chooser = next(s for s in order if s % self.num_partnerships == lead_p)
-        self.phase = LEAD
+        n = self.num_players
+        leading = self.lead_partnership if self.lead_partnership >= 0 else partnership_of(receivers[0], n)
+        self.lead_chooser = next(s for s in receivers if partnership_of(s, n) == leading)
+        self.phase = Phase.LEAD
         self.current_player = self.lead_chooser
 
     # --- play ----------------------------------------------------------------------
@@ -197,8 +226,8 @@ class KakeyaGame:
         self.played |= bit
         trick = self.trick
         led = trick.led_suit
-        if led >= 0 and card // 13 != led and card != self.rensho:
-            self.void_bits |= 1 << (4 * seat + led)
+        if led >= 0 and card // NUM_RANKS != led and card != self.rensho:
+            self.void_bits |= 1 << (NUM_SUITS * seat + led)
         trick.add(seat, card)
         if not trick.complete:
             self.current_player = trick.next_seat
@@ -209,9 +238,9 @@ class KakeyaGame:
         winner = trick.resolve(self.trump, self.rensho)
         won = trick.egara_bits()
         if won:
-            p = winner % self.num_partnerships
+            p = partnership_of(winner, self.num_players)
             self.captured[p] |= won
-            self.egara_packed |= egara16(won) << (16 * p)
+            self.egara_packed |= egara16(won) << (NUM_EGARA * p)
         self.tricks_played += 1
         self.last_trick = trick
         counts = self.hand_counts
@@ -228,6 +257,7 @@ class KakeyaGame:
     # --- scoring -------------------------------------------------------------------
     def _end_deal(self) -> None:
         cfg = self.cfg
+        n = self.num_players
         playing = self.playing_partnerships
         captured = self.captured
         winner = scoring.deal_winner(captured, playing, self.rensho, cfg.all_play)
@@ -238,14 +268,14 @@ class KakeyaGame:
             for p in playing:
                 if p != winner:
                     moved = scoring.pay(
-                        self.stones, self.partnership_seats(p), self.partnership_seats(winner), amount
+                        self.stones, partnership_seats(p, n), partnership_seats(winner, n), amount
                     )
                     change[p] -= moved
                     change[winner] += moved
-        per_p = change if cfg.reward == "stones" else scoring.egara_rewards(egara)
+        reward = change if cfg.reward == "stones" else scoring.egara_rewards(egara)  # per partnership
         for p in playing:
-            for s in self.partnership_seats(p):
-                self._rewards[s] += per_p[p]
+            for s in partnership_seats(p, n):
+                self._rewards[s] += reward[p]
         self._paid = True
         self.partnership_totals = [self.partnership_stones(p) for p in range(self.num_partnerships)]
         self.results.append(
@@ -267,7 +297,7 @@ class KakeyaGame:
         self.lead_partnership = winner
         broke = 0 in self.partnership_totals
         if self.deal_no >= cfg.max_deals or broke:
-            self.phase = OVER
+            self.phase = Phase.OVER
             self.terminal = True
             self.current_player = -1
         else:

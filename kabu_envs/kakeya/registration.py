@@ -8,10 +8,11 @@ from kabu_envs.registry import DemoPlan, GameSpec, Role, register
 
 
 def partnerships(raw_env: Any) -> list[list[int]]:
-    """The partnerships: seat ``s`` belongs to partnership ``s % (n // 2)``."""
+    """The partnerships' seats (docs/kakeya.md §2), from the engine's one definition."""
+    from kabu_envs.kakeya.game import partnership_seats
+
     n = len(raw_env.possible_agents)
-    k = n // 2
-    return [[s for s in range(n) if s % k == p] for p in range(k)]
+    return [partnership_seats(p, n) for p in range(n // 2)]
 
 
 SPEC = register(

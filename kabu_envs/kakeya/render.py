@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kabu_envs.kakeya.actions import SUIT_NAMES, card_name
-from kabu_envs.kakeya.game import PHASE_NAMES, KakeyaGame
+from kabu_envs.kakeya.cards import SUIT_NAMES, bits_to_cards, card_name
+from kabu_envs.kakeya.game import Game, partnership_of
 from kabu_envs.kakeya.scoring import egara_count
-from kabu_envs.kakeya.tricks import Trick, bits_to_cards
+from kabu_envs.kakeya.tricks import Trick
 
 
 def _cards(bits: int) -> str:
@@ -16,21 +16,22 @@ def _trick(trick: Trick) -> str:
     return ", ".join(f"player_{s}:{card_name(c)}" for s, c in zip(trick.seats, trick.cards, strict=True))
 
 
-def render_text(game: KakeyaGame, seat: int | None = None) -> str:
+def render_text(game: Game, seat: int | None = None) -> str:
     """A readable table: header, hands, the trick, captured egara and the score.
 
     ``seat=None`` is the god view (every hand); with a seat, only that seat's hand is shown and the
     others as card counts, so a person playing that seat sees no more than its observation holds.
     """
-    n, np_ = game.num_players, game.num_partnerships
+    n = game.num_players
     lines = [
         f"Kakeya deal {min(game.deal_no + 1, game.cfg.max_deals)}/{game.cfg.max_deals}  "
-        f"phase={PHASE_NAMES[game.phase]}  trump={SUIT_NAMES[game.trump]}  Rensho={card_name(game.rensho)}  "
+        f"phase={game.phase.name.lower()}  trump={SUIT_NAMES[game.trump]}  Rensho={card_name(game.rensho)}  "
         f"first dealer=player_{game.first_dealer}",
     ]
     for s in range(n):
-        tags = [f"p{s % np_}"]
-        if s % np_ == game.dealer_partnership:
+        partnership = partnership_of(s, n)
+        tags = [f"p{partnership}"]
+        if partnership == game.dealer_partnership:
             tags.append("dealer")
         if not game.active[s]:
             tags.append("sits out")
@@ -46,10 +47,11 @@ def render_text(game: KakeyaGame, seat: int | None = None) -> str:
         lines.append(f"  trick {game.tricks_played + 1}: {_trick(game.trick)}")
     if game.last_trick is not None:
         lines.append(f"  last trick: {_trick(game.last_trick)} -> player_{game.last_trick.winner}")
-    for p in range(np_):
-        cap = game.captured[p]
+    for p in range(game.num_partnerships):
+        captured = game.captured[p]
         stones = game.partnership_stones(p)
-        lines.append(f"  partnership {p}: egara={egara_count(cap):2d} [{_cards(cap)}] stones={stones}")
+        egara = egara_count(captured)
+        lines.append(f"  partnership {p}: egara={egara:2d} [{_cards(captured)}] stones={stones}")
     for r in game.results:
         who = f"partnership {r.winner} wins" if r.winner >= 0 else "nobody wins"
         lines.append(f"  deal {r.deal + 1}: egara {r.egara}, {who}, stones {r.stones_change}")

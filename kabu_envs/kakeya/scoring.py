@@ -1,9 +1,9 @@
-"""Deal scoring (spec section 5): egara counts, the 8-8 rule, the stones table,
-stone payments and the per-deal rewards."""
+"""Deal scoring (docs/kakeya.md §7 Scoring a deal, §8 Matches and stones, §9 Rewards): egara
+counts, the 8-8 rule, the stones table, stone payments and the per-deal rewards."""
 
 from __future__ import annotations
 
-from kabu_envs.kakeya.tricks import ACE, ACE_MASK, EGARA_MASK
+from kabu_envs.kakeya.cards import ACE, ACE_MASK, EGARA_MASK, NUM_EGARA, make_card
 
 # Stones table: rows = (no ace, 1-2 aces but neither Rensho nor the trump ace, otherwise),
 # columns = winners' egara 8-11, 12-15, 16. None = impossible (16 egara hold all 4 aces).
@@ -30,7 +30,7 @@ def stones_row(captured: int, trump: int, rensho: int) -> int:
     n_aces = aces.bit_count()
     if n_aces == 0:
         return 0
-    special = (1 << rensho) | (1 << (trump * 13 + ACE))
+    special = (1 << rensho) | (1 << make_card(trump, ACE))
     if n_aces <= 2 and not aces & special:
         return 1
     return 2
@@ -41,7 +41,7 @@ def stones_column(egara: int) -> int:
         return 0
     if 12 <= egara <= 15:
         return 1
-    if egara == 16:
+    if egara == NUM_EGARA:
         return 2
     raise ValueError(f"winners cannot have {egara} egara (the table starts at 8)")
 
@@ -101,5 +101,5 @@ def egara_rewards(counts: dict[int, int]) -> dict[int, float]:
     out = {}
     for p, e in counts.items():
         others = [v for q, v in counts.items() if q != p]
-        out[p] = (e - sum(others) / len(others)) / 16.0
+        out[p] = (e - sum(others) / len(others)) / NUM_EGARA
     return out

@@ -1,35 +1,26 @@
-"""Cards, Rensho and trick resolution (spec sections 2 and 4).
+"""Rensho, following suit and trick resolution (docs/kakeya.md §3 Trump and Rensho, §6 Play).
 
-Hands are Python ints used as 52-bit sets (bit ``card`` set = card held): suit
-filters, follow-suit checks and egara counts are then single integer operations.
+Hands are 52-bit card sets (``kabu_envs.kakeya.cards``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
-ACE = 12
-JACK = 9
-ACE_OF_CLUBS = CLUBS * 13 + ACE
-ACE_OF_SPADES = SPADES * 13 + ACE
+from kabu_envs.kakeya.cards import (
+    ACE_OF_CLUBS,
+    ACE_OF_SPADES,
+    CLUBS,
+    EGARA_MASK,
+    NUM_CARDS,
+    NUM_RANKS,
+    SPADES,
+    SUIT_MASK,
+    cards_to_bits,
+)
 
-SUIT_MASK = tuple(0x1FFF << (13 * s) for s in range(4))
-# Egara: J, Q, K, A of every suit (ranks 9..12).
-EGARA_MASK = sum(0xF << (13 * s + JACK) for s in range(4))
-ACE_MASK = sum(1 << (13 * s + ACE) for s in range(4))
-
-
-def suit_of(card: int) -> int:
-    return card // 13
-
-
-def rank_of(card: int) -> int:
-    return card % 13
-
-
-def is_egara(card: int) -> bool:
-    return (EGARA_MASK >> card) & 1 == 1
+# Trick-winner keys: any trump outranks every card of the led suit.
+_TRUMP_KEY = 100
 
 
 def rensho_card(trump: int, rule: str) -> int:
@@ -39,28 +30,6 @@ def rensho_card(trump: int, rule: str) -> int:
     if rule == "seed":
         return ACE_OF_CLUBS if trump == CLUBS else ACE_OF_SPADES
     raise ValueError(f"unknown rensho_rule {rule!r}")
-
-
-def egara16(bits: int) -> int:
-    """The 16 egara bits (J,Q,K,A of clubs, diamonds, hearts, spades) of a 52-bit set."""
-    return ((bits >> 9) & 0xF) | ((bits >> 18) & 0xF0) | ((bits >> 27) & 0xF00) | ((bits >> 36) & 0xF000)
-
-
-def bits_to_cards(bits: int) -> list[int]:
-    """Card ids of a 52-bit set, ascending."""
-    out = []
-    while bits:
-        low = bits & -bits
-        out.append(low.bit_length() - 1)
-        bits ^= low
-    return out
-
-
-def cards_to_bits(cards) -> int:
-    bits = 0
-    for c in cards:
-        bits |= 1 << c
-    return bits
 
 
 def legal_plays(hand: int, led_suit: int, rensho: int) -> int:
@@ -82,11 +51,11 @@ def trick_winner(cards: list[int], led_suit: int, trump: int, rensho: int) -> in
     for i, c in enumerate(cards):
         if c == rensho:
             return i
-        s = c // 13
-        if s == trump:
-            key = 100 + c % 13
-        elif s == led_suit:
-            key = c % 13
+        suit = c // NUM_RANKS
+        if suit == trump:
+            key = _TRUMP_KEY + c % NUM_RANKS
+        elif suit == led_suit:
+            key = c % NUM_RANKS
         else:
             continue
         if key > best_key:
@@ -118,10 +87,10 @@ class Trick:
 
     def add(self, seat: int, card: int) -> None:
         if not self.cards:
-            self.led_suit = card // 13
+            self.led_suit = card // NUM_RANKS
         self.seats.append(seat)
         self.cards.append(card)
-        self.bits |= 1 << (52 * seat + card)
+        self.bits |= 1 << (NUM_CARDS * seat + card)
 
     def resolve(self, trump: int, rensho: int) -> int:
         """Settle the complete trick: sets and returns the seat that takes it."""

@@ -13,6 +13,7 @@ raising high cards while passing low ones beats random play by a margin duplicat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 import numpy as np
@@ -48,10 +49,10 @@ class Game:
 
     num_actions = NUM_ACTIONS
 
-    def __init__(self, config: Config, rng: np.random.Generator, deck: list[int] | None = None) -> None:
+    def __init__(self, config: Config, rng: np.random.Generator, deck: Sequence[int] | None = None) -> None:
         self.config = config
         self.num_players = config.num_players
-        order = ordered_deck(rng, DECK_SIZE, deck or ())
+        order = ordered_deck(rng, DECK_SIZE, () if deck is None else deck)
         self.values = [card_value(order[i]) for i in range(self.num_players)]
         self.stakes = [0] * self.num_players
         self.phase = Phase.ACT

@@ -10,6 +10,7 @@ from agents.base import BaseAgent, RandomAgent
 from agents.kakeya_scripted import KakeyaScriptedAgent
 from kabu_envs import kakeya_v0
 from kabu_envs.kakeya import Action, card_id
+from kabu_envs.kakeya.game import partnership_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kakeya"))
 from kakeya_testlib import deal_order, deck_for, ids  # noqa: E402
@@ -20,12 +21,14 @@ def partnership_match(opts: dict, deals: int) -> tuple[float, float]:
     Returns (mean stones reward per deal of the scripted side, share of deals it won)."""
     env = kakeya_v0.env(**opts)
     n = env.unwrapped.config.num_players
-    np_ = n // 2
+    num_partnerships = n // 2
     total = wins = played = 0.0
     for d in range(deals):
-        side = d % np_
+        side = d % num_partnerships
         agents = [
-            KakeyaScriptedAgent(seed=d, **opts) if s % np_ == side else RandomAgent(seed=10_000 * s + d)
+            KakeyaScriptedAgent(seed=d, **opts)
+            if partnership_of(s, n) == side
+            else RandomAgent(seed=10_000 * s + d)
             for s in range(n)
         ]
         env.reset(seed=d)
@@ -115,7 +118,7 @@ def test_trump_and_lead_choices():
 
 def test_params_rules_and_save_load(tmp_path):
     agent = KakeyaScriptedAgent(seed=1, num_players=6, six_player_mode="all_play", rensho_min_egara=1)
-    assert isinstance(agent, BaseAgent) and agent.cfg.all_play and agent.p["rensho_min_egara"] == 1
+    assert isinstance(agent, BaseAgent) and agent.cfg.all_play and agent.params["rensho_min_egara"] == 1
     path = tmp_path / "agent.json"
     agent.save(path)
     again = BaseAgent.load(path)

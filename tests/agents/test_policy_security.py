@@ -144,7 +144,7 @@ def test_converter_refuses_a_pickle_in_the_weights_and_bad_arguments(tmp_path):
         convert(bad, tmp_path / "out", "toy_card", "seat")
     model, _ = _toy_model()
     model.save(str(tmp_path / "toy.zip"))
-    with pytest.raises(ValueError, match="role 'dealer' is not a role of toy"):
+    with pytest.raises(ValueError, match="Toy Card has no role 'dealer'"):
         convert(tmp_path / "toy.zip", tmp_path / "out", "toy_card", "dealer")
     with pytest.raises(ValueError, match="does not fit kakeya"):  # sizes of another game's table
         convert(tmp_path / "toy.zip", tmp_path / "out", "kakeya", "partnership")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kabu_envs.kakeya import card_id, make_config
-from kabu_envs.kakeya.game import KakeyaGame
+from kabu_envs.kakeya.game import Game
 
 
 def ids(cards) -> list[int]:
@@ -34,11 +34,11 @@ def suit_hands() -> dict[int, list[int]]:
     return {s: list(range(13 * s, 13 * s + 13)) for s in range(4)}
 
 
-def new_game(deck=None, seed: int = 0, **options) -> KakeyaGame:
-    return KakeyaGame(make_config(**options), np.random.Generator(np.random.PCG64(seed)), deck)
+def new_game(deck=None, seed: int = 0, **options) -> Game:
+    return Game(make_config(**options), np.random.Generator(np.random.PCG64(seed)), deck)
 
 
-def play_min_until_deal_ends(game: KakeyaGame) -> np.ndarray:
+def play_min_until_deal_ends(game: Game) -> np.ndarray:
     """Play the lowest legal card id until the current deal is scored; returns its rewards."""
     deals = len(game.results)
     while len(game.results) == deals:

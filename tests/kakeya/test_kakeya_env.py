@@ -12,9 +12,9 @@ from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWr
 
 from kabu_envs import kakeya_v0
 from kabu_envs.core import IllegalActionError
-from kabu_envs.kakeya import Action
+from kabu_envs.kakeya import Action, Phase
+from kabu_envs.kakeya.cards import egara16
 from kabu_envs.kakeya.observation import obs_spec
-from kabu_envs.kakeya.tricks import egara16
 
 MODES = [
     {},
@@ -75,11 +75,12 @@ def test_random_episodes_through_the_env(opts):
 
 
 def check_observation(env, agent, vec):
-    """Every observation piece against the engine, decoded through the spec (relative seats)."""
+    """Every observation piece against the engine, decoded through the obs spec (relative seats)."""
     raw = env.unwrapped
     g = raw.game
     seat = int(agent.split("_")[1])
-    n, np_ = g.num_players, g.num_partnerships
+    n, num_partnerships = g.num_players, g.num_partnerships
+    mine = seat % num_partnerships  # restated: seat i is in partnership i % (n // 2)
     spec = obs_spec(raw.config)
     assert vec.shape == (spec.size,) and vec.dtype == np.float32
     d = {k: np.asarray(v) for k, v in spec.decode(vec).items()}
@@ -94,23 +95,24 @@ def check_observation(env, agent, vec):
     for s, c in zip(g.trick.seats, g.trick.cards, strict=True) if g.trick else []:
         trick[(s - seat) % n, c] = 1
     np.testing.assert_array_equal(d["trick"].reshape(n, 52), trick)
-    for k in range(np_):
-        e16 = egara16(g.captured[(seat % np_ + k) % np_])
+    for k in range(num_partnerships):
+        e16 = egara16(g.captured[(mine + k) % num_partnerships])
         assert list(d["egara"][16 * k : 16 * k + 16]) == [(e16 >> i) & 1 for i in range(16)]
     assert np.argmax(d["trump"]) == g.trump and d["trump"].sum() == 1
     assert d["rensho"].tolist() == ([1, 0] if g.rensho == 12 else [0, 1])
     assert d["led_suit"].sum() == (1 if g.led_suit >= 0 else 0)
-    if g.phase == 2:
+    if g.phase is Phase.PLAY:
         assert d["leader"].sum() == 1 and np.argmax(d["leader"]) == (g.trick.leader - seat) % n
     else:
         assert not d["leader"].any() and not d["trick"].any()
     assert np.argmax(d["first_dealer"]) == (g.first_dealer - seat) % n
-    assert np.argmax(d["partnership"]) == seat % np_
-    assert d["role"].tolist() == [seat % np_ == g.dealer_partnership, not g.active[seat], g.active[seat]]
-    assert d["phase"].tolist() == [float(k == g.phase) for k in range(4)]
+    assert np.argmax(d["partnership"]) == mine
+    assert d["role"].tolist() == [mine == g.dealer_partnership, not g.active[seat], g.active[seat]]
+    assert d["phase"].tolist() == [float(k is g.phase) for k in Phase]
     np.testing.assert_allclose(d["hand_counts"], [g.hand_counts[(seat + k) % n] / 13 for k in range(n)])
     assert d["deal"][0] == pytest.approx(g.deal_no / g.cfg.max_deals)
-    stones = [sum(g.stones[(seat % np_ + k) % np_ :: np_]) for k in range(np_)]
+    relative = [(mine + k) % num_partnerships for k in range(num_partnerships)]
+    stones = [sum(g.stones[p::num_partnerships]) for p in relative]
     np.testing.assert_allclose(d["stones"], np.array(stones) / (g.cfg.stones_per_player * n), rtol=1e-6)
     assert all(0.0 <= x <= 1.0 for x in vec)
 
@@ -122,7 +124,7 @@ def test_dealer_sees_no_hand_while_choosing_trump():
     obs = env.observe("player_1")
     spec = obs_spec(env.unwrapped.config)
     assert not obs["observation"][spec.slices["hand"]].any()
-    assert obs["observation"][spec.slices["phase"]].tolist() == [1, 0, 0, 0]
+    assert obs["observation"][spec.slices["phase"]].tolist() == [float(k is Phase.TRUMP) for k in Phase]
     assert np.flatnonzero(obs["action_mask"]).tolist() == [52, 53, 54, 55]
 
 
@@ -138,12 +140,35 @@ def test_stacked_deck_through_reset_and_known_rewards():
 
 
 @pytest.mark.parametrize(
-    "deck, words", [([3, 3], "twice"), ([60], "out of range"), ("AS", "sequence of card ids")]
+    "deck, words",
+    [
+        ([3, 3], "twice"),
+        ([60], "out of range"),
+        ("AS", "sequence of card ids"),
+        # accepted (as [3]) or a TypeError before the deck was checked as given
+        (
+            {3: 1},
+            r"deck must be a sequence of card ids in deal order .*got a dict \{3: 1\}: it has no deal order",
+        ),
+        ({3, 1}, "got a set .*it has no deal order"),
+        (np.array(5), r"deck must be a sequence .*got a 0-D array array\(5\)"),
+        (np.array([[3, 1]]), "got a 2-D array"),
+    ],
 )
 def test_bad_decks_raise(deck, words):
     env = kakeya_v0.env()
     with pytest.raises(ValueError, match=words):
         env.reset(seed=0, options={"deck": deck})
+
+
+def test_a_deck_may_be_a_list_a_tuple_a_1d_array_or_an_iterator():
+    deck = deck_for(suit_hands(), deal_order(4, 1))
+    hands = []
+    for given in (deck, tuple(deck), np.array(deck), iter(deck)):
+        env = kakeya_v0.env(dealers_choose_trump=False)
+        env.reset(seed=0, options={"deck": given})
+        hands.append(list(env.unwrapped.game.dealt))
+    assert hands[1:] == hands[:1] * 3 and hands[0][0] == sum(1 << c for c in range(13))
 
 
 def test_bad_options_and_illegal_actions_raise():
@@ -153,6 +178,10 @@ def test_bad_options_and_illegal_actions_raise():
         kakeya_v0.raw_env(num_players=6, six_player_mode="everyone")
     with pytest.raises(ValueError, match="render_mode"):
         kakeya_v0.env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match=r"option 'num_players' = array\(\[4\]\) is invalid: allowed: 4, 6"):
+        kakeya_v0.env(num_players=np.array([4]))
+    with pytest.raises(ValueError, match="'six_player_mode' = 'all_play' has no meaning with num_players=4"):
+        kakeya_v0.env(six_player_mode="all_play")
     env = kakeya_v0.env()
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match=r"illegal action 0 \(PLAY\(2C\)\).*52=TRUMP\(clubs\)"):
@@ -290,5 +319,7 @@ def test_render_seat_shows_only_that_seats_hand():
     assert "hidden" not in own and "2C" in own
     assert len(others) == 3 and all("13 cards (hidden)" in ln for ln in others)
     assert "2D 3D" not in text  # player_1's diamonds stay hidden
-    with pytest.raises(ValueError, match="render_seat"):
-        kakeya_v0.env(render_seat=4)
+    for bad in (4, -1, True, 1.0, "0"):
+        with pytest.raises(ValueError, match="render_seat"):
+            kakeya_v0.env(render_seat=bad)
+    assert kakeya_v0.env(render_seat=np.int64(2)).unwrapped.render_seat == 2

@@ -6,9 +6,8 @@ import pytest
 from kakeya_testlib import deal_order, deck_for, ids, new_game, play_min_until_deal_ends, suit_hands
 
 from kabu_envs.core import IllegalActionError
-from kabu_envs.kakeya import Action, card_id
-from kabu_envs.kakeya.game import LEAD, OVER, PLAY, TRUMP
-from kabu_envs.kakeya.tricks import bits_to_cards
+from kabu_envs.kakeya import Action, Phase, card_id
+from kabu_envs.kakeya.cards import bits_to_cards
 
 
 # --- deal order and seats --------------------------------------------------------------------
@@ -56,11 +55,11 @@ def test_stacked_prefix_then_seeded_rest():
 @pytest.mark.parametrize("n, dealer", [(4, 1), (6, 2)])
 def test_first_dealer_chooses_trump_before_any_card_is_dealt(n, dealer):
     g = new_game(num_players=n)
-    assert g.phase == TRUMP and g.current_player == dealer
+    assert g.phase is Phase.TRUMP and g.current_player == dealer
     assert g.legal_actions() == [52, 53, 54, 55]
     assert not any(g.hands)
     g.apply_action(Action.TRUMP(2))
-    assert g.trump == 2 and g.phase == LEAD and sum(g.hand_counts) == 52
+    assert g.trump == 2 and g.phase is Phase.LEAD and sum(g.hand_counts) == 52
 
 
 @pytest.mark.parametrize(
@@ -75,7 +74,7 @@ def test_trump_choice_sets_rensho(rule, trump, rensho):
 
 def test_default_trump_without_choice():
     g = new_game(default_trump="hearts", dealers_choose_trump=False)
-    assert g.phase == LEAD and g.trump == 2
+    assert g.phase is Phase.LEAD and g.trump == 2
     assert new_game().trump == 0  # clubs by default
 
 
@@ -85,7 +84,7 @@ def test_lead_choice(action, leader):
     g = new_game(dealers_choose_trump=False)
     assert g.current_player == 2 and g.legal_actions() == [56, 57]
     g.apply_action(action)
-    assert g.phase == PLAY and g.current_player == leader
+    assert g.phase is Phase.PLAY and g.current_player == leader
     assert g.trick.order == [(leader + k) % 4 for k in range(4)]
 
 
@@ -130,7 +129,7 @@ def test_whole_deal_suit_per_seat_traditional():
     assert r.egara == {0: 12, 1: 4} and r.winner == 0 and r.stones_change == {0: 4, 1: -4}
     assert list(rewards) == [4, -4, 4, -4]
     assert g.stones == [7, 3, 7, 3]
-    assert g.terminal and g.phase == OVER and g.current_player == -1
+    assert g.terminal and g.phase is Phase.OVER and g.current_player == -1
 
 
 def test_whole_deal_suit_per_seat_seed_rule():
@@ -161,7 +160,7 @@ def test_match_losers_deal_winners_lead_stones_carry():
     play_min_until_deal_ends(g)
     assert g.stones == [7, 3, 7, 3] and not g.terminal
     # partnership 1 lost: it deals again (first dealer seat 1), the winners' seat 2 chooses the lead
-    assert g.phase == TRUMP and g.current_player == 1 and g.trump == 0
+    assert g.phase is Phase.TRUMP and g.current_player == 1 and g.trump == 0
     g.apply_action(Action.TRUMP(2))
     assert g.lead_chooser == 2 and g.current_player == 2
     play_min_until_deal_ends(g)

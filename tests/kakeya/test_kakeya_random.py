@@ -1,4 +1,4 @@
-"""Thousands of random legal Kakeya games on the engine, checked against the spec restated here:
+"""Thousands of random legal Kakeya games on the engine, checked against docs/kakeya.md restated here:
 zero-sum rewards, partners equal, every card played once by an active seat, follow suit, trick
 winners, egara counts, the 8-8 and all_play 9+ rules, the stones table, dealers and leaders."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from kakeya_testlib import new_game
 
-from kabu_envs.kakeya.game import LEAD, PLAY, TRUMP
+from kabu_envs.kakeya import Action, Phase
 
 MODES = [
     {},
@@ -54,9 +54,9 @@ def play_random_match(seed: int, **opts) -> int:
     rng = np.random.default_rng(seed)
     g = new_game(seed=seed, **opts)
     cfg = g.cfg
-    n, np_ = cfg.num_players, cfg.num_partnerships
+    n, num_partnerships = cfg.num_players, cfg.num_partnerships
     total_stones = cfg.stones_per_player * n
-    dealer_p = np_ - 1
+    dealer_p = num_partnerships - 1
     lead_p = -1
     trump = cfg.default_trump_suit
     steps = 0
@@ -64,13 +64,13 @@ def play_random_match(seed: int, **opts) -> int:
         # --- one deal ------------------------------------------------------------------
         assert g.dealer_partnership == dealer_p and g.first_dealer == dealer_p
         if cfg.dealers_choose_trump:
-            assert g.phase == TRUMP and g.current_player == dealer_p and not any(g.hands)
+            assert g.phase is Phase.TRUMP and g.current_player == dealer_p and not any(g.hands)
             trump = int(rng.integers(4))
             g.apply_action(52 + trump)
             steps += 1
         assert g.trump == trump
         rensho = ref_rensho(trump, cfg.rensho_rule)
-        active = [not (cfg.dealers_sit_out and s % np_ == dealer_p) for s in range(n)]
+        active = [not (cfg.dealers_sit_out and s % num_partnerships == dealer_p) for s in range(n)]
         assert g.active == active
         hands = [{c for c in range(52) if g.hands[s] >> c & 1} for s in range(n)]
         assert sorted(c for h in hands for c in h) == list(range(52))
@@ -78,19 +78,19 @@ def play_random_match(seed: int, **opts) -> int:
         sizes = [len(hands[s]) for s in order]
         assert sizes == ([9, 9, 9, 9, 8, 8] if cfg.all_play else [13] * 4)
         assert all(not hands[s] for s in range(n) if not active[s])
-        chooser_p = lead_p if lead_p >= 0 else order[0] % np_
-        chooser = next(s for s in order if s % np_ == chooser_p)
-        assert g.phase == LEAD and g.current_player == chooser
+        chooser_p = lead_p if lead_p >= 0 else order[0] % num_partnerships
+        chooser = next(s for s in order if s % num_partnerships == chooser_p)
+        assert g.phase is Phase.LEAD and g.current_player == chooser
         a = int(rng.integers(56, 58))
         g.apply_action(a)
         steps += 1
-        leader = chooser if a == 56 else (chooser + np_) % n
-        won: list[set[int]] = [set() for _ in range(np_)]
+        leader = chooser if a == Action.LEAD_SELF else (chooser + num_partnerships) % n
+        won: list[set[int]] = [set() for _ in range(num_partnerships)]
         while any(hands):
             trick_seats = [s for s in ((leader + k) % n for k in range(n)) if hands[s]]
             plays: list[tuple[int, int]] = []
             for seat in trick_seats:
-                assert g.phase == PLAY and g.current_player == seat
+                assert g.phase is Phase.PLAY and g.current_player == seat
                 legal = g.legal_actions()
                 if plays:
                     led = plays[0][1] // 13
@@ -107,13 +107,13 @@ def play_random_match(seed: int, **opts) -> int:
                 if not g.terminal and seat != trick_seats[-1]:
                     assert not g.pop_rewards().any()
             winner = ref_winner(plays, trump, rensho)
-            won[winner % np_] |= {c for _, c in plays if c % 13 >= 9}
+            won[winner % num_partnerships] |= {c for _, c in plays if c % 13 >= 9}
             leader = winner
             while any(hands) and not hands[leader]:
                 leader = (leader + 1) % n
         # --- scoring -----------------------------------------------------------------------
         rewards = g.pop_rewards()
-        playing = [p for p in range(np_) if active[p]]
+        playing = [p for p in range(num_partnerships) if active[p]]
         egara = {p: len(won[p]) for p in playing}
         assert sum(egara.values()) == 16
         r = g.results[-1]
@@ -140,11 +140,11 @@ def play_random_match(seed: int, **opts) -> int:
         assert sum(g.stones) == total_stones and min(g.stones) >= 0
         assert abs(rewards.sum()) < 1e-9
         for s in range(n):
-            assert rewards[s] == rewards[(s + np_) % n]  # partners equal
+            assert rewards[s] == rewards[(s + num_partnerships) % n]  # partners equal
             if not active[s]:
                 assert rewards[s] == 0.0
             elif cfg.reward == "stones":
-                assert rewards[s] == r.stones_change[s % np_]
+                assert rewards[s] == r.stones_change[s % num_partnerships]
             else:
                 assert -1.0 <= rewards[s] <= 1.0
         if win >= 0:

@@ -1,8 +1,26 @@
 """Kakeya rules, table-driven: actions, options, Rensho, tricks, the stones table, payments."""
 
+from dataclasses import fields
+
+import numpy as np
 import pytest
 
-from kabu_envs.kakeya import NUM_ACTIONS, Action, action_name, card_id, card_name, make_config
+from kabu_envs.core import RuleConfigError
+from kabu_envs.core.options import MAX_INT
+from kabu_envs.kakeya import NUM_ACTIONS, Action, Config, action_name, card_id, card_name, make_config
+from kabu_envs.kakeya.cards import (
+    CLUBS,
+    DIAMONDS,
+    EGARA_MASK,
+    HEARTS,
+    SPADES,
+    SUIT_MASK,
+    bits_to_cards,
+    cards_to_bits,
+    is_egara,
+    rank_of,
+    suit_of,
+)
 from kabu_envs.kakeya.config import OPTIONS
 from kabu_envs.kakeya.scoring import (
     STONES_TABLE,
@@ -13,10 +31,9 @@ from kabu_envs.kakeya.scoring import (
     stones_row,
     stones_won,
 )
-from kabu_envs.kakeya.tricks import cards_to_bits, legal_plays, rensho_card, trick_winner
+from kabu_envs.kakeya.tricks import legal_plays, rensho_card, trick_winner
 
 C = card_id
-CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 
 
 def bits(*names: str) -> int:
@@ -40,11 +57,98 @@ def test_action_ids_match_the_spec_and_round_trip():
         card_id("ZZ")
 
 
+def test_card_helpers_agree_with_the_masks():
+    egara = [c for c in range(52) if is_egara(c)]
+    assert egara == bits_to_cards(EGARA_MASK) and len(egara) == 16
+    assert [card_name(c) for c in egara[:4]] == ["JC", "QC", "KC", "AC"]
+    assert all(suit_of(c) * 13 + rank_of(c) == c for c in range(52))
+    assert all(cards_to_bits(range(13 * s, 13 * s + 13)) == SUIT_MASK[s] for s in range(4))
+
+
+def test_config_defaults_are_the_option_records_defaults():
+    assert {f.name: f.default for f in fields(Config)} == OPTIONS.defaults()
+    assert [f.name for f in fields(Config)] == list(OPTIONS.names)
+    assert make_config() == Config()
+
+
 def test_defaults_and_validation():
     cfg = make_config()
-    assert cfg.as_dict() == {o.name: o.default for o in OPTIONS}
+    assert cfg.as_dict() == {k: v for k, v in OPTIONS.defaults().items() if k != "six_player_mode"}
     assert make_config(default_trump=2).default_trump == "hearts"
     assert make_config(default_trump="Spades").default_trump_suit == SPADES
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {},
+        {"num_players": 6},
+        {"num_players": 6, "six_player_mode": "all_play", "max_deals": 3, "reward": "egara"},
+    ],
+)
+def test_as_dict_rebuilds_the_config(opts):
+    cfg = make_config(**opts)
+    assert make_config(**cfg.as_dict()) == cfg
+
+
+def test_numpy_integer_scalars_are_accepted_as_plain_ints():
+    cfg = make_config(num_players=np.int64(6), max_deals=np.int32(3), stones_per_player=np.int64(4))
+    assert (cfg.num_players, cfg.max_deals, cfg.stones_per_player) == (6, 3, 4)
+    assert all(type(v) is int for v in (cfg.num_players, cfg.max_deals, cfg.stones_per_player))
+    assert cfg == make_config(num_players=6, max_deals=3, stones_per_player=4)
+    assert make_config(default_trump=np.int64(3)).default_trump == "spades"
+    assert make_config(six_player_mode=np.str_("all_play"), num_players=6).all_play
+
+
+# Each case was accepted before the options were declared as records (the array ones silently, as
+# arrays or through a deprecated int() of a 1-element array).
+@pytest.mark.parametrize(
+    "opts, message",
+    [
+        ({"num_players": np.array([4])}, r"option 'num_players' = array\(\[4\]\) is invalid: allowed: 4, 6"),
+        ({"num_players": np.array(4)}, r"option 'num_players' = array\(4\) is invalid: allowed: 4, 6"),
+        (
+            {"num_players": 6, "six_player_mode": np.array("all_play")},
+            r"option 'six_player_mode' = array\('all_play'.* is invalid: "
+            r"allowed: 'dealers_sit_out', 'all_play'",
+        ),
+        (
+            {"rensho_rule": np.array("seed")},
+            r"option 'rensho_rule' = array\('seed'.* allowed: 'traditional', 'seed'",
+        ),
+        (
+            {"reward": np.array(["egara"])},
+            r"option 'reward' = array\(\['egara'\].* allowed: 'stones', 'egara'",
+        ),
+        (
+            {"stones_per_player": 10**400},
+            rf"option 'stones_per_player' = 1000.* allowed: an integer 1..{MAX_INT}",
+        ),
+        ({"max_deals": 10**400}, rf"option 'max_deals' = 1000.* allowed: an integer 1..{MAX_INT}"),
+        ({"max_deals": MAX_INT + 1}, rf"option 'max_deals' = {MAX_INT + 1} is invalid"),
+        (
+            {"default_trump": np.array(2)},
+            r"option 'default_trump' = array\(2\) is invalid: allowed: a suit name",
+        ),
+    ],
+)
+def test_arrays_and_unusable_integers_are_refused_naming_option_value_and_allowed(opts, message):
+    with pytest.raises(RuleConfigError, match=message):
+        make_config(**opts)
+    with pytest.raises(RuleConfigError, match=message):
+        Config(**opts)  # the dataclass checks its values too
+
+
+@pytest.mark.parametrize("mode", ["dealers_sit_out", "all_play"])
+def test_six_player_mode_with_four_players_is_an_error_saying_so(mode):
+    msg = rf"option 'six_player_mode' = '{mode}' has no meaning with num_players=4.*set num_players=6"
+    with pytest.raises(RuleConfigError, match=msg):
+        make_config(six_player_mode=mode)
+    with pytest.raises(RuleConfigError, match=msg):
+        make_config(num_players=4, six_player_mode=mode)
+    assert make_config(num_players=6, six_player_mode=mode).six_player_mode == mode
+    with pytest.raises(RuleConfigError, match="'six_player_mode' = 'all' is invalid"):
+        make_config(six_player_mode="all")  # a bad value is named as such first
 
 
 @pytest.mark.parametrize(
