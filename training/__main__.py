@@ -1,6 +1,9 @@
-"""``python -m training <config.yaml | preset> [--seed N] [--timesteps N] [--out DIR]``.
+"""``python -m training <config.yaml | preset> [--seed N] [--timesteps N] [--out DIR] [--publish]``.
 
-Presets are the files in training/configs/ (``python -m training --list``).
+Presets are the files in training/configs/ and those games ship (``python -m training --list``).
+A run writes to ``runs/<name>/`` (``model/`` = the result, ``work/`` = checkpoints and logs);
+``--publish`` also copies the result to ``models/<name>/``. Ctrl-C saves a checkpoint; ``--resume``
+continues from it.
 """
 
 from __future__ import annotations
@@ -8,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -18,29 +22,50 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training", description=__doc__)
     ap.add_argument("config", nargs="?", help="a YAML config path or a preset name")
     ap.add_argument("--seed", type=int)
-    ap.add_argument("--timesteps", type=int)
+    ap.add_argument("--timesteps", type=int, help="PPO steps (after the behaviour-cloning warm start)")
+    ap.add_argument("--bc-steps", type=int, help="teacher decisions of the behaviour-cloning warm start")
     ap.add_argument("--n-envs", type=int)
     ap.add_argument("--eval-deals", type=int)
-    ap.add_argument("--out", help="output dir (default models/<name>)")
-    ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    ap.add_argument("--out", help="the run folder (default runs/<name>/; the result is in its model/)")
+    ap.add_argument(
+        "--publish", action="store_true", help="also copy the result to models/<name>/ (the shipped models)"
+    )
+    ap.add_argument(
+        "--resume", action="store_true", help="continue an interrupted run from its last checkpoint"
+    )
+    ap.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     ap.add_argument("--list", action="store_true", help="list the presets and exit")
     args = ap.parse_args(argv)
     if args.list or not args.config:
         print("presets:", ", ".join(presets()))
         return 0 if args.list else 2
-    cfg = load_config(
-        args.config,
-        seed=args.seed,
-        timesteps=args.timesteps,
-        n_envs=args.n_envs,
-        eval_deals=args.eval_deals,
-    )
-    from training.run import train
+    try:
+        cfg = load_config(
+            args.config,
+            seed=args.seed,
+            timesteps=args.timesteps,
+            n_envs=args.n_envs,
+            eval_deals=args.eval_deals,
+            bc=None if args.bc_steps is None else {"steps": args.bc_steps},
+        )
+    except ValueError as exc:
+        ap.error(str(exc))
+    from training.run import TrainingInterrupted, run_paths, train
 
-    record = train(cfg, out=args.out, progress_bar=not args.no_progress)
+    try:
+        record = train(
+            cfg, out=args.out, progress_bar=not args.no_progress, resume=args.resume, publish=args.publish
+        )
+    except TrainingInterrupted as exc:
+        print(f"\n{exc}", file=sys.stderr)
+        return 130
     print(json.dumps({k: record[k] for k in ("name", "timesteps", "train_seconds", "seed")}, indent=1))
     if "eval" in record:
         print("duplicate eval:", json.dumps(record["eval"]))
+    print(
+        f"result: {run_paths(cfg, args.out).model}"
+        + (f" (published to models/{cfg['name']}/)" if args.publish else "")
+    )
     return 0
 
 

@@ -38,13 +38,26 @@ class Demonstrations:
         return int(self.actions.size)
 
 
-def collect(view: Any, teacher: Any, steps: int, seed: int, reward_scale: float = 1.0) -> Demonstrations:
-    """Let ``teacher`` play the learner's seats of ``view`` for at least ``steps`` decisions."""
+def collect(
+    view: Any,
+    teacher: Any,
+    steps: int,
+    seed: int,
+    reward_scale: float = 1.0,
+    progress: bool = False,
+) -> Demonstrations:
+    """Let ``teacher`` play the learner's seats of ``view`` for at least ``steps`` decisions.
+
+    ``progress`` shows a bar of the decisions collected (on a terminal only).
+    """
     if steps <= 0:
         raise ValueError(f"bc.steps must be positive, got {steps}")
+    from tqdm.auto import tqdm
+
     rng = np.random.Generator(np.random.PCG64(seed))
     obs_l, mask_l, act_l, ret_l = [], [], [], []
     episodes = 0
+    bar = tqdm(total=steps, desc="behaviour cloning: teacher decisions", disable=None if progress else True)
     while len(act_l) < steps:
         obs, _ = view.reset(seed=int(rng.integers(2**63 - 1)))
         teacher.reset(int(rng.integers(2**63 - 1)))
@@ -62,6 +75,8 @@ def collect(view: Any, teacher: Any, steps: int, seed: int, reward_scale: float 
         # return-to-go of each decision of this episode (gamma = 1)
         ret_l.extend(np.cumsum(rewards[::-1])[::-1] * reward_scale)
         episodes += 1
+        bar.update(min(len(rewards), steps - bar.n))
+    bar.close()
     return Demonstrations(
         np.asarray(obs_l, dtype=np.float32),
         np.asarray(mask_l, dtype=bool),
@@ -133,13 +148,15 @@ def agreement(policy: Any, data: Demonstrations) -> float:
     return float(np.mean(best == data.actions))
 
 
-def warm_start(model: Any, cfg: dict[str, Any], view: Any, teacher: Any, seed: int) -> dict[str, Any]:
+def warm_start(
+    model: Any, cfg: dict[str, Any], view: Any, teacher: Any, seed: int, progress: bool = False
+) -> dict[str, Any]:
     """Collect teacher demonstrations in ``view`` and fit ``model.policy``; the run.json record."""
     import time
 
     bc = cfg["bc"]
     t0 = time.time()
-    data = collect(view, teacher, int(bc["steps"]), seed, float(cfg["reward_scale"]))
+    data = collect(view, teacher, int(bc["steps"]), seed, float(cfg["reward_scale"]), progress)
     t1 = time.time()
     stats = fit(
         model.policy,

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from kabu_envs import registry
+from training.outputs import check_name
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
@@ -129,6 +130,7 @@ def validate(cfg: dict[str, Any]) -> None:
         raise ValueError(f"role {cfg['role']!r} is not a role of {cfg['game']}: {spec.role_names}")
     if not cfg["name"]:
         raise ValueError("config needs a 'name' (the model directory name, e.g. ppo_oicho_bettor)")
+    check_name(cfg["name"])
     if not cfg["opponents"] and cfg["self_play"]["weight"] <= 0:
         raise ValueError("config needs opponents or a positive self_play.weight")
     for name, w in cfg["opponents"].items():

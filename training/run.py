@@ -4,20 +4,23 @@ Each env is a ``SingleAgentView``; the non-learner seats draw an agent per episo
 from one shared ``OpponentPool``: the configured fixed agents ("random", "scripted",
 shipped "ppo..." models) with their weights, plus up to ``self_play.max_snapshots``
 frozen copies of the learner taken every ``self_play.every`` steps, sharing
-``self_play.weight``. In Kakeya the learner's partner is the learner itself
-(``partner: self``, the default; see kabu_envs/wrappers/views.py).
+``self_play.weight``. A role of several seats (a Kakeya partnership) is played by the learner
+as a whole (``partner: self``, the default; see kabu_envs/wrappers/views.py).
 
-Outputs: ``<out>/policy.npz`` + ``<out>/policy.json`` (the policy file: weights and what they
-were trained for, no pickles; agents/policy_file.py), ``<out>/run.json`` (resolved config, seed,
-package versions, timings, a short duplicate evaluation) and ``<out>/progress.csv`` (SB3's
-per-update log: the learning curve). Checkpoints, SB3's full ``model_full.zip``, the BC warm start
-(``bc_policy/``), monitor CSVs and tensorboard logs go to ``runs/<name>/`` (not committed).
+Outputs (training/outputs.py): the run folder (default ``runs/<name>/``) gets ``model/`` — the
+policy file (``policy.npz`` + ``policy.json``: weights and what they were trained for, no pickles),
+``run.json`` (resolved config, seed, package versions, timings, a short duplicate evaluation) and
+``progress.csv`` (the learning curve) — swapped into place only when complete, and ``work/``
+(pickle-free resumable checkpoints, logs, the BC warm start). ``publish=True`` copies ``model/`` to
+``models/<name>/``. An interrupted run saves a checkpoint and says how to resume (``resume=True``).
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import platform
+import shutil
 import sys
 import time
 from importlib import metadata
@@ -25,12 +28,19 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium
-import numpy as np
 
 from agents.registry import REPO_ROOT, make_agent
 from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
+from training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
+from training.outputs import RunPaths, check_name, copy_published, inside, swap_into_place, write_json
 
 PACKAGES = ("kabu-envs", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy")
+# config keys that may differ between a run and its resumption (the budget and the evaluation)
+RESUMABLE_CHANGES = ("timesteps", "eval_deals")
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during learning: a checkpoint was saved; the message says how to resume."""
 
 
 def versions() -> dict[str, str]:
@@ -73,121 +83,11 @@ def make_view(cfg: dict[str, Any], pool: OpponentPool) -> SingleAgentView:
     return view(cfg["game"], role=cfg["role"], partner=cfg["partner"], opponents=pool, **cfg["env_options"])
 
 
-def train(cfg: dict[str, Any], out: str | Path | None = None, progress_bar: bool = True) -> dict[str, Any]:
-    """Train one model as configured; returns the run record (also written to run.json)."""
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
-    from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from agents.ppo_agent import PPOAgent
-
-    torch.set_num_threads(1)
-    seed = int(cfg["seed"])
-    torch.manual_seed(seed)
-    out = Path(out) if out else REPO_ROOT / "models" / cfg["name"]
-    run_dir = out.parent.parent / "runs" / cfg["name"] if out.parent.name == "models" else out / "run"
-    out.mkdir(parents=True, exist_ok=True)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    pool = build_pool(cfg, seed)
-    n_envs = int(cfg["n_envs"])
-
-    def env_fn(i: int):
-        def make() -> gymnasium.Env:
-            env = Monitor(make_view(cfg, pool), str(run_dir / f"monitor_{i}"))
-            return ScaleReward(env, cfg["reward_scale"]) if cfg["reward_scale"] != 1.0 else env
-
-        return make
-
-    vec = DummyVecEnv([env_fn(i) for i in range(n_envs)])
-    vec.seed(seed)
-    if cfg["init_from"]:
-        # a policy file (never an SB3 zip: those can carry code); its architecture wins
-        from agents.policy_file import load_into_sb3, read_policy, sb3_policy_kwargs
-        from agents.ppo_agent import find_policy
-
-        init = Path(cfg["init_from"])
-        init = read_policy(find_policy(init if init.is_absolute() else REPO_ROOT / init))
-        init.check_fits(
-            game=cfg["game"], env_options=cfg["env_options"], label=f"init_from {cfg['init_from']!r}"
-        )
-        kwargs = sb3_policy_kwargs(init)
-        model = MaskablePPO(
-            "MlpPolicy", vec, seed=seed, device="cpu", policy_kwargs=kwargs, verbose=0, **cfg["ppo"]
-        )
-        load_into_sb3(init, model.policy)
-        model.num_timesteps = int(init.training.get("timesteps", 0))  # the count goes on
-    else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec,
-            seed=seed,
-            device="cpu",
-            policy_kwargs=dict(cfg["policy_kwargs"]),
-            verbose=0,
-            **cfg["ppo"],
-        )
-    bc_record = None
-    if cfg["bc"]["teacher"]:
-        from training.bc import warm_start
-
-        teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), seed + 500, **cfg["env_options"])
-        bc_record = warm_start(model, cfg, make_view(cfg, pool), teacher, seed + 501)
-        save_policy(model, cfg, run_dir / "bc_policy", seed)  # the warm start alone, for comparison
-    model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
-    sp = cfg["self_play"]
-
-    class Snapshots(BaseCallback):
-        """Freeze a numpy copy of the actor into the pool every ``every`` steps."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.next_at = int(sp["every"])
-            self.count = 0
-
-        def _on_step(self) -> bool:
-            if sp["weight"] > 0 and self.num_timesteps >= self.next_at:
-                self.next_at += int(sp["every"])
-                self.count += 1
-                snap = PPOAgent(model=model, fast=True, deterministic=False, seed=seed + 1000 + self.count)
-                pool.add(snap, sp["weight"])
-            return True
-
-    snaps = Snapshots()
-    ckpt = CheckpointCallback(max(int(cfg["checkpoint_every"]) // n_envs, 1), str(run_dir / "checkpoints"))
-    t0 = time.time()
-    model.learn(
-        int(cfg["timesteps"]),
-        callback=CallbackList([snaps, ckpt]),
-        progress_bar=progress_bar,
-        reset_num_timesteps=not cfg["init_from"],
-    )
-    train_seconds = time.time() - t0
-    # The published output is the policy file (weights, no pickles); training on from it (init_from)
-    # restarts Adam's moments. runs/<name>/model_full.zip keeps SB3's full model with the optimiser.
-    model.save(str(run_dir / "model_full.zip"))
-    save_policy(model, cfg, out, seed)
-    progress = run_dir / "progress.csv"
-    if progress.is_file():
-        (out / "progress.csv").write_text(progress.read_text())
-    record = {
-        "name": cfg["name"],
-        "config": cfg,
-        "seed": seed,
-        "timesteps": int(model.num_timesteps),
-        "train_seconds": round(train_seconds, 1),
-        "snapshots_added": snaps.count,
-        "bc": bc_record,
-        "versions": versions(),
-        "command": " ".join([Path(sys.executable).name, "-m", "training", *sys.argv[1:]]),
-    }
-    if cfg["eval_deals"] > 0:
-        record["eval"] = quick_eval(cfg, out, int(cfg["eval_deals"]), seed)
-    (out / "run.json").write_text(json.dumps(record, indent=2, sort_keys=True))
-    vec.close()
-    return record
+def run_paths(cfg: dict[str, Any], out: str | Path | None) -> RunPaths:
+    """The run folder: ``out`` or ``runs/<name>/`` (a name that would leave ``runs/`` is refused)."""
+    if out is not None:
+        return RunPaths(Path(out))
+    return RunPaths(inside(REPO_ROOT / "runs", cfg["name"]))
 
 
 def save_policy(model: Any, cfg: dict[str, Any], out: Path, seed: int) -> None:
@@ -205,6 +105,221 @@ def save_policy(model: Any, cfg: dict[str, Any], out: Path, seed: int) -> None:
     write_policy(policy_from_sb3(model.policy, cfg["game"], cfg["role"], cfg["env_options"], training), out)
 
 
+# --- the steps of a run -------------------------------------------------------------------------------
+def _prepare(paths: RunPaths, cfg: dict[str, Any], resume: bool) -> Path | None:
+    """Create the folders; for a resumption, check the config and return the checkpoint to start from."""
+    if not resume:
+        if paths.work.exists():  # a fresh run: the previous run's checkpoints and logs go
+            shutil.rmtree(paths.work)
+        paths.work.mkdir(parents=True)
+        write_json(paths.config, cfg)
+        return None
+    ckpt = latest_checkpoint(paths.checkpoints)
+    if ckpt is None or not paths.config.is_file():
+        raise ValueError(
+            f"nothing to resume in {paths.root}: no complete checkpoint under {paths.checkpoints}"
+        )
+    saved = json.loads(paths.config.read_text())
+    diff = sorted(
+        k for k in set(saved) | set(cfg) if k not in RESUMABLE_CHANGES and saved.get(k) != cfg.get(k)
+    )
+    if diff:
+        raise ValueError(
+            f"--resume with a different config than the interrupted run ({paths.config}): {diff} differ; "
+            f"only {list(RESUMABLE_CHANGES)} may change"
+        )
+    write_json(paths.config, cfg)
+    return ckpt
+
+
+def _new_model(cfg: dict[str, Any], vec: Any, seed: int, start: Path | None) -> Any:
+    """A MaskablePPO: fresh, from ``init_from``'s policy file, or from the checkpoint ``start``."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.policy_file import load_into_sb3, read_policy, sb3_policy_kwargs
+    from agents.ppo_agent import find_policy
+
+    init = None
+    if start is not None:
+        init = read_policy(start)
+    elif cfg["init_from"]:  # a policy file (never an SB3 zip: those can carry code)
+        path = Path(cfg["init_from"])
+        init = read_policy(find_policy(path if path.is_absolute() else REPO_ROOT / path))
+        init.check_fits(
+            game=cfg["game"], env_options=cfg["env_options"], label=f"init_from {cfg['init_from']!r}"
+        )
+    kwargs = sb3_policy_kwargs(init) if init is not None else dict(cfg["policy_kwargs"])
+    model = MaskablePPO(
+        "MlpPolicy", vec, seed=seed, device="cpu", policy_kwargs=kwargs, verbose=0, **cfg["ppo"]
+    )
+    if init is not None:  # its architecture wins; the step count goes on
+        load_into_sb3(init, model.policy)
+        model.num_timesteps = int(init.training.get("timesteps", 0))
+    if start is not None:
+        model.num_timesteps = restore_optimizer(model, start)
+    return model
+
+
+def _callbacks(model: Any, cfg: dict[str, Any], pool: OpponentPool, paths: RunPaths, seed: int) -> Any:
+    """Self-play snapshots into the pool and pickle-free checkpoints, every so many steps."""
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    from agents.ppo_agent import PPOAgent
+
+    sp = cfg["self_play"]
+    every_ckpt = int(cfg["checkpoint_every"])
+
+    class Snapshots(BaseCallback):
+        """Freeze a numpy copy of the actor into the pool every ``self_play.every`` steps."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_at = (model.num_timesteps // int(sp["every"]) + 1) * int(sp["every"])
+            self.count = 0
+
+        def _on_step(self) -> bool:
+            if sp["weight"] > 0 and self.num_timesteps >= self.next_at:
+                self.next_at += int(sp["every"])
+                self.count += 1
+                snap = PPOAgent(model=model, fast=True, deterministic=False, seed=seed + 1000 + self.count)
+                pool.add(snap, sp["weight"])
+            return True
+
+    class Checkpoints(BaseCallback):
+        """``work/checkpoints/step_<n>/`` every ``checkpoint_every`` steps (policy file + Adam state)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_at = (model.num_timesteps // every_ckpt + 1) * every_ckpt
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self.next_at:
+                self.next_at += every_ckpt
+                save_checkpoint(model, paths.checkpoints, lambda m, d: save_policy(m, cfg, d, seed))
+            return True
+
+    snaps = Snapshots()
+    return snaps, CallbackList([snaps, Checkpoints()])
+
+
+def _learn(
+    model: Any, cfg: dict[str, Any], paths: RunPaths, callbacks: Any, progress_bar: bool, seed: int
+) -> None:
+    """Learn up to ``timesteps`` in total; on Ctrl-C save a checkpoint and say how to resume."""
+    from stable_baselines3.common.logger import configure
+
+    segment = len(list(paths.work.glob("log_*")))
+    model.set_logger(configure(str(paths.work / f"log_{segment}"), ["csv", "tensorboard"]))
+    # the run's target: the step count it started from (0, or init_from's) plus ``timesteps``
+    start_file = paths.work / "start.json"
+    if not start_file.is_file():
+        write_json(start_file, {"timesteps": int(model.num_timesteps)})
+    target = json.loads(start_file.read_text())["timesteps"] + int(cfg["timesteps"])
+    remaining = target - int(model.num_timesteps)
+    if remaining <= 0:
+        return
+    try:
+        model.learn(remaining, callback=callbacks, progress_bar=progress_bar, reset_num_timesteps=False)
+    except KeyboardInterrupt:
+        ckpt = save_checkpoint(model, paths.checkpoints, lambda m, d: save_policy(m, cfg, d, seed))
+        raise TrainingInterrupted(
+            f"training interrupted at {model.num_timesteps} steps; checkpoint {ckpt}. Resume with: "
+            f"python -m training <config> --resume --out {paths.root}"
+        ) from None
+
+
+def _progress_csv(paths: RunPaths, dest: Path) -> None:
+    """The learning curve of every segment of the run (a resumed run has several), in one CSV."""
+    rows: list[dict[str, str]] = []
+    fields: list[str] = []
+    for log in sorted(paths.work.glob("log_*"), key=lambda p: int(p.name.split("_")[1])):
+        f = log / "progress.csv"
+        if not f.is_file() or f.stat().st_size == 0:
+            continue
+        with open(f, newline="") as fh:
+            reader = csv.DictReader(fh)
+            fields += [k for k in reader.fieldnames or () if k not in fields]
+            rows += list(reader)
+    if rows:
+        with open(dest, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=fields)
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+def _finish(model: Any, cfg: dict[str, Any], paths: RunPaths, record: dict[str, Any], seed: int) -> Path:
+    """Write the policy, evaluation, learning curve and run record in staging; swap into ``model/``."""
+    stage = paths.staging()
+    save_policy(model, cfg, stage, seed)
+    _progress_csv(paths, stage / "progress.csv")
+    if cfg["eval_deals"] > 0:
+        record["eval"] = quick_eval(cfg, stage, int(cfg["eval_deals"]), seed)
+    write_json(stage / "run.json", record)
+    return swap_into_place(stage, paths.model)
+
+
+def train(
+    cfg: dict[str, Any],
+    out: str | Path | None = None,
+    progress_bar: bool = True,
+    resume: bool = False,
+    publish: bool = False,
+) -> dict[str, Any]:
+    """Train one model as configured; returns the run record (also written to ``model/run.json``)."""
+    import torch
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    check_name(cfg["name"])
+    paths = run_paths(cfg, out)
+    published = inside(REPO_ROOT / "models", cfg["name"]) if publish else None
+    start = _prepare(paths, cfg, resume)
+    torch.set_num_threads(1)
+    seed = int(cfg["seed"])
+    torch.manual_seed(seed)
+    pool = build_pool(cfg, seed)
+
+    def env_fn(i: int):
+        def make() -> gymnasium.Env:
+            env = Monitor(make_view(cfg, pool), str(paths.work / f"monitor_{i}"))
+            return ScaleReward(env, cfg["reward_scale"]) if cfg["reward_scale"] != 1.0 else env
+
+        return make
+
+    vec = DummyVecEnv([env_fn(i) for i in range(int(cfg["n_envs"]))])
+    vec.seed(seed)
+    model = _new_model(cfg, vec, seed, start)
+    bc_file = paths.work / "bc.json"
+    bc_record = json.loads(bc_file.read_text()) if start is not None and bc_file.is_file() else None
+    if cfg["bc"]["teacher"] and start is None:
+        from training.bc import warm_start
+
+        teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), seed + 500, **cfg["env_options"])
+        bc_record = warm_start(model, cfg, make_view(cfg, pool), teacher, seed + 501, progress=progress_bar)
+        save_policy(model, cfg, paths.work / "bc_policy", seed)  # the warm start alone, for comparison
+        write_json(paths.work / "bc.json", bc_record)
+    snaps, callbacks = _callbacks(model, cfg, pool, paths, seed)
+    t0 = time.time()
+    _learn(model, cfg, paths, callbacks, progress_bar, seed)
+    record = {
+        "name": cfg["name"],
+        "config": cfg,
+        "seed": seed,
+        "timesteps": int(model.num_timesteps),
+        "train_seconds": round(time.time() - t0, 1),
+        "snapshots_added": snaps.count,
+        "bc": bc_record,
+        "resumed_from": str(start.name) if start is not None else None,
+        "versions": versions(),
+        "command": " ".join([Path(sys.executable).name, "-m", "training", *sys.argv[1:]]),
+    }
+    _finish(model, cfg, paths, record, seed)
+    vec.close()
+    if published is not None:
+        copy_published(paths.model, published)
+    return record
+
+
 def quick_eval(cfg: dict[str, Any], model_dir: Path, deals: int, seed: int) -> dict[str, Any]:
     """Duplicate-deal check of the fresh model against the game's ``eval_opponents``."""
     from eval.games import matchup
@@ -220,12 +335,3 @@ def quick_eval(cfg: dict[str, Any], model_dir: Path, deals: int, seed: int) -> d
         s = m.summary()
         res[opp] = {"deals": s.n, "mean": round(s.mean, 4), "ci95": [round(s.lo, 4), round(s.hi, 4)]}
     return res
-
-
-def mean_episode_reward(run_dir: Path) -> float:
-    """Mean learner reward in the monitor CSVs (for tests and logs)."""
-    vals = []
-    for f in run_dir.glob("monitor_*.monitor.csv"):
-        data = np.genfromtxt(f, delimiter=",", skip_header=2, usecols=0)
-        vals.extend(np.atleast_1d(data).tolist())
-    return float(np.mean(vals)) if vals else float("nan")

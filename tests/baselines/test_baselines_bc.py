@@ -86,12 +86,12 @@ def test_training_with_bc_records_the_warm_start(tmp_path, toy_view):
         bc={"teacher": "scripted", "steps": 400, "epochs": 20, "lr": 3e-3, "batch_size": 64},
     )
     train(cfg, out=tmp_path / "ppo_toy", progress_bar=False)
-    run = json.loads((tmp_path / "ppo_toy" / "run.json").read_text())
+    run = json.loads((tmp_path / "ppo_toy" / "model" / "run.json").read_text())
     assert run["bc"]["teacher"] == "scripted" and run["bc"]["decisions"] >= 400
     assert run["bc"]["accuracy"] >= 0.95
     assert run["config"]["bc"]["steps"] == 400
-    assert (tmp_path / "ppo_toy" / "run" / "bc_policy" / "policy.npz").is_file()
-    clone = make_agent("toy_card", str(tmp_path / "ppo_toy" / "run" / "bc_policy"), 0)
+    assert (tmp_path / "ppo_toy" / "work" / "bc_policy" / "policy.npz").is_file()
+    clone = make_agent("toy_card", str(tmp_path / "ppo_toy" / "work" / "bc_policy"), 0)
     teacher = ToyScriptedAgent()
     view = toy_view(num_players=2, learner_seats=[0], seed=3)
     same = 0
