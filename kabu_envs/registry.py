@@ -105,6 +105,8 @@ class GameSpec:
     * ``eval_deals``: default duplicate deals for ``python -m eval``; ``demo``: see ``DemoPlan``.
     * ``gym_ids``: Gymnasium ids of the single-agent views -> the view's fixed keyword arguments.
     * ``training_presets``: ``"package:folder"`` of YAML training presets shipped with the game.
+    * ``batch``: a vectorised batch engine ``(batch_size, autoreset, **rule_options)`` (see
+      ``kabu_envs.batch``); without one, ``batch.make`` serves the game with the reference loop.
     """
 
     id: str
@@ -121,6 +123,7 @@ class GameSpec:
     pettingzoo_id: str | None = None
     gym_ids: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     training_presets: str | None = None
+    batch: Ref | None = None
     doc: str = ""
 
     def __post_init__(self) -> None:

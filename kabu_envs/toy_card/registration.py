@@ -19,6 +19,7 @@ SPEC = register(
         pettingzoo_id="kabu_envs/toy_card-v0",
         gym_ids={"kabu_envs/ToyCard-v0": {"role": "seat"}},
         training_presets="kabu_envs.toy_card:presets",
+        batch="kabu_envs.toy_card.batch:ToyCardBatch",
         doc="a one-card betting game for tests and as the template of a new game",
     )
 )

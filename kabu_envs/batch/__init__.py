@@ -1,0 +1,38 @@
+"""Batched games: ``batch.make(game, batch_size=B, **rule_options)`` steps B games per call.
+
+The contract (every registered game)::
+
+    env = batch.make("kakeya", batch_size=B, **rule_options)
+    env.reset(seed=0)                # or reset(seeds=[s0, ..., sB-1]) / reset(decks=[deck0, ...])
+    env.current_player               # (B,) int64, -1 where that game is over
+    env.legal_action_mask            # (B, A) bool
+    env.observation                  # (B, obs_size) float32: the current player's observation
+    env.rewards                      # (B, num_players) float64: paid by the last step
+    env.terminated                   # (B,) bool
+    env.step(actions)                # (B,) ints; ignored where terminated
+
+``reset(seeds=[...])`` gives game b exactly the deal the AEC env's ``reset(seed=seeds[b])`` gives;
+``reset(decks=[...])`` the stacked decks of ``reset(options={"deck": ...})``; ``reset(seed=s)`` uses
+``seeds = derive_seeds(s, B)``. ``autoreset=True`` restarts a finished game at the next ``step``
+(its new deal's seed continues the batch's seed stream), for training loops.
+
+A game offers a batch engine in its registry record (``GameSpec.batch``); a game without one is
+served by ``LoopBatchEnv``, the reference implementation over B AEC envs (exact, not fast).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kabu_envs import registry
+from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, derive_seeds
+
+__all__ = ["BatchEnv", "LoopBatchEnv", "derive_seeds", "make"]
+
+
+def make(game: str, batch_size: int, autoreset: bool = False, **rule_options: Any) -> BatchEnv:
+    """The batch engine of ``game`` (its own vectorised one, or the reference loop)."""
+    spec = registry.get(game)
+    if spec.batch is not None:
+        return registry.resolve(spec.batch)(batch_size=batch_size, autoreset=autoreset, **rule_options)
+    return LoopBatchEnv(game, batch_size=batch_size, autoreset=autoreset, **rule_options)

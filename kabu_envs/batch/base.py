@@ -1,0 +1,175 @@
+"""The batch-engine contract and its reference implementation over AEC envs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.core.errors import IllegalActionError
+
+
+def derive_seeds(seed: int, batch_size: int) -> list[int]:
+    """Game seeds of ``reset(seed=s)``: independent streams from one seed (``SeedSequence.spawn``)."""
+    children = np.random.SeedSequence(int(seed)).spawn(batch_size)
+    return [int(c.generate_state(1, np.uint64)[0] >> np.uint64(1)) for c in children]
+
+
+def check_batch_size(batch_size: Any) -> int:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size={batch_size!r}: a positive integer is expected")
+    return int(batch_size)
+
+
+class BatchEnv:
+    """B games of one rule set, stepped together (see ``kabu_envs.batch``)."""
+
+    batch_size: int
+    num_players: int
+    num_actions: int
+    obs_size: int
+    autoreset: bool
+    current_player: np.ndarray
+    legal_action_mask: np.ndarray
+    observation: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+
+    def reset(
+        self,
+        seed: int | None = None,
+        seeds: Sequence[int] | None = None,
+        decks: Sequence[Sequence[int] | None] | None = None,
+    ) -> None:
+        raise NotImplementedError
+
+    def step(self, actions: Any) -> None:
+        raise NotImplementedError
+
+    # --- shared helpers ---------------------------------------------------------------------------
+    def _resolve_seeds(
+        self, seed: int | None, seeds: Sequence[int] | None, decks: Sequence[Any] | None
+    ) -> tuple[list[int | None], list[Any]]:
+        B = self.batch_size
+        if seed is not None and seeds is not None:
+            raise ValueError("reset(): give seed= or seeds=, not both")
+        if seeds is not None:
+            if len(seeds) != B:
+                raise ValueError(f"reset(seeds=...): {len(seeds)} seeds for a batch of {B}")
+            out: list[int | None] = [int(s) for s in seeds]
+        elif seed is not None:
+            out = list(derive_seeds(seed, B))
+        else:
+            out = [None] * B
+        if decks is not None and len(decks) != B:
+            raise ValueError(f"reset(decks=...): {len(decks)} decks for a batch of {B}")
+        return out, list(decks) if decks is not None else [None] * B
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.batch_size,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(
+                f"step(actions): expected {self.batch_size} integer action ids (shape ({self.batch_size},)), "
+                f"got a {a.dtype} array of shape {a.shape}"
+            )
+        live = self.current_player >= 0  # (with autoreset a just-ended game is already live again)
+        bad = live & ~self.legal_action_mask[np.arange(self.batch_size), np.clip(a, 0, self.num_actions - 1)]
+        bad |= live & ((a < 0) | (a >= self.num_actions))
+        if bad.any():
+            b = int(np.flatnonzero(bad)[0])
+            raise IllegalActionError(
+                int(a[b]),
+                np.flatnonzero(self.legal_action_mask[b]).tolist(),
+                seat=int(self.current_player[b]),
+                reason=f"game {b} of the batch",
+            )
+        return a.astype(np.int64)
+
+
+class LoopBatchEnv(BatchEnv):
+    """B raw AEC envs behind the batch contract: exact by construction, at AEC speed.
+
+    With ``autoreset``, ``terminated[b]`` is True on the step where game b ended (its payout is in
+    ``rewards[b]``) while ``current_player[b]``, the mask and the observation already show the next deal.
+
+    It serves every registered game and rule option, and it is what the vectorised engines are
+    checked against (lockstep tests).
+    """
+
+    def __init__(self, game: str, batch_size: int, autoreset: bool = False, **rule_options: Any) -> None:
+        from kabu_envs import registry
+
+        self.batch_size = check_batch_size(batch_size)
+        spec = registry.get(game)
+        self.game = game
+        self.autoreset = bool(autoreset)
+        self.envs = [spec.make_raw_env(**rule_options) for _ in range(self.batch_size)]
+        first = self.envs[0]
+        agent = first.possible_agents[0]
+        self.num_players = len(first.possible_agents)
+        self.num_actions = int(first.action_space(agent).n)
+        self.obs_size = int(first.observation_space(agent)["observation"].shape[0])
+        B = self.batch_size
+        self.current_player = np.full(B, -1, dtype=np.int64)
+        self.legal_action_mask = np.zeros((B, self.num_actions), dtype=bool)
+        self.observation = np.zeros((B, self.obs_size), dtype=np.float32)
+        self.rewards = np.zeros((B, self.num_players), dtype=np.float64)
+        self.terminated = np.ones(B, dtype=bool)
+        self._seed_rng = np.random.Generator(np.random.PCG64())
+
+    def reset(
+        self,
+        seed: int | None = None,
+        seeds: Sequence[int] | None = None,
+        decks: Sequence[Sequence[int] | None] | None = None,
+    ) -> None:
+        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
+        # the stream autoreset draws later deals' seeds from
+        self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else game_seeds[0]))
+        self.rewards[:] = 0.0
+        for b, env in enumerate(self.envs):
+            deck = game_decks[b]
+            env.reset(seed=game_seeds[b], options=None if deck is None else {"deck": deck})
+            self._sync(b)
+
+    def _sync(self, b: int) -> None:
+        """Copy game b's turn, mask, observation and rewards into the batch arrays."""
+        env = self.envs[b]
+        names = env.possible_agents
+        self.rewards[b] = [env.rewards.get(a, 0.0) for a in names]
+        while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            if all(env.terminations[a] or env.truncations[a] for a in env.agents):
+                break
+            env.step(None)
+            self.rewards[b] += [env.rewards.get(a, 0.0) for a in names]
+        over = not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
+        self.terminated[b] = over
+        if over:
+            self.current_player[b] = -1
+            self.legal_action_mask[b] = False
+            self.observation[b] = 0.0
+            return
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        self.current_player[b] = names.index(agent)
+        self.legal_action_mask[b] = obs["action_mask"].astype(bool)
+        self.observation[b] = obs["observation"]
+
+    def step(self, actions: Any) -> None:
+        """Apply one action per live game; with ``autoreset`` a game that ends is dealt anew at once
+        (its ``rewards`` and ``terminated`` still report the end; the turn and observation are the new
+        deal's)."""
+        acts = self._check_actions(actions)
+        self.rewards[:] = 0.0
+        for b, env in enumerate(self.envs):
+            if self.current_player[b] < 0:  # over (and not restarted): the action is ignored
+                continue
+            env.step(int(acts[b]))
+            self._sync(b)
+            if self.autoreset and self.terminated[b]:
+                paid = self.rewards[b].copy()
+                env.reset(seed=int(self._seed_rng.integers(2**63 - 1)))
+                self._sync(b)
+                self.rewards[b] += paid
+                self.terminated[b] = True
