@@ -57,6 +57,7 @@ def test_every_option_is_documented_with_a_default():
         "default_trump",
         "dealers_choose_trump",
         "rensho_rule",
+        "rensho_follow",
         "max_deals",
         "stones_per_player",
         "reward",

@@ -228,3 +228,90 @@ def test_illegal_actions_name_the_legal_ones():
     with pytest.raises(IllegalActionError, match=r"56=LEAD_SELF, 57=LEAD_PARTNER"):
         g.apply_action(0)
     np.testing.assert_array_equal(g.pop_rewards(), 0)
+
+
+# --- Rensho and following suit: rensho_follow, both settings (docs/kakeya.md §6 Play) ------------------
+def game_after_lead(seat3: list[str], lead: str, **opts):
+    """Seat 3 holds ``seat3`` (13 cards); seat 2 leads ``lead``; the rest is dealt in id order.
+    Returns the game with seat 3 to play."""
+    mine = ids(seat3)
+    rest = [c for c in range(52) if c not in mine and c != card_id(lead)]
+    hands = {3: mine, 2: [card_id(lead), *rest[:12]], 0: rest[12:25], 1: rest[25:]}
+    g = new_game(deck_for(hands, deal_order(4, 1)), dealers_choose_trump=False, **opts)
+    g.apply_action(Action.LEAD_SELF)  # seat 2 (the seat after the first dealer) leads
+    g.apply_action(card_id(lead))
+    assert g.current_player == 3
+    return g
+
+
+HEARTS_DIAMONDS = ["2H", "3H", "4H", "5H", "6H", "7H", "2D", "3D", "4D", "5D", "6D", "7D"]
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_rensho_alone_in_the_led_suit(rensho_follow):
+    """{Rensho AS, hearts, diamonds} facing a spade lead: "free" may play any card (and keeps
+    Rensho back), "must_follow" only Rensho."""
+    g = game_after_lead(["AS", *HEARTS_DIAMONDS], "2S", rensho_follow=rensho_follow)
+    assert g.rensho == card_id("AS")
+    hand = bits_to_cards(g.hands[3])
+    assert g.legal_actions() == (hand if rensho_follow == "free" else ids(["AS"]))
+    if rensho_follow == "free":
+        g.apply_action(card_id("2H"))
+        # shown out of spades (public), though it still holds Rensho, a spade
+        assert g.void_bits == 1 << (4 * 3 + 3) and g.hands[3] >> card_id("AS") & 1
+        g.apply_action(g.legal_actions()[0])
+        g.apply_action(g.legal_actions()[0])
+        assert g.last_trick.winner != 3 and card_id("AS") not in g.last_trick.cards
+    else:
+        g.apply_action(card_id("AS"))
+        assert g.void_bits == 0
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_rensho_and_another_card_of_the_led_suit(rensho_follow):
+    """{Rensho AS, 5S, ...} facing a spade lead: 5S or Rensho, in both settings."""
+    g = game_after_lead(["AS", "5S", *HEARTS_DIAMONDS[1:]], "2S", rensho_follow=rensho_follow)
+    assert g.legal_actions() == ids(["5S", "AS"])
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_a_seat_without_the_led_suit_plays_anything(rensho_follow):
+    g = game_after_lead([*HEARTS_DIAMONDS, "8H"], "2S", rensho_follow=rensho_follow)
+    assert g.legal_actions() == bits_to_cards(g.hands[3])
+    g = game_after_lead(["AS", *HEARTS_DIAMONDS], "2C", rensho_follow=rensho_follow)
+    assert g.legal_actions() == bits_to_cards(g.hands[3])  # no club: anything, Rensho included
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+@pytest.mark.parametrize(
+    "rule, trump, rensho, lead",
+    [
+        ("traditional", "clubs", "AS", "2S"),
+        ("traditional", "spades", "AC", "2C"),  # spades trumps: AC is Rensho, a plain club
+        ("seed", "clubs", "AC", "2C"),  # AC is Rensho and a trump: a trump lead
+        ("seed", "hearts", "AS", "2S"),
+    ],
+)
+def test_rensho_follow_under_both_rensho_rules(rensho_follow, rule, trump, rensho, lead):
+    g = game_after_lead(
+        [rensho, *HEARTS_DIAMONDS], lead, rensho_rule=rule, default_trump=trump, rensho_follow=rensho_follow
+    )
+    assert g.rensho == card_id(rensho)
+    want = bits_to_cards(g.hands[3]) if rensho_follow == "free" else ids([rensho])
+    assert g.legal_actions() == want
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_the_trump_ace_that_is_not_rensho_must_follow(rensho_follow):
+    """Spades trumps (traditional): AS is the trump ace, not Rensho, so it follows like any spade."""
+    g = game_after_lead(["AS", *HEARTS_DIAMONDS], "2S", default_trump="spades", rensho_follow=rensho_follow)
+    assert g.rensho == card_id("AC") and g.legal_actions() == ids(["AS"])
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_rensho_led_calls_for_its_natural_suit(rensho_follow):
+    """Rensho led (AS): spades are led; a seat holding spades follows, one without plays anything."""
+    g = game_after_lead(["5S", "9S", *HEARTS_DIAMONDS[3:], "8H", "9H"], "AS", rensho_follow=rensho_follow)
+    assert g.led_suit == 3 and g.legal_actions() == ids(["5S", "9S"])
+    g = game_after_lead([*HEARTS_DIAMONDS, "8H"], "AS", rensho_follow=rensho_follow)
+    assert g.legal_actions() == bits_to_cards(g.hands[3])

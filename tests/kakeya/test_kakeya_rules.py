@@ -162,6 +162,8 @@ def test_six_player_mode_with_four_players_is_an_error_saying_so(mode):
         ({"default_trump": 4}, "default_trump"),
         ({"dealers_choose_trump": 1}, "dealers_choose_trump"),
         ({"rensho_rule": "modern"}, "rensho_rule"),
+        ({"rensho_follow": "never"}, "rensho_follow"),
+        ({"rensho_follow": True}, "rensho_follow"),
         ({"max_deals": 0}, "max_deals"),
         ({"stones_per_player": 2.5}, "stones_per_player"),
         ({"reward": "points"}, "reward"),
@@ -182,19 +184,43 @@ def test_rensho_for_every_trump_under_both_rules(trump, traditional, seed):
     assert card_name(rensho_card(trump, "seed")) == seed
 
 
-# --- follow suit -------------------------------------------------------------------------
+# --- follow suit (docs/kakeya.md §6 Play) ---------------------------------------------------
+ANY = "any"  # every card of the hand
+
+
 @pytest.mark.parametrize(
-    "hand, led, rensho, legal",
+    "hand, led, rensho, free, must_follow",
     [
-        (("2C", "KH", "AS"), -1, "AS", ("2C", "KH", "AS")),  # leading: anything
-        (("2C", "KH", "3H", "AS"), HEARTS, "AS", ("KH", "3H", "AS")),  # follow, Rensho any time
-        (("2C", "KH", "AS"), DIAMONDS, "AS", ("2C", "KH", "AS")),  # void: anything
-        (("2C", "KH", "AC"), CLUBS, "AS", ("2C", "AC")),  # must follow clubs
-        (("2S", "KH", "AC"), SPADES, "AC", ("2S", "AC")),  # Rensho AC playable on a spade lead
+        (("2C", "KH", "AS"), -1, "AS", ANY, ANY),  # leading: anything
+        (("2C", "KH", "3H", "AS"), HEARTS, "AS", ("KH", "3H", "AS"), ("KH", "3H", "AS")),  # Rensho any time
+        (("2C", "KH", "AS"), DIAMONDS, "AS", ANY, ANY),  # no diamond: anything
+        (("2C", "KH", "AC"), CLUBS, "AS", ("2C", "AC"), ("2C", "AC")),  # AC is no Rensho: follow clubs
+        (("2S", "KH", "AC"), SPADES, "AC", ("2S", "AC"), ("2S", "AC")),  # Rensho AC on a spade lead
+        # the hand: Rensho is its only spade
+        (("AS", "2H", "3D"), SPADES, "AS", ANY, ("AS",)),
+        # Rensho and another spade: follow with the spade, or Rensho (both settings)
+        (("AS", "5S", "2H"), SPADES, "AS", ("AS", "5S"), ("AS", "5S")),
+        # Rensho AC (spades trumps, or clubs trumps under rensho_rule="seed") on a club lead
+        (("AC", "2H", "3D"), CLUBS, "AC", ANY, ("AC",)),
+        (("AC", "KC", "2H"), CLUBS, "AC", ("AC", "KC"), ("AC", "KC")),
+        # AS is no Rensho (spades trumps, traditional): an ordinary spade that must follow
+        (("AS", "2H", "3D"), SPADES, "AC", ("AS",), ("AS",)),
+        (("AC",), CLUBS, "AC", ("AC",), ("AC",)),  # a hand of Rensho alone
     ],
 )
-def test_follow_suit_with_rensho_free(hand, led, rensho, legal):
-    assert legal_plays(bits(*hand), led, C(rensho)) == bits(*legal)
+def test_follow_suit_under_both_rensho_follow_settings(hand, led, rensho, free, must_follow):
+    for setting, legal in (("free", free), ("must_follow", must_follow)):
+        want = bits(*hand) if legal == ANY else bits(*legal)
+        assert legal_plays(bits(*hand), led, C(rensho), setting) == want, setting
+
+
+def test_rensho_follow_option_default_values_and_unknown_setting():
+    assert make_config().rensho_follow == "free"
+    assert make_config(rensho_follow="must_follow").rensho_follow == "must_follow"
+    with pytest.raises(RuleConfigError, match=r"'rensho_follow' = 'forced'.*allowed: 'free', 'must_follow'"):
+        make_config(rensho_follow="forced")
+    with pytest.raises(ValueError, match="rensho_follow"):
+        legal_plays(bits("AS", "2H"), SPADES, C("AS"), "forced")
 
 
 # --- trick resolution --------------------------------------------------------------------
