@@ -23,6 +23,7 @@ Following suit with Rensho is the option ``rensho_follow`` (§6): ``"free"`` (de
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -66,6 +67,11 @@ def partnership_seats(partnership: int, num_players: int) -> list[int]:
     return list(range(partnership, num_players, num_players // 2))
 
 
+# How many finished deals ``Game.results`` keeps (the latest): a match of any ``max_deals`` stores a
+# bounded history; ``deal_no``, ``deals_won`` and ``egara_totals`` count every deal (docs/kakeya.md §9).
+RESULTS_KEPT = 16
+
+
 @dataclass(frozen=True)
 class DealResult:
     """What one finished deal did (for tests, render and analysis)."""
@@ -98,7 +104,9 @@ class Game:
         self.deal_no = 0  # deals finished so far
         self.dealer_partnership = self.num_partnerships - 1
         self.lead_partnership = -1  # last deal's winners (-1: none yet)
-        self.results: list[DealResult] = []
+        self.results: deque[DealResult] = deque(maxlen=RESULTS_KEPT)  # the latest finished deals
+        self.deals_won = [0] * self.num_partnerships  # deals each partnership won, this match
+        self.egara_totals = [0] * self.num_partnerships  # egara each partnership took, this match
         self.terminal = False
         self.current_player = -1
         self._rewards = np.zeros(n, dtype=np.float64)
@@ -297,8 +305,11 @@ class Game:
                 change,
             )
         )
+        for p in playing:
+            self.egara_totals[p] += egara[p]
         self.deal_no += 1
         if winner >= 0:
+            self.deals_won[winner] += 1
             losers = [p for p in playing if p != winner]
             self.dealer_partnership = min(losers, key=lambda p: (egara[p], p))
         self.lead_partnership = winner

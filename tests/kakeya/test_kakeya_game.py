@@ -1,6 +1,9 @@
 """Kakeya engine scenarios on stacked decks: deal order, seats, trump and lead choice,
 whole deals with known outcomes, matches over several deals, errors."""
 
+import gc
+import tracemalloc
+
 import numpy as np
 import pytest
 from kakeya_testlib import deal_order, deck_for, ids, new_game, play_min_until_deal_ends, suit_hands
@@ -8,6 +11,7 @@ from kakeya_testlib import deal_order, deck_for, ids, new_game, play_min_until_d
 from kabu_envs.core import IllegalActionError
 from kabu_envs.kakeya import Action, Phase, card_id
 from kabu_envs.kakeya.cards import bits_to_cards
+from kabu_envs.kakeya.game import RESULTS_KEPT
 
 
 # --- deal order and seats --------------------------------------------------------------------
@@ -315,3 +319,36 @@ def test_rensho_led_calls_for_its_natural_suit(rensho_follow):
     assert g.led_suit == 3 and g.legal_actions() == ids(["5S", "9S"])
     g = game_after_lead([*HEARTS_DIAMONDS, "8H"], "AS", rensho_follow=rensho_follow)
     assert g.legal_actions() == bits_to_cards(g.hands[3])
+
+
+# --- memory ------------------------------------------------------------------------------------------------
+def test_a_long_match_stores_a_bounded_history():
+    """A match of many deals (large max_deals, stones that never run out): the engine keeps the last
+    RESULTS_KEPT deal results plus running totals, and the memory it holds does not grow with the
+    number of deals (it kept every DealResult: about 1 MiB per 100k steps)."""
+    g = new_game(seed=0, max_deals=10**6, stones_per_player=10**6)
+    rng = np.random.default_rng(0)
+
+    def play_until(deals: int) -> None:
+        while g.deal_no < deals:
+            legal = g.legal_actions()
+            g.apply_action(legal[int(rng.integers(len(legal)))])
+            g.pop_rewards()
+
+    play_until(50)
+    tracemalloc.start()
+    try:
+        play_until(100)
+        gc.collect()
+        held_100 = tracemalloc.get_traced_memory()[0]  # blocks allocated since deal 50 and still held
+        play_until(300)
+        gc.collect()
+        held_300 = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert not g.terminal and g.deal_no == 300
+    assert len(g.results) == RESULTS_KEPT and [r.deal for r in g.results] == list(
+        range(300 - RESULTS_KEPT, 300)
+    )
+    assert sum(g.egara_totals) == 16 * 300 and sum(g.deals_won) == 300  # two sides: every deal has a winner
+    assert held_300 - held_100 < 10_000, (held_100, held_300)  # 200 more deals (~21k steps)

@@ -74,6 +74,9 @@ def play_random_match(seed: int, stats: dict | None = None, **opts) -> int:
     lead_p = -1
     trump = cfg.default_trump_suit
     steps = 0
+    deals_done = 0
+    deals_won = [0] * num_partnerships
+    egara_totals = [0] * num_partnerships
     while not g.terminal:
         # --- one deal ------------------------------------------------------------------
         assert g.dealer_partnership == dealer_p and g.first_dealer == dealer_p
@@ -174,7 +177,14 @@ def play_random_match(seed: int, stats: dict | None = None, **opts) -> int:
             losers = [p for p in playing if p != win]
             dealer_p = min(losers, key=lambda p: (egara[p], p))
         lead_p = win
-        assert g.terminal == (len(g.results) == cfg.max_deals or 0 in g.partnership_totals)
+        assert g.deal_no == deals_done + 1 and r.deal == deals_done
+        deals_done += 1
+        for p in playing:
+            egara_totals[p] += egara[p]
+        if win >= 0:
+            deals_won[win] += 1
+        assert g.egara_totals == egara_totals and g.deals_won == deals_won
+        assert g.terminal == (deals_done == cfg.max_deals or 0 in g.partnership_totals)
         assert steps < 10_000
     assert g.current_player == -1 and g.legal_actions() == []
     return steps
