@@ -294,6 +294,7 @@ def test_a_seat_without_the_led_suit_plays_anything(rensho_follow):
         ("traditional", "spades", "AC", "2C"),  # spades trumps: AC is Rensho, a plain club
         ("seed", "clubs", "AC", "2C"),  # AC is Rensho and a trump: a trump lead
         ("seed", "hearts", "AS", "2S"),
+        ("seed", "spades", "AS", "2S"),  # AS is Rensho and a trump: a trump lead
     ],
 )
 def test_rensho_follow_under_both_rensho_rules(rensho_follow, rule, trump, rensho, lead):

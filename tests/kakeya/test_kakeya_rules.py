@@ -22,6 +22,7 @@ from kabu_envs.kakeya.cards import (
     suit_of,
 )
 from kabu_envs.kakeya.config import OPTIONS
+from kabu_envs.kakeya.game import partnership_of, partnership_seats
 from kabu_envs.kakeya.scoring import (
     STONES_TABLE,
     deal_winner,
@@ -172,6 +173,15 @@ def test_six_player_mode_with_four_players_is_an_error_saying_so(mode):
 def test_bad_options_raise_value_error_naming_them(opts, words):
     with pytest.raises(ValueError, match=words):
         make_config(**opts)
+
+
+# --- seats and partnerships (docs/kakeya.md §2 Seats and partnerships) ----------------------
+@pytest.mark.parametrize("n, partnerships", [(4, [[0, 2], [1, 3]]), (6, [[0, 3], [1, 4], [2, 5]])])
+def test_partners_never_sit_side_by_side(n, partnerships):
+    """seed 002: sticks 1-3 and 2-4 (four players), 1-4, 2-5, 3-6 (six); each player has
+    opponents on the left and on the right."""
+    assert [partnership_seats(p, n) for p in range(n // 2)] == partnerships
+    assert all(partnership_of(s, n) != partnership_of((s + 1) % n, n) for s in range(n))
 
 
 # --- Rensho ------------------------------------------------------------------------------
