@@ -9,6 +9,12 @@ Card play (the heart of the game is capturing egara, the 16 J/Q/K/A):
   throw my lowest card that is no egara and no trump.
 - Leading: lead from strength: a "master" egara (no unseen higher card of its suit) in
   a suit no opponent has shown out of, else the lowest card of my longest plain suit.
+- Legality comes only from the action mask (the engine's rules, e.g. ``rensho_follow``), and
+  the agent assumes no follow rule of its own: a seat that has "shown out" of a suit (the
+  ``voids`` piece) may, with ``rensho_follow="free"``, still hold Rensho of that suit, so the
+  agent never reads a void as "no Rensho there"; it counts an egara as a master only once
+  Rensho is played or in its own hand. With "free" it keeps its Rensho back on a lead of
+  Rensho's suit unless the trick is worth it, as on any other lead.
 - Trump choice (made before any card is seen, so no suit is better on information): keep
   the current trump. Lead choice: LEAD_SELF when my hand holds at least
   ``lead_self_strength`` winners (Rensho, trump A/K, plain aces), else LEAD_PARTNER.
@@ -128,7 +134,9 @@ class KakeyaScriptedAgent(BaseAgent):
         gone = self._piece(obs, "gone")
         voids = self._piece(obs, "voids").reshape(-1, NUM_SUITS)
         opp_void = [any(voids[k][s] for k in self._opponents) for s in range(NUM_SUITS)]
-        rensho_safe = bool(gone[rensho])  # Rensho may be played at any time, so it must be out or mine
+        # Rensho may be played at any time, and with rensho_follow="free" a seat shown out of its suit may
+        # still hold it: an egara is a master only when Rensho is out or mine
+        rensho_safe = bool(gone[rensho])
         masters = []
         for c in legal:
             s = suit_of(c)

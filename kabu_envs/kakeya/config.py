@@ -73,6 +73,14 @@ OPTIONS = OptionSet(
             "traditional: AS, or AC when spades are trumps; seed: AC when clubs are trumps, else AS (§3)",
         ),
         Option(
+            "rensho_follow",
+            "free",
+            choice("free", "must_follow"),
+            "seed 002 (no laying rule binds Rensho); `'must_follow'` = first release",
+            "free: Rensho is no card of its suit for following, so it is never forced out; must_follow: "
+            "a seat whose only card of the led suit is Rensho must play it (§6)",
+        ),
+        Option(
             "max_deals",
             1,
             integer(1),
@@ -110,6 +118,7 @@ class Config:
     default_trump: str = "clubs"
     dealers_choose_trump: bool = True
     rensho_rule: str = "traditional"
+    rensho_follow: str = "free"
     max_deals: int = 1
     stones_per_player: int = 5
     reward: str = "stones"

@@ -10,7 +10,12 @@ Environment card
   or normalised egara difference (``reward="egara"``); sitting-out seats get 0.
 - Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); with
   ``render_seat=i`` only seat i's own hand is shown (the others as card counts).
-- Version history: v0 - first release.
+- Version history: v0 - first release (Rensho had to follow suit when it was its holder's only
+  card of the led suit); v0, unreleased behaviour change - option ``rensho_follow``, default
+  ``"free"``: Rensho is never forced out to follow suit (seed 002), so default-option masks, play
+  and returns can differ from the first release (``rensho_follow="must_follow"`` plays as it did);
+  ``game.results`` keeps the latest 16 deals. A rename to ``kakeya_v1`` is pending
+  (docs/kakeya.md §16 Version history).
 """
 
 from __future__ import annotations

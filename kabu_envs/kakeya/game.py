@@ -15,12 +15,15 @@ The engine makes the choices of docs/kakeya.md §13 Choices where the sources ar
 - the lead chooser is the first seat after the first dealer (in seat order) that
   belongs to the leading partnership (the last deal's winners; in a first deal or after
   a deal nobody won, the partnership of the first playing seat after the first dealer) (§5);
-- Rensho counts as a card of its suit for following: a seat whose only card of the led
-  suit is Rensho must play it (§6).
+- Rensho led calls for its natural suit (§6).
+
+Following suit with Rensho is the option ``rensho_follow`` (§6): ``"free"`` (default) or
+``"must_follow"``; ``tricks.legal_plays`` is the one place it is applied.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -64,6 +67,11 @@ def partnership_seats(partnership: int, num_players: int) -> list[int]:
     return list(range(partnership, num_players, num_players // 2))
 
 
+# How many finished deals ``Game.results`` keeps (the latest): a match of any ``max_deals`` stores a
+# bounded history; ``deal_no``, ``deals_won`` and ``egara_totals`` count every deal (docs/kakeya.md §9).
+RESULTS_KEPT = 16
+
+
 @dataclass(frozen=True)
 class DealResult:
     """What one finished deal did (for tests, render and analysis)."""
@@ -86,6 +94,7 @@ class Game:
     def __init__(self, cfg: Config, rng: np.random.Generator, deck: list[int] | None = None) -> None:
         self.cfg = cfg
         self.rng = rng
+        self._rensho_follow = cfg.rensho_follow
         self.num_players = n = cfg.num_players
         self.num_partnerships = cfg.num_partnerships
         self._deck_prefix = validate_deck_prefix(deck, NUM_CARDS) if deck is not None else []
@@ -95,7 +104,9 @@ class Game:
         self.deal_no = 0  # deals finished so far
         self.dealer_partnership = self.num_partnerships - 1
         self.lead_partnership = -1  # last deal's winners (-1: none yet)
-        self.results: list[DealResult] = []
+        self.results: deque[DealResult] = deque(maxlen=RESULTS_KEPT)  # the latest finished deals
+        self.deals_won = [0] * self.num_partnerships  # deals each partnership won, this match
+        self.egara_totals = [0] * self.num_partnerships  # egara each partnership took, this match
         self.terminal = False
         self.current_player = -1
         self._rewards = np.zeros(n, dtype=np.float64)
@@ -109,7 +120,9 @@ class Game:
         """The legal actions as an int bit set: the ONE source of legality."""
         phase = self.phase
         if phase is _PLAY:
-            return legal_plays(self.hands[self.current_player], self.led_suit, self.rensho)
+            return legal_plays(
+                self.hands[self.current_player], self.led_suit, self.rensho, self._rensho_follow
+            )
         if phase is _TRUMP:
             return _TRUMP_BITS
         if phase is _LEAD:
@@ -226,6 +239,8 @@ class Game:
         self.played |= bit
         trick = self.trick
         led = trick.led_suit
+        # a seat that does not follow, with a card other than Rensho, shows out of the led suit: it
+        # holds no card of it, except (with rensho_follow="free") perhaps Rensho itself (§6)
         if led >= 0 and card // NUM_RANKS != led and card != self.rensho:
             self.void_bits |= 1 << (NUM_SUITS * seat + led)
         trick.add(seat, card)
@@ -290,8 +305,11 @@ class Game:
                 change,
             )
         )
+        for p in playing:
+            self.egara_totals[p] += egara[p]
         self.deal_no += 1
         if winner >= 0:
+            self.deals_won[winner] += 1
             losers = [p for p in playing if p != winner]
             self.dealer_partnership = min(losers, key=lambda p: (egara[p], p))
         self.lead_partnership = winner

@@ -45,7 +45,9 @@ def obs_spec(cfg: Config) -> ObsSpec:
             ObsPiece("first_dealer", n, "relative seat of this deal's first dealer"),
             ObsPiece("partnership", num_partnerships, "my partnership, absolute one-hot (seat % (n // 2))"),
             ObsPiece("role", 3, "(my partnership deals, I sit out this deal, I play this deal)"),
-            ObsPiece("voids", n * NUM_SUITS, "block k: suits relative seat k has shown out of this deal"),
+            ObsPiece(
+                "voids", n * NUM_SUITS, "block k: suits relative seat k has shown out of this deal (§6)"
+            ),
             ObsPiece(
                 "egara",
                 num_partnerships * NUM_EGARA,

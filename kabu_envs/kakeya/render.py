@@ -51,7 +51,12 @@ def render_text(game: Game, seat: int | None = None) -> str:
         captured = game.captured[p]
         stones = game.partnership_stones(p)
         egara = egara_count(captured)
-        lines.append(f"  partnership {p}: egara={egara:2d} [{_cards(captured)}] stones={stones}")
+        lines.append(
+            f"  partnership {p}: egara={egara:2d} [{_cards(captured)}] stones={stones} "
+            f"deals won={game.deals_won[p]}"
+        )
+    if game.deal_no > len(game.results):
+        lines.append(f"  ({game.deal_no - len(game.results)} earlier deals not shown)")
     for r in game.results:
         who = f"partnership {r.winner} wins" if r.winner >= 0 else "nobody wins"
         lines.append(f"  deal {r.deal + 1}: egara {r.egara}, {who}, stones {r.stones_change}")

@@ -32,14 +32,26 @@ def rensho_card(trump: int, rule: str) -> int:
     raise ValueError(f"unknown rensho_rule {rule!r}")
 
 
-def legal_plays(hand: int, led_suit: int, rensho: int) -> int:
-    """Playable cards (as bits): any card when leading (``led_suit < 0``); otherwise
-    the led suit if held, else anything; Rensho is playable at any time."""
+def legal_plays(hand: int, led_suit: int, rensho: int, rensho_follow: str) -> int:
+    """Playable cards (as bits), docs/kakeya.md §6 Play: any card when leading (``led_suit < 0``);
+    otherwise the cards of the led suit if the seat holds one, else any card; Rensho is playable
+    at any time. ``rensho_follow`` (the option of that name) says whether Rensho itself counts as
+    a card of its suit for following:
+
+    - ``"free"``: it does not, so a seat whose only card of the led suit is Rensho may play any
+      card (Rensho is never forced out);
+    - ``"must_follow"``: it does, so such a seat must play Rensho.
+    """
     if led_suit < 0:
         return hand
+    rensho_bit = hand & (1 << rensho)
     follow = hand & SUIT_MASK[led_suit]
+    if rensho_follow == "free":
+        follow &= ~rensho_bit
+    elif rensho_follow != "must_follow":
+        raise ValueError(f"unknown rensho_follow {rensho_follow!r}")
     if follow:
-        return follow | (hand & (1 << rensho))
+        return follow | rensho_bit
     return hand
 
 

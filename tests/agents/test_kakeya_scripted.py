@@ -130,7 +130,12 @@ def test_params_rules_and_save_load(tmp_path):
 
 
 def test_always_legal_in_every_mode():
-    for opts in ({}, {"num_players": 6}, {"num_players": 6, "six_player_mode": "all_play", "max_deals": 3}):
+    for opts in (
+        {},
+        {"rensho_follow": "must_follow", "rensho_rule": "seed"},
+        {"num_players": 6},
+        {"num_players": 6, "six_player_mode": "all_play", "max_deals": 3, "rensho_follow": "must_follow"},
+    ):
         env = kakeya_v0.env(**opts)
         agent = KakeyaScriptedAgent(**opts)
         for seed in range(10):
@@ -144,3 +149,39 @@ def test_always_legal_in_every_mode():
                 assert obs["action_mask"][a] == 1
                 env.step(a)
     assert np.random.get_state()  # (the agent has its own generator)
+
+
+# Seat 3 holds Rensho AS as its only spade; seat 2 leads; seats 0 and 1 hold no spade.
+RENSHO_ALONE = {
+    3: ids(["AS", "2H", "3H", "4H", "5H", "6H", "7H", "2D", "3D", "4D", "5D", "6D", "7D"]),
+    2: ids(["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS", "2C"]),
+    0: list(range(1, 13)) + ids(["8H"]),  # 3C..AC
+    1: ids(["8D", "9D", "10D", "JD", "QD", "KD", "AD", "9H", "10H", "JH", "QH", "KH", "AH"]),
+}
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_keeps_rensho_back_when_the_rules_allow(rensho_follow):
+    """A plain spade lead with no egara: "free" lets seat 3 keep Rensho and throw its lowest card;
+    "must_follow" leaves it Rensho only. The agent plays from the mask either way."""
+    env = _env_at(RENSHO_ALONE, rensho_follow=rensho_follow)
+    agent = KakeyaScriptedAgent(rensho_follow=rensho_follow)
+    env.step(Action.LEAD_SELF)
+    env.step(card_id("2S"))
+    assert _act(env, agent) == card_id("2D" if rensho_follow == "free" else "AS")
+
+
+def test_a_shown_out_seat_may_still_hold_rensho():
+    """With "free", seat 3 shows out of spades while holding Rensho AS. Seat 2 wins the trick and
+    leads again holding KS QS JS: none of them is a master (AS is neither played nor mine, and the
+    void does not say seat 3 has no AS), so it does not lead a spade egara into Rensho."""
+    env = _env_at(RENSHO_ALONE)
+    agent = KakeyaScriptedAgent()
+    env.step(Action.LEAD_SELF)
+    for card in ("2S", "2H", "8H", "8D"):  # seat 2, 3 (shows out, keeps AS), 0, 1
+        env.step(card_id(card))
+    game = env.unwrapped.game
+    assert game.last_trick.winner == 2 and env.agent_selection == "player_2"
+    assert game.void_bits >> (4 * 3 + 3) & 1 and game.hands[3] >> card_id("AS") & 1
+    led = _act(env, agent)
+    assert led not in ids(["JS", "QS", "KS"])

@@ -40,7 +40,7 @@ def new_game(deck=None, seed: int = 0, **options) -> Game:
 
 def play_min_until_deal_ends(game: Game) -> np.ndarray:
     """Play the lowest legal card id until the current deal is scored; returns its rewards."""
-    deals = len(game.results)
-    while len(game.results) == deals:
+    deals = game.deal_no
+    while game.deal_no == deals:
         game.apply_action(min(game.legal_actions()))
     return game.pop_rewards()

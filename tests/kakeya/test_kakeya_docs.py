@@ -1,8 +1,11 @@
-"""docs/kakeya.md: its generated tables equal what the code prints now, and the code cites its
-numbered sections (never a text outside the repository)."""
+"""docs/kakeya.md: its generated tables equal what the code prints now, the code cites its
+numbered sections (never a text outside the repository), and the §17 traceability table names an
+existing test on every row and every option with its default."""
 
+import ast
 import re
 
+from kabu_envs.kakeya.config import OPTIONS
 from kabu_envs.kakeya.docs import DOC_PATH, doc_blocks, generated_blocks
 
 ROOT = DOC_PATH.parents[1]
@@ -57,9 +60,48 @@ def test_every_option_is_documented_with_a_default():
         "default_trump",
         "dealers_choose_trump",
         "rensho_rule",
+        "rensho_follow",
         "max_deals",
         "stones_per_player",
         "reward",
     ):
         assert f"| `{name}` |" in table
     assert "| winners took no ace | 4 | 4 | - |" in generated_blocks()["stones"]
+
+
+def traceability_rows() -> list[str]:
+    """The rows of the §17 traceability table (between its markers)."""
+    text = DOC_PATH.read_text()
+    m = re.search(r"<!-- BEGIN traceability -->\n(.*?)<!-- END traceability -->", text, re.S)
+    assert m, "docs/kakeya.md has no traceability block"
+    return [ln for ln in m.group(1).splitlines() if re.match(r"\| \d+ \|", ln)]
+
+
+def test_traceability_rows_are_numbered_and_each_names_existing_tests():
+    rows = traceability_rows()
+    assert [int(r.split("|")[1]) for r in rows] == list(range(1, len(rows) + 1))
+    assert len(rows) >= 20
+    test_files = {
+        p.name: p.read_text() for d in ("kakeya", "agents") for p in (ROOT / "tests" / d).glob("test_*.py")
+    }
+    for row in rows:
+        cited = re.findall(r"`(test_\w+\.py)::(test_\w+)`", row.split("|")[4])
+        assert cited, f"a traceability row names no test: {row[:80]}"
+        for file, name in cited:
+            assert file in test_files, f"{file} (row {row[:60]}) does not exist"
+            assert re.search(rf"^def {name}\(", test_files[file], re.M), f"{file}::{name} does not exist"
+
+
+def test_traceability_names_every_option_with_its_default_and_valid_values():
+    """The rules engine and the docs use the same words: every option appears with its default,
+    and every ``option=value`` the table writes is a value the option accepts."""
+    table = "\n".join(traceability_rows())
+
+    def literal(v) -> str:
+        return f'"{v}"' if isinstance(v, str) else repr(v)
+
+    for name, default in OPTIONS.defaults().items():
+        assert f"`{name}={literal(default)}`" in table, name
+    for name, value in re.findall(r"`(\w+)=([^`]+)`", table):
+        assert name in OPTIONS, name
+        OPTIONS.check(name, ast.literal_eval(value))

@@ -323,3 +323,29 @@ def test_render_seat_shows_only_that_seats_hand():
         with pytest.raises(ValueError, match="render_seat"):
             kakeya_v0.env(render_seat=bad)
     assert kakeya_v0.env(render_seat=np.int64(2)).unwrapped.render_seat == 2
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_mask_and_voids_follow_rensho_follow(rensho_follow):
+    """Through the env: seat 3 holds Rensho AS as its only spade and faces a spade lead. The mask is
+    its whole hand ("free") or Rensho alone ("must_follow"); once it shows out of spades, every seat
+    sees the void (which with "free" means: no spade but perhaps Rensho)."""
+    hands = {
+        3: ids(["AS", "2H", "3H", "4H", "5H", "6H", "7H", "2D", "3D", "4D", "5D", "6D", "7D"]),
+        2: ids(["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS", "2C"]),
+        0: list(range(1, 13)) + ids(["8H"]),  # 3C..AC
+        1: ids(["8D", "9D", "10D", "JD", "QD", "KD", "AD", "9H", "10H", "JH", "QH", "KH", "AH"]),
+    }
+    env = kakeya_v0.env(dealers_choose_trump=False, rensho_follow=rensho_follow)
+    env.reset(seed=0, options={"deck": deck_for(hands, deal_order(4, 1))})
+    env.step(Action.LEAD_SELF)
+    env.step(ids(["2S"])[0])
+    assert env.agent_selection == "player_3"
+    mask = env.observe("player_3")["action_mask"]
+    assert np.flatnonzero(mask).tolist() == (sorted(hands[3]) if rensho_follow == "free" else ids(["AS"]))
+    env.step(ids(["2H" if rensho_follow == "free" else "AS"])[0])
+    spec = obs_spec(env.unwrapped.config)
+    for seat in range(4):
+        voids = np.asarray(spec.decode(env.observe(f"player_{seat}")["observation"])["voids"]).reshape(4, 4)
+        shown = voids[(3 - seat) % 4].tolist()  # seat 3, relative to the observer
+        assert shown == ([0, 0, 0, 1] if rensho_follow == "free" else [0, 0, 0, 0])

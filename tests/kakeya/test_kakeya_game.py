@@ -1,6 +1,9 @@
 """Kakeya engine scenarios on stacked decks: deal order, seats, trump and lead choice,
 whole deals with known outcomes, matches over several deals, errors."""
 
+import gc
+import tracemalloc
+
 import numpy as np
 import pytest
 from kakeya_testlib import deal_order, deck_for, ids, new_game, play_min_until_deal_ends, suit_hands
@@ -8,6 +11,7 @@ from kakeya_testlib import deal_order, deck_for, ids, new_game, play_min_until_d
 from kabu_envs.core import IllegalActionError
 from kabu_envs.kakeya import Action, Phase, card_id
 from kabu_envs.kakeya.cards import bits_to_cards
+from kabu_envs.kakeya.game import RESULTS_KEPT
 
 
 # --- deal order and seats --------------------------------------------------------------------
@@ -228,3 +232,124 @@ def test_illegal_actions_name_the_legal_ones():
     with pytest.raises(IllegalActionError, match=r"56=LEAD_SELF, 57=LEAD_PARTNER"):
         g.apply_action(0)
     np.testing.assert_array_equal(g.pop_rewards(), 0)
+
+
+# --- Rensho and following suit: rensho_follow, both settings (docs/kakeya.md §6 Play) ------------------
+def game_after_lead(seat3: list[str], lead: str, **opts):
+    """Seat 3 holds ``seat3`` (13 cards); seat 2 leads ``lead``; the rest is dealt in id order.
+    Returns the game with seat 3 to play."""
+    mine = ids(seat3)
+    rest = [c for c in range(52) if c not in mine and c != card_id(lead)]
+    hands = {3: mine, 2: [card_id(lead), *rest[:12]], 0: rest[12:25], 1: rest[25:]}
+    g = new_game(deck_for(hands, deal_order(4, 1)), dealers_choose_trump=False, **opts)
+    g.apply_action(Action.LEAD_SELF)  # seat 2 (the seat after the first dealer) leads
+    g.apply_action(card_id(lead))
+    assert g.current_player == 3
+    return g
+
+
+HEARTS_DIAMONDS = ["2H", "3H", "4H", "5H", "6H", "7H", "2D", "3D", "4D", "5D", "6D", "7D"]
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_rensho_alone_in_the_led_suit(rensho_follow):
+    """{Rensho AS, hearts, diamonds} facing a spade lead: "free" may play any card (and keeps
+    Rensho back), "must_follow" only Rensho."""
+    g = game_after_lead(["AS", *HEARTS_DIAMONDS], "2S", rensho_follow=rensho_follow)
+    assert g.rensho == card_id("AS")
+    hand = bits_to_cards(g.hands[3])
+    assert g.legal_actions() == (hand if rensho_follow == "free" else ids(["AS"]))
+    if rensho_follow == "free":
+        g.apply_action(card_id("2H"))
+        # shown out of spades (public), though it still holds Rensho, a spade
+        assert g.void_bits == 1 << (4 * 3 + 3) and g.hands[3] >> card_id("AS") & 1
+        g.apply_action(g.legal_actions()[0])
+        g.apply_action(g.legal_actions()[0])
+        assert g.last_trick.winner != 3 and card_id("AS") not in g.last_trick.cards
+    else:
+        g.apply_action(card_id("AS"))
+        assert g.void_bits == 0
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_rensho_and_another_card_of_the_led_suit(rensho_follow):
+    """{Rensho AS, 5S, ...} facing a spade lead: 5S or Rensho, in both settings."""
+    g = game_after_lead(["AS", "5S", *HEARTS_DIAMONDS[1:]], "2S", rensho_follow=rensho_follow)
+    assert g.legal_actions() == ids(["5S", "AS"])
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_a_seat_without_the_led_suit_plays_anything(rensho_follow):
+    g = game_after_lead([*HEARTS_DIAMONDS, "8H"], "2S", rensho_follow=rensho_follow)
+    assert g.legal_actions() == bits_to_cards(g.hands[3])
+    g = game_after_lead(["AS", *HEARTS_DIAMONDS], "2C", rensho_follow=rensho_follow)
+    assert g.legal_actions() == bits_to_cards(g.hands[3])  # no club: anything, Rensho included
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+@pytest.mark.parametrize(
+    "rule, trump, rensho, lead",
+    [
+        ("traditional", "clubs", "AS", "2S"),
+        ("traditional", "spades", "AC", "2C"),  # spades trumps: AC is Rensho, a plain club
+        ("seed", "clubs", "AC", "2C"),  # AC is Rensho and a trump: a trump lead
+        ("seed", "hearts", "AS", "2S"),
+        ("seed", "spades", "AS", "2S"),  # AS is Rensho and a trump: a trump lead
+    ],
+)
+def test_rensho_follow_under_both_rensho_rules(rensho_follow, rule, trump, rensho, lead):
+    g = game_after_lead(
+        [rensho, *HEARTS_DIAMONDS], lead, rensho_rule=rule, default_trump=trump, rensho_follow=rensho_follow
+    )
+    assert g.rensho == card_id(rensho)
+    want = bits_to_cards(g.hands[3]) if rensho_follow == "free" else ids([rensho])
+    assert g.legal_actions() == want
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_the_trump_ace_that_is_not_rensho_must_follow(rensho_follow):
+    """Spades trumps (traditional): AS is the trump ace, not Rensho, so it follows like any spade."""
+    g = game_after_lead(["AS", *HEARTS_DIAMONDS], "2S", default_trump="spades", rensho_follow=rensho_follow)
+    assert g.rensho == card_id("AC") and g.legal_actions() == ids(["AS"])
+
+
+@pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
+def test_rensho_led_calls_for_its_natural_suit(rensho_follow):
+    """Rensho led (AS): spades are led; a seat holding spades follows, one without plays anything."""
+    g = game_after_lead(["5S", "9S", *HEARTS_DIAMONDS[3:], "8H", "9H"], "AS", rensho_follow=rensho_follow)
+    assert g.led_suit == 3 and g.legal_actions() == ids(["5S", "9S"])
+    g = game_after_lead([*HEARTS_DIAMONDS, "8H"], "AS", rensho_follow=rensho_follow)
+    assert g.legal_actions() == bits_to_cards(g.hands[3])
+
+
+# --- memory ------------------------------------------------------------------------------------------------
+def test_a_long_match_stores_a_bounded_history():
+    """A match of many deals (large max_deals, stones that never run out): the engine keeps the last
+    RESULTS_KEPT deal results plus running totals, and the memory it holds does not grow with the
+    number of deals (it kept every DealResult: about 1 MiB per 100k steps)."""
+    g = new_game(seed=0, max_deals=10**6, stones_per_player=10**6)
+    rng = np.random.default_rng(0)
+
+    def play_until(deals: int) -> None:
+        while g.deal_no < deals:
+            legal = g.legal_actions()
+            g.apply_action(legal[int(rng.integers(len(legal)))])
+            g.pop_rewards()
+
+    play_until(50)
+    tracemalloc.start()
+    try:
+        play_until(100)
+        gc.collect()
+        held_100 = tracemalloc.get_traced_memory()[0]  # blocks allocated since deal 50 and still held
+        play_until(300)
+        gc.collect()
+        held_300 = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert not g.terminal and g.deal_no == 300
+    assert len(g.results) == RESULTS_KEPT and [r.deal for r in g.results] == list(
+        range(300 - RESULTS_KEPT, 300)
+    )
+    assert sum(g.egara_totals) == 16 * 300 and sum(g.deals_won) == 300  # two sides: every deal has a winner
+    assert held_300 - held_100 < 10_000, (held_100, held_300)  # 200 more deals (~21k steps)

@@ -1,6 +1,7 @@
 """Thousands of random legal Kakeya games on the engine, checked against docs/kakeya.md restated here:
-zero-sum rewards, partners equal, every card played once by an active seat, follow suit, trick
-winners, egara counts, the 8-8 and all_play 9+ rules, the stones table, dealers and leaders."""
+zero-sum rewards, partners equal, every card played once by an active seat, follow suit (both
+``rensho_follow`` settings), shown-out suits, trick winners, egara counts, the 8-8 and all_play 9+
+rules, the stones table, dealers and leaders."""
 
 import numpy as np
 import pytest
@@ -14,10 +15,12 @@ MODES = [
     {"num_players": 6, "six_player_mode": "all_play"},
 ]
 VARIANTS = [
-    {"max_deals": 4, "stones_per_player": 3},
+    {"max_deals": 4, "stones_per_player": 3, "rensho_follow": "must_follow"},
     {"reward": "egara", "rensho_rule": "seed", "max_deals": 2},
-    {"dealers_choose_trump": False, "default_trump": "spades"},
+    {"dealers_choose_trump": False, "default_trump": "spades", "rensho_follow": "must_follow"},
+    {"rensho_rule": "seed", "rensho_follow": "must_follow", "max_deals": 2},
 ]
+VARIANT_IDS = ["match_must_follow", "egara_seed", "no_trump_choice_must_follow", "seed_must_follow"]
 
 
 def ref_rensho(trump: int, rule: str) -> int:
@@ -49,8 +52,19 @@ def ref_stones(won: set[int], trump: int, rensho: int) -> int:
     return (1, 2, 4)[col]
 
 
-def play_random_match(seed: int, **opts) -> int:
-    """Play one match with random legal actions, checking every rule; returns the step count."""
+def ref_legal(hand: set[int], led: int, rensho: int, rensho_follow: str) -> set[int]:
+    """Follow suit restated (docs/kakeya.md §6): the led suit if held, else anything; Rensho any
+    time; with "free" Rensho is no card of its suit for following, with "must_follow" it is."""
+    if led < 0:
+        return set(hand)
+    follow = {c for c in hand if c // 13 == led and (c != rensho or rensho_follow == "must_follow")}
+    return (follow | ({rensho} & hand)) if follow else set(hand)
+
+
+def play_random_match(seed: int, stats: dict | None = None, **opts) -> int:
+    """Play one match with random legal actions, checking every rule; returns the step count.
+    ``stats["rensho_kept"]`` counts plays where a seat whose only card of the led suit was Rensho
+    played another card (possible with rensho_follow="free" only)."""
     rng = np.random.default_rng(seed)
     g = new_game(seed=seed, **opts)
     cfg = g.cfg
@@ -60,6 +74,9 @@ def play_random_match(seed: int, **opts) -> int:
     lead_p = -1
     trump = cfg.default_trump_suit
     steps = 0
+    deals_done = 0
+    deals_won = [0] * num_partnerships
+    egara_totals = [0] * num_partnerships
     while not g.terminal:
         # --- one deal ------------------------------------------------------------------
         assert g.dealer_partnership == dealer_p and g.first_dealer == dealer_p
@@ -86,24 +103,33 @@ def play_random_match(seed: int, **opts) -> int:
         steps += 1
         leader = chooser if a == Action.LEAD_SELF else (chooser + num_partnerships) % n
         won: list[set[int]] = [set() for _ in range(num_partnerships)]
+        shown_out = [set() for _ in range(n)]  # suits a seat did not follow, with a card other than Rensho
+        deal_no = g.deal_no
         while any(hands):
             trick_seats = [s for s in ((leader + k) % n for k in range(n)) if hands[s]]
             plays: list[tuple[int, int]] = []
             for seat in trick_seats:
                 assert g.phase is Phase.PLAY and g.current_player == seat
                 legal = g.legal_actions()
-                if plays:
-                    led = plays[0][1] // 13
-                    follow = {c for c in hands[seat] if c // 13 == led}
-                    expect = (follow | ({rensho} & hands[seat])) if follow else hands[seat]
-                else:
-                    expect = hands[seat]
-                assert set(legal) == expect and legal
+                led = plays[0][1] // 13 if plays else -1
+                assert set(legal) == ref_legal(hands[seat], led, rensho, cfg.rensho_follow) and legal
                 card = legal[int(rng.integers(len(legal)))]
                 g.apply_action(card)
                 steps += 1
+                if led >= 0 and card // 13 != led and card != rensho:
+                    shown_out[seat].add(led)
+                    if stats is not None and rensho in hands[seat] and rensho // 13 == led:
+                        stats["rensho_kept"] = stats.get("rensho_kept", 0) + 1
                 hands[seat].discard(card)
                 plays.append((seat, card))
+                # shown out (the observation's voids): no card of the suit is left in that hand, except
+                # perhaps Rensho with "free"
+                if g.deal_no == deal_no:  # (a new deal starts with no shown-out suits)
+                    assert g.void_bits == sum(1 << (4 * s + v) for s in range(n) for v in shown_out[s])
+                for s in range(n):
+                    for v in shown_out[s]:
+                        left = {c for c in hands[s] if c // 13 == v}
+                        assert not left or (cfg.rensho_follow == "free" and left == {rensho})
                 if not g.terminal and seat != trick_seats[-1]:
                     assert not g.pop_rewards().any()
             winner = ref_winner(plays, trump, rensho)
@@ -151,7 +177,14 @@ def play_random_match(seed: int, **opts) -> int:
             losers = [p for p in playing if p != win]
             dealer_p = min(losers, key=lambda p: (egara[p], p))
         lead_p = win
-        assert g.terminal == (len(g.results) == cfg.max_deals or 0 in g.partnership_totals)
+        assert g.deal_no == deals_done + 1 and r.deal == deals_done
+        deals_done += 1
+        for p in playing:
+            egara_totals[p] += egara[p]
+        if win >= 0:
+            deals_won[win] += 1
+        assert g.egara_totals == egara_totals and g.deals_won == deals_won
+        assert g.terminal == (deals_done == cfg.max_deals or 0 in g.partnership_totals)
         assert steps < 10_000
     assert g.current_player == -1 and g.legal_actions() == []
     return steps
@@ -164,10 +197,23 @@ def test_random_games_every_mode(mode):
 
 
 @pytest.mark.parametrize("mode", MODES, ids=["4p", "6p_sit_out", "6p_all_play"])
-@pytest.mark.parametrize("variant", VARIANTS, ids=["match", "egara_seed", "no_trump_choice"])
+@pytest.mark.parametrize("variant", VARIANTS, ids=VARIANT_IDS)
 def test_random_matches_with_variants(mode, variant):
     for seed in range(120):
         play_random_match(1000 + seed, **mode, **variant)
+
+
+@pytest.mark.parametrize(
+    "rensho_follow, rule", [("free", "traditional"), ("free", "seed"), ("must_follow", "seed")]
+)
+def test_rensho_kept_back_occurs_only_with_free(rensho_follow, rule):
+    """Random play reaches the case the option is about: a seat whose only card of the led suit is
+    Rensho plays another card (often with "free"; never with "must_follow")."""
+    stats: dict = {}
+    for seed in range(150):
+        play_random_match(5000 + seed, stats, rensho_rule=rule, rensho_follow=rensho_follow, max_deals=3)
+    kept = stats.get("rensho_kept", 0)
+    assert kept >= 10 if rensho_follow == "free" else kept == 0, kept
 
 
 def test_the_8_8_rule_and_nobody_wins_occur_in_random_play():

@@ -22,6 +22,7 @@ from kabu_envs.kakeya.cards import (
     suit_of,
 )
 from kabu_envs.kakeya.config import OPTIONS
+from kabu_envs.kakeya.game import partnership_of, partnership_seats
 from kabu_envs.kakeya.scoring import (
     STONES_TABLE,
     deal_winner,
@@ -162,6 +163,8 @@ def test_six_player_mode_with_four_players_is_an_error_saying_so(mode):
         ({"default_trump": 4}, "default_trump"),
         ({"dealers_choose_trump": 1}, "dealers_choose_trump"),
         ({"rensho_rule": "modern"}, "rensho_rule"),
+        ({"rensho_follow": "never"}, "rensho_follow"),
+        ({"rensho_follow": True}, "rensho_follow"),
         ({"max_deals": 0}, "max_deals"),
         ({"stones_per_player": 2.5}, "stones_per_player"),
         ({"reward": "points"}, "reward"),
@@ -170,6 +173,15 @@ def test_six_player_mode_with_four_players_is_an_error_saying_so(mode):
 def test_bad_options_raise_value_error_naming_them(opts, words):
     with pytest.raises(ValueError, match=words):
         make_config(**opts)
+
+
+# --- seats and partnerships (docs/kakeya.md §2 Seats and partnerships) ----------------------
+@pytest.mark.parametrize("n, partnerships", [(4, [[0, 2], [1, 3]]), (6, [[0, 3], [1, 4], [2, 5]])])
+def test_partners_never_sit_side_by_side(n, partnerships):
+    """seed 002: sticks 1-3 and 2-4 (four players), 1-4, 2-5, 3-6 (six); each player has
+    opponents on the left and on the right."""
+    assert [partnership_seats(p, n) for p in range(n // 2)] == partnerships
+    assert all(partnership_of(s, n) != partnership_of((s + 1) % n, n) for s in range(n))
 
 
 # --- Rensho ------------------------------------------------------------------------------
@@ -182,19 +194,43 @@ def test_rensho_for_every_trump_under_both_rules(trump, traditional, seed):
     assert card_name(rensho_card(trump, "seed")) == seed
 
 
-# --- follow suit -------------------------------------------------------------------------
+# --- follow suit (docs/kakeya.md §6 Play) ---------------------------------------------------
+ANY = "any"  # every card of the hand
+
+
 @pytest.mark.parametrize(
-    "hand, led, rensho, legal",
+    "hand, led, rensho, free, must_follow",
     [
-        (("2C", "KH", "AS"), -1, "AS", ("2C", "KH", "AS")),  # leading: anything
-        (("2C", "KH", "3H", "AS"), HEARTS, "AS", ("KH", "3H", "AS")),  # follow, Rensho any time
-        (("2C", "KH", "AS"), DIAMONDS, "AS", ("2C", "KH", "AS")),  # void: anything
-        (("2C", "KH", "AC"), CLUBS, "AS", ("2C", "AC")),  # must follow clubs
-        (("2S", "KH", "AC"), SPADES, "AC", ("2S", "AC")),  # Rensho AC playable on a spade lead
+        (("2C", "KH", "AS"), -1, "AS", ANY, ANY),  # leading: anything
+        (("2C", "KH", "3H", "AS"), HEARTS, "AS", ("KH", "3H", "AS"), ("KH", "3H", "AS")),  # Rensho any time
+        (("2C", "KH", "AS"), DIAMONDS, "AS", ANY, ANY),  # no diamond: anything
+        (("2C", "KH", "AC"), CLUBS, "AS", ("2C", "AC"), ("2C", "AC")),  # AC is no Rensho: follow clubs
+        (("2S", "KH", "AC"), SPADES, "AC", ("2S", "AC"), ("2S", "AC")),  # Rensho AC on a spade lead
+        # the issue's hand: Rensho is its only spade
+        (("AS", "2H", "3D"), SPADES, "AS", ANY, ("AS",)),
+        # Rensho and another spade: follow with the spade, or Rensho (both settings)
+        (("AS", "5S", "2H"), SPADES, "AS", ("AS", "5S"), ("AS", "5S")),
+        # Rensho AC (spades trumps, or clubs trumps under rensho_rule="seed") on a club lead
+        (("AC", "2H", "3D"), CLUBS, "AC", ANY, ("AC",)),
+        (("AC", "KC", "2H"), CLUBS, "AC", ("AC", "KC"), ("AC", "KC")),
+        # AS is no Rensho (spades trumps, traditional): an ordinary spade that must follow
+        (("AS", "2H", "3D"), SPADES, "AC", ("AS",), ("AS",)),
+        (("AC",), CLUBS, "AC", ("AC",), ("AC",)),  # a hand of Rensho alone
     ],
 )
-def test_follow_suit_with_rensho_free(hand, led, rensho, legal):
-    assert legal_plays(bits(*hand), led, C(rensho)) == bits(*legal)
+def test_follow_suit_under_both_rensho_follow_settings(hand, led, rensho, free, must_follow):
+    for setting, legal in (("free", free), ("must_follow", must_follow)):
+        want = bits(*hand) if legal == ANY else bits(*legal)
+        assert legal_plays(bits(*hand), led, C(rensho), setting) == want, setting
+
+
+def test_rensho_follow_option_default_values_and_unknown_setting():
+    assert make_config().rensho_follow == "free"
+    assert make_config(rensho_follow="must_follow").rensho_follow == "must_follow"
+    with pytest.raises(RuleConfigError, match=r"'rensho_follow' = 'forced'.*allowed: 'free', 'must_follow'"):
+        make_config(rensho_follow="forced")
+    with pytest.raises(ValueError, match="rensho_follow"):
+        legal_plays(bits("AS", "2H"), SPADES, C("AS"), "forced")
 
 
 # --- trick resolution --------------------------------------------------------------------
