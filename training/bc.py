@@ -43,7 +43,10 @@ def collect(view: Any, teacher: Any, steps: int, seed: int, reward_scale: float 
     if steps <= 0:
         raise ValueError(f"bc.steps must be positive, got {steps}")
     rng = np.random.Generator(np.random.PCG64(seed))
-    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    obs_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    ret_l: list[float] = []
     episodes = 0
     while len(act_l) < steps:
         obs, _ = view.reset(seed=int(rng.integers(2**63 - 1)))
