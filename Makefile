@@ -15,8 +15,8 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 
 install: $(VENV)/.installed
 
-test: $(VENV)/.installed
-	$(PY) -m ruff check .
+# `make test` (the README's test command, and CI's via .ci/run) lints first, then runs the tests.
+test: lint
 	$(PY) -m pytest -n 2 -q
 
 demo: $(VENV)/.installed
@@ -28,6 +28,7 @@ bench: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m mypy kabu_envs agents eval training
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
