@@ -7,7 +7,8 @@ export MKL_NUM_THREADS := 1
 
 .PHONY: test demo lint bench install clean
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+# kabu_envs/__init__.py holds the version: a bump reinstalls, so the installed metadata follows it
+$(VENV)/.installed: pyproject.toml constraints.txt kabu_envs/__init__.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -c constraints.txt -e ".[train,dev]"
