@@ -7,7 +7,8 @@ export MKL_NUM_THREADS := 1
 
 .PHONY: test demo lint bench install clean
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+# kabu_envs/__init__.py holds the version: a bump reinstalls, so the installed metadata follows it
+$(VENV)/.installed: pyproject.toml constraints.txt kabu_envs/__init__.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -c constraints.txt -e ".[train,dev]"
@@ -15,8 +16,8 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 
 install: $(VENV)/.installed
 
-test: $(VENV)/.installed
-	$(PY) -m ruff check .
+# `make test` (the README's test command, and CI's via .ci/run) lints first, then runs the tests.
+test: lint
 	$(PY) -m pytest -n 2 -q
 
 demo: $(VENV)/.installed
@@ -28,6 +29,7 @@ bench: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m mypy kabu_envs agents eval training
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

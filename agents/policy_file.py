@@ -28,6 +28,7 @@ import io
 import json
 import zipfile
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,9 @@ def _bad(where: str, msg: str) -> ValueError:
     return ValueError(f"{where}: {msg}")
 
 
-def _obj(x: Any, where: str, required: set[str], optional: set[str] = frozenset()) -> dict[str, Any]:
+def _obj(
+    x: Any, where: str, required: AbstractSet[str], optional: AbstractSet[str] = frozenset()
+) -> dict[str, Any]:
     if not isinstance(x, dict):
         raise _bad(where, f"must be a JSON object, got {type(x).__name__}")
     missing = sorted(required - set(x))

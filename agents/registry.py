@@ -76,7 +76,11 @@ def make_agent(
 def agent_factory(game: str, name: str, **rule_options: Any) -> Callable[[int | None], Any]:
     """A seed -> agent factory, for harnesses that build fresh agents."""
     make_agent(game, name, 0, **rule_options)  # fail fast on a bad name
-    return lambda seed=None: make_agent(game, name, seed, **rule_options)
+
+    def factory(seed: int | None = None) -> Any:
+        return make_agent(game, name, seed, **rule_options)
+
+    return factory
 
 
 def shipped_models(prefix: str = "ppo") -> list[str]:

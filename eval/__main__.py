@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -27,9 +28,9 @@ def _positive(text: str) -> int:
     return value
 
 
-def _rule_options(pairs: list[str], ap: argparse.ArgumentParser) -> dict[str, object]:
+def _rule_options(pairs: list[str], ap: argparse.ArgumentParser) -> dict[str, Any]:
     """``KEY=JSON`` pairs (a value that is not JSON is taken as a string)."""
-    opts: dict[str, object] = {}
+    opts: dict[str, Any] = {}  # JSON values, checked by the game's config
     for kv in pairs:
         k, sep, v = kv.partition("=")
         if not sep or not k:

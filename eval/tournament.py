@@ -75,7 +75,7 @@ def openskill_ratings(
             if i >= len(adv) or a == b:
                 continue
             x = adv[i]
-            ranks = [0, 0] if abs(x) <= tol else ([0, 1] if x > 0 else [1, 0])
+            ranks: list[float] = [0, 0] if abs(x) <= tol else ([0, 1] if x > 0 else [1, 0])
             [[ra], [rb]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
             ratings[a], ratings[b] = ra, rb
     return {

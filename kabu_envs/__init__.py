@@ -4,4 +4,5 @@
 AEC environment modules (each with ``env()`` and ``raw_env()``).
 """
 
+# The package version, in this one place: pyproject.toml reads it (``dynamic = ["version"]``).
 __version__ = "0.1.0"

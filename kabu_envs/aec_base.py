@@ -8,7 +8,7 @@ with an observation encoder and a renderer.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import gymnasium
 import numpy as np
@@ -66,6 +66,16 @@ class GameEngine(Protocol):
         ...
 
 
+EngineT = TypeVar("EngineT", bound=GameEngine)
+EngineT_co = TypeVar("EngineT_co", bound=GameEngine, covariant=True)
+
+
+class _MakesGame(Protocol[EngineT_co]):
+    """An env whose ``_new_game`` hook builds engines of type ``EngineT_co`` (typing only)."""
+
+    def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> EngineT_co: ...
+
+
 class _FastDiscrete(spaces.Discrete):
     """``Discrete`` with a fast path for plain ints in ``contains``.
 
@@ -92,6 +102,18 @@ class CardGameAECEnv(AECEnv):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
     # The keys ``reset(options=...)`` understands (others are ignored with a warning).
     reset_options: ClassVar[frozenset[str]] = RESET_OPTIONS
+
+    if TYPE_CHECKING:
+        # ``game`` is a plain instance attribute at run time (no property on the per-step path).
+        # For the type checker it has the type that the class's ``_new_game`` returns, so a
+        # subclass whose hook returns ``Game`` reads ``self.game`` as a ``Game`` without
+        # restating it. It is None only until the first ``reset()``; the methods that read it
+        # are the AEC calls, which need that reset (code that may run earlier checks for None).
+        @property
+        def game(self: _MakesGame[EngineT]) -> EngineT: ...
+
+        @game.setter
+        def game(self, value: GameEngine | None) -> None: ...
 
     # --- hooks -----------------------------------------------------------------
     def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> GameEngine:
@@ -134,7 +156,7 @@ class CardGameAECEnv(AECEnv):
         act_space = _FastDiscrete(num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self.game: GameEngine | None = None
+        self.game = None  # the engine of the current episode, set by reset()
         self.np_random: np.random.Generator | None = None
         self._no_mask = np.zeros(num_actions, dtype=np.int8)
         self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
@@ -167,7 +189,7 @@ class CardGameAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._settle_step()
         if self.render_mode == "human":
             self.render()

@@ -250,7 +250,8 @@ def get(game_id: str) -> GameSpec:
 
 def demo_games() -> list[GameSpec]:
     """The games ``make demo`` evaluates, ordered by their plan's ``order`` (then id)."""
-    return sorted((g for g in games() if g.demo is not None), key=lambda g: (g.demo.order, g.id))
+    planned = [(g.demo.order, g.id, g) for g in games() if g.demo is not None]
+    return [g for _, _, g in sorted(planned, key=lambda t: t[:2])]
 
 
 def iter_gym_ids() -> Iterator[tuple[str, str, Mapping[str, Any]]]:

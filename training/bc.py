@@ -55,7 +55,10 @@ def collect(
     from tqdm.auto import tqdm
 
     rng = np.random.Generator(np.random.PCG64(seed))
-    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    obs_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    ret_l: list[float] = []
     episodes = 0
     bar = tqdm(total=steps, desc="behaviour cloning: teacher decisions", disable=None if progress else True)
     while len(act_l) < steps:

@@ -118,6 +118,9 @@ class SingleAgentView(gymnasium.Env):
     """
 
     metadata = {"render_modes": ["ansi"]}
+    # the spaces are set in __init__ (narrower than gymnasium.Env's ``Space`` declarations)
+    observation_space: spaces.Box
+    action_space: spaces.Discrete
 
     def __init__(
         self,

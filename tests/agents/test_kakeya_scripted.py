@@ -1,8 +1,5 @@
 """The scripted Kakeya player: decodes the observation, makes every decision, beats random."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -11,9 +8,6 @@ from agents.kakeya_scripted import KakeyaScriptedAgent
 from kabu_envs import kakeya_v0
 from kabu_envs.kakeya import Action, card_id
 from kabu_envs.kakeya.game import partnership_of
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kakeya"))
-from kakeya_testlib import deal_order, deck_for, ids  # noqa: E402
 
 
 def partnership_match(opts: dict, deals: int) -> tuple[float, float]:
@@ -58,9 +52,10 @@ def test_beats_random_partnership_vs_partnership(opts, deals):
     assert win_share > (0.25 if opts.get("six_player_mode") == "all_play" else 0.65), win_share
 
 
-def _env_at(hands, **opts):
+def _env_at(lib, hands, **opts):
+    """``lib`` is the ``kakeya_testlib`` fixture (tests/kakeya/kakeya_testlib.py)."""
     env = kakeya_v0.env(dealers_choose_trump=False, **opts)
-    env.reset(seed=0, options={"deck": deck_for(hands, deal_order(4, 1))})
+    env.reset(seed=0, options={"deck": lib.deck_for(hands, lib.deal_order(4, 1))})
     return env
 
 
@@ -71,14 +66,15 @@ def _act(env, agent):
     return a
 
 
-def test_wins_egara_tricks_cheaply_and_spends_rensho_last():
+def test_wins_egara_tricks_cheaply_and_spends_rensho_last(kakeya_testlib):
+    ids = kakeya_testlib.ids
     hands = {
         0: list(range(0, 13)),  # all clubs (trumps)
         1: list(range(13, 24)) + ids(["2H", "AS"]),
         2: list(range(27, 39)) + ids(["KD"]),
         3: list(range(39, 51)) + ids(["AD"]),
     }
-    env = _env_at(hands)
+    env = _env_at(kakeya_testlib, hands)
     agent = KakeyaScriptedAgent()
     env.step(Action.LEAD_SELF)
     env.step(card_id("KH"))  # seat 2 leads an egara
@@ -87,14 +83,15 @@ def test_wins_egara_tricks_cheaply_and_spends_rensho_last():
     assert _act(env, agent) == card_id("AS")  # seat 1 is last: Rensho takes KH back
 
 
-def test_leads_a_master_and_gives_egara_to_a_sure_partner():
+def test_leads_a_master_and_gives_egara_to_a_sure_partner(kakeya_testlib):
+    ids = kakeya_testlib.ids
     hands = {
         0: list(range(0, 11)) + ids(["KH", "AH"]),
         1: list(range(13, 26)),
         2: list(range(26, 37)) + ids(["AS", "KC"]),
         3: list(range(39, 51)) + ids(["AC"]),
     }
-    env = _env_at(hands)
+    env = _env_at(kakeya_testlib, hands)
     agent = KakeyaScriptedAgent()
     env.step(Action.LEAD_SELF)
     assert _act(env, agent) == card_id("AS")  # Rensho is a master: lead it
