@@ -88,13 +88,11 @@ class KakeyaScriptedAgent(BaseAgent):
 
     def _strength(self, obs: np.ndarray) -> int:
         """Sure winners in my hand: Rensho, the trump A and K, aces."""
-        hand = np.flatnonzero(self._piece(obs, "hand"))
+        hand = [int(c) for c in np.flatnonzero(self._piece(obs, "hand"))]
         trump = int(np.argmax(self._piece(obs, "trump")))
         rensho = self._rensho(obs)
         return sum(
-            1
-            for c in hand
-            if c == rensho or (suit_of(c) == trump and rank_of(c) >= KING) or rank_of(c) == ACE
+            c == rensho or (suit_of(c) == trump and rank_of(c) >= KING) or rank_of(c) == ACE for c in hand
         )
 
     # --- card play --------------------------------------------------------------------

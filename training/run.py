@@ -25,7 +25,7 @@ import sys
 import time
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium
 
@@ -60,8 +60,8 @@ class ScaleReward(gymnasium.RewardWrapper):
         super().__init__(env)
         self.scale = float(scale)
 
-    def reward(self, reward: float) -> float:
-        return reward * self.scale
+    def reward(self, reward: SupportsFloat) -> float:
+        return float(reward) * self.scale
 
 
 def build_pool(cfg: dict[str, Any], seed: int) -> OpponentPool:

@@ -64,6 +64,11 @@ def card_id(name: str) -> int:
     return make_card(suit, rank)
 
 
+def card_ids(cards: Iterable[str | int]) -> list[int]:
+    """Card ids of names (``"AS"``, ``"10H"``) or ids, in order: for stacked decks and tests."""
+    return [card_id(c) if isinstance(c, str) else int(c) for c in cards]
+
+
 def egara16(bits: int) -> int:
     """The 16 egara bits (J,Q,K,A of clubs, diamonds, hearts, spades) of a 52-bit set.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
@@ -61,10 +62,15 @@ def doc_blocks(text: str) -> dict[str, str]:
     return out
 
 
+def _replacer(body: str) -> Callable[[re.Match[str]], str]:
+    """The ``re.sub`` callback that puts ``body`` between a block's markers."""
+    return lambda m: m.group(1) + body + "\n" + m.group(3)
+
+
 def update(path: Path = DOC_PATH) -> None:
     text = path.read_text()
     for name, body in generated_blocks().items():
-        text, count = _pattern(name).subn(lambda m, b=body: m.group(1) + b + "\n" + m.group(3), text)
+        text, count = _pattern(name).subn(_replacer(body), text)
         if count != 1:
             raise ValueError(f"{path}: block {name!r} is missing or duplicated")
     path.write_text(text)

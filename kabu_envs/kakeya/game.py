@@ -91,6 +91,8 @@ class Game:
 
     num_actions = NUM_ACTIONS
 
+    phase: Phase  # set by the deal and by every phase change
+
     def __init__(self, cfg: Config, rng: np.random.Generator, deck: list[int] | None = None) -> None:
         self.cfg = cfg
         self.rng = rng
@@ -238,6 +240,7 @@ class Game:
         self.hand_counts[seat] -= 1
         self.played |= bit
         trick = self.trick
+        assert trick is not None  # PLAY is the phase of a trick in play
         led = trick.led_suit
         # a seat that does not follow, with a card other than Rensho, shows out of the led suit: it
         # holds no card of it, except (with rensho_follow="free") perhaps Rensho itself (§6)

@@ -7,6 +7,7 @@ from agents.base import BaseAgent, RandomAgent
 from agents.kakeya_scripted import KakeyaScriptedAgent
 from kabu_envs import kakeya_v0
 from kabu_envs.kakeya import Action, card_id
+from kabu_envs.kakeya.cards import card_ids as ids
 from kabu_envs.kakeya.game import partnership_of
 
 
@@ -158,21 +159,21 @@ RENSHO_ALONE = {
 
 
 @pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
-def test_keeps_rensho_back_when_the_rules_allow(rensho_follow):
+def test_keeps_rensho_back_when_the_rules_allow(rensho_follow, kakeya_testlib):
     """A plain spade lead with no egara: "free" lets seat 3 keep Rensho and throw its lowest card;
     "must_follow" leaves it Rensho only. The agent plays from the mask either way."""
-    env = _env_at(RENSHO_ALONE, rensho_follow=rensho_follow)
+    env = _env_at(kakeya_testlib, RENSHO_ALONE, rensho_follow=rensho_follow)
     agent = KakeyaScriptedAgent(rensho_follow=rensho_follow)
     env.step(Action.LEAD_SELF)
     env.step(card_id("2S"))
     assert _act(env, agent) == card_id("2D" if rensho_follow == "free" else "AS")
 
 
-def test_a_shown_out_seat_may_still_hold_rensho():
+def test_a_shown_out_seat_may_still_hold_rensho(kakeya_testlib):
     """With "free", seat 3 shows out of spades while holding Rensho AS. Seat 2 wins the trick and
     leads again holding KS QS JS: none of them is a master (AS is neither played nor mine, and the
     void does not say seat 3 has no AS), so it does not lead a spade egara into Rensho."""
-    env = _env_at(RENSHO_ALONE)
+    env = _env_at(kakeya_testlib, RENSHO_ALONE)
     agent = KakeyaScriptedAgent()
     env.step(Action.LEAD_SELF)
     for card in ("2S", "2H", "8H", "8D"):  # seat 2, 3 (shows out, keeps AS), 0, 1

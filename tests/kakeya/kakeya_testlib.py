@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from kabu_envs.kakeya import card_id, make_config
+from kabu_envs.kakeya import make_config
+from kabu_envs.kakeya.cards import card_ids
 from kabu_envs.kakeya.game import Game
 
-
-def ids(cards) -> list[int]:
-    return [card_id(c) if isinstance(c, str) else int(c) for c in cards]
+ids = card_ids  # the engine's helper, under the name the tests use
 
 
 def deal_order(n: int, first_dealer: int, skip: tuple[int, ...] = ()) -> list[int]:
