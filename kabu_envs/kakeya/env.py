@@ -64,6 +64,8 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._encoder.encode(self.game, seat)
 
     def _render_text(self) -> str:
+        if self.game is None:
+            return "Kakeya: call reset() first"
         return render_text(self.game, self.render_seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
