@@ -1,0 +1,528 @@
+"""Kakeya, vectorised: B matches per numpy call (the batch contract of ``kabu_envs.batch``).
+
+``make_batch(batch_size, autoreset=False, **rule_options)`` is the registry's batch factory. It returns
+``KakeyaBatch`` for the option sets vectorised here and ``LoopBatchEnv("kakeya", ...)`` (B AEC envs,
+exact but at AEC speed) for the others.
+
+Vectorised: every option set (``num_players`` 4 and 6 in both ``six_player_mode``, ``default_trump``,
+``dealers_choose_trump``, ``rensho_rule``, ``rensho_follow``, ``stones_per_player``, ``reward``
+"stones" and "egara", any ``max_deals``). ``VECTORISED`` names what ``make_batch`` sends to the engine;
+everything else falls back to the loop.
+
+State: hands, captured cards and the trick as uint64 52-bit card sets ((B, n), (B, P), (B, n)), the
+phase, trump, Rensho, turn, dealers, stones and counters as (B,) / (B, n) int arrays. Per step the
+actions of all live games are applied at once by phase (TRUMP, LEAD, PLAY), completed tricks and deals
+are resolved with array ops, and the mask and the current player's observation are rewritten from the
+arrays (bit for bit the AEC env's: the encoder's piece offsets from ``obs_spec``).
+
+Deals: a game reset with a seed (``reset(seeds=...)`` / ``reset(seed=...)`` / ``reset(decks=...)``)
+keeps its own ``np.random.Generator(np.random.PCG64(seed))`` and draws every deal of its match from it
+exactly as ``Game`` does (``core.rng.ordered_deck``; the stacked deck is the first deal's order), so
+all deals match the AEC env's. A match started by ``autoreset`` deals from the batch's own seeded
+stream (``self._seed_rng``), all such deals of one step in one shuffle call.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, check_batch_size
+from kabu_envs.core.rng import ordered_deck
+from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
+from kabu_envs.kakeya.cards import (
+    ACE,
+    ACE_MASK,
+    ACE_OF_CLUBS,
+    EGARA_MASK,
+    NUM_CARDS,
+    NUM_EGARA,
+    NUM_RANKS,
+    NUM_SUITS,
+    SUIT_MASK,
+    make_card,
+)
+from kabu_envs.kakeya.config import Config, make_config
+from kabu_envs.kakeya.game import Phase, partnership_of
+from kabu_envs.kakeya.observation import _LARGEST_HAND, obs_spec
+from kabu_envs.kakeya.scoring import STONES_TABLE
+from kabu_envs.kakeya.tricks import rensho_card
+
+TRUMP, LEAD, PLAY, OVER = (int(p) for p in Phase)
+_U64 = np.uint64
+_CARD_BIT = np.array([1 << c for c in range(NUM_CARDS)], dtype=_U64)
+_SUIT_MASK = np.array(SUIT_MASK, dtype=_U64)
+_EGARA = _U64(EGARA_MASK)
+_ACES = _U64(ACE_MASK)
+_RANK = np.arange(NUM_CARDS) % NUM_RANKS
+_SUIT = np.arange(NUM_CARDS) // NUM_RANKS
+# stones table with the impossible cells as 0 (never read)
+_STONES = np.array([[v or 0 for v in row] for row in STONES_TABLE], dtype=np.int64)
+_TRUMP_KEY = 100  # as tricks.trick_winner: any trump outranks the led suit
+
+
+def vectorised(cfg: Config) -> bool:
+    """Whether ``KakeyaBatch`` serves the rule set ``cfg`` (else ``make_batch`` falls back)."""
+    return sys.byteorder == "little"  # every rule option is vectorised; the bit unpacking needs LE
+
+
+def make_batch(batch_size: int, autoreset: bool = False, **rule_options: Any) -> BatchEnv:
+    """The Kakeya batch engine for ``rule_options``: vectorised when supported, else the reference loop."""
+    cfg = make_config(**rule_options)
+    if vectorised(cfg):
+        return KakeyaBatch(batch_size, autoreset=autoreset, **rule_options)
+    return LoopBatchEnv("kakeya", batch_size=batch_size, autoreset=autoreset, **rule_options)
+
+
+def _unpack(x: np.ndarray, nbits: int) -> np.ndarray:
+    """The low ``nbits`` bits of each uint64 of ``x`` (any shape), little end first, as uint8."""
+    x = np.ascontiguousarray(x, dtype=_U64)
+    return np.unpackbits(x.view(np.uint8).reshape(*x.shape, 8), axis=-1, bitorder="little")[..., :nbits]
+
+
+def _egara16(bits: np.ndarray) -> np.ndarray:
+    """``cards.egara16`` on uint64 arrays."""
+    return (
+        ((bits >> _U64(9)) & _U64(0xF))
+        | ((bits >> _U64(18)) & _U64(0xF0))
+        | ((bits >> _U64(27)) & _U64(0xF00))
+        | ((bits >> _U64(36)) & _U64(0xF000))
+    )
+
+
+class KakeyaBatch(BatchEnv):
+    """B Kakeya matches as arrays (see the module docstring)."""
+
+    def __init__(self, batch_size: int, autoreset: bool = False, **rule_options: Any) -> None:
+        self.config = cfg = make_config(**rule_options)
+        self.batch_size = B = check_batch_size(batch_size)
+        self.autoreset = bool(autoreset)
+        self.num_players = n = cfg.num_players
+        self.num_partnerships = P = cfg.num_partnerships
+        self.num_actions = NUM_ACTIONS
+        self._must_follow = cfg.rensho_follow == "must_follow"
+        spec = obs_spec(cfg)
+        self.obs_size = spec.size
+        self._off = off = spec.offsets
+        self._sl = spec.slices
+        self._inv_deals = 1.0 / cfg.max_deals
+        self._inv_stones = 1.0 / (cfg.stones_per_player * n)
+        # --- per-deal constants, by dealing partnership dp (its lower seat dp is the first dealer) ---
+        sit_out = cfg.dealers_sit_out
+        recv = []
+        for dp in range(P):
+            after = [(dp + k) % n for k in range(1, n + 1)]
+            recv.append([s for s in after if not (sit_out and partnership_of(s, n) == dp)])
+        self._recv = np.array(recv, dtype=np.int64)  # (P, receivers): deal order
+        self._playing = np.array([[not (sit_out and p == dp) for p in range(P)] for dp in range(P)])
+        chooser = np.full((P, P + 1), -1, dtype=np.int64)  # [dp, lead_p + 1] -> lead chooser
+        for dp in range(P):
+            for lp in range(-1, P):
+                leading = lp if lp >= 0 else partnership_of(recv[dp][0], n)
+                found = [s for s in recv[dp] if partnership_of(s, n) == leading]
+                chooser[dp, lp + 1] = found[0] if found else -1
+        self._chooser = chooser
+        # --- observation: the one-hot prefix (phase .. role) from tables ---
+        self._prefix = prefix = off["voids"]
+        seat_tab = np.zeros((n, P, prefix), dtype=np.float32)
+        for seat in range(n):
+            mine = partnership_of(seat, n)
+            for dp in range(P):
+                seat_tab[seat, dp, off["partnership"] + mine] = 1
+                seat_tab[seat, dp, off["first_dealer"] + (dp - seat) % n] = 1
+                if mine == dp:
+                    seat_tab[seat, dp, off["role"]] = 1
+                seat_tab[seat, dp, off["role"] + (1 if sit_out and mine == dp else 2)] = 1
+        self._seat_tab = seat_tab.reshape(n * P, prefix)
+        pt_tab = np.zeros((len(Phase), NUM_SUITS, prefix), dtype=np.float32)
+        for ph in range(len(Phase)):
+            for t in range(NUM_SUITS):
+                pt_tab[ph, t, off["phase"] + ph] = 1
+                pt_tab[ph, t, off["trump"] + t] = 1
+                pt_tab[ph, t, off["rensho"] + (rensho_card(t, cfg.rensho_rule) != ACE_OF_CLUBS)] = 1
+        self._pt_tab = pt_tab.reshape(len(Phase) * NUM_SUITS, prefix)
+        self._rensho_of = np.array(
+            [rensho_card(t, cfg.rensho_rule) for t in range(NUM_SUITS)], dtype=np.int64
+        )
+        self._rot = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # [seat, k] = seat + k
+        self._rotp = (np.arange(P)[:, None] + np.arange(P)[None, :]) % P
+        # --- state ---
+        self._rows = np.arange(B)
+        i64 = np.int64
+        self.phase = np.full(B, OVER, dtype=i64)
+        self.current_player = np.full(B, -1, dtype=i64)
+        self.trump = np.zeros(B, dtype=i64)
+        self.rensho = np.zeros(B, dtype=i64)
+        self.deal_no = np.zeros(B, dtype=i64)
+        self.dealer_p = np.zeros(B, dtype=i64)
+        self.lead_p = np.full(B, -1, dtype=i64)
+        self.stones = np.zeros((B, n), dtype=i64)
+        self.hands = np.zeros((B, n), dtype=_U64)
+        self.counts = np.zeros((B, n), dtype=i64)
+        self.played = np.zeros(B, dtype=_U64)
+        self.captured = np.zeros((B, P), dtype=_U64)
+        self.voids = np.zeros((B, n), dtype=i64)  # 4 bits per seat: suits shown out of
+        self.t_leader = np.zeros(B, dtype=i64)
+        self.t_led = np.full(B, -1, dtype=i64)
+        self.t_card = np.full((B, n), -1, dtype=i64)
+        self.t_bits = np.zeros((B, n), dtype=_U64)
+        self.t_len = np.zeros(B, dtype=i64)  # seats that play the trick
+        self.t_num = np.zeros(B, dtype=i64)  # cards played to it so far
+        self.legal_action_mask = np.zeros((B, NUM_ACTIONS), dtype=bool)
+        self.observation = np.zeros((B, self.obs_size), dtype=np.float32)
+        self.rewards = np.zeros((B, n), dtype=np.float64)
+        self.terminated = np.ones(B, dtype=bool)
+        self._seed_rng = np.random.Generator(np.random.PCG64())
+        self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
+        self._decks: list[list[int] | None] = [None] * B  # stacked first deals
+
+    # --- state arrays ----------------------------------------------------------------------------
+    _STATE = (
+        "phase",
+        "current_player",
+        "trump",
+        "rensho",
+        "deal_no",
+        "dealer_p",
+        "lead_p",
+        "stones",
+        "hands",
+        "counts",
+        "played",
+        "captured",
+        "voids",
+        "t_leader",
+        "t_led",
+        "t_card",
+        "t_bits",
+        "t_len",
+        "t_num",
+        "legal_action_mask",
+        "observation",
+        "rewards",
+        "terminated",
+    )
+
+    def state_nbytes(self) -> int:
+        """Bytes of the batch's state arrays (game state, mask, observation, rewards)."""
+        return sum(getattr(self, name).nbytes for name in self._STATE)
+
+    # --- reset -----------------------------------------------------------------------------------
+    def reset(
+        self,
+        seed: int | None = None,
+        seeds: Sequence[int] | None = None,
+        decks: Sequence[Sequence[int] | None] | None = None,
+    ) -> None:
+        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
+        self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else game_seeds[0]))
+        self._rngs = [np.random.Generator(np.random.PCG64(s)) for s in game_seeds]
+        self._decks = [None if d is None else list(d) for d in game_decks]
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+        self._new_match(self._rows)
+        self._refresh()
+
+    def _new_match(self, rows: np.ndarray) -> None:
+        cfg = self.config
+        self.stones[rows] = cfg.stones_per_player
+        self.trump[rows] = cfg.default_trump_suit
+        self.deal_no[rows] = 0
+        self.dealer_p[rows] = self.num_partnerships - 1
+        self.lead_p[rows] = -1
+        self._start_deal(rows)
+
+    def _start_deal(self, rows: np.ndarray) -> None:
+        self.hands[rows] = 0
+        self.counts[rows] = 0
+        self.played[rows] = 0
+        self.captured[rows] = 0
+        self.voids[rows] = 0
+        self._clear_trick(rows)
+        self.rensho[rows] = self._rensho_of[self.trump[rows]]
+        if self.config.dealers_choose_trump:
+            self.phase[rows] = TRUMP
+            self.current_player[rows] = self.dealer_p[rows]  # the dealers' lower seat
+        else:
+            self._deal(rows)
+
+    def _clear_trick(self, rows: np.ndarray) -> None:
+        self.t_led[rows] = -1
+        self.t_card[rows] = -1
+        self.t_bits[rows] = 0
+        self.t_num[rows] = 0
+
+    def _deal(self, rows: np.ndarray) -> None:
+        """Deal one card at a time from the seat after the first dealer (Game._deal)."""
+        if not len(rows):
+            return
+        self.rensho[rows] = self._rensho_of[self.trump[rows]]
+        orders = np.empty((len(rows), NUM_CARDS), dtype=np.int64)
+        batch_rows = []
+        for i, b in enumerate(rows.tolist()):
+            rng = self._rngs[b]
+            if rng is None:
+                batch_rows.append(i)
+                continue
+            deck = self._decks[b]
+            prefix = deck if deck is not None and self.deal_no[b] == 0 else ()
+            orders[i] = ordered_deck(rng, NUM_CARDS, prefix)
+        if batch_rows:
+            k = len(batch_rows)
+            orders[batch_rows] = self._seed_rng.permuted(np.tile(np.arange(NUM_CARDS), (k, 1)), axis=1)
+        dp = self.dealer_p[rows]
+        recv = self._recv[dp]  # (k, r)
+        r = recv.shape[1]
+        owner = recv[:, np.arange(NUM_CARDS) % r]  # (k, 52): seat receiving the i-th card
+        bits = _CARD_BIT[orders]
+        n = self.num_players
+        hands = np.zeros((len(rows), n), dtype=_U64)
+        for s in range(n):
+            hands[:, s] = np.where(owner == s, bits, _U64(0)).sum(axis=1, dtype=_U64)
+        self.hands[rows] = hands
+        self.counts[rows] = np.bitwise_count(hands).astype(np.int64)
+        self.phase[rows] = LEAD
+        self.current_player[rows] = self._chooser[dp, self.lead_p[rows] + 1]
+
+    # --- step ------------------------------------------------------------------------------------
+    def step(self, actions: Any) -> None:
+        acts = self._check_actions(actions)
+        self.rewards[:] = 0.0
+        live = self.current_player >= 0
+        self.terminated[:] = ~live
+        phase = self.phase
+        t_rows = np.flatnonzero(live & (phase == TRUMP))
+        l_rows = np.flatnonzero(live & (phase == LEAD))
+        p_rows = np.flatnonzero(live & (phase == PLAY))
+        if len(t_rows):
+            self.trump[t_rows] = acts[t_rows] - TRUMP_BASE
+            self._deal(t_rows)
+        if len(l_rows):
+            chooser = self.current_player[l_rows]
+            partner = (chooser + self.num_partnerships) % self.num_players
+            leader = np.where(acts[l_rows] == LEAD_SELF, chooser, partner)
+            self.phase[l_rows] = PLAY
+            self._start_trick(l_rows, leader)
+        if len(p_rows):
+            self._play(p_rows, acts[p_rows])
+        self._refresh()
+
+    def _start_trick(self, rows: np.ndarray, leader: np.ndarray) -> None:
+        self._clear_trick(rows)
+        self.t_leader[rows] = leader
+        self.t_len[rows] = (self.counts[rows] > 0).sum(axis=1)
+        self.current_player[rows] = leader
+
+    def _play(self, rows: np.ndarray, cards: np.ndarray) -> None:
+        n = self.num_players
+        seat = self.current_player[rows]
+        bit = _CARD_BIT[cards]
+        self.hands[rows, seat] ^= bit
+        self.counts[rows, seat] -= 1
+        self.played[rows] |= bit
+        led = self.t_led[rows]
+        suit = _SUIT[cards]
+        shows_out = (led >= 0) & (suit != led) & (cards != self.rensho[rows])
+        if shows_out.any():
+            so = rows[shows_out]
+            self.voids[so, seat[shows_out]] |= 1 << led[shows_out]
+        self.t_led[rows] = np.where(led < 0, suit, led)
+        self.t_card[rows, seat] = cards
+        self.t_bits[rows, seat] = bit
+        num = self.t_num[rows] + 1
+        self.t_num[rows] = num
+        done = num == self.t_len[rows]
+        go = rows[~done]
+        if len(go):  # the next seat of the trick: the first after this one with cards, not yet played
+            s = seat[~done]
+            nxt = (s + 1) % n
+            ok = (self.counts[go, nxt] > 0) & (self.t_card[go, nxt] < 0)
+            for k in range(2, n):
+                if ok.all():
+                    break
+                cand = (s + k) % n
+                fix = ~ok & (self.counts[go, cand] > 0) & (self.t_card[go, cand] < 0)
+                nxt = np.where(fix, cand, nxt)
+                ok |= fix
+            self.current_player[go] = nxt
+        fin = rows[done]
+        if len(fin):
+            self._finish_trick(fin)
+
+    def _finish_trick(self, rows: np.ndarray) -> None:
+        n, P = self.num_players, self.num_partnerships
+        tc = self.t_card[rows]  # (k, n)
+        has = tc >= 0
+        c = np.where(has, tc, 0)
+        suit, rank = _SUIT[c], _RANK[c]
+        trump = self.trump[rows][:, None]
+        key = np.where(
+            suit == trump, _TRUMP_KEY + rank, np.where(suit == self.t_led[rows][:, None], rank, -1)
+        )
+        key = np.where(has, key, -2)
+        key = np.where(has & (tc == self.rensho[rows][:, None]), 1000, key)
+        # trick_winner takes the first best card in play order; keys are distinct among cards that count
+        winner = key.argmax(axis=1)
+        won = np.bitwise_or.reduce(self.t_bits[rows], axis=1) & _EGARA
+        self.captured[rows, winner % P] |= won
+        counts = self.counts[rows]
+        over = ~counts.any(axis=1)
+        go = ~over
+        if go.any():
+            g = rows[go]
+            leader = winner[go]
+            cg = counts[go]
+            for _ in range(n):  # all_play: a winner with no card passes the lead on
+                empty = cg[np.arange(len(g)), leader] == 0
+                if not empty.any():
+                    break
+                leader = np.where(empty, (leader + 1) % n, leader)
+            self._start_trick(g, leader)
+        if over.any():
+            self._end_deal(rows[over])
+
+    # --- scoring ---------------------------------------------------------------------------------
+    def _end_deal(self, rows: np.ndarray) -> None:
+        cfg = self.config
+        n, P = self.num_players, self.num_partnerships
+        k = len(rows)
+        ar = np.arange(k)
+        self._clear_trick(rows)
+        captured = self.captured[rows]  # (k, P)
+        egara = np.bitwise_count(captured & _EGARA).astype(np.int64)
+        dp = self.dealer_p[rows]
+        playing = self._playing[dp]  # (k, P)
+        rensho = self.rensho[rows]
+        if cfg.all_play:
+            big = egara >= 9
+            winner = np.where(big.any(axis=1), big.argmax(axis=1), -1)
+        else:
+            # the two playing partnerships a < b
+            order = np.argsort(~playing, axis=1, kind="stable")
+            a, b = order[:, 0], order[:, 1]
+            ea, eb = egara[ar, a], egara[ar, b]
+            a_has = ((captured[ar, a] >> rensho.astype(_U64)) & _U64(1)).astype(bool)
+            winner = np.where(ea > eb, a, np.where(eb > ea, b, np.where(a_has, b, a)))
+        has_w = winner >= 0
+        w = np.where(has_w, winner, 0)
+        change = np.zeros((k, P), dtype=np.int64)
+        if has_w.any():
+            wcap = captured[ar, w]
+            aces = wcap & _ACES
+            n_aces = np.bitwise_count(aces).astype(np.int64)
+            special = _CARD_BIT[rensho] | _CARD_BIT[make_card(self.trump[rows], ACE)]
+            row = np.where(n_aces == 0, 0, np.where((n_aces <= 2) & ((aces & special) == 0), 1, 2))
+            we = egara[ar, w]
+            col = np.where(we >= NUM_EGARA, 2, np.where(we >= 12, 1, 0))
+            amount = _STONES[row, col]
+            stones = self.stones[rows]
+            for p in range(P):
+                pays = has_w & playing[:, p] & (w != p)
+                if not pays.any():
+                    continue
+                s1, s2 = p, p + P
+                moved = np.minimum(amount, stones[:, s1] + stones[:, s2])
+                moved = np.where(pays, moved, 0)
+                d1, d2 = w, w + P
+                for it in range(int(moved.max())):
+                    m = moved > it
+                    src = np.where(stones[:, s1] >= stones[:, s2], s1, s2)
+                    dst = np.where(stones[ar, d1] <= stones[ar, d2], d1, d2)
+                    stones[ar[m], src[m]] -= 1
+                    stones[ar[m], dst[m]] += 1
+                change[:, p] -= moved
+                change[ar, w] += moved
+            self.stones[rows] = stones
+        if cfg.reward == "stones":
+            reward = change.astype(np.float64)
+        else:
+            nplay = playing.sum(axis=1)
+            tot = np.where(playing, egara, 0).sum(axis=1)
+            others = (tot[:, None] - egara) / (nplay[:, None] - 1)
+            reward = np.where(playing, (egara - others) / NUM_EGARA, 0.0)
+        reward = np.where(playing, reward, 0.0)
+        self.rewards[rows] += reward[:, np.arange(n) % P]
+        self.deal_no[rows] += 1
+        if has_w.any():
+            # next dealers: the loser with fewer egara (tie: lower partnership)
+            ekey = np.where(playing, egara * P + np.arange(P), 1 << 40)
+            ekey[ar, w] = 1 << 40
+            self.dealer_p[rows] = np.where(has_w, ekey.argmin(axis=1), dp)
+        self.lead_p[rows] = winner
+        st = self.stones[rows]
+        totals = st[:, :P] + st[:, P:]
+        ended = (self.deal_no[rows] >= cfg.max_deals) | (totals == 0).any(axis=1)
+        more = rows[~ended]
+        if len(more):
+            self._start_deal(more)
+        fin = rows[ended]
+        if len(fin):
+            self.terminated[fin] = True
+            if self.autoreset:
+                for b in fin.tolist():
+                    self._rngs[b] = None
+                    self._decks[b] = None
+                self._new_match(fin)
+            else:
+                self.phase[fin] = OVER
+                self.current_player[fin] = -1
+
+    # --- mask and observation --------------------------------------------------------------------
+    def _refresh(self) -> None:
+        n, P = self.num_players, self.num_partnerships
+        rows = self._rows
+        cur = self.current_player
+        live = cur >= 0
+        seat = np.where(live, cur, 0)
+        phase = self.phase
+        hand = self.hands[rows, seat]
+        # --- mask ---
+        is_play = live & (phase == PLAY)
+        led = self.t_led
+        follow = hand & _SUIT_MASK[np.maximum(led, 0)]
+        rbit = hand & _CARD_BIT[self.rensho]
+        if not self._must_follow:
+            follow &= ~rbit
+        legal = np.where((led >= 0) & (follow != 0), follow | rbit, hand)
+        legal = np.where(is_play, legal, _U64(0))
+        mask = self.legal_action_mask
+        mask[:, :NUM_CARDS] = _unpack(legal, NUM_CARDS)
+        mask[:, TRUMP_BASE : TRUMP_BASE + NUM_SUITS] = (live & (phase == TRUMP))[:, None]
+        mask[:, LEAD_SELF] = mask[:, LEAD_PARTNER] = live & (phase == LEAD)
+        # --- observation ---
+        obs = self.observation
+        off, sl = self._off, self._sl
+        pre = self._prefix
+        mine = seat % P
+        np.add(
+            self._seat_tab[seat * P + self.dealer_p],
+            self._pt_tab[phase.clip(0, len(Phase) - 1) * NUM_SUITS + self.trump],
+            out=obs[:, :pre],
+        )
+        pr = np.flatnonzero(is_play)
+        if len(pr):
+            obs[pr, off["leader"] + (self.t_leader[pr] - seat[pr]) % n] = 1.0
+            lr = pr[led[pr] >= 0]
+            obs[lr, off["led_suit"] + led[lr]] = 1.0
+        rot = self._rot[seat]  # (B, n)
+        v = np.take_along_axis(self.voids, rot, axis=1)
+        obs[:, sl["voids"]] = ((v[:, :, None] >> np.arange(NUM_SUITS)) & 1).reshape(len(rows), -1)
+        eg = _egara16(np.take_along_axis(self.captured, self._rotp[mine], axis=1))
+        obs[:, sl["egara"]] = _unpack(eg, NUM_EGARA).reshape(len(rows), -1)
+        played = self.played
+        obs[:, sl["hand"]] = _unpack(hand, NUM_CARDS)
+        obs[:, sl["played"]] = _unpack(played, NUM_CARDS)
+        obs[:, sl["gone"]] = _unpack(played | hand, NUM_CARDS)
+        tb = np.take_along_axis(self.t_bits, rot, axis=1)
+        obs[:, sl["trick"]] = _unpack(tb, NUM_CARDS).reshape(len(rows), -1)
+        obs[:, sl["hand_counts"]] = np.take_along_axis(self.counts, rot, axis=1) / _LARGEST_HAND
+        obs[:, off["deal"]] = self.deal_no * self._inv_deals
+        st = self.stones
+        totals = st[:, :P] + st[:, P:]
+        obs[:, sl["stones"]] = np.take_along_axis(totals, self._rotp[mine], axis=1) * self._inv_stones
+        if not live.all():
+            dead = ~live
+            obs[dead] = 0.0
