@@ -54,7 +54,7 @@ from kabu_envs.kakeya.tricks import rensho_card
 TRUMP, LEAD, PLAY, OVER = (int(p) for p in Phase)
 _U64 = np.uint64
 _CARD_BIT = np.array([1 << c for c in range(NUM_CARDS)], dtype=_U64)
-_SUIT_MASK = np.array(SUIT_MASK, dtype=_U64)
+_SUIT_MASK = np.array((*SUIT_MASK, 0), dtype=_U64)  # [-1]: no suit led, nothing to follow
 _EGARA = _U64(EGARA_MASK)
 _ACES = _U64(ACE_MASK)
 _RANK = np.arange(NUM_CARDS) % NUM_RANKS
@@ -75,12 +75,6 @@ def make_batch(batch_size: int, autoreset: bool = False, **rule_options: Any) ->
     if vectorised(cfg):
         return KakeyaBatch(batch_size, autoreset=autoreset, **rule_options)
     return LoopBatchEnv("kakeya", batch_size=batch_size, autoreset=autoreset, **rule_options)
-
-
-def _unpack(x: np.ndarray, nbits: int) -> np.ndarray:
-    """The low ``nbits`` bits of each uint64 of ``x`` (any shape), little end first, as uint8."""
-    x = np.ascontiguousarray(x, dtype=_U64)
-    return np.unpackbits(x.view(np.uint8).reshape(*x.shape, 8), axis=-1, bitorder="little")[..., :nbits]
 
 
 def _egara16(bits: np.ndarray) -> np.ndarray:
@@ -136,14 +130,14 @@ class KakeyaBatch(BatchEnv):
                 if mine == dp:
                     seat_tab[seat, dp, off["role"]] = 1
                 seat_tab[seat, dp, off["role"] + (1 if sit_out and mine == dp else 2)] = 1
-        self._seat_tab = seat_tab.reshape(n * P, prefix)
         pt_tab = np.zeros((len(Phase), NUM_SUITS, prefix), dtype=np.float32)
         for ph in range(len(Phase)):
             for t in range(NUM_SUITS):
                 pt_tab[ph, t, off["phase"] + ph] = 1
                 pt_tab[ph, t, off["trump"] + t] = 1
                 pt_tab[ph, t, off["rensho"] + (rensho_card(t, cfg.rensho_rule) != ACE_OF_CLUBS)] = 1
-        self._pt_tab = pt_tab.reshape(len(Phase) * NUM_SUITS, prefix)
+        # [seat, dealers, phase, trump] -> the whole prefix
+        self._prefix_tab = (seat_tab[:, :, None, None, :] + pt_tab[None, None]).reshape(-1, prefix)
         self._rensho_of = np.array(
             [rensho_card(t, cfg.rensho_rule) for t in range(NUM_SUITS)], dtype=np.int64
         )
@@ -151,6 +145,11 @@ class KakeyaBatch(BatchEnv):
         self._rotp = (np.arange(P)[:, None] + np.arange(P)[None, :]) % P
         # --- state ---
         self._rows = np.arange(B)
+        self._rows2 = self._rows[:, None]
+        self._flat_rows = self._rows * n
+        self._cards3 = np.zeros((B, 3), dtype=_U64)  # hand, played, gone: adjacent pieces
+        if not (off["hand"] + NUM_CARDS == off["played"] and off["played"] + NUM_CARDS == off["gone"]):
+            raise ValueError("the pieces hand, played and gone must be adjacent, in this order")
         i64 = np.int64
         self.phase = np.full(B, OVER, dtype=i64)
         self.current_player = np.full(B, -1, dtype=i64)
@@ -164,7 +163,7 @@ class KakeyaBatch(BatchEnv):
         self.counts = np.zeros((B, n), dtype=i64)
         self.played = np.zeros(B, dtype=_U64)
         self.captured = np.zeros((B, P), dtype=_U64)
-        self.voids = np.zeros((B, n), dtype=i64)  # 4 bits per seat: suits shown out of
+        self.voids = np.zeros((B, n), dtype=np.uint8)  # 4 bits per seat: suits shown out of
         self.t_leader = np.zeros(B, dtype=i64)
         self.t_led = np.full(B, -1, dtype=i64)
         self.t_card = np.full((B, n), -1, dtype=i64)
@@ -173,6 +172,8 @@ class KakeyaBatch(BatchEnv):
         self.t_num = np.zeros(B, dtype=i64)  # cards played to it so far
         self.legal_action_mask = np.zeros((B, NUM_ACTIONS), dtype=bool)
         self.observation = np.zeros((B, self.obs_size), dtype=np.float32)
+        cards_at = slice(off["hand"], off["hand"] + 3 * NUM_CARDS)
+        self._cards_view = self.observation[:, cards_at].reshape(B, 3, NUM_CARDS)  # a view
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
         self._seed_rng = np.random.Generator(np.random.PCG64())
@@ -328,7 +329,7 @@ class KakeyaBatch(BatchEnv):
         shows_out = (led >= 0) & (suit != led) & (cards != self.rensho[rows])
         if shows_out.any():
             so = rows[shows_out]
-            self.voids[so, seat[shows_out]] |= 1 << led[shows_out]
+            self.voids[so, seat[shows_out]] |= (1 << led[shows_out]).astype(np.uint8)
         self.t_led[rows] = np.where(led < 0, suit, led)
         self.t_card[rows, seat] = cards
         self.t_bits[rows, seat] = bit
@@ -473,56 +474,63 @@ class KakeyaBatch(BatchEnv):
     # --- mask and observation --------------------------------------------------------------------
     def _refresh(self) -> None:
         n, P = self.num_players, self.num_partnerships
-        rows = self._rows
+        B = self.batch_size
         cur = self.current_player
         live = cur >= 0
-        seat = np.where(live, cur, 0)
+        all_live = bool(live.all())
+        seat = cur if all_live else np.where(live, cur, 0)
         phase = self.phase
-        hand = self.hands[rows, seat]
+        flat = self._flat_rows + seat
+        hand = self.hands.reshape(-1)[flat]
         # --- mask ---
-        is_play = live & (phase == PLAY)
+        is_play = phase == PLAY if all_live else live & (phase == PLAY)
         led = self.t_led
-        follow = hand & _SUIT_MASK[np.maximum(led, 0)]
+        follow = hand & _SUIT_MASK[led]  # (_SUIT_MASK[-1] = 0: no suit led)
         rbit = hand & _CARD_BIT[self.rensho]
         if not self._must_follow:
             follow &= ~rbit
-        legal = np.where((led >= 0) & (follow != 0), follow | rbit, hand)
-        legal = np.where(is_play, legal, _U64(0))
+        legal = np.where(follow != 0, follow | rbit, hand)
+        legal[~is_play] = 0
         mask = self.legal_action_mask
-        mask[:, :NUM_CARDS] = _unpack(legal, NUM_CARDS)
-        mask[:, TRUMP_BASE : TRUMP_BASE + NUM_SUITS] = (live & (phase == TRUMP))[:, None]
-        mask[:, LEAD_SELF] = mask[:, LEAD_PARTNER] = live & (phase == LEAD)
+        bits = np.unpackbits(legal.view(np.uint8).reshape(B, 8), axis=1, bitorder="little")
+        mask[:, :NUM_CARDS] = bits[:, :NUM_CARDS].view(bool)
+        is_trump = phase == TRUMP if all_live else live & (phase == TRUMP)
+        mask[:, TRUMP_BASE : TRUMP_BASE + NUM_SUITS] = is_trump[:, None]
+        mask[:, LEAD_SELF] = mask[:, LEAD_PARTNER] = phase == LEAD if all_live else live & (phase == LEAD)
         # --- observation ---
         obs = self.observation
         off, sl = self._off, self._sl
-        pre = self._prefix
         mine = seat % P
-        np.add(
-            self._seat_tab[seat * P + self.dealer_p],
-            self._pt_tab[phase.clip(0, len(Phase) - 1) * NUM_SUITS + self.trump],
-            out=obs[:, :pre],
-        )
+        tab_row = ((seat * P + self.dealer_p) * len(Phase) + phase) * NUM_SUITS + self.trump
+        obs[:, : self._prefix] = self._prefix_tab[tab_row]
         pr = np.flatnonzero(is_play)
         if len(pr):
             obs[pr, off["leader"] + (self.t_leader[pr] - seat[pr]) % n] = 1.0
             lr = pr[led[pr] >= 0]
             obs[lr, off["led_suit"] + led[lr]] = 1.0
-        rot = self._rot[seat]  # (B, n)
-        v = np.take_along_axis(self.voids, rot, axis=1)
-        obs[:, sl["voids"]] = ((v[:, :, None] >> np.arange(NUM_SUITS)) & 1).reshape(len(rows), -1)
-        eg = _egara16(np.take_along_axis(self.captured, self._rotp[mine], axis=1))
-        obs[:, sl["egara"]] = _unpack(eg, NUM_EGARA).reshape(len(rows), -1)
-        played = self.played
-        obs[:, sl["hand"]] = _unpack(hand, NUM_CARDS)
-        obs[:, sl["played"]] = _unpack(played, NUM_CARDS)
-        obs[:, sl["gone"]] = _unpack(played | hand, NUM_CARDS)
-        tb = np.take_along_axis(self.t_bits, rot, axis=1)
-        obs[:, sl["trick"]] = _unpack(tb, NUM_CARDS).reshape(len(rows), -1)
-        obs[:, sl["hand_counts"]] = np.take_along_axis(self.counts, rot, axis=1) / _LARGEST_HAND
+        rows2 = self._rows2
+        rot = self._rot[seat]  # (B, n): absolute seat of relative seat k
+        v = self.voids[rows2, rot]  # (B, n) uint8, 4 suit bits each: two seats per byte
+        obs[:, sl["voids"]] = np.unpackbits(v[:, 0::2] | (v[:, 1::2] << 4), axis=1, bitorder="little")
+        rotp = self._rotp[mine]
+        eg = _egara16(self.captured[rows2, rotp]).astype(np.uint16)
+        obs[:, sl["egara"]] = np.unpackbits(eg.view(np.uint8), axis=1, bitorder="little")
+        cards = self._cards3
+        cards[:, 0] = hand
+        cards[:, 1] = self.played
+        np.bitwise_or(hand, self.played, out=cards[:, 2])
+        bits = np.unpackbits(cards.view(np.uint8), axis=1, bitorder="little").reshape(B, 3, 64)
+        np.copyto(self._cards_view, bits[:, :, :NUM_CARDS], casting="unsafe")
+        trick = obs[:, sl["trick"]]
+        trick[:] = 0.0
+        if len(pr):
+            tc = self.t_card[rows2, rot]
+            r, k = np.nonzero(tc >= 0)
+            trick[r, k * NUM_CARDS + tc[r, k]] = 1.0
+        obs[:, sl["hand_counts"]] = self.counts[rows2, rot] / _LARGEST_HAND
         obs[:, off["deal"]] = self.deal_no * self._inv_deals
         st = self.stones
         totals = st[:, :P] + st[:, P:]
-        obs[:, sl["stones"]] = np.take_along_axis(totals, self._rotp[mine], axis=1) * self._inv_stones
-        if not live.all():
-            dead = ~live
-            obs[dead] = 0.0
+        obs[:, sl["stones"]] = totals[rows2, rotp] * self._inv_stones
+        if not all_live:
+            obs[~live] = 0.0
