@@ -54,6 +54,7 @@ from kabu_envs.kakeya.tricks import rensho_card
 TRUMP, LEAD, PLAY, OVER = (int(p) for p in Phase)
 _U64 = np.uint64
 _CARD_BIT = np.array([1 << c for c in range(NUM_CARDS)], dtype=_U64)
+_SUIT_BIT = np.array([1 << s for s in range(NUM_SUITS)], dtype=np.uint8)
 _SUIT_MASK = np.array((*SUIT_MASK, 0), dtype=_U64)  # [-1]: no suit led, nothing to follow
 _EGARA = _U64(EGARA_MASK)
 _ACES = _U64(ACE_MASK)
@@ -167,7 +168,6 @@ class KakeyaBatch(BatchEnv):
         self.t_leader = np.zeros(B, dtype=i64)
         self.t_led = np.full(B, -1, dtype=i64)
         self.t_card = np.full((B, n), -1, dtype=i64)
-        self.t_bits = np.zeros((B, n), dtype=_U64)
         self.t_len = np.zeros(B, dtype=i64)  # seats that play the trick
         self.t_num = np.zeros(B, dtype=i64)  # cards played to it so far
         self.legal_action_mask = np.zeros((B, NUM_ACTIONS), dtype=bool)
@@ -198,7 +198,6 @@ class KakeyaBatch(BatchEnv):
         "t_leader",
         "t_led",
         "t_card",
-        "t_bits",
         "t_len",
         "t_num",
         "legal_action_mask",
@@ -253,7 +252,6 @@ class KakeyaBatch(BatchEnv):
     def _clear_trick(self, rows: np.ndarray) -> None:
         self.t_led[rows] = -1
         self.t_card[rows] = -1
-        self.t_bits[rows] = 0
         self.t_num[rows] = 0
 
     def _deal(self, rows: np.ndarray) -> None:
@@ -320,38 +318,46 @@ class KakeyaBatch(BatchEnv):
     def _play(self, rows: np.ndarray, cards: np.ndarray) -> None:
         n = self.num_players
         seat = self.current_player[rows]
+        at = rows * n + seat  # flat (game, seat) index
         bit = _CARD_BIT[cards]
-        self.hands[rows, seat] ^= bit
-        self.counts[rows, seat] -= 1
+        self.hands.reshape(-1)[at] ^= bit
+        self.counts.reshape(-1)[at] -= 1
         self.played[rows] |= bit
         led = self.t_led[rows]
         suit = _SUIT[cards]
+        # a seat that does not follow, with a card other than Rensho, shows out of the led suit (§6)
         shows_out = (led >= 0) & (suit != led) & (cards != self.rensho[rows])
         if shows_out.any():
-            so = rows[shows_out]
-            self.voids[so, seat[shows_out]] |= (1 << led[shows_out]).astype(np.uint8)
+            self.voids.reshape(-1)[at[shows_out]] |= _SUIT_BIT[led[shows_out]]
         self.t_led[rows] = np.where(led < 0, suit, led)
-        self.t_card[rows, seat] = cards
-        self.t_bits[rows, seat] = bit
+        self.t_card.reshape(-1)[at] = cards
         num = self.t_num[rows] + 1
         self.t_num[rows] = num
-        done = num == self.t_len[rows]
-        go = rows[~done]
-        if len(go):  # the next seat of the trick: the first after this one with cards, not yet played
-            s = seat[~done]
-            nxt = (s + 1) % n
-            ok = (self.counts[go, nxt] > 0) & (self.t_card[go, nxt] < 0)
-            for k in range(2, n):
-                if ok.all():
-                    break
-                cand = (s + k) % n
-                fix = ~ok & (self.counts[go, cand] > 0) & (self.t_card[go, cand] < 0)
-                nxt = np.where(fix, cand, nxt)
-                ok |= fix
-            self.current_player[go] = nxt
-        fin = rows[done]
-        if len(fin):
-            self._finish_trick(fin)
+        t_len = self.t_len[rows]
+        done = num == t_len
+        if done.any():
+            go = ~done
+            rows_go, seat, t_len = rows[go], seat[go], t_len[go]
+            self._finish_trick(rows[done])
+        else:
+            rows_go = rows
+        if len(rows_go):  # the next seat of the trick: the first after this one with cards, not yet played
+            nxt = seat + 1
+            nxt[nxt == n] = 0
+            short = t_len < n  # some seat has no card: skip such seats (and those that played)
+            if short.any():
+                g, s = rows_go[short], seat[short]
+                nx = nxt[short]
+                ok = (self.counts[g, nx] > 0) & (self.t_card[g, nx] < 0)
+                for k in range(2, n):
+                    if ok.all():
+                        break
+                    cand = (s + k) % n
+                    fix = ~ok & (self.counts[g, cand] > 0) & (self.t_card[g, cand] < 0)
+                    nx = np.where(fix, cand, nx)
+                    ok |= fix
+                nxt[short] = nx
+            self.current_player[rows_go] = nxt
 
     def _finish_trick(self, rows: np.ndarray) -> None:
         n, P = self.num_players, self.num_partnerships
@@ -367,7 +373,7 @@ class KakeyaBatch(BatchEnv):
         key = np.where(has & (tc == self.rensho[rows][:, None]), 1000, key)
         # trick_winner takes the first best card in play order; keys are distinct among cards that count
         winner = key.argmax(axis=1)
-        won = np.bitwise_or.reduce(self.t_bits[rows], axis=1) & _EGARA
+        won = np.bitwise_or.reduce(np.where(has, _CARD_BIT[c], _U64(0)), axis=1) & _EGARA
         self.captured[rows, winner % P] |= won
         counts = self.counts[rows]
         over = ~counts.any(axis=1)
@@ -490,7 +496,7 @@ class KakeyaBatch(BatchEnv):
         if not self._must_follow:
             follow &= ~rbit
         legal = np.where(follow != 0, follow | rbit, hand)
-        legal[~is_play] = 0
+        legal *= is_play
         mask = self.legal_action_mask
         bits = np.unpackbits(legal.view(np.uint8).reshape(B, 8), axis=1, bitorder="little")
         mask[:, :NUM_CARDS] = bits[:, :NUM_CARDS].view(bool)
@@ -503,11 +509,15 @@ class KakeyaBatch(BatchEnv):
         mine = seat % P
         tab_row = ((seat * P + self.dealer_p) * len(Phase) + phase) * NUM_SUITS + self.trump
         obs[:, : self._prefix] = self._prefix_tab[tab_row]
+        flat_obs = obs.reshape(-1)
+        size = self.obs_size
         pr = np.flatnonzero(is_play)
         if len(pr):
-            obs[pr, off["leader"] + (self.t_leader[pr] - seat[pr]) % n] = 1.0
-            lr = pr[led[pr] >= 0]
-            obs[lr, off["led_suit"] + led[lr]] = 1.0
+            at = pr * size
+            flat_obs[at + off["leader"] + (self.t_leader[pr] - seat[pr]) % n] = 1.0
+            led_pr = led[pr]
+            has_led = led_pr >= 0
+            flat_obs[at[has_led] + off["led_suit"] + led_pr[has_led]] = 1.0
         rows2 = self._rows2
         rot = self._rot[seat]  # (B, n): absolute seat of relative seat k
         v = self.voids[rows2, rot]  # (B, n) uint8, 4 suit bits each: two seats per byte
@@ -521,12 +531,11 @@ class KakeyaBatch(BatchEnv):
         np.bitwise_or(hand, self.played, out=cards[:, 2])
         bits = np.unpackbits(cards.view(np.uint8), axis=1, bitorder="little").reshape(B, 3, 64)
         np.copyto(self._cards_view, bits[:, :, :NUM_CARDS], casting="unsafe")
-        trick = obs[:, sl["trick"]]
-        trick[:] = 0.0
+        obs[:, sl["trick"]] = 0.0
         if len(pr):
             tc = self.t_card[rows2, rot]
             r, k = np.nonzero(tc >= 0)
-            trick[r, k * NUM_CARDS + tc[r, k]] = 1.0
+            flat_obs[r * size + off["trick"] + k * NUM_CARDS + tc[r, k]] = 1.0
         obs[:, sl["hand_counts"]] = self.counts[rows2, rot] / _LARGEST_HAND
         obs[:, off["deal"]] = self.deal_no * self._inv_deals
         st = self.stones
