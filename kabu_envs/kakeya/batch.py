@@ -6,8 +6,9 @@ exact but at AEC speed) for the others.
 
 Vectorised: every option set (``num_players`` 4 and 6 in both ``six_player_mode``, ``default_trump``,
 ``dealers_choose_trump``, ``rensho_rule``, ``rensho_follow``, ``stones_per_player``, ``reward``
-"stones" and "egara", any ``max_deals``). ``VECTORISED`` names what ``make_batch`` sends to the engine;
-everything else falls back to the loop.
+"stones" and "egara", any ``max_deals``): ``vectorised(config)`` says which rule sets ``make_batch``
+sends to the engine, and declines only on a big-endian machine (the bit unpacking assumes little-endian
+words); whatever it declines falls back to the loop.
 
 State: hands, captured cards and the trick as uint64 52-bit card sets ((B, n), (B, P), (B, n)), the
 phase, trump, Rensho, turn, dealers, stones and counters as (B,) / (B, n) int arrays. Per step the
