@@ -10,7 +10,7 @@ Vectorised: every option set (``num_players`` 4 and 6 in both ``six_player_mode`
 sends to the engine, and declines only on a big-endian machine (the bit unpacking assumes little-endian
 words); whatever it declines falls back to the loop.
 
-State: hands, captured cards and the trick as uint64 52-bit card sets ((B, n), (B, P), (B, n)), the
+State: hands and captured cards as uint64 52-bit card sets ((B, n), (B, P)), the trick as card ids, the
 phase, trump, Rensho, turn, dealers, stones and counters as (B,) / (B, n) int arrays. Per step the
 actions of all live games are applied at once by phase (TRUMP, LEAD, PLAY), completed tricks and deals
 are resolved with array ops, and the mask and the current player's observation are rewritten from the
@@ -138,8 +138,17 @@ class KakeyaBatch(BatchEnv):
                 pt_tab[ph, t, off["phase"] + ph] = 1
                 pt_tab[ph, t, off["trump"] + t] = 1
                 pt_tab[ph, t, off["rensho"] + (rensho_card(t, cfg.rensho_rule) != ACE_OF_CLUBS)] = 1
-        # [seat, dealers, phase, trump] -> the whole prefix
-        self._prefix_tab = (seat_tab[:, :, None, None, :] + pt_tab[None, None]).reshape(-1, prefix)
+        leader_tab = np.zeros((n + 1, prefix), dtype=np.float32)  # [1 + relative leader] (0: no trick)
+        leader_tab[1 + np.arange(n), off["leader"] + np.arange(n)] = 1
+        led_tab = np.zeros((NUM_SUITS + 1, prefix), dtype=np.float32)  # [1 + led suit] (0: none)
+        led_tab[1 + np.arange(NUM_SUITS), off["led_suit"] + np.arange(NUM_SUITS)] = 1
+        # [seat, dealers, phase, trump, 1 + relative leader, 1 + led suit] -> the whole prefix
+        self._prefix_tab = (
+            seat_tab[:, :, None, None, None, None]
+            + pt_tab[None, None, :, :, None, None]
+            + leader_tab[None, None, None, None, :, None]
+            + led_tab[None, None, None, None, None, :]
+        ).reshape(-1, prefix)
         self._rensho_of = np.array(
             [rensho_card(t, cfg.rensho_rule) for t in range(NUM_SUITS)], dtype=np.int64
         )
@@ -149,9 +158,10 @@ class KakeyaBatch(BatchEnv):
         self._rows = np.arange(B)
         self._rows2 = self._rows[:, None]
         self._flat_rows = self._rows * n
-        self._cards3 = np.zeros((B, 3), dtype=_U64)  # hand, played, gone: adjacent pieces
-        if not (off["hand"] + NUM_CARDS == off["played"] and off["played"] + NUM_CARDS == off["gone"]):
-            raise ValueError("the pieces hand, played and gone must be adjacent, in this order")
+        # hand, played, gone and the trick's n blocks: adjacent 52-card pieces, unpacked together
+        self._cards = np.zeros((B, 3 + n), dtype=_U64)
+        if [off[k] for k in ("played", "gone", "trick")] != [off["hand"] + NUM_CARDS * i for i in (1, 2, 3)]:
+            raise ValueError("the pieces hand, played, gone and trick must be adjacent, in this order")
         i64 = np.int64
         self.phase = np.full(B, OVER, dtype=i64)
         self.current_player = np.full(B, -1, dtype=i64)
@@ -169,12 +179,13 @@ class KakeyaBatch(BatchEnv):
         self.t_leader = np.zeros(B, dtype=i64)
         self.t_led = np.full(B, -1, dtype=i64)
         self.t_card = np.full((B, n), -1, dtype=i64)
+        self.t_bits = np.zeros((B, n), dtype=_U64)  # the card each seat played, as a bit
         self.t_len = np.zeros(B, dtype=i64)  # seats that play the trick
         self.t_num = np.zeros(B, dtype=i64)  # cards played to it so far
         self.legal_action_mask = np.zeros((B, NUM_ACTIONS), dtype=bool)
         self.observation = np.zeros((B, self.obs_size), dtype=np.float32)
-        cards_at = slice(off["hand"], off["hand"] + 3 * NUM_CARDS)
-        self._cards_view = self.observation[:, cards_at].reshape(B, 3, NUM_CARDS)  # a view
+        cards_at = slice(off["hand"], off["hand"] + (3 + n) * NUM_CARDS)
+        self._cards_view = self.observation[:, cards_at].reshape(B, 3 + n, NUM_CARDS)  # a view
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
         self._seed_rng = np.random.Generator(np.random.PCG64())
@@ -199,6 +210,7 @@ class KakeyaBatch(BatchEnv):
         "t_leader",
         "t_led",
         "t_card",
+        "t_bits",
         "t_len",
         "t_num",
         "legal_action_mask",
@@ -253,6 +265,7 @@ class KakeyaBatch(BatchEnv):
     def _clear_trick(self, rows: np.ndarray) -> None:
         self.t_led[rows] = -1
         self.t_card[rows] = -1
+        self.t_bits[rows] = 0
         self.t_num[rows] = 0
 
     def _deal(self, rows: np.ndarray) -> None:
@@ -332,6 +345,7 @@ class KakeyaBatch(BatchEnv):
             self.voids.reshape(-1)[at[shows_out]] |= _SUIT_BIT[led[shows_out]]
         self.t_led[rows] = np.where(led < 0, suit, led)
         self.t_card.reshape(-1)[at] = cards
+        self.t_bits.reshape(-1)[at] = bit
         num = self.t_num[rows] + 1
         self.t_num[rows] = num
         t_len = self.t_len[rows]
@@ -508,17 +522,11 @@ class KakeyaBatch(BatchEnv):
         obs = self.observation
         off, sl = self._off, self._sl
         mine = seat % P
+        leader = (self.t_leader - seat) % n + 1
+        leader *= is_play
         tab_row = ((seat * P + self.dealer_p) * len(Phase) + phase) * NUM_SUITS + self.trump
+        tab_row = (tab_row * (n + 1) + leader) * (NUM_SUITS + 1) + led + 1  # (led = -1 outside a trick)
         obs[:, : self._prefix] = self._prefix_tab[tab_row]
-        flat_obs = obs.reshape(-1)
-        size = self.obs_size
-        pr = np.flatnonzero(is_play)
-        if len(pr):
-            at = pr * size
-            flat_obs[at + off["leader"] + (self.t_leader[pr] - seat[pr]) % n] = 1.0
-            led_pr = led[pr]
-            has_led = led_pr >= 0
-            flat_obs[at[has_led] + off["led_suit"] + led_pr[has_led]] = 1.0
         rows2 = self._rows2
         rot = self._rot[seat]  # (B, n): absolute seat of relative seat k
         v = self.voids[rows2, rot]  # (B, n) uint8, 4 suit bits each: two seats per byte
@@ -526,17 +534,13 @@ class KakeyaBatch(BatchEnv):
         rotp = self._rotp[mine]
         eg = _egara16(self.captured[rows2, rotp]).astype(np.uint16)
         obs[:, sl["egara"]] = np.unpackbits(eg.view(np.uint8), axis=1, bitorder="little")
-        cards = self._cards3
+        cards = self._cards
         cards[:, 0] = hand
         cards[:, 1] = self.played
         np.bitwise_or(hand, self.played, out=cards[:, 2])
-        bits = np.unpackbits(cards.view(np.uint8), axis=1, bitorder="little").reshape(B, 3, 64)
+        cards[:, 3:] = self.t_bits[rows2, rot]
+        bits = np.unpackbits(cards.view(np.uint8), axis=1, bitorder="little").reshape(B, 3 + n, 64)
         np.copyto(self._cards_view, bits[:, :, :NUM_CARDS], casting="unsafe")
-        obs[:, sl["trick"]] = 0.0
-        if len(pr):
-            tc = self.t_card[rows2, rot]
-            r, k = np.nonzero(tc >= 0)
-            flat_obs[r * size + off["trick"] + k * NUM_CARDS + tc[r, k]] = 1.0
         obs[:, sl["hand_counts"]] = self.counts[rows2, rot] / _LARGEST_HAND
         obs[:, off["deal"]] = self.deal_no * self._inv_deals
         st = self.stones
