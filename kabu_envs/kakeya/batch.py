@@ -156,8 +156,8 @@ class KakeyaBatch(BatchEnv):
         self._rotp = (np.arange(P)[:, None] + np.arange(P)[None, :]) % P
         # --- state ---
         self._rows = np.arange(B)
-        self._rows2 = self._rows[:, None]
         self._flat_rows = self._rows * n
+        self._flat_rows_p = self._rows * P
         # hand, played, gone and the trick's n blocks: adjacent 52-card pieces, unpacked together
         self._cards = np.zeros((B, 3 + n), dtype=_U64)
         if [off[k] for k in ("played", "gone", "trick")] != [off["hand"] + NUM_CARDS * i for i in (1, 2, 3)]:
@@ -175,6 +175,8 @@ class KakeyaBatch(BatchEnv):
         self.counts = np.zeros((B, n), dtype=i64)
         self.played = np.zeros(B, dtype=_U64)
         self.captured = np.zeros((B, P), dtype=_U64)
+        self.egara = np.zeros((B, P), dtype=np.uint16)  # egara16 of captured: the observation's bits
+        self.totals = np.zeros((B, P), dtype=i64)  # stones of each partnership
         self.voids = np.zeros((B, n), dtype=np.uint8)  # 4 bits per seat: suits shown out of
         self.t_leader = np.zeros(B, dtype=i64)
         self.t_led = np.full(B, -1, dtype=i64)
@@ -206,6 +208,8 @@ class KakeyaBatch(BatchEnv):
         "counts",
         "played",
         "captured",
+        "egara",
+        "totals",
         "voids",
         "t_leader",
         "t_led",
@@ -242,6 +246,7 @@ class KakeyaBatch(BatchEnv):
     def _new_match(self, rows: np.ndarray) -> None:
         cfg = self.config
         self.stones[rows] = cfg.stones_per_player
+        self.totals[rows] = 2 * cfg.stones_per_player
         self.trump[rows] = cfg.default_trump_suit
         self.deal_no[rows] = 0
         self.dealer_p[rows] = self.num_partnerships - 1
@@ -253,6 +258,7 @@ class KakeyaBatch(BatchEnv):
         self.counts[rows] = 0
         self.played[rows] = 0
         self.captured[rows] = 0
+        self.egara[rows] = 0
         self.voids[rows] = 0
         self._clear_trick(rows)
         self.rensho[rows] = self._rensho_of[self.trump[rows]]
@@ -389,7 +395,9 @@ class KakeyaBatch(BatchEnv):
         # trick_winner takes the first best card in play order; keys are distinct among cards that count
         winner = key.argmax(axis=1)
         won = np.bitwise_or.reduce(np.where(has, _CARD_BIT[c], _U64(0)), axis=1) & _EGARA
-        self.captured[rows, winner % P] |= won
+        wp = winner % P
+        self.captured[rows, wp] |= won
+        self.egara[rows, wp] |= _egara16(won).astype(np.uint16)
         counts = self.counts[rows]
         over = ~counts.any(axis=1)
         go = ~over
@@ -458,6 +466,7 @@ class KakeyaBatch(BatchEnv):
                 change[:, p] -= moved
                 change[ar, w] += moved
             self.stones[rows] = stones
+            self.totals[rows] = stones[:, :P] + stones[:, P:]
         if cfg.reward == "stones":
             reward = change.astype(np.float64)
         else:
@@ -527,24 +536,23 @@ class KakeyaBatch(BatchEnv):
         tab_row = ((seat * P + self.dealer_p) * len(Phase) + phase) * NUM_SUITS + self.trump
         tab_row = (tab_row * (n + 1) + leader) * (NUM_SUITS + 1) + led + 1  # (led = -1 outside a trick)
         obs[:, : self._prefix] = self._prefix_tab[tab_row]
-        rows2 = self._rows2
-        rot = self._rot[seat]  # (B, n): absolute seat of relative seat k
-        v = self.voids[rows2, rot]  # (B, n) uint8, 4 suit bits each: two seats per byte
+        rot = self._rot[seat]  # (a copy)
+        rot += self._flat_rows[:, None]  # (B, n): flat index of (game, relative seat k)
+        v = self.voids.reshape(-1)[rot]  # (B, n) uint8, 4 suit bits each: two seats per byte
         obs[:, sl["voids"]] = np.unpackbits(v[:, 0::2] | (v[:, 1::2] << 4), axis=1, bitorder="little")
         rotp = self._rotp[mine]
-        eg = _egara16(self.captured[rows2, rotp]).astype(np.uint16)
+        rotp += self._flat_rows_p[:, None]  # (B, P): flat index of (game, relative partnership k)
+        eg = self.egara.reshape(-1)[rotp]
         obs[:, sl["egara"]] = np.unpackbits(eg.view(np.uint8), axis=1, bitorder="little")
         cards = self._cards
         cards[:, 0] = hand
         cards[:, 1] = self.played
         np.bitwise_or(hand, self.played, out=cards[:, 2])
-        cards[:, 3:] = self.t_bits[rows2, rot]
+        cards[:, 3:] = self.t_bits.reshape(-1)[rot]
         bits = np.unpackbits(cards.view(np.uint8), axis=1, bitorder="little").reshape(B, 3 + n, 64)
         np.copyto(self._cards_view, bits[:, :, :NUM_CARDS], casting="unsafe")
-        obs[:, sl["hand_counts"]] = self.counts[rows2, rot] / _LARGEST_HAND
+        obs[:, sl["hand_counts"]] = self.counts.reshape(-1)[rot] / _LARGEST_HAND
         obs[:, off["deal"]] = self.deal_no * self._inv_deals
-        st = self.stones
-        totals = st[:, :P] + st[:, P:]
-        obs[:, sl["stones"]] = totals[rows2, rotp] * self._inv_stones
+        obs[:, sl["stones"]] = self.totals.reshape(-1)[rotp] * self._inv_stones
         if not all_live:
             obs[~live] = 0.0
