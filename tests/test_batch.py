@@ -197,3 +197,43 @@ def test_kakeya_batch_refuses_illegal_actions_and_reports_state_bytes():
     env.step(acts)  # nothing changed by the refused steps
     assert (env.legal_action_mask.sum(axis=1) == 2).all()  # LEAD_SELF / LEAD_PARTNER
     assert env.state_nbytes() > env.observation.nbytes
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"num_players": 6, "six_player_mode": "all_play", "max_deals": 3, "reward": "egara"}]
+)
+def test_kakeya_autoreset_reports_the_end_and_starts_a_new_match(options):
+    """An autoreset batch plays as its twin without autoreset until a match ends; on that step it
+    reports the same payout and ``terminated``, and the game is already at the new match's first
+    decision (the default trump, full stones, deal 0); the new matches deal from the batch's stream."""
+    B = 8
+    auto = batch.make("kakeya", batch_size=B, autoreset=True, **options)
+    plain = batch.make("kakeya", batch_size=B, **options)
+    auto.reset(seed=5)
+    plain.reset(seed=5)
+    fresh = batch.make("kakeya", batch_size=1, **options)
+    fresh.reset(seeds=[0])
+    spec = auto._off, auto._sl
+    rng = np.random.default_rng(1)
+    restarted = np.zeros(B, dtype=bool)
+    for _ in range(600):
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in auto.legal_action_mask])
+        same = ~restarted
+        plain.step(np.where(same & (plain.current_player >= 0), acts, 0))
+        auto.step(acts)
+        assert (auto.current_player >= 0).all()
+        np.testing.assert_allclose(auto.rewards[same], plain.rewards[same], atol=1e-12)
+        assert np.array_equal(auto.terminated[same], plain.terminated[same])
+        for b in np.flatnonzero(same & plain.terminated):
+            obs = auto.observation[b]
+            assert obs[spec[0]["phase"] + 0] == 1.0  # TRUMP: the new match's first decision
+            assert np.array_equal(obs[spec[1]["stones"]], fresh.observation[0][spec[1]["stones"]])
+            assert obs[spec[0]["deal"]] == 0.0
+            assert auto.current_player[b] == fresh.current_player[0]
+        still = same & ~plain.terminated
+        assert np.array_equal(auto.observation[still], plain.observation[still])
+        restarted |= plain.terminated
+        if restarted.all():
+            break
+    assert restarted.all()
+    np.testing.assert_allclose(auto.rewards.sum(axis=1), 0.0, atol=1e-9)
