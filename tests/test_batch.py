@@ -237,3 +237,11 @@ def test_kakeya_autoreset_reports_the_end_and_starts_a_new_match(options):
             break
     assert restarted.all()
     np.testing.assert_allclose(auto.rewards.sum(axis=1), 0.0, atol=1e-9)
+
+
+def test_kakeya_batch_checks_stacked_decks_at_reset():
+    env = batch.make("kakeya", batch_size=2)
+    with pytest.raises(ValueError):
+        env.reset(seeds=[1, 2], decks=[None, [3, 3]])
+    with pytest.raises(ValueError):
+        env.reset(seeds=[1, 2], decks=[[52], None])

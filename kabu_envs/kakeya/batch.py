@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, check_batch_size
-from kabu_envs.core.rng import ordered_deck
+from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
 from kabu_envs.kakeya.cards import (
     ACE,
@@ -237,7 +237,8 @@ class KakeyaBatch(BatchEnv):
         game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
         self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else game_seeds[0]))
         self._rngs = [np.random.Generator(np.random.PCG64(s)) for s in game_seeds]
-        self._decks = [None if d is None else list(d) for d in game_decks]
+        # a bad stacked deck raises here, as the AEC env's reset does (before the trump choice)
+        self._decks = [None if d is None else validate_deck_prefix(d, NUM_CARDS) for d in game_decks]
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self._new_match(self._rows)
