@@ -121,6 +121,20 @@ class KakeyaBatch(BatchEnv):
                 found = [s for s in recv[dp] if partnership_of(s, n) == leading]
                 chooser[dp, lp + 1] = found[0] if found else -1
         self._chooser = chooser
+        # trick-winner keys (tricks.trick_winner) by [trump, led suit, 1 + card], flat; card -1: no card
+        key_tab = np.full((NUM_SUITS, NUM_SUITS, NUM_CARDS + 1), -2, dtype=np.int64)
+        for trump in range(NUM_SUITS):
+            for led in range(NUM_SUITS):
+                for card in range(NUM_CARDS):
+                    suit, rank = divmod(card, NUM_RANKS)
+                    if card == rensho_card(trump, cfg.rensho_rule):
+                        key = 1000
+                    elif suit == trump:
+                        key = _TRUMP_KEY + rank
+                    else:
+                        key = rank if suit == led else -1
+                    key_tab[trump, led, 1 + card] = key
+        self._key_tab = key_tab.reshape(-1)
         # --- observation: the one-hot prefix (phase .. role) from tables ---
         self._prefix = prefix = off["voids"]
         seat_tab = np.zeros((n, P, prefix), dtype=np.float32)
@@ -158,6 +172,7 @@ class KakeyaBatch(BatchEnv):
         self._rows = np.arange(B)
         self._flat_rows = self._rows * n
         self._flat_rows_p = self._rows * P
+        self._flat_rows_a = self._rows * NUM_ACTIONS
         # hand, played, gone and the trick's n blocks: adjacent 52-card pieces, unpacked together
         self._cards = np.zeros((B, 3 + n), dtype=_U64)
         if [off[k] for k in ("played", "gone", "trick")] != [off["hand"] + NUM_CARDS * i for i in (1, 2, 3)]:
@@ -294,20 +309,33 @@ class KakeyaBatch(BatchEnv):
             k = len(batch_rows)
             orders[batch_rows] = self._seed_rng.permuted(np.tile(np.arange(NUM_CARDS), (k, 1)), axis=1)
         dp = self.dealer_p[rows]
-        recv = self._recv[dp]  # (k, r)
+        recv = self._recv[dp]  # (k, r): the receivers in deal order; the i-th card goes to recv[i % r]
         r = recv.shape[1]
-        owner = recv[:, np.arange(NUM_CARDS) % r]  # (k, 52): seat receiving the i-th card
-        bits = _CARD_BIT[orders]
-        n = self.num_players
-        hands = np.zeros((len(rows), n), dtype=_U64)
-        for s in range(n):
-            hands[:, s] = np.where(owner == s, bits, _U64(0)).sum(axis=1, dtype=_U64)
+        k = len(rows)
+        bits = np.zeros((k, -(-NUM_CARDS // r) * r), dtype=_U64)
+        bits[:, :NUM_CARDS] = _CARD_BIT[orders]
+        got = bits.reshape(k, -1, r).sum(axis=1, dtype=_U64)  # (k, r): the hand of each receiver
+        hands = np.zeros((k, self.num_players), dtype=_U64)
+        hands[np.arange(k)[:, None], recv] = got
         self.hands[rows] = hands
         self.counts[rows] = np.bitwise_count(hands).astype(np.int64)
         self.phase[rows] = LEAD
         self.current_player[rows] = self._chooser[dp, self.lead_p[rows] + 1]
 
     # --- step ------------------------------------------------------------------------------------
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """``BatchEnv._check_actions`` with a fast path for legal integer actions (the base class
+        names the problem otherwise)."""
+        a = np.asarray(actions)
+        if a.shape == (self.batch_size,) and a.dtype.kind in "iu":
+            inside = (a >= 0) & (a < NUM_ACTIONS)
+            ok = self.legal_action_mask.reshape(-1)[self._flat_rows_a + np.where(inside, a, 0)]
+            ok &= inside
+            ok |= self.current_player < 0
+            if ok.all():
+                return a.astype(np.int64, copy=False)
+        return super()._check_actions(actions)
+
     def step(self, actions: Any) -> None:
         acts = self._check_actions(actions)
         self.rewards[:] = 0.0
@@ -383,19 +411,12 @@ class KakeyaBatch(BatchEnv):
 
     def _finish_trick(self, rows: np.ndarray) -> None:
         n, P = self.num_players, self.num_partnerships
-        tc = self.t_card[rows]  # (k, n)
-        has = tc >= 0
-        c = np.where(has, tc, 0)
-        suit, rank = _SUIT[c], _RANK[c]
-        trump = self.trump[rows][:, None]
-        key = np.where(
-            suit == trump, _TRUMP_KEY + rank, np.where(suit == self.t_led[rows][:, None], rank, -1)
-        )
-        key = np.where(has, key, -2)
-        key = np.where(has & (tc == self.rensho[rows][:, None]), 1000, key)
-        # trick_winner takes the first best card in play order; keys are distinct among cards that count
+        # each card's key from the table [trump, led suit, 1 + card]; trick_winner takes the first best
+        # card in play order, and keys are distinct among the cards that count
+        base = (self.trump[rows] * NUM_SUITS + self.t_led[rows]) * (NUM_CARDS + 1) + 1
+        key = self._key_tab[base[:, None] + self.t_card[rows]]
         winner = key.argmax(axis=1)
-        won = np.bitwise_or.reduce(np.where(has, _CARD_BIT[c], _U64(0)), axis=1) & _EGARA
+        won = np.bitwise_or.reduce(self.t_bits[rows], axis=1) & _EGARA
         wp = winner % P
         self.captured[rows, wp] |= won
         self.egara[rows, wp] |= _egara16(won).astype(np.uint16)
