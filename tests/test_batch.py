@@ -29,21 +29,24 @@ def _aec_state(env, names):
     return names.index(agent), obs["action_mask"].astype(bool), obs["observation"]
 
 
-@pytest.mark.parametrize(("game", "options"), CASES)
-def test_batch_runs_in_lockstep_with_aec_envs(game, options):
-    B = 6
+def _lockstep(game, options, B=6, seeds=None, decks=None, max_steps=400, engine=None):
+    """Step ``batch.make(game, ...)`` and B AEC envs with the same random legal actions until every game
+    ends, checking turns, masks, observations and summed rewards at every step."""
     spec = registry.get(game)
     env = batch.make(game, batch_size=B, **options)
-    seeds = [1000 + 7 * b for b in range(B)]
-    env.reset(seeds=seeds)
+    if engine is not None:
+        assert type(env).__name__ == engine
+    seeds = seeds if seeds is not None else [1000 + 7 * b for b in range(B)]
+    decks = decks if decks is not None else [None] * B
+    env.reset(seeds=seeds, decks=decks)
     aecs = [spec.make_raw_env(**options) for _ in range(B)]
-    for a, s in zip(aecs, seeds, strict=True):
-        a.reset(seed=s)
+    for a, s, d in zip(aecs, seeds, decks, strict=True):
+        a.reset(seed=s, options=None if d is None else {"deck": d})
     names = aecs[0].possible_agents
     rng = np.random.default_rng(3)
     summed_aec = np.zeros((B, len(names)))
     summed_batch = np.zeros((B, len(names)))
-    for _ in range(400):
+    for _ in range(max_steps):
         acts = np.zeros(B, dtype=np.int64)
         for b, a in enumerate(aecs):
             seat, mask, obs = _aec_state(a, names)
@@ -70,6 +73,66 @@ def test_batch_runs_in_lockstep_with_aec_envs(game, options):
         if env.terminated.all():
             break
     assert env.terminated.all()
+    return env
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_batch_runs_in_lockstep_with_aec_envs(game, options):
+    _lockstep(game, options)
+
+
+# Kakeya's vectorised engine (kabu_envs.kakeya.batch), option set by option set: B = 8 matches, two seed
+# sets, the first with stacked decks (a full deck, short prefixes, both Rensho candidates first).
+KAKEYA_CASES = [
+    {},
+    {"rensho_follow": "must_follow"},
+    {"rensho_rule": "seed", "default_trump": "spades"},
+    {"rensho_rule": "seed", "rensho_follow": "must_follow", "default_trump": 0},
+    {"dealers_choose_trump": False, "default_trump": "hearts"},
+    {"dealers_choose_trump": False, "rensho_rule": "seed"},
+    {"num_players": 6},
+    {"num_players": 6, "six_player_mode": "all_play"},
+    {
+        "num_players": 6,
+        "six_player_mode": "all_play",
+        "rensho_follow": "must_follow",
+        "dealers_choose_trump": False,
+    },
+    {"reward": "egara"},
+    {"num_players": 6, "six_player_mode": "all_play", "reward": "egara", "max_deals": 4},
+    {"num_players": 6, "reward": "egara", "max_deals": 3},
+    {"max_deals": 6, "stones_per_player": 2},
+    {"max_deals": 20, "stones_per_player": 1},  # matches end when a partnership is broke
+    {"num_players": 6, "max_deals": 20, "stones_per_player": 1, "dealers_choose_trump": False},
+]
+_STACKED = [
+    list(range(52))[::-1],
+    None,
+    list(range(8)),
+    None,
+    [51, 12],  # AS, AC
+    list(range(52)),
+    None,
+    [12, 51, 25, 38],
+]
+
+
+@pytest.mark.parametrize(
+    "options", KAKEYA_CASES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default"
+)
+@pytest.mark.parametrize("seed_set", [0, 1])
+def test_kakeya_vectorised_engine_in_lockstep(options, seed_set):
+    seeds = [97 * seed_set + 13 * b for b in range(8)]
+    decks = _STACKED if seed_set == 0 else None
+    _lockstep("kakeya", options, B=8, seeds=seeds, decks=decks, max_steps=2000, engine="KakeyaBatch")
+
+
+def test_kakeya_unsupported_options_fall_back_to_the_loop(monkeypatch):
+    from kabu_envs.kakeya import batch as kakeya_batch
+
+    monkeypatch.setattr(kakeya_batch, "vectorised", lambda cfg: cfg.num_players == 4)
+    assert type(batch.make("kakeya", batch_size=2)).__name__ == "KakeyaBatch"
+    _lockstep("kakeya", {"num_players": 6, "max_deals": 2}, B=8, max_steps=400, engine="LoopBatchEnv")
 
 
 @pytest.mark.parametrize("game", ["toy_card", "kakeya"])
@@ -91,7 +154,7 @@ def test_stacked_decks_and_seed_streams(game):
     assert len(set(seeds)) == 4 and all(0 <= s < 2**63 for s in seeds)
 
 
-@pytest.mark.parametrize("game", ["toy_card", "oicho_kabu"])
+@pytest.mark.parametrize("game", ["toy_card", "oicho_kabu", "kakeya"])
 def test_autoreset_restarts_finished_games_and_reports_their_end(game):
     env = batch.make(game, batch_size=8, autoreset=True)
     env.reset(seed=0)
@@ -119,3 +182,66 @@ def test_bad_batch_input_is_named():
         batch.make("toy_card", batch_size=0)
     with pytest.raises(ValueError, match="unknown game"):
         batch.make("chess", batch_size=2)
+
+
+def test_kakeya_batch_refuses_illegal_actions_and_reports_state_bytes():
+    env = batch.make("kakeya", batch_size=3)
+    env.reset(seed=4)
+    acts = np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask])
+    bad = acts.copy()
+    bad[1] = 0  # PLAY(2C) in the trump phase
+    with pytest.raises(IllegalActionError, match="game 1 of the batch"):
+        env.step(bad)
+    with pytest.raises(ValueError, match="3 integer action ids"):
+        env.step(acts[:2])
+    env.step(acts)  # nothing changed by the refused steps
+    assert (env.legal_action_mask.sum(axis=1) == 2).all()  # LEAD_SELF / LEAD_PARTNER
+    assert env.state_nbytes() > env.observation.nbytes
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"num_players": 6, "six_player_mode": "all_play", "max_deals": 3, "reward": "egara"}]
+)
+def test_kakeya_autoreset_reports_the_end_and_starts_a_new_match(options):
+    """An autoreset batch plays as its twin without autoreset until a match ends; on that step it
+    reports the same payout and ``terminated``, and the game is already at the new match's first
+    decision (the default trump, full stones, deal 0); the new matches deal from the batch's stream."""
+    B = 8
+    auto = batch.make("kakeya", batch_size=B, autoreset=True, **options)
+    plain = batch.make("kakeya", batch_size=B, **options)
+    auto.reset(seed=5)
+    plain.reset(seed=5)
+    fresh = batch.make("kakeya", batch_size=1, **options)
+    fresh.reset(seeds=[0])
+    spec = auto._off, auto._sl
+    rng = np.random.default_rng(1)
+    restarted = np.zeros(B, dtype=bool)
+    for _ in range(600):
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in auto.legal_action_mask])
+        same = ~restarted
+        plain.step(np.where(same & (plain.current_player >= 0), acts, 0))
+        auto.step(acts)
+        assert (auto.current_player >= 0).all()
+        np.testing.assert_allclose(auto.rewards[same], plain.rewards[same], atol=1e-12)
+        assert np.array_equal(auto.terminated[same], plain.terminated[same])
+        for b in np.flatnonzero(same & plain.terminated):
+            obs = auto.observation[b]
+            assert obs[spec[0]["phase"] + 0] == 1.0  # TRUMP: the new match's first decision
+            assert np.array_equal(obs[spec[1]["stones"]], fresh.observation[0][spec[1]["stones"]])
+            assert obs[spec[0]["deal"]] == 0.0
+            assert auto.current_player[b] == fresh.current_player[0]
+        still = same & ~plain.terminated
+        assert np.array_equal(auto.observation[still], plain.observation[still])
+        restarted |= plain.terminated
+        if restarted.all():
+            break
+    assert restarted.all()
+    np.testing.assert_allclose(auto.rewards.sum(axis=1), 0.0, atol=1e-9)
+
+
+def test_kakeya_batch_checks_stacked_decks_at_reset():
+    env = batch.make("kakeya", batch_size=2)
+    with pytest.raises(ValueError):
+        env.reset(seeds=[1, 2], decks=[None, [3, 3]])
+    with pytest.raises(ValueError):
+        env.reset(seeds=[1, 2], decks=[[52], None])

@@ -36,6 +36,7 @@ SPEC = register(
             order=1,
         ),
         pettingzoo_id="kabu_envs/kakeya-v0",
+        batch="kabu_envs.kakeya.batch:make_batch",
         gym_ids={"kabu_envs/Kakeya-v0": {"role": "partnership"}},
         doc="partnership trick-taking with trumps and Rensho (docs/kakeya.md)",
     )
