@@ -4,6 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
+# Where torch comes from. Empty: pip's configured index (on the project's build machines a local
+# folder holding the CPU wheel; on PyPI the default torch wheel is a CUDA build, ~0.5 GB plus several GB
+# of NVIDIA libraries). For the CPU build elsewhere: make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
 
 .PHONY: test demo lint bench install clean
 
@@ -11,6 +15,7 @@ export MKL_NUM_THREADS := 1
 $(VENV)/.installed: pyproject.toml constraints.txt kabu_envs/__init__.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
+	$(if $(TORCH_INDEX),$(PY) -m pip install -c constraints.txt torch --index-url $(TORCH_INDEX))
 	$(PY) -m pip install -c constraints.txt -e ".[train,dev]"
 	touch $@
 
@@ -25,6 +30,7 @@ demo: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_envs.py
+	$(PY) benchmarks/bench_batch.py
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
