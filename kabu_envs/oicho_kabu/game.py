@@ -81,6 +81,8 @@ class Game:
         self.phase = Phase.OVER
         self._rewards = np.zeros(n, dtype=np.float64)
         self._paid = False
+        # The events of the current deal only (docs/oicho_kabu.md §6): cleared when the next deal starts,
+        # so a long episode (``max_rounds`` up to 2**31 - 1) stores a bounded amount.
         self.log: list[tuple] = []
         # Bumped whenever anything but the stakes can change: from one BET turn to the next only the
         # stakes move, which lets the observation encoder reuse the rest (see observation.Encoder).
@@ -294,6 +296,7 @@ class Game:
             self._legal = []
             self.log.append(("over", tuple(self.chips)))
             return
+        self.log = []  # the next deal's events start here (a dealer change is its first event)
         d = self.dealer
         if dealer_must_change(
             cfg.dealer_change,

@@ -83,7 +83,7 @@ def render_text(game: Game) -> str:
 
 
 def render_log(game: Game) -> str:
-    """The public log of the episode, one event per line (selection draws, bets, draws, results)."""
+    """The public log of the current deal, one event per line (selection draws, bets, draws, results)."""
     cfg = game.cfg
     out = []
     for ev in game.log:

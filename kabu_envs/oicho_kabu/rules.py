@@ -2,7 +2,9 @@
 masks and settlement.
 
 Pure functions of ``(cfg, cards)``; the game calls only these. They sit on the hot path, so the yaku
-and draw lookups are memoised per config (the config is immutable, the memo lives on it).
+and draw lookups are memoised per config (the config is immutable, the memo lives on it). The memo
+names a card by its *class* (its value, or its value + 10 for a hanafuda light), all the rules ever look
+at, so it holds at most 13**2 + 13**3 hands per role and lookup however long the play.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Sequence
 from numbers import Integral
 
 from kabu_envs.oicho_kabu.config import Config
-from kabu_envs.oicho_kabu.deck import DECK_SIZE, VALUES
+from kabu_envs.oicho_kabu.deck import DECK_SIZE, LIGHT_CARDS, VALUES
 from kabu_envs.oicho_kabu.yaku import ROLES, qualifying, voided_by_third
 
 __all__ = [
@@ -26,6 +28,24 @@ __all__ = [
 
 # arashi_vs_arashi="rank_321": 3 > 2 > 1 > 10 > 9 > ... > 4 (seed 000, Kansai); lower index = stronger.
 _RANK_321 = {v: i for i, v in enumerate((3, 2, 1, 10, 9, 8, 7, 6, 5, 4))}
+
+
+# card id -> class for the memo keys: the value 1..10, or 11..13 for a hanafuda light (only
+# ``sanpachi_hikari`` tells a light from its month's other cards)
+_CLASS: dict[int, int] = {c: VALUES[c] + (10 if c in LIGHT_CARDS else 0) for c in range(DECK_SIZE)}
+
+
+def _key(tag: str, role: str, cards: Sequence[int]) -> tuple:
+    """The memo key of a hand. A hand that is not 2 or 3 known card ids gets a key that is never
+    stored, so the caller's checks reject it."""
+    try:
+        if len(cards) == 3:
+            a, b, c = cards
+            return (tag, role, _CLASS[a], _CLASS[b], _CLASS[c])
+        a, b = cards
+        return (tag, role, _CLASS[a], _CLASS[b])
+    except (KeyError, TypeError, ValueError):
+        return (tag, role, "unchecked", tuple(cards))
 
 
 def card_value(card: int) -> int:
@@ -51,12 +71,12 @@ def _check(role: str, cards: tuple[int, ...]) -> None:
 
 def best_yaku(cfg: Config, cards: Sequence[int], role: str) -> str | None:
     """The enabled yaku of highest rank this hand holds for ``role`` (ties: the first in table order)."""
-    key = ("y", role, tuple(cards))
+    key = _key("y", role, cards)
     memo = cfg._memo
     hit = memo.get(key, memo)
     if hit is not memo:
         return hit
-    _check(role, key[2])
+    _check(role, tuple(cards))
     if not 2 <= len(cards) <= 3:
         raise ValueError(f"a hand has 2 or 3 cards, got {len(cards)}: {tuple(cards)}")
     names = qualifying(cfg, tuple(cards), role)
@@ -78,11 +98,11 @@ def yaku_multiplier(cfg: Config, name: str | None, cards: Sequence[int]) -> int:
 
 def draw_options(cfg: Config, cards: Sequence[int], role: str) -> tuple[bool, bool, bool]:
     """(stand_ok, draw_ok, escape_ok) of a two-card hand about to decide (docs/oicho_kabu.md §3, 9-10)."""
-    key = ("d", role, tuple(cards))
+    key = _key("d", role, cards)
     hit = cfg._memo.get(key)
     if hit is not None:
         return hit
-    _check(role, key[2])
+    _check(role, tuple(cards))
     if len(cards) != 2:
         raise ValueError(f"draw options exist only for a two-card hand, got {tuple(cards)}")
     a, b = VALUES[cards[0]], VALUES[cards[1]]
