@@ -35,6 +35,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "kansai": {
         "free_draw": True,
+        "dealer_draw_rule": "free",
         "shiroku_escape": True,
         "minso": True,
         "redeal_on_triple_table": True,
@@ -176,7 +177,13 @@ OPTIONS = OptionSet(
             "dealer takes each of its first two cards top/bottom/4th",
         ),
         _O("pair_may_draw", True, boolean, "000", "a pair of value 8 (4-4, 9-9) may still draw, for arashi"),
-        _O("free_draw", False, boolean, "000 (Kansai)", "any value may stand or draw"),
+        _O(
+            "free_draw",
+            False,
+            boolean,
+            "000 (Kansai)",
+            "a bettor may also DRAW on 7, 8, 9 (a permission: <= 3 must still draw; not the dealer)",
+        ),
         _O("shiroku_escape", False, boolean, "000 (Kansai)", "a bettor's 4-6 spread may ESCAPE (push)"),
         _O(
             "dealer_second_card_face_up",
@@ -190,7 +197,7 @@ OPTIONS = OptionSet(
             "same_as_bettors",
             choice("same_as_bettors", "free"),
             "project",
-            "`same_as_bettors`: the draw masks apply to the dealer; `free`",
+            "`same_as_bettors`: the standard draw masks (not `free_draw`) apply to the dealer; `free`: any",
         ),
         _O(
             "zero_zero",

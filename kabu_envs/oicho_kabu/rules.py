@@ -109,13 +109,13 @@ def draw_options(cfg: Config, cards: Sequence[int], role: str) -> tuple[bool, bo
     escape = role == "bettor" and cfg.shiroku_escape and {a, b} == {4, 6}
     if role == "dealer" and cfg.dealer_draw_rule == "free":
         out = (True, True, False)
-    elif cfg.free_draw:
-        out = (True, True, escape)
     else:
         v = (a + b) % 10
         stand, draw = v >= 4, v <= 6
         if a == b and cfg.pair_may_draw:
             draw = True
+        if role == "bettor" and cfg.free_draw:
+            draw = True  # a permission to draw on 7..9; <= 3 must still draw (docs/oicho_kabu.md §8, 11)
         if not stand and any(voided_by_third(cfg, n) for n in qualifying(cfg, tuple(cards), role)):
             stand = True
         out = (stand, draw, escape)

@@ -66,7 +66,7 @@ PLAYERS = pytest.mark.parametrize("cls", [OichoScriptedAgent, OichoExpertAgent],
 @PLAYERS
 @pytest.mark.parametrize(
     "rules, seat, n_eps",
-    [("standard", 0, 160), ("standard", 1, 300), ("kansai", 0, 20), ("kansai", 1, 50)],
+    [("standard", 0, 160), ("standard", 1, 300), ("kansai", 0, 80), ("kansai", 1, 300)],
     ids=["standard-dealer", "standard-bettor", "kansai-dealer", "kansai-bettor"],
 )
 def test_beats_random_in_both_roles(cls, rules, seat, n_eps):
@@ -133,6 +133,12 @@ def stacked_round(opts: dict, deck: list[int], cls=OichoScriptedAgent, **params)
         ({"shiroku_escape": True}, (4, 6), {}, ESCAPE),
         ({"shiroku_escape": True}, (4, 6), {"escape": False}, DRAW),
         ({"rules": "kansai"}, (4, 5), {}, STAND),
+        # free_draw is a permission: the player uses it only when its own rule says draw ...
+        ({"rules": "kansai"}, (4, 5), {"draw_threshold": 9}, DRAW),
+        ({"rules": "kansai"}, (4, 4), {"pair_draw": True}, DRAW),
+        # ... and a value <= 3 still must draw, whatever the threshold
+        ({"rules": "kansai"}, (1, 2), {"draw_threshold": 0}, DRAW),
+        ({"free_draw": True}, (2, 8), {"draw_threshold": 0}, DRAW),
     ],
 )
 def test_bettor_decision(options, values, params, expect):

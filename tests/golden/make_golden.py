@@ -1,14 +1,16 @@
 """Golden playthroughs: seeded random-legal games recorded once, replayed by tests/test_golden.py.
 
 A change that alters any card, mask, observation or reward of these games fails the test: such a
-change must bump the env version (``*_v1``) and regenerate the files with
-``python tests/golden/make_golden.py``.
+change must bump the env version (``*_v1``) or be recorded in the env card's version history, and
+re-record only the files it changes with ``python tests/golden/make_golden.py NAME ...`` (no name:
+every file).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -53,11 +55,17 @@ def play(module, options: dict, seed: int) -> dict:
     }
 
 
-def main() -> None:
+def main(names: list[str] | None = None) -> None:
+    """Re-record the named cases (default: all); ``python tests/golden/make_golden.py oicho_site_3p``."""
+    unknown = set(names or ()) - set(CASES)
+    if unknown:
+        raise SystemExit(f"unknown case(s) {sorted(unknown)}; known: {', '.join(CASES)}")
     for name, (module, options, seed) in CASES.items():
+        if names and name not in names:
+            continue
         (HERE / f"{name}.json").write_text(json.dumps(play(module, options, seed), indent=1) + "\n")
         print("wrote", name)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -388,17 +388,28 @@ DRAW_CASES = [
     ({"local_yaku": ["toichi"], "toichi_order": "strict"}, (1, 10), "bettor", (F, T, F)),
     ({"local_yaku": ["shidou"]}, (4, 10), "bettor", (T, T, F)),  # 4 anyway
     ({"local_yaku": ["doshippin"]}, (10, 10), "bettor", (F, T, F)),  # a 3-card yaku: no exemption
-    # free_draw
-    ({"free_draw": True}, (4, 5), "bettor", (T, T, F)),
-    ({"free_draw": True}, (1, 2), "bettor", (T, T, F)),
-    ({"free_draw": True}, (4, 5), "dealer", (T, T, F)),  # same_as_bettors
+    # free_draw: a permission to draw where the standard rule forbids it (7..9), never a release
+    ({"free_draw": True}, (4, 5), "bettor", (T, T, F)),  # 9 may draw
+    ({"free_draw": True}, (3, 4), "bettor", (T, T, F)),  # 7 may draw
+    ({"free_draw": True}, (3, 5), "bettor", (T, T, F)),  # 8 may draw
+    ({"free_draw": True, "pair_may_draw": False}, (9, 9), "bettor", (T, T, F)),  # 9-9: try for arashi
+    ({"free_draw": True}, (2, 3), "bettor", (T, T, F)),  # 5: as without it
+    ({"free_draw": True}, (1, 2), "bettor", (F, T, F)),  # 3: must still draw
+    ({"free_draw": True}, (2, 8), "bettor", (F, T, F)),  # 0: must still draw
+    ({"free_draw": True, "local_yaku": ["niichi"]}, (1, 2), "bettor", (T, T, F)),  # the yaku exemption
+    ({"free_draw": True}, (4, 5), "dealer", (T, F, F)),  # bettors only: the dealer's 9 stands
+    ({"free_draw": True}, (1, 2), "dealer", (F, T, F)),
+    ({"free_draw": True, "dealer_draw_rule": "free"}, (4, 5), "dealer", (T, T, F)),
     # shiroku_escape: bettors only
     ({"shiroku_escape": True}, (4, 6), "bettor", (F, T, T)),
     ({"shiroku_escape": True}, (6, 4), "bettor", (F, T, T)),
     ({"shiroku_escape": True}, (4, 6), "dealer", (F, T, F)),
     ({"shiroku_escape": True}, (5, 5), "bettor", (F, T, F)),
-    ({"rules": "kansai"}, (4, 6), "bettor", (T, T, T)),
-    ({"rules": "kansai"}, (4, 6), "dealer", (T, T, F)),
+    ({"rules": "kansai"}, (4, 6), "bettor", (F, T, T)),  # 0: draw or escape, free_draw adds no STAND
+    ({"rules": "kansai"}, (4, 6), "dealer", (T, T, F)),  # the Kansai dealer: dealer_draw_rule="free"
+    ({"rules": "kansai", "dealer_draw_rule": "same_as_bettors"}, (4, 6), "dealer", (F, T, F)),
+    ({"rules": "kansai", "dealer_draw_rule": "same_as_bettors"}, (4, 5), "dealer", (T, F, F)),
+    ({"rules": "kansai", "local_yaku": ["shiro"]}, (4, 6), "bettor", (T, T, T)),
     # dealer_draw_rule
     ({"dealer_draw_rule": "free"}, (1, 2), "dealer", (T, T, F)),
     ({"dealer_draw_rule": "free"}, (4, 5), "dealer", (T, T, F)),

@@ -82,9 +82,11 @@ def test_kansai_dealer_three_tens_voids_the_round():
 
 def test_kansai_bettor_ten_pair_is_plain_zero_even_with_zoro():
     deck = [10, 7, 7, 8, 5, 10, 1, 1, 1, 2]  # spread 10-10; dealer 5+2 = 7
-    g = _kansai(deck, local_yaku=["zoro"])
+    # kansai: a plain 0, so no yaku exemption: it must draw (free_draw never releases a <= 3)
+    g = _kansai([*deck[:9], 5, 2], local_yaku=["zoro"])
     bet_round(g, {1: {0: 1}})
-    g.apply_action(S)
+    assert g.legal_actions() == [D]
+    g.apply_action(D)  # 10-10-5 = 5
     g.apply_action(S)
     assert _bettor_reward(g) == -1
     std = new_game(deck, local_yaku=["zoro"])  # standard: 10-10 is a zoro, beats a plain 7
