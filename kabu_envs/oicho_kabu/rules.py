@@ -20,6 +20,7 @@ __all__ = [
     "card_value",
     "hand_value",
     "best_yaku",
+    "preference",
     "yaku_multiplier",
     "draw_options",
     "settle",
@@ -69,8 +70,19 @@ def _check(role: str, cards: tuple[int, ...]) -> None:
             raise ValueError(f"card id {c!r} in hand {cards} is out of range 0..{DECK_SIZE - 1}")
 
 
+def preference(cfg: Config, name: str, cards: Sequence[int]) -> tuple[bool, int, int]:
+    """How much yaku ``name`` is worth to the holder of ``cards`` (docs/oicho_kabu.md §4, "Several yaku"):
+    ``(ranked, pays, rank)``, compared in that order. ``ranked``: rank > 0 (a rank-0 yaku is a plain
+    hand except for its ``beats``); ``pays``: what a win collects per stake (the multiplier; for
+    ``multiplier == 0`` the middle card's value); ``rank``: how many hands it beats."""
+    y = cfg.yaku[name]
+    return (y.rank > 0, y.multiplier or VALUES[cards[1]], y.rank)
+
+
 def best_yaku(cfg: Config, cards: Sequence[int], role: str) -> str | None:
-    """The enabled yaku of highest rank this hand holds for ``role`` (ties: the first in table order)."""
+    """The yaku this hand is scored as for ``role``: of the enabled yaku it qualifies for, the one that
+    pays its holder most (highest ``preference``: a ranked yaku, then the highest multiplier, then the
+    highest rank; still equal: the first in table order). ``None`` for a plain hand."""
     key = _key("y", role, cards)
     memo = cfg._memo
     hit = memo.get(key, memo)
@@ -79,11 +91,11 @@ def best_yaku(cfg: Config, cards: Sequence[int], role: str) -> str | None:
     _check(role, tuple(cards))
     if not 2 <= len(cards) <= 3:
         raise ValueError(f"a hand has 2 or 3 cards, got {len(cards)}: {tuple(cards)}")
-    names = qualifying(cfg, tuple(cards), role)
-    best = None
-    for name in names:  # qualifying() keeps the table order, so max() keeps the first of equal ranks
-        if best is None or cfg.yaku[name].rank > cfg.yaku[best].rank:
-            best = name
+    best, best_pref = None, None
+    for name in qualifying(cfg, tuple(cards), role):  # table order: a later yaku must be strictly better
+        pref = preference(cfg, name, cards)
+        if best_pref is None or pref > best_pref:
+            best, best_pref = name, pref
     memo[key] = best
     return best
 

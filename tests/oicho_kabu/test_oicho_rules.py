@@ -83,7 +83,9 @@ YAKU_CASES = [
     ({"core_yaku": ["arashi"]}, (3, 3, 3), "bettor", "arashi"),
     ({"local_yaku": ["pin_basami"]}, (1, 7, 1), "bettor", "pin_basami"),
     ({"local_yaku": ["pin_basami"]}, (1, 7, 1), "dealer", None),
-    ({"local_yaku": ["pin_basami"]}, (1, 1, 1), "bettor", "pin_basami"),
+    ({"local_yaku": ["pin_basami"]}, (1, 1, 1), "bettor", "arashi"),  # x3 over pin-basami's x1
+    ({"local_yaku": ["pin_basami"], "arashi_holders": "dealer"}, (1, 1, 1), "bettor", "pin_basami"),
+    ({"local_yaku": ["pin_basami"], "rules": "kabufuda_site"}, (1, 1, 1), "bettor", "arashi"),
     ({"local_yaku": ["pin_basami"]}, (1, 7, 2), "bettor", None),
     ({"local_yaku": ["pin_basami"]}, (7, 1, 1), "bettor", None),
     ({"local_yaku": ["doshippin"]}, (10, 1, 10), "dealer", "doshippin"),
@@ -128,9 +130,38 @@ YAKU_CASES = [
     ({"local_yaku": ["wake_satsu"]}, (4, 9), "bettor", "wake_satsu"),
     ({"local_yaku": ["wake_satsu"]}, (9, 4), "dealer", "wake_satsu"),
     ({"local_yaku": ["wake_satsu"]}, (4, 9, 2), "dealer", None),
-    # highest rank wins when several qualify
-    (ALL_LOCAL, (3, 3, 3), "dealer", "arashi_kabu"),
-    (ALL_LOCAL, (1, 2, 3), "bettor", "ichi_ni_san"),  # also nobori, same rank: table order
+    # several qualify: the one paying the holder most (ranked, then multiplier, then rank, then table order)
+    (ALL_LOCAL, (3, 3, 3), "dealer", "arashi_kabu"),  # x5 over arashi's x3
+    (ALL_LOCAL, (1, 1, 1), "bettor", "arashi"),  # x3 over pin_basami's x1 (rank 65 > 50 does not count)
+    (ALL_LOCAL, (1, 2, 3), "bettor", "ichi_ni_san"),  # also nobori, same x1 and rank: table order
+    (ALL_LOCAL, (3, 2, 1), "dealer", "ichi_ni_san"),  # also kudari
+    (
+        {"local_yaku": ["ichi_ni_san", "nobori"], "yaku_overrides": {"nobori": {"multiplier": 2}}},
+        (1, 2, 3),
+        "bettor",
+        "nobori",  # pays x2
+    ),
+    (
+        {"local_yaku": ["ichi_ni_san", "nobori"], "yaku_overrides": {"nobori": {"rank": 25}}},
+        (1, 2, 3),
+        "bettor",
+        "nobori",  # same x1, higher rank
+    ),
+    (
+        {
+            "local_yaku": ["ichi_ni_san", "nobori"],
+            "yaku_overrides": {"ichi_ni_san": {"rank": 0, "multiplier": 5}},
+        },
+        (1, 2, 3),
+        "bettor",
+        "nobori",  # a ranked yaku over a rank-0 one (a plain hand but for its beats), whatever it pays
+    ),
+    (
+        {"local_yaku": ["pin_basami"], "yaku_overrides": {"arashi": {"multiplier": 1}}},
+        (1, 1, 1),
+        "bettor",
+        "pin_basami",  # both x1: the higher rank (65 > 50)
+    ),
     ({"local_yaku": ["nobori"]}, (1, 2, 3), "bettor", "nobori"),
     ({"local_yaku": ["niichi"], "yaku_overrides": {"niichi": {"holders": "bettor"}}}, (2, 1), "dealer", None),
     ({"yaku_overrides": {"shippin": {"holders": "both"}}}, (4, 1), "dealer", "shippin"),
@@ -273,7 +304,9 @@ SETTLE_CASES = [
     ({"local_yaku": ["pin_basami"]}, (4, 5), (1, 10, 1), 10),
     ({"local_yaku": ["pin_basami"]}, (5, 5, 5), (1, 7, 1), 7),
     ({"local_yaku": ["pin_basami"]}, (3, 3, 3), (1, 7, 1), 7),
-    ({"local_yaku": ["pin_basami"]}, (4, 5), (1, 1, 1), 1),
+    ({"local_yaku": ["pin_basami"]}, (4, 5), (1, 1, 1), 3),  # an arashi, x3
+    ({"local_yaku": ["pin_basami"]}, (2, 2, 2), (1, 1, 1), -3),  # arashi vs arashi: 3 < 6, as without
+    ({"local_yaku": ["pin_basami"]}, (9, 1), (1, 1, 1), 3),  # arashi over the dealer's kuppin
     # same rank, different yaku: compared as plain hands
     ({"local_yaku": ["niichi", "shidou"]}, (2, 1), (4, 10), 1),
     ({"local_yaku": ["shiro", "toichi"]}, (4, 6), (1, 10), 1),

@@ -106,6 +106,57 @@ def test_pin_basami_pays_the_middle_card(local, expect):
     assert _bettor_reward(g) == expect
 
 
+def _one_one_one(rules: str, pin_basami: bool, dealer: tuple[int, ...]) -> float:
+    """Spread 0: 1-1 (a 2, must draw) draws a 1; the dealer holds ``dealer`` (a third card if it draws)."""
+    d1, d2, *d3 = dealer
+    table = [1, 7, 7, 8]
+    if rules == "kabufuda_site":  # info card, table, [bets], dealer's first, seconds, third, dealer's second
+        deck = [6, *table, d1, 1, 8, 8, 9, 1, d2, *d3]
+        opts = {"dealer_selection": "fixed"}
+    else:  # table, dealer's first, [bets], seconds, third, dealer's second
+        deck = [*table, d1, 1, 8, 8, 9, 1, d2, *d3]
+        opts = {}
+    g = new_game(deck, rules=rules, local_yaku=["pin_basami"] if pin_basami else [], **opts)
+    if g.phase == Phase.MINSO:
+        g.apply_action(KEEP)
+    bet_round(g, {1: {0: 3}})  # a stake of 5
+    while not g.terminal:
+        if g.phase == Phase.DEALER_CHOICE:
+            g.apply_action(TOP)
+        elif g.phase == Phase.DECIDE:
+            g.apply_action(D)  # the 1-1 must draw
+        else:
+            g.apply_action(D if d3 else S)
+    assert [c // 4 + 1 for c in g.spreads[0]] == [1, 1, 1]
+    assert [c // 4 + 1 for c in g.dealer_cards] == list(dealer)
+    return _bettor_reward(g)
+
+
+@pytest.mark.parametrize("pin_basami", [False, True])
+@pytest.mark.parametrize("rules", ["standard", "kansai", "kabufuda_site"])
+def test_one_one_one_is_an_arashi_with_or_without_pin_basami(rules, pin_basami):
+    """Seed 000: three of a kind pays x3. Enabling pin_basami (1-x-1 pays x) must not make 1-1-1 a
+    pin-basami x1: a hand takes the yaku that pays its holder most (docs/oicho_kabu.md §4)."""
+    assert _one_one_one(rules, pin_basami, (2, 5)) == 15  # x3 against a plain 7
+    # against the dealer's 2-2-2: an arashi (higher_value: 3 < 6; kansai: dealer_wins), x3 to the
+    # dealer; under kabufuda_site only bettors hold arashi, so 2-2-2 is a plain 6 and 1-1-1 wins x3
+    assert _one_one_one(rules, pin_basami, (2, 2, 2)) == (15 if rules == "kabufuda_site" else -15)
+
+
+@pytest.mark.parametrize("pin_basami", [False, True])
+def test_pin_basami_still_pays_its_middle_card_when_nothing_else_fits(pin_basami):
+    # with arashi_holders="dealer" a bettor's 1-1-1 is not an arashi: a pin-basami x1, or a plain 3
+    g = new_game(
+        [1, 7, 7, 8, 2, 1, 8, 8, 9, 1, 5],
+        arashi_holders="dealer",
+        local_yaku=["pin_basami"] if pin_basami else [],
+    )
+    bet_round(g, {1: {0: 3}})
+    g.apply_action(D)
+    g.apply_action(S)  # dealer 2+5 = 7
+    assert _bettor_reward(g) == (5 if pin_basami else -5)
+
+
 @pytest.mark.parametrize(("rules", "expect"), [("standard", -2), ("kansai", -4)])
 def test_dealer_kuppin(rules, expect):
     deck = [9, 6, 6, 7, 9, 10, 1, 1, 1, 1]  # bettor 9; dealer 9-1
