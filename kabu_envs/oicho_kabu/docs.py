@@ -230,6 +230,18 @@ def action_table(bet_sizes: tuple[int, ...] | None = None) -> str:
     return "\n".join(rows)
 
 
+def optional_observation_table() -> str:
+    """The pieces some options append to the observation (4 players), after the default ones."""
+    base = {p.name for p in obs_spec(make_config()).pieces}
+    full = obs_spec(make_config(deck="hanafuda", dealer_selection="lowest", dealer_selection_each_deal=True))
+    rows = ["| size | name | added by | meaning |", "|---|---|---|---|"]
+    for p in full.pieces:
+        if p.name not in base:
+            by = "`dealer_selection_each_deal`" if p.name == "selection_cards" else '`deck="hanafuda"`'
+            rows.append(f"| {p.size} | `{p.name}` | {by} | {p.description} |")
+    return "\n".join(rows)
+
+
 def generated_blocks() -> dict[str, str]:
     """Every generated block of docs/oicho_kabu.md, by marker name."""
     return {
@@ -241,6 +253,7 @@ def generated_blocks() -> dict[str, str]:
         "yaku_kansai": yaku_table(make_config(rules="kansai")),
         "yaku_overlaps": overlap_table(),
         "observation": obs_spec(make_config()).markdown_table(),
+        "observation_optional": optional_observation_table(),
         "actions": action_table(),
     }
 

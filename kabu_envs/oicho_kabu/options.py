@@ -27,6 +27,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "dealer_card_choice": True,
         "dealer_second_card_face_up": False,
         "dealer_selection": "lowest",
+        "dealer_selection_each_deal": True,
         "arashi_holders": "bettors",
         "kuppin_order": "strict",
         "kuppin_four_one": True,
@@ -148,6 +149,14 @@ OPTIONS = OptionSet(
             choice("fixed", "closest_to_nine", "lowest"),
             "000 / 001",
             "`fixed`: player_0; `closest_to_nine` (000); `lowest` (001)",
+        ),
+        _O(
+            "dealer_selection_each_deal",
+            False,
+            boolean,
+            "001",
+            "selection draws before every deal, not once: the best card deals, the others bet and decide "
+            "in the order of their cards; `dealer_change` is not used",
         ),
         _O("domae", 50, integer(1), "000, 001", "cap on the total of all bettors' stakes in a round"),
         _O("bet_sizes", (1, 2, 5, 10), bet_sizes, "project", "the stake amounts of BET(1..)"),

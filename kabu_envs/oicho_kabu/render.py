@@ -68,6 +68,12 @@ def render_text(game: Game) -> str:
             f"{mark} spread {s}: {_hand(game, cards, hidden):<14} {desc:<18} {status:<7} "
             f"[{stakes}] {res}".rstrip()
         )
+    if any(c >= 0 for c in game.selection_cards):
+        cards = "  ".join(
+            f"p{seat}:{card_text(cfg, c)}" for seat, c in enumerate(game.selection_cards) if c >= 0
+        )
+        order = ", ".join(f"p{seat}" for seat in game.betting_order)
+        lines.append(f"  selection ({cfg.dealer_selection}): {cards} -> p{game.dealer} deals; bets: {order}")
     if cfg.info_cards and any(c >= 0 for c in game.info_cards):
         info = ", ".join(f"p{seat}:[{card_text(cfg, c)}]" for seat, c in enumerate(game.info_cards) if c >= 0)
         lines.append(f"  info cards: {info}")

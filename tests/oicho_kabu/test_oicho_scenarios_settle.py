@@ -110,13 +110,14 @@ def _one_one_one(rules: str, pin_basami: bool, dealer: tuple[int, ...]) -> float
     """Spread 0: 1-1 (a 2, must draw) draws a 1; the dealer holds ``dealer`` (a third card if it draws)."""
     d1, d2, *d3 = dealer
     table = [1, 7, 7, 8]
-    if rules == "kabufuda_site":  # info card, table, [bets], dealer's first, seconds, third, dealer's second
-        deck = [6, *table, d1, 1, 8, 8, 9, 1, d2, *d3]
-        opts = {"dealer_selection": "fixed"}
+    if rules == "kabufuda_site":
+        # selection (player_0 draws the lowest and deals), info card, table, [bets], dealer's first,
+        # seconds, third, dealer's second
+        deck = [3, 5, 6, *table, d1, 1, 8, 8, 9, 1, d2, *d3]
     else:  # table, dealer's first, [bets], seconds, third, dealer's second
         deck = [*table, d1, 1, 8, 8, 9, 1, d2, *d3]
-        opts = {}
-    g = new_game(deck, rules=rules, local_yaku=["pin_basami"] if pin_basami else [], **opts)
+    g = new_game(deck, rules=rules, local_yaku=["pin_basami"] if pin_basami else [])
+    assert g.dealer == 0
     if g.phase == Phase.MINSO:
         g.apply_action(KEEP)
     bet_round(g, {1: {0: 3}})  # a stake of 5
