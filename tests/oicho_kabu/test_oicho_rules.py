@@ -260,6 +260,7 @@ SETTLE_CASES = [
     (_avs("dealer_wins"), (5, 5, 5), (2, 2, 2), -3),
     (_avs("dealer_wins"), (4, 4, 4), (3, 3, 3), -3),
     (_avs("bettor_wins"), (3, 3, 3), (4, 4, 4), 3),
+    (_avs("bettor_wins"), (10, 10, 10), (1, 1, 1), 3),  # "not even with three tens" (seed 000, Kansai)
     ({**_avs("push"), "tie_rule": "dealer_wins"}, (3, 3, 3), (4, 4, 4), 0),
     (_avs("higher_card"), (5, 5, 5), (2, 2, 2), -3),
     (_avs("higher_card"), (2, 2, 2), (10, 10, 10), 3),
