@@ -63,13 +63,13 @@ def first_card_edges(cfg: Config, params: tuple[tuple[str, Any], ...]) -> tuple[
         rest = np.argsort(keys, axis=1)[:, :5].tolist()
         total = 0
         for f, (b2, b3, d1, d2, d3) in zip(firsts.tolist(), rest, strict=True):
-            bettor = (f, b2)
+            bettor: tuple[int, ...] = (f, b2)
             act = bettor_decision(cfg, bettor, p)
             if act == ESCAPE:
                 continue
             if act == DRAW:
                 bettor = (f, b2, b3)
-            dealer = (d1, d2)
+            dealer: tuple[int, ...] = (d1, d2)
             if dealer_threshold_decision(cfg, dealer, p["dealer_model_threshold"]) == DRAW:
                 dealer = (d1, d2, d3)
             total += settle(cfg, dealer, bettor)

@@ -35,6 +35,7 @@ class Config:
     num_players: int = _default("num_players")
     deck: str = _default("deck")
     dealer_selection: str = _default("dealer_selection")
+    dealer_selection_each_deal: bool = _default("dealer_selection_each_deal")
     domae: int = _default("domae")
     bet_sizes: tuple[int, ...] = _default("bet_sizes")
     bankroll: int = _default("bankroll")
@@ -76,6 +77,11 @@ class Config:
         for f in fields(self):
             if f.init:
                 object.__setattr__(self, f.name, OPTIONS.check(f.name, getattr(self, f.name)))
+        if self.dealer_selection_each_deal and self.dealer_selection == "fixed":
+            raise RuleConfigError(
+                "dealer_selection_each_deal=True needs dealer_selection='closest_to_nine' or 'lowest', got "
+                "dealer_selection='fixed' (set dealer_selection_each_deal=False for a fixed first dealer)"
+            )
         for y in YAKU:
             if y.deck and y.deck != self.deck and y.name in self.core_yaku + self.local_yaku:
                 raise RuleConfigError(

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kabu_envs.core.rng import ordered_deck
+from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 
 NUM_VALUES = 10  # card values 1..10 (docs/oicho_kabu.md §1 Cards)
 COPIES = 4  # cards of each value
@@ -56,7 +56,8 @@ class Deck:
     __slots__ = ("cards", "top", "stacked", "rng")
 
     def __init__(self, rng: np.random.Generator, prefix: Sequence[int] | None = None) -> None:
-        prefix = () if prefix is None else prefix
+        # validated once, as a list: an iterator or an array is read once and its length known
+        prefix = [] if prefix is None else validate_deck_prefix(prefix, DECK_SIZE)
         self.rng = rng
         self.cards: list[int] = ordered_deck(rng, DECK_SIZE, prefix)
         self.top = 0

@@ -7,15 +7,21 @@ docs/oicho_kabu.md in place (``<!-- BEGIN generated:NAME -->`` ... ``<!-- END ge
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
+from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from kabu_envs.oicho_kabu.actions import BET_BASE, Action
 from kabu_envs.oicho_kabu.config import Config, make_config
+from kabu_envs.oicho_kabu.deck import COPIES, VALUES, card_id
 from kabu_envs.oicho_kabu.observation import obs_spec
 from kabu_envs.oicho_kabu.options import OPTIONS, PRESETS
-from kabu_envs.oicho_kabu.yaku import YAKU, YAKU_NAMES, Yaku, voided_by_third
+from kabu_envs.oicho_kabu.rules import best_yaku, preference
+from kabu_envs.oicho_kabu.yaku import LOCAL_YAKU, ROLES, YAKU, YAKU_NAMES, Yaku, qualifying, voided_by_third
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "oicho_kabu.md"
 
@@ -91,6 +97,133 @@ def yaku_records_table() -> str:
     return "\n".join(rows)
 
 
+# --- hands that qualify for several yaku (docs/oicho_kabu.md §4, "Several yaku on one hand") -----------
+
+# the options that change which hands a yaku matches, all at their most permissive
+_MATCH_VARIANTS: dict[str, dict[str, Any]] = {
+    "": {},
+    "strict orders, kuppin_four_one": {
+        "kuppin_order": "strict",
+        "shippin_order": "strict",
+        "toichi_order": "strict",
+        "kuppin_four_one": True,
+    },
+}
+
+
+def overlap_rule_sets() -> dict[str, dict[str, Any]]:
+    """Every preset alone, with each local yaku alone and with all of them, under each matching variant."""
+    out: dict[str, dict[str, Any]] = {}
+    for preset in PRESETS:
+        for vname, variant in _MATCH_VARIANTS.items():
+            tail = f" ({vname})" if vname else ""
+            base = {"rules": preset, "deck": "hanafuda", **variant}
+            out[preset + tail] = base
+            for name in LOCAL_YAKU:
+                out[f"{preset} + {name}{tail}"] = {**base, "local_yaku": [name]}
+            out[f"{preset} + all local{tail}"] = {**base, "local_yaku": list(LOCAL_YAKU)}
+    return out
+
+
+@lru_cache(maxsize=1)
+def enumerated_hands() -> tuple[tuple[int, ...], ...]:
+    """Every 2- and 3-card value sequence as card ids (no lights), and each with the lights among the
+    first two cards (the only place a light matters)."""
+    out = []
+    for n in (2, 3):
+        for values in itertools.product(range(1, 11), repeat=n):
+            used: dict[int, int] = {}
+            plain = []
+            for v in values:  # copies 3, 2, 1, 0: a light (copy 0) only for a fourth equal value
+                k = used.get(v, 0)
+                used[v] = k + 1
+                plain.append(card_id(v, COPIES - 1 - k))
+            out.append(tuple(plain))
+            if {1, 3, 8} & set(values[:2]) and len(set(values[:2])) == 2:
+                lit = tuple(
+                    card_id(v) if i < 2 and v in (1, 3, 8) else c
+                    for i, (v, c) in enumerate(zip(values, plain, strict=True))
+                )
+                out.append(lit)
+    return tuple(sorted(set(out)))
+
+
+def overlaps() -> list[dict[str, Any]]:
+    """Every set of yaku one hand qualifies for together, over ``overlap_rule_sets()``: the yaku, the
+    roles, the hands (by value), the rule sets, the yaku it is scored as (``best_yaku``) and why."""
+    found: dict[tuple, dict[str, Any]] = {}
+    for rs_name, opts in overlap_rule_sets().items():
+        cfg = make_config(**opts)
+        for role in ROLES:
+            for cards in enumerated_hands():
+                names = qualifying(cfg, cards, role)
+                if len(names) < 2:
+                    continue
+                best = best_yaku(cfg, cards, role)
+                assert best is not None  # the hand qualifies for two yaku or more
+                why = _why(best, {n: preference(cfg, n, cards) for n in names})
+                rec = found.setdefault(
+                    (tuple(names), best, why),
+                    {
+                        "yaku": tuple(names),
+                        "best": best,
+                        "why": why,
+                        "roles": [],
+                        "hands": [],
+                        "rule_sets": [],
+                    },
+                )
+                for key, item in (
+                    ("roles", role),
+                    ("hands", "-".join(str(VALUES[c]) for c in cards)),
+                    ("rule_sets", rs_name),
+                ):
+                    if item not in rec[key]:
+                        rec[key].append(item)
+    return sorted(found.values(), key=lambda r: (r["yaku"], r["best"]))
+
+
+def _replacer(table: str) -> Callable[[re.Match[str]], str]:
+    """The ``re.sub`` callback that puts ``table`` between a block's markers."""
+    return lambda m: m.group(1) + table + "\n" + m.group(2)
+
+
+def _why(best: str, prefs: dict[str, tuple]) -> str:
+    ranked, pays, rank = prefs[best]
+    parts = []
+    for other, (o_ranked, o_pays, o_rank) in prefs.items():
+        if other == best:
+            continue
+        if ranked != o_ranked:
+            parts.append(f"ranked over `{other}` (rank 0)")
+        elif pays != o_pays:
+            parts.append(f"pays ×{pays} > ×{o_pays}")
+        elif rank != o_rank:
+            parts.append(f"same pay ×{pays}, rank {rank} > {o_rank}")
+        else:
+            parts.append(f"same pay ×{pays} and rank {rank}: first in table order")
+    return "; ".join(parts)
+
+
+def overlap_table() -> str:
+    """The yaku that overlap on some hand and how each overlap resolves (docs/oicho_kabu.md §4)."""
+    rows = [
+        "| the hand qualifies for | holder | hands | where | scored as | because |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in overlaps():
+        presets = [p for p in PRESETS if any(rs.split(" ")[0] == p for rs in r["rule_sets"])]
+        needs = [n for n in r["yaku"] if n in LOCAL_YAKU]
+        where = ", ".join(f"`{p}`" for p in presets) + "".join(f" + `{n}`" for n in needs)
+        if all("strict" in rs for rs in r["rule_sets"]):
+            where += " with strict orders / `kuppin_four_one`"
+        rows.append(
+            f"| {' + '.join(f'`{n}`' for n in r['yaku'])} | {', '.join(sorted(r['roles']))} "
+            f"| {', '.join(r['hands'])} | {where} | `{r['best']}` | {r['why']} |"
+        )
+    return "\n".join(rows)
+
+
 def action_table(bet_sizes: tuple[int, ...] | None = None) -> str:
     """Every action id with its name and meaning (BET rows for ``bet_sizes``, default the config's)."""
     sizes = make_config().bet_sizes if bet_sizes is None else bet_sizes
@@ -104,6 +237,18 @@ def action_table(bet_sizes: tuple[int, ...] | None = None) -> str:
     return "\n".join(rows)
 
 
+def optional_observation_table() -> str:
+    """The pieces some options append to the observation (4 players), after the default ones."""
+    base = {p.name for p in obs_spec(make_config()).pieces}
+    full = obs_spec(make_config(deck="hanafuda", dealer_selection="lowest", dealer_selection_each_deal=True))
+    rows = ["| size | name | added by | meaning |", "|---|---|---|---|"]
+    for p in full.pieces:
+        if p.name not in base:
+            by = "`dealer_selection_each_deal`" if p.name == "selection_cards" else '`deck="hanafuda"`'
+            rows.append(f"| {p.size} | `{p.name}` | {by} | {p.description} |")
+    return "\n".join(rows)
+
+
 def generated_blocks() -> dict[str, str]:
     """Every generated block of docs/oicho_kabu.md, by marker name."""
     return {
@@ -113,7 +258,9 @@ def generated_blocks() -> dict[str, str]:
         "yaku_standard": yaku_table(make_config()),
         "yaku_kabufuda_site": yaku_table(make_config(rules="kabufuda_site")),
         "yaku_kansai": yaku_table(make_config(rules="kansai")),
+        "yaku_overlaps": overlap_table(),
         "observation": obs_spec(make_config()).markdown_table(),
+        "observation_optional": optional_observation_table(),
         "actions": action_table(),
     }
 
@@ -130,7 +277,7 @@ def update_text(text: str) -> str:
         pat = _pattern(name)
         if not pat.search(text):
             raise ValueError(f"docs: marker block 'generated:{name}' is missing")
-        text = pat.sub(lambda m, t=table: m.group(1) + t + "\n" + m.group(2), text)
+        text = pat.sub(_replacer(table), text)
     return text
 
 

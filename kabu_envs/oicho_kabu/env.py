@@ -21,7 +21,23 @@ Environment card
   ``env(illegal_reward=x)`` instead adds PettingZoo's ``TerminateIllegalWrapper``: an illegal action
   ends the episode, the offender gets ``x`` and everyone else 0.
 
-Version history: v0 — first release.
+Version history:
+
+- v0 — first release.
+- v0, behaviour change (unreleased; recommended to publish as ``oicho_kabu_v1``): the ``standard``
+  rules play bit for bit as before (same golden playthrough, same evaluations); ``kansai`` and
+  ``kabufuda_site`` do not, and any rule set with ``pin_basami`` scores 1-1-1 differently.
+
+  * ``free_draw`` (on in ``kansai``) is the bettors' permission to draw on 7, 8, 9; a value <= 3
+    must still draw (it used to allow STAND there too), and it no longer applies to the dealer:
+    ``kansai`` sets ``dealer_draw_rule="free"``, so the Kansai dealer's masks are unchanged.
+  * A hand that qualifies for several yaku takes the one that pays its holder most (multiplier before
+    rank): 1-1-1 with ``pin_basami`` is an arashi x3, no longer a pin-basami x1.
+  * New option ``dealer_selection_each_deal`` (on in ``kabufuda_site``): selection draws before every
+    deal, the others bet and decide in the order of their selection cards, and the observation gains
+    the public ``selection_cards`` piece (``num_players * 10`` values): the ``kabufuda_site``
+    observation is larger, so policies trained on it do not fit any more.
+  * ``Game.log`` holds the events of the current deal only (bounded memory in long episodes).
 """
 
 from __future__ import annotations

@@ -2,13 +2,14 @@
 legal-actions/apply pair per phase.
 
 A ``Game`` is one episode: dealer selection, then ``max_rounds`` rounds (or until fewer than two seats
-have chips). Chance steps (dealing, reshuffles) run inside ``apply_action``; the game stops only where a
-seat must decide. Cards leave the deck exactly in the order of docs/oicho_kabu.md §3, so stacked decks
-work.
+have chips); with ``dealer_selection_each_deal`` every round starts with its own selection draws.
+Chance steps (dealing, reshuffles) run inside ``apply_action``; the game stops only where a seat must
+decide. Cards leave the deck exactly in the order of docs/oicho_kabu.md §3, so stacked decks work.
 
 Choices the sources leave open (docs/oicho_kabu.md §8; see also ``session.py`` and ``deck.py``):
-- Bets are asked bettor by bettor: the first bettor (seat after the dealer) stakes on spreads 0..3,
-  then the next bettor, and so on. A seat with no chips (chips <= 0) sits the round out: no info
+- Bets are asked bettor by bettor in ``betting_order``: the first bettor (the seat after the dealer;
+  with ``dealer_selection_each_deal`` the best selection card after the dealer's) stakes on spreads
+  0..3, then the next bettor, and so on. A seat with no chips (chips <= 0) sits the round out: no info
   card, no BET turns. A seat with chips is always asked, even when only ``BET(0)`` fits.
 - Chips may go negative (a bettor can lose stake x 5 to an arashi-kabu); such a seat cannot bet.
 - Every spread gets its second card (§3 step 8) even when unbacked; unbacked spreads are not settled.
@@ -44,7 +45,13 @@ from kabu_envs.oicho_kabu.actions import (
 )
 from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import VALUES, Deck
-from kabu_envs.oicho_kabu.session import dealer_must_change, next_dealer, select_dealer
+from kabu_envs.oicho_kabu.session import (
+    dealer_must_change,
+    next_dealer,
+    seat_order,
+    select_dealer,
+    selection_cards,
+)
 
 NUM_SPREADS = 4  # spreads on the table, always four
 MAX_CARDS = 3  # cards in a hand at most: two, and a drawn third
@@ -81,13 +88,15 @@ class Game:
         self.phase = Phase.OVER
         self._rewards = np.zeros(n, dtype=np.float64)
         self._paid = False
+        # The events of the current deal only (docs/oicho_kabu.md §6): cleared when the next deal starts,
+        # so a long episode (``max_rounds`` up to 2**31 - 1) stores a bounded amount.
         self.log: list[tuple] = []
         # Bumped whenever anything but the stakes can change: from one BET turn to the next only the
         # stakes move, which lets the observation encoder reuse the rest (see observation.Encoder).
         self.version = 0
-        self.dealer, draws = select_dealer(cfg.dealer_selection, self.deck, n)
-        if draws:
-            self.log.append(("select", tuple(draws), self.dealer))
+        self.dealer = 0  # chosen by the selection draws of the first deal unless dealer_selection="fixed"
+        # Each seat's public selection card of this deal (-1: no selection this deal, or no chips).
+        self.selection_cards: list[int] = [-1] * n
         self.deals_by_dealer = 0
         self.dealer_start_chips = self.chips[self.dealer]
         self._start_round()
@@ -131,10 +140,18 @@ class Game:
     # --- round flow ------------------------------------------------------------------
     def _start_round(self) -> None:
         self.version += 1
-        n, dealer, chips = self.num_players, self.dealer, self.chips
+        cfg, n, chips = self.cfg, self.num_players, self.chips
         if self.round_index > 0:
             self.deck.fresh()
-        self.betting_order = [(dealer + i) % n for i in range(1, n) if chips[(dealer + i) % n] > 0]
+        each_deal = cfg.dealer_selection_each_deal
+        self.selection_cards = [-1] * n
+        if cfg.dealer_selection != "fixed" and (each_deal or self.round_index == 0):
+            self._select([seat for seat in range(n) if chips[seat] > 0])
+        dealer = self.dealer
+        if each_deal:
+            self.betting_order = seat_order(cfg.dealer_selection, self.selection_cards, dealer)
+        else:
+            self.betting_order = [(dealer + i) % n for i in range(1, n) if chips[(dealer + i) % n] > 0]
         self.info_cards = [-1] * n
         self.spreads: list[list[int]] = [[], [], [], []]
         self.stakes: list[list[int]] = [[0] * n for _ in range(NUM_SPREADS)]
@@ -162,6 +179,17 @@ class Game:
             self._wait(Phase.MINSO, dealer, [KEEP, REDEAL])
         else:
             self._table_final()
+
+    def _select(self, seats: list[int]) -> None:
+        """Selection draws (docs/oicho_kabu.md §2): the dealer of this deal and the public selection cards.
+        A seat chosen again keeps its tenure (``deals_by_dealer``); a new dealer starts one."""
+        dealer, draws = select_dealer(self.cfg.dealer_selection, self.deck, seats)
+        self.log.append(("select", tuple(draws), dealer))
+        self.selection_cards = selection_cards(draws, self.num_players)
+        if dealer != self.dealer or self.round_index == 0:
+            self.dealer = dealer
+            self.deals_by_dealer = 0
+            self.dealer_start_chips = self.chips[dealer]
 
     def _deal_table(self) -> None:
         draw = self.deck.draw
@@ -291,11 +319,14 @@ class Game:
             self.showdown = True
             self.phase = Phase.OVER
             self.current_player = -1
-            self._legal = []
+            self._legal: list[int] = []
             self.log.append(("over", tuple(self.chips)))
             return
+        self.log = []  # the next deal's events start here (a dealer change is its first event)
         d = self.dealer
-        if dealer_must_change(
+        if cfg.dealer_selection_each_deal:
+            pass  # the next deal's selection draws choose its dealer (docs/oicho_kabu.md §6)
+        elif dealer_must_change(
             cfg.dealer_change,
             deals=self.deals_by_dealer,
             max_deals=cfg.dealer_max_deals,

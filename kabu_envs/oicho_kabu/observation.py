@@ -11,8 +11,8 @@ state for observations, and it reads only what ``seat`` may see at that moment:
   ``dealer_second_card_face_up`` is on, else only the dealer; everything at the showdown;
 - an info card: only its owner (it is dead and never shown).
 
-Seats are relative: ``dealer_position`` and ``chips`` start at the observing seat, so one policy can
-play every seat. Every value lies in [0, 1] (chips are clipped: a seat in debt shows 0).
+Seats are relative: ``dealer_position``, ``chips`` and ``selection_cards`` start at the observing seat,
+so one policy can play every seat. Every value lies in [0, 1] (chips are clipped: a seat in debt shows 0).
 """
 
 from __future__ import annotations
@@ -68,6 +68,15 @@ def obs_spec(cfg: Config) -> ObsSpec:
     if cfg.deck == "hanafuda":
         pieces.append(ObsPiece("spread_lights", slots, "spread s, card k: a seen light card"))
         pieces.append(ObsPiece("dealer_lights", MAX_CARDS, "dealer card k: a seen light card"))
+    if cfg.dealer_selection_each_deal:
+        pieces.append(
+            ObsPiece(
+                "selection_cards",
+                n * NUM_VALUES,
+                "each seat's selection card of this deal (public), from this seat on: value one-hot "
+                "(none for a seat without chips)",
+            )
+        )
     return ObsSpec(tuple(pieces))
 
 
@@ -107,6 +116,7 @@ class Encoder:
         self._o_deals, self._o_minso = o["dealer_deals"], o["minso_left"]
         if self._lights:
             self._o_slights, self._o_dlights = o["spread_lights"], o["dealer_lights"]
+        self._o_select = o["selection_cards"] if cfg.dealer_selection_each_deal else -1
         # where card k of each spread starts (its value one-hot), and each spread's hidden second card
         hand = MAX_CARDS * NUM_VALUES
         self._sc_base = tuple(o["spread_cards"] + hand * s for s in range(NUM_SPREADS))
@@ -199,6 +209,13 @@ class Encoder:
             a[self._o_info + (info >> 2)] = 1.0
         if self._lights:
             self._add_lights(game, seat, a)
+        if self._o_select >= 0:  # public: every seat sees every selection card
+            at = self._o_select
+            sel = game.selection_cards
+            for c in sel[seat:] + sel[:seat]:
+                if c >= 0:
+                    a[at + (c >> 2)] = 1.0
+                at += NUM_VALUES
         chips = game.chips
         at = self._o_chips
         inv_t = self._inv_total

@@ -27,6 +27,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "dealer_card_choice": True,
         "dealer_second_card_face_up": False,
         "dealer_selection": "lowest",
+        "dealer_selection_each_deal": True,
         "arashi_holders": "bettors",
         "kuppin_order": "strict",
         "kuppin_four_one": True,
@@ -35,6 +36,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "kansai": {
         "free_draw": True,
+        "dealer_draw_rule": "free",
         "shiroku_escape": True,
         "minso": True,
         "redeal_on_triple_table": True,
@@ -148,6 +150,14 @@ OPTIONS = OptionSet(
             "000 / 001",
             "`fixed`: player_0; `closest_to_nine` (000); `lowest` (001)",
         ),
+        _O(
+            "dealer_selection_each_deal",
+            False,
+            boolean,
+            "001",
+            "selection draws before every deal, not once: the best card deals, the others bet and decide "
+            "in the order of their cards; `dealer_change` is not used",
+        ),
         _O("domae", 50, integer(1), "000, 001", "cap on the total of all bettors' stakes in a round"),
         _O("bet_sizes", (1, 2, 5, 10), bet_sizes, "project", "the stake amounts of BET(1..)"),
         _O("bankroll", 100, integer(1), "project", "chips per seat at the start of an episode"),
@@ -176,7 +186,13 @@ OPTIONS = OptionSet(
             "dealer takes each of its first two cards top/bottom/4th",
         ),
         _O("pair_may_draw", True, boolean, "000", "a pair of value 8 (4-4, 9-9) may still draw, for arashi"),
-        _O("free_draw", False, boolean, "000 (Kansai)", "any value may stand or draw"),
+        _O(
+            "free_draw",
+            False,
+            boolean,
+            "000 (Kansai)",
+            "a bettor may also DRAW on 7, 8, 9 (a permission: <= 3 must still draw; not the dealer)",
+        ),
         _O("shiroku_escape", False, boolean, "000 (Kansai)", "a bettor's 4-6 spread may ESCAPE (push)"),
         _O(
             "dealer_second_card_face_up",
@@ -190,7 +206,7 @@ OPTIONS = OptionSet(
             "same_as_bettors",
             choice("same_as_bettors", "free"),
             "project",
-            "`same_as_bettors`: the draw masks apply to the dealer; `free`",
+            "`same_as_bettors`: the standard draw masks (not `free_draw`) apply to the dealer; `free`: any",
         ),
         _O(
             "zero_zero",

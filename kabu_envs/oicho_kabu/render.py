@@ -58,8 +58,8 @@ def render_text(game: Game) -> str:
         status = _STATUS[game.spread_state[s]]
         mark = ">" if s == game.active_spread and not game.terminal else " "
         res = ""
-        if shown and game.results[s] is not None:
-            m = game.results[s]
+        m = game.results[s]
+        if shown and m is not None:
             res = "push" if m == 0 else (f"bettors win x{m}" if m > 0 else f"dealer wins x{-m}")
             if game.spread_state[s] == ESCAPED:
                 res = "escaped (push)"
@@ -68,6 +68,12 @@ def render_text(game: Game) -> str:
             f"{mark} spread {s}: {_hand(game, cards, hidden):<14} {desc:<18} {status:<7} "
             f"[{stakes}] {res}".rstrip()
         )
+    if any(c >= 0 for c in game.selection_cards):
+        drawn = "  ".join(
+            f"p{seat}:{card_text(cfg, c)}" for seat, c in enumerate(game.selection_cards) if c >= 0
+        )
+        order = ", ".join(f"p{seat}" for seat in game.betting_order)
+        lines.append(f"  selection ({cfg.dealer_selection}): {drawn} -> p{game.dealer} deals; bets: {order}")
     if cfg.info_cards and any(c >= 0 for c in game.info_cards):
         info = ", ".join(f"p{seat}:[{card_text(cfg, c)}]" for seat, c in enumerate(game.info_cards) if c >= 0)
         lines.append(f"  info cards: {info}")
@@ -83,7 +89,7 @@ def render_text(game: Game) -> str:
 
 
 def render_log(game: Game) -> str:
-    """The public log of the episode, one event per line (selection draws, bets, draws, results)."""
+    """The public log of the current deal, one event per line (selection draws, bets, draws, results)."""
     cfg = game.cfg
     out = []
     for ev in game.log:

@@ -2,7 +2,9 @@
 masks and settlement.
 
 Pure functions of ``(cfg, cards)``; the game calls only these. They sit on the hot path, so the yaku
-and draw lookups are memoised per config (the config is immutable, the memo lives on it).
+and draw lookups are memoised per config (the config is immutable, the memo lives on it). The memo
+names a card by its *class* (its value, or its value + 10 for a hanafuda light), all the rules ever look
+at, so it holds at most 13**2 + 13**3 hands per role and lookup however long the play.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from collections.abc import Sequence
 from numbers import Integral
 
 from kabu_envs.oicho_kabu.config import Config
-from kabu_envs.oicho_kabu.deck import DECK_SIZE, VALUES
+from kabu_envs.oicho_kabu.deck import DECK_SIZE, LIGHT_CARDS, VALUES
 from kabu_envs.oicho_kabu.yaku import ROLES, qualifying, voided_by_third
 
 __all__ = [
     "card_value",
     "hand_value",
     "best_yaku",
+    "preference",
     "yaku_multiplier",
     "draw_options",
     "settle",
@@ -26,6 +29,24 @@ __all__ = [
 
 # arashi_vs_arashi="rank_321": 3 > 2 > 1 > 10 > 9 > ... > 4 (seed 000, Kansai); lower index = stronger.
 _RANK_321 = {v: i for i, v in enumerate((3, 2, 1, 10, 9, 8, 7, 6, 5, 4))}
+
+
+# card id -> class for the memo keys: the value 1..10, or 11..13 for a hanafuda light (only
+# ``sanpachi_hikari`` tells a light from its month's other cards)
+_CLASS: dict[int, int] = {c: VALUES[c] + (10 if c in LIGHT_CARDS else 0) for c in range(DECK_SIZE)}
+
+
+def _key(tag: str, role: str, cards: Sequence[int]) -> tuple:
+    """The memo key of a hand. A hand that is not 2 or 3 known card ids gets a key that is never
+    stored, so the caller's checks reject it."""
+    try:
+        if len(cards) == 3:
+            a, b, c = cards
+            return (tag, role, _CLASS[a], _CLASS[b], _CLASS[c])
+        a, b = cards
+        return (tag, role, _CLASS[a], _CLASS[b])
+    except (KeyError, TypeError, ValueError):
+        return (tag, role, "unchecked", tuple(cards))
 
 
 def card_value(card: int) -> int:
@@ -49,21 +70,32 @@ def _check(role: str, cards: tuple[int, ...]) -> None:
             raise ValueError(f"card id {c!r} in hand {cards} is out of range 0..{DECK_SIZE - 1}")
 
 
+def preference(cfg: Config, name: str, cards: Sequence[int]) -> tuple[bool, int, int]:
+    """How much yaku ``name`` is worth to the holder of ``cards`` (docs/oicho_kabu.md §4, "Several yaku"):
+    ``(ranked, pays, rank)``, compared in that order. ``ranked``: rank > 0 (a rank-0 yaku is a plain
+    hand except for its ``beats``); ``pays``: what a win collects per stake (the multiplier; for
+    ``multiplier == 0`` the middle card's value); ``rank``: how many hands it beats."""
+    y = cfg.yaku[name]
+    return (y.rank > 0, y.multiplier or VALUES[cards[1]], y.rank)
+
+
 def best_yaku(cfg: Config, cards: Sequence[int], role: str) -> str | None:
-    """The enabled yaku of highest rank this hand holds for ``role`` (ties: the first in table order)."""
-    key = ("y", role, tuple(cards))
+    """The yaku this hand is scored as for ``role``: of the enabled yaku it qualifies for, the one that
+    pays its holder most (highest ``preference``: a ranked yaku, then the highest multiplier, then the
+    highest rank; still equal: the first in table order). ``None`` for a plain hand."""
+    key = _key("y", role, cards)
     memo = cfg._memo
     hit = memo.get(key, memo)
     if hit is not memo:
         return hit
-    _check(role, key[2])
+    _check(role, tuple(cards))
     if not 2 <= len(cards) <= 3:
         raise ValueError(f"a hand has 2 or 3 cards, got {len(cards)}: {tuple(cards)}")
-    names = qualifying(cfg, tuple(cards), role)
-    best = None
-    for name in names:  # qualifying() keeps the table order, so max() keeps the first of equal ranks
-        if best is None or cfg.yaku[name].rank > cfg.yaku[best].rank:
-            best = name
+    best, best_pref = None, None
+    for name in qualifying(cfg, tuple(cards), role):  # table order: a later yaku must be strictly better
+        pref = preference(cfg, name, cards)
+        if best_pref is None or pref > best_pref:
+            best, best_pref = name, pref
     memo[key] = best
     return best
 
@@ -78,24 +110,24 @@ def yaku_multiplier(cfg: Config, name: str | None, cards: Sequence[int]) -> int:
 
 def draw_options(cfg: Config, cards: Sequence[int], role: str) -> tuple[bool, bool, bool]:
     """(stand_ok, draw_ok, escape_ok) of a two-card hand about to decide (docs/oicho_kabu.md §3, 9-10)."""
-    key = ("d", role, tuple(cards))
+    key = _key("d", role, cards)
     hit = cfg._memo.get(key)
     if hit is not None:
         return hit
-    _check(role, key[2])
+    _check(role, tuple(cards))
     if len(cards) != 2:
         raise ValueError(f"draw options exist only for a two-card hand, got {tuple(cards)}")
     a, b = VALUES[cards[0]], VALUES[cards[1]]
     escape = role == "bettor" and cfg.shiroku_escape and {a, b} == {4, 6}
     if role == "dealer" and cfg.dealer_draw_rule == "free":
         out = (True, True, False)
-    elif cfg.free_draw:
-        out = (True, True, escape)
     else:
         v = (a + b) % 10
         stand, draw = v >= 4, v <= 6
         if a == b and cfg.pair_may_draw:
             draw = True
+        if role == "bettor" and cfg.free_draw:
+            draw = True  # a permission to draw on 7..9; <= 3 must still draw (docs/oicho_kabu.md §8, 11)
         if not stand and any(voided_by_third(cfg, n) for n in qualifying(cfg, tuple(cards), role)):
             stand = True
         out = (stand, draw, escape)
@@ -180,6 +212,7 @@ def settle(cfg: Config, dealer_cards: Sequence[int], bettor_cards: Sequence[int]
         elif dr != br:
             outcome = 1 if br > dr else -1
         elif dy == by:
+            assert dy is not None  # both ranked (dr == br is not None): both hold a yaku
             same = _same_yaku(cfg, dy, dealer_cards, bettor_cards)
             if same is None:
                 return 0

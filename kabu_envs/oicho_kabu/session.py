@@ -1,14 +1,17 @@
 """Who deals: dealer selection at the start of an episode and dealer rotation between rounds
 (docs/oicho_kabu.md §2 Seats, §6 Sessions).
 
-Choices (docs/oicho_kabu.md §8, items 17, 20 and 21):
+Choices (docs/oicho_kabu.md §8, items 17, 20, 21 and 22):
 
-- Selection happens once per episode, before the first round. Every seat, in seat order, draws one card
-  from the top of the deck; the tied seats draw again (in seat order) until one seat is left. For
-  ``closest_to_nine`` a card scores its value mod 10 (a 10 counts 0, as in a hand); for ``lowest`` the
-  lowest face value 1..10 deals. Ties in ``lowest`` are broken the same way (redraw among the tied).
-  All selection cards then go back and the deck is reshuffled under the unused stacked prefix (see
-  ``deck.py``), so a stacked deck lists the selection draws first and the round's cards after them.
+- Selection happens once per episode, before the first round, or before every deal with
+  ``dealer_selection_each_deal`` (seed 001; then every seat with chips draws, the others bet and
+  decide in the order of their cards, ``seat_order``, and ``dealer_change`` is not consulted). Every
+  seat, in seat order, draws one card from the top of the deck; the tied seats draw again (in seat
+  order) until one seat is left. For ``closest_to_nine`` a card scores its value mod 10 (a 10 counts
+  0, as in a hand); for ``lowest`` the lowest face value 1..10 deals. Ties in ``lowest`` are broken the
+  same way (redraw among the tied). All selection cards then go back and the deck is reshuffled under
+  the unused stacked prefix (see ``deck.py``), so a stacked deck lists each deal's selection draws
+  first and that deal's cards after them.
 - Between rounds the deal passes to the next seat (in seat order) that still has chips, when any
   condition in ``dealer_change`` holds. A round in which nobody staked anything counts for ``deals``
   only (there is no final hand for ``low_hand`` and no spread for ``lost_all``). ``lost_all`` needs at
@@ -27,11 +30,11 @@ def _score(selection: str, card: int) -> int:
     return value % 10 if selection == "closest_to_nine" else -value
 
 
-def select_dealer(selection: str, deck: Deck, num_players: int) -> tuple[int, list[tuple[int, int]]]:
-    """The first dealer and the public draws ``[(seat, card), ...]`` that chose it."""
+def select_dealer(selection: str, deck: Deck, seats: Sequence[int]) -> tuple[int, list[tuple[int, int]]]:
+    """The dealer chosen among ``seats`` and the public draws ``[(seat, card), ...]`` that chose it."""
     if selection == "fixed":
         return 0, []
-    candidates = list(range(num_players))
+    candidates = list(seats)
     draws: list[tuple[int, int]] = []
     returned: list[int] = []
     while True:
@@ -49,6 +52,25 @@ def select_dealer(selection: str, deck: Deck, num_players: int) -> tuple[int, li
         if len(candidates) == 1:
             deck.reshuffle(returned)
             return candidates[0], draws
+
+
+def selection_cards(draws: Sequence[tuple[int, int]], num_players: int) -> list[int]:
+    """Each seat's selection card, the first it drew (``-1``: it drew none); a redraw only breaks a tie
+    for the deal."""
+    cards = [-1] * num_players
+    for seat, card in draws:
+        if cards[seat] < 0:
+            cards[seat] = card
+    return cards
+
+
+def seat_order(selection: str, cards: Sequence[int], dealer: int) -> list[int]:
+    """The betting and deciding order of a deal chosen each deal (seed 001: the others sit from the dealer's
+    right by their cards): every other seat that drew, the best card first (``lowest``: the lowest;
+    ``closest_to_nine``: the closest to 9), equal cards in seat order from the dealer on."""
+    n = len(cards)
+    others = [(dealer + i) % n for i in range(1, n) if cards[(dealer + i) % n] >= 0]
+    return sorted(others, key=lambda seat: -_score(selection, cards[seat]))  # stable: seat order on ties
 
 
 def dealer_must_change(

@@ -66,7 +66,7 @@ PLAYERS = pytest.mark.parametrize("cls", [OichoScriptedAgent, OichoExpertAgent],
 @PLAYERS
 @pytest.mark.parametrize(
     "rules, seat, n_eps",
-    [("standard", 0, 160), ("standard", 1, 300), ("kansai", 0, 20), ("kansai", 1, 50)],
+    [("standard", 0, 160), ("standard", 1, 300), ("kansai", 0, 80), ("kansai", 1, 300)],
     ids=["standard-dealer", "standard-bettor", "kansai-dealer", "kansai-bettor"],
 )
 def test_beats_random_in_both_roles(cls, rules, seat, n_eps):
@@ -133,6 +133,12 @@ def stacked_round(opts: dict, deck: list[int], cls=OichoScriptedAgent, **params)
         ({"shiroku_escape": True}, (4, 6), {}, ESCAPE),
         ({"shiroku_escape": True}, (4, 6), {"escape": False}, DRAW),
         ({"rules": "kansai"}, (4, 5), {}, STAND),
+        # free_draw is a permission: the player uses it only when its own rule says draw ...
+        ({"rules": "kansai"}, (4, 5), {"draw_threshold": 9}, DRAW),
+        ({"rules": "kansai"}, (4, 4), {"pair_draw": True}, DRAW),
+        # ... and a value <= 3 still must draw, whatever the threshold
+        ({"rules": "kansai"}, (1, 2), {"draw_threshold": 0}, DRAW),
+        ({"free_draw": True}, (2, 8), {"draw_threshold": 0}, DRAW),
     ],
 )
 def test_bettor_decision(options, values, params, expect):
@@ -213,3 +219,21 @@ def test_minso_counts_the_starters_on_the_table():
     assert ("minso_redeal", tuple(ids(1, 6, 4, 8))) in stacked_round(opts, ids(1, 6, 4, 8))
     assert ("minso_keep",) in stacked_round(opts, ids(1, 6, 7, 8))
     assert ("minso_keep",) in stacked_round(opts, ids(1, 6, 4, 8), minso_starters=3)
+
+
+@PLAYERS
+def test_plays_a_deal_whose_seat_order_follows_the_selection_cards(cls):
+    # kabufuda_site chooses the dealer before every deal: 6, 2, 9 -> player_1 deals, player_0 (6) bets
+    # first, then player_2 (9); the players read roles and turns from the observation, not from seats
+    opts = {"rules": "kabufuda_site", "num_players": 3}
+    log = stacked_round(opts, ids(6, 2, 9, 5, 3, 1, 4, 7, 8), cls)
+    assert log[0] == ("select", tuple(zip((0, 1, 2), ids(6, 2, 9), strict=True)), 1)
+    bettors = [e[1] for e in log if e[0] == "bet"]
+    assert bettors == sorted(bettors, key=[0, 2].index)  # player_0's stakes before player_2's
+    if cls is OichoScriptedAgent:
+        assert bettors and bettors[0] == 0
+    assert make_config(**opts).dealer_selection_each_deal
+    long = {**opts, "max_rounds": 8}  # a new dealer and seat order every deal
+    agents = [cls(**long) for _ in range(3)]
+    play(long, 0, agents[0], 5, others=agents, check_masks=True)
+    assert sum(a.fallbacks for a in agents) == 0

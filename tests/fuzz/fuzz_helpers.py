@@ -219,9 +219,29 @@ def _six_players(opts: dict[str, Any]) -> None:
     opts["num_players"] = 6
 
 
+def _selection_draws(opts: dict[str, Any]) -> None:
+    """``dealer_selection_each_deal`` (given, or set by the ``rules`` preset) needs selection draws:
+    with ``dealer_selection="fixed"`` the drawn set turns it off, else it brings ``"lowest"``."""
+    from kabu_envs.oicho_kabu.options import PRESETS
+
+    rules = opts.get("rules", "standard")
+    preset = PRESETS.get(rules, {}) if isinstance(rules, str) else {}
+    each = opts.get("dealer_selection_each_deal", preset.get("dealer_selection_each_deal", False))
+    selection = opts.get("dealer_selection", preset.get("dealer_selection", "fixed"))
+    if each is not True and not isinstance(each, np.bool_) or selection != "fixed":
+        return
+    if "dealer_selection" in opts:
+        opts["dealer_selection_each_deal"] = False
+    else:
+        opts["dealer_selection"] = "lowest"
+
+
 # Cross-option requirements, keyed by the option that brings them: fix the drawn set up in place.
 REQUIRES: dict[str, Callable[[dict[str, Any]], None]] = {
     "six_player_mode": _six_players,
+    "dealer_selection_each_deal": _selection_draws,
+    "dealer_selection": _selection_draws,
+    "rules": _selection_draws,
     "core_yaku": _needs_hanafuda,
     "local_yaku": _needs_hanafuda,
 }

@@ -1,8 +1,9 @@
 """Golden playthroughs: seeded random-legal games recorded once, replayed by tests/test_golden.py.
 
 A change that alters any card, mask, observation or reward of these games fails the test: such a
-change must bump the env version (``*_v1``) and regenerate the files it changes with
-``python tests/golden/make_golden.py NAME ...`` (no name: every file).
+change must bump the env version (``*_v1``) or be recorded in the env card's version history, and
+re-record only the files it changes with ``python tests/golden/make_golden.py NAME ...`` (no name:
+every file).
 """
 
 from __future__ import annotations
@@ -57,10 +58,11 @@ def play(module, options: dict, seed: int) -> dict:
     }
 
 
-def main(names: list[str]) -> None:
-    unknown = set(names) - set(CASES)
+def main(names: list[str] | None = None) -> None:
+    """Re-record the named cases (default: all); ``python tests/golden/make_golden.py oicho_site_3p``."""
+    unknown = set(names or ()) - set(CASES)
     if unknown:
-        raise SystemExit(f"unknown golden case(s) {sorted(unknown)}; known: {sorted(CASES)}")
+        raise SystemExit(f"unknown case(s) {sorted(unknown)}; known: {', '.join(CASES)}")
     for name, (module, options, seed) in CASES.items():
         if names and name not in names:
             continue

@@ -10,6 +10,18 @@ count per yaku, so the file stays small and a mismatch still says which yaku mov
 ``python tests/oicho_kabu/oicho_yaku_reference.py`` rewrites ``data/yaku_reference.json``; it was run
 once on the code before the refactor, and ``test_oicho_yaku_reference.py`` checks the code against it.
 Only the engine's public functions are used, so the same script runs on the old and the new code.
+
+Deliberate re-recordings (each a rule change, listed with the rule sets whose entries moved):
+
+1. ``free_draw`` became the bettors' permission (docs/oicho_kabu.md §8, item 11; ``kansai`` sets
+   ``dealer_draw_rule="free"``): only ``draw_bettor`` of ``kansai``, ``kansai+all_local`` and every
+   ``kansai+only:*``, and ``draw_bettor`` and ``draw_dealer`` of ``all_local+free_draw``.
+2. A hand with several yaku takes the one paying its holder most (docs/oicho_kabu.md §4): a bettor's
+   1-1-1 with ``pin_basami`` on is an arashi (x3), no longer a pin-basami (x1). Only ``best_bettor``,
+   ``count_bettor`` and ``settle`` of the rule sets with ``pin_basami`` where bettors hold arashi:
+   ``only:pin_basami``, ``kansai+only:pin_basami``, ``standard+all_local``, ``kansai+all_local``,
+   ``kabufuda_site+all_local`` and every ``all_local+*`` but ``arashi_holders=dealer`` and
+   ``core_yaku=none`` (the four 1-1-1 hands move from ``pin_basami`` to ``arashi``).
 """
 
 from __future__ import annotations

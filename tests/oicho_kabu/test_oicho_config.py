@@ -66,6 +66,7 @@ def test_standard_defaults_match_the_docs():
         "num_players": 4,
         "deck": "kabufuda",
         "dealer_selection": "fixed",
+        "dealer_selection_each_deal": False,
         "domae": 50,
         "bet_sizes": (1, 2, 5, 10),
         "bankroll": 100,
@@ -125,6 +126,7 @@ def test_kabufuda_site_preset():
     c = make_config(rules="kabufuda_site")
     assert c.info_cards and c.dealer_card_choice and not c.dealer_second_card_face_up
     assert (c.dealer_first_card, c.dealer_selection, c.arashi_holders) == ("after_bets", "lowest", "bettors")
+    assert c.dealer_selection_each_deal  # seed 001: the dealer is determined before each deal
     assert (c.kuppin_order, c.kuppin_four_one) == ("strict", True)
     assert set(c.yaku) == {"arashi", "kuppin"}  # shippin off, no great arashi
     assert c.yaku["kuppin"].rank > c.yaku["arashi"].rank
@@ -134,6 +136,7 @@ def test_kabufuda_site_preset():
 def test_kansai_preset():
     c = make_config(rules="kansai")
     assert c.free_draw and c.shiroku_escape and c.minso and c.redeal_on_triple_table
+    assert c.dealer_draw_rule == "free" and not c.dealer_selection_each_deal
     assert set(c.yaku) == {"arashi", "kuppin", "shippin"}
     y = c.yaku
     assert y["arashi"].rank > y["kuppin"].rank > y["shippin"].rank

@@ -241,3 +241,29 @@ def test_fast_wrappers_keep_the_standard_checks():
     assert e.unwrapped.game.phase.name == "BET"  # nothing happened
     e.agent_selection = "player_2"  # writes reach the raw env
     assert e.unwrapped.agent_selection == "player_2"
+
+
+@pytest.mark.parametrize("each_deal", [False, True])
+def test_selection_cards_are_public_in_every_observation_and_the_render(each_deal):
+    opts = {"num_players": 3, "dealer_selection": "lowest", "dealer_selection_each_deal": each_deal}
+    e = oicho_kabu_v0.raw_env(render_mode="ansi", max_rounds=2, **opts)
+    spec = obs_spec(e.config)
+    assert ("selection_cards" in spec.slices) == each_deal  # a new piece only with the option
+    # selection 6, 2, 9: player_1 deals; table, dealer's first card
+    e.reset(seed=0, options={"deck": stack([6, 2, 9, 1, 4, 7, 10, 5])})
+    game = e.unwrapped.game
+    assert game.dealer == 1 and game.betting_order == ([0, 2] if each_deal else [2, 0])
+    text = e.render()
+    assert ("selection (lowest): p0:6  p1:2  p2:9 -> p1 deals; bets: p0, p2" in text) == each_deal
+    if not each_deal:
+        return
+    for seat in range(3):  # every seat sees every card, from itself on
+        sel = np.asarray(spec.decode(e.observe(f"player_{seat}")["observation"])["selection_cards"])
+        seen = [int(block.argmax()) + 1 for block in sel.reshape(3, 10)]
+        assert seen == [[6, 2, 9][(seat + k) % 3] for k in range(3)]
+        assert sel.sum() == 3
+    while game.round_index == 0:  # a new deal, a new selection in every observation
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    cards = [c // 4 + 1 for c in game.selection_cards]
+    sel = np.asarray(spec.decode(e.observe("player_0")["observation"])["selection_cards"]).reshape(3, 10)
+    assert [int(b.argmax()) + 1 for b in sel] == cards

@@ -108,6 +108,8 @@ def _random_options(rng: np.random.Generator) -> dict:
         dealer_change=ALL_CHANGES[: int(rng.integers(0, 6))],
         local_yaku=pick((), ("pin_basami", "zoro", "niichi"), ("nobori", "kudari", "fujin", "raijin")),
     )
+    # selection before every deal needs selection draws (a fixed dealer has none)
+    opts["dealer_selection_each_deal"] = opts["dealer_selection"] != "fixed" and pick(True, False)
     return opts
 
 

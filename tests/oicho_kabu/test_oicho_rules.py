@@ -83,7 +83,9 @@ YAKU_CASES = [
     ({"core_yaku": ["arashi"]}, (3, 3, 3), "bettor", "arashi"),
     ({"local_yaku": ["pin_basami"]}, (1, 7, 1), "bettor", "pin_basami"),
     ({"local_yaku": ["pin_basami"]}, (1, 7, 1), "dealer", None),
-    ({"local_yaku": ["pin_basami"]}, (1, 1, 1), "bettor", "pin_basami"),
+    ({"local_yaku": ["pin_basami"]}, (1, 1, 1), "bettor", "arashi"),  # x3 over pin-basami's x1
+    ({"local_yaku": ["pin_basami"], "arashi_holders": "dealer"}, (1, 1, 1), "bettor", "pin_basami"),
+    ({"local_yaku": ["pin_basami"], "rules": "kabufuda_site"}, (1, 1, 1), "bettor", "arashi"),
     ({"local_yaku": ["pin_basami"]}, (1, 7, 2), "bettor", None),
     ({"local_yaku": ["pin_basami"]}, (7, 1, 1), "bettor", None),
     ({"local_yaku": ["doshippin"]}, (10, 1, 10), "dealer", "doshippin"),
@@ -128,9 +130,38 @@ YAKU_CASES = [
     ({"local_yaku": ["wake_satsu"]}, (4, 9), "bettor", "wake_satsu"),
     ({"local_yaku": ["wake_satsu"]}, (9, 4), "dealer", "wake_satsu"),
     ({"local_yaku": ["wake_satsu"]}, (4, 9, 2), "dealer", None),
-    # highest rank wins when several qualify
-    (ALL_LOCAL, (3, 3, 3), "dealer", "arashi_kabu"),
-    (ALL_LOCAL, (1, 2, 3), "bettor", "ichi_ni_san"),  # also nobori, same rank: table order
+    # several qualify: the one paying the holder most (ranked, then multiplier, then rank, then table order)
+    (ALL_LOCAL, (3, 3, 3), "dealer", "arashi_kabu"),  # x5 over arashi's x3
+    (ALL_LOCAL, (1, 1, 1), "bettor", "arashi"),  # x3 over pin_basami's x1 (rank 65 > 50 does not count)
+    (ALL_LOCAL, (1, 2, 3), "bettor", "ichi_ni_san"),  # also nobori, same x1 and rank: table order
+    (ALL_LOCAL, (3, 2, 1), "dealer", "ichi_ni_san"),  # also kudari
+    (
+        {"local_yaku": ["ichi_ni_san", "nobori"], "yaku_overrides": {"nobori": {"multiplier": 2}}},
+        (1, 2, 3),
+        "bettor",
+        "nobori",  # pays x2
+    ),
+    (
+        {"local_yaku": ["ichi_ni_san", "nobori"], "yaku_overrides": {"nobori": {"rank": 25}}},
+        (1, 2, 3),
+        "bettor",
+        "nobori",  # same x1, higher rank
+    ),
+    (
+        {
+            "local_yaku": ["ichi_ni_san", "nobori"],
+            "yaku_overrides": {"ichi_ni_san": {"rank": 0, "multiplier": 5}},
+        },
+        (1, 2, 3),
+        "bettor",
+        "nobori",  # a ranked yaku over a rank-0 one (a plain hand but for its beats), whatever it pays
+    ),
+    (
+        {"local_yaku": ["pin_basami"], "yaku_overrides": {"arashi": {"multiplier": 1}}},
+        (1, 1, 1),
+        "bettor",
+        "pin_basami",  # both x1: the higher rank (65 > 50)
+    ),
     ({"local_yaku": ["nobori"]}, (1, 2, 3), "bettor", "nobori"),
     ({"local_yaku": ["niichi"], "yaku_overrides": {"niichi": {"holders": "bettor"}}}, (2, 1), "dealer", None),
     ({"yaku_overrides": {"shippin": {"holders": "both"}}}, (4, 1), "dealer", "shippin"),
@@ -229,6 +260,7 @@ SETTLE_CASES = [
     (_avs("dealer_wins"), (5, 5, 5), (2, 2, 2), -3),
     (_avs("dealer_wins"), (4, 4, 4), (3, 3, 3), -3),
     (_avs("bettor_wins"), (3, 3, 3), (4, 4, 4), 3),
+    (_avs("bettor_wins"), (10, 10, 10), (1, 1, 1), 3),  # "not even with three tens" (seed 000, Kansai)
     ({**_avs("push"), "tie_rule": "dealer_wins"}, (3, 3, 3), (4, 4, 4), 0),
     (_avs("higher_card"), (5, 5, 5), (2, 2, 2), -3),
     (_avs("higher_card"), (2, 2, 2), (10, 10, 10), 3),
@@ -273,7 +305,9 @@ SETTLE_CASES = [
     ({"local_yaku": ["pin_basami"]}, (4, 5), (1, 10, 1), 10),
     ({"local_yaku": ["pin_basami"]}, (5, 5, 5), (1, 7, 1), 7),
     ({"local_yaku": ["pin_basami"]}, (3, 3, 3), (1, 7, 1), 7),
-    ({"local_yaku": ["pin_basami"]}, (4, 5), (1, 1, 1), 1),
+    ({"local_yaku": ["pin_basami"]}, (4, 5), (1, 1, 1), 3),  # an arashi, x3
+    ({"local_yaku": ["pin_basami"]}, (2, 2, 2), (1, 1, 1), -3),  # arashi vs arashi: 3 < 6, as without
+    ({"local_yaku": ["pin_basami"]}, (9, 1), (1, 1, 1), 3),  # arashi over the dealer's kuppin
     # same rank, different yaku: compared as plain hands
     ({"local_yaku": ["niichi", "shidou"]}, (2, 1), (4, 10), 1),
     ({"local_yaku": ["shiro", "toichi"]}, (4, 6), (1, 10), 1),
@@ -388,17 +422,28 @@ DRAW_CASES = [
     ({"local_yaku": ["toichi"], "toichi_order": "strict"}, (1, 10), "bettor", (F, T, F)),
     ({"local_yaku": ["shidou"]}, (4, 10), "bettor", (T, T, F)),  # 4 anyway
     ({"local_yaku": ["doshippin"]}, (10, 10), "bettor", (F, T, F)),  # a 3-card yaku: no exemption
-    # free_draw
-    ({"free_draw": True}, (4, 5), "bettor", (T, T, F)),
-    ({"free_draw": True}, (1, 2), "bettor", (T, T, F)),
-    ({"free_draw": True}, (4, 5), "dealer", (T, T, F)),  # same_as_bettors
+    # free_draw: a permission to draw where the standard rule forbids it (7..9), never a release
+    ({"free_draw": True}, (4, 5), "bettor", (T, T, F)),  # 9 may draw
+    ({"free_draw": True}, (3, 4), "bettor", (T, T, F)),  # 7 may draw
+    ({"free_draw": True}, (3, 5), "bettor", (T, T, F)),  # 8 may draw
+    ({"free_draw": True, "pair_may_draw": False}, (9, 9), "bettor", (T, T, F)),  # 9-9: try for arashi
+    ({"free_draw": True}, (2, 3), "bettor", (T, T, F)),  # 5: as without it
+    ({"free_draw": True}, (1, 2), "bettor", (F, T, F)),  # 3: must still draw
+    ({"free_draw": True}, (2, 8), "bettor", (F, T, F)),  # 0: must still draw
+    ({"free_draw": True, "local_yaku": ["niichi"]}, (1, 2), "bettor", (T, T, F)),  # the yaku exemption
+    ({"free_draw": True}, (4, 5), "dealer", (T, F, F)),  # bettors only: the dealer's 9 stands
+    ({"free_draw": True}, (1, 2), "dealer", (F, T, F)),
+    ({"free_draw": True, "dealer_draw_rule": "free"}, (4, 5), "dealer", (T, T, F)),
     # shiroku_escape: bettors only
     ({"shiroku_escape": True}, (4, 6), "bettor", (F, T, T)),
     ({"shiroku_escape": True}, (6, 4), "bettor", (F, T, T)),
     ({"shiroku_escape": True}, (4, 6), "dealer", (F, T, F)),
     ({"shiroku_escape": True}, (5, 5), "bettor", (F, T, F)),
-    ({"rules": "kansai"}, (4, 6), "bettor", (T, T, T)),
-    ({"rules": "kansai"}, (4, 6), "dealer", (T, T, F)),
+    ({"rules": "kansai"}, (4, 6), "bettor", (F, T, T)),  # 0: draw or escape, free_draw adds no STAND
+    ({"rules": "kansai"}, (4, 6), "dealer", (T, T, F)),  # the Kansai dealer: dealer_draw_rule="free"
+    ({"rules": "kansai", "dealer_draw_rule": "same_as_bettors"}, (4, 6), "dealer", (F, T, F)),
+    ({"rules": "kansai", "dealer_draw_rule": "same_as_bettors"}, (4, 5), "dealer", (T, F, F)),
+    ({"rules": "kansai", "local_yaku": ["shiro"]}, (4, 6), "bettor", (T, T, T)),
     # dealer_draw_rule
     ({"dealer_draw_rule": "free"}, (1, 2), "dealer", (T, T, F)),
     ({"dealer_draw_rule": "free"}, (4, 5), "dealer", (T, T, F)),

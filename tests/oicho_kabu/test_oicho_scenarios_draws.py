@@ -9,7 +9,7 @@ card, dealer's third card.
 from __future__ import annotations
 
 import pytest
-from oicho_game_helpers import D, E, S, bet_round, new_game, play, values
+from oicho_game_helpers import KEEP, D, E, S, bet_round, new_game, play, values
 
 from kabu_envs.oicho_kabu.game import Phase
 
@@ -91,14 +91,36 @@ def test_dealer_draw_rule(d1, d2, same, free):
         assert g.legal_actions() == legal, rule
 
 
-def test_free_draw():
-    g = new_game([9, 1, 5, 5, 6, 10, 1], free_draw=True)  # spread 0: 9, spread 1: 2
-    bet_round(g, {1: {0: 1, 1: 1}})
-    assert g.legal_actions() == [S, D]
+@pytest.mark.parametrize("free_draw", [False, True])
+def test_free_draw_is_a_permission_for_bettors(free_draw):
+    # spread 0: 9-10 (9), spread 1: 1-1 (2), spread 2: 3-5 (8); dealer 4 + 5 = 9
+    thirds = [2, 6] if free_draw else [2]
+    g = new_game([9, 1, 3, 6, 4, 10, 1, 5, 7, *thirds, 5], free_draw=free_draw)
+    bet_round(g, {1: {0: 1, 1: 1, 2: 1}})
+    assert g.legal_actions() == ([S, D] if free_draw else [S])  # 9: may draw only with free_draw
+    g.apply_action(D if free_draw else S)
+    assert g.legal_actions() == [D]  # 2: must draw either way (free_draw releases nothing)
+    g.apply_action(D)
+    assert g.legal_actions() == ([S, D] if free_draw else [S])  # 8 (not a pair)
     g.apply_action(S)
-    assert g.legal_actions() == [S, D]
-    g.apply_action(S)  # stand on 2: legal only with free_draw
-    assert g.phase == Phase.DEALER_DRAW
+    assert g.phase == Phase.DEALER_DRAW and values(g.dealer_cards) == [4, 5]
+    assert g.legal_actions() == [S]  # the dealer's 9 stands: free_draw is the bettors' (§8 item 11)
+    g.apply_action(S)
+    want = [[9, 10, 2], [1, 1, 6]] if free_draw else [[9, 10], [1, 1, 2]]
+    assert [values(sp) for sp in g.spreads[:2]] == want
+
+
+@pytest.mark.parametrize("free_draw", [False, True])
+def test_kansai_free_draw_tries_for_arashi_on_a_nine(free_draw):
+    # seed 000 (Osaka): "whatever the second card's total, players may ask for a third card"
+    g = new_game([3, 5, 7, 8, 4, 6, 1, 1, 1, 3, 5], rules="kansai", free_draw=free_draw)
+    g.apply_action(KEEP)  # minso
+    bet_round(g, {1: {0: 1}})  # spread 0: 3-6 = 9
+    assert g.legal_actions() == ([S, D] if free_draw else [S])
+    if free_draw:
+        g.apply_action(D)  # 3-6-3 = 2: the player gambled and lost to the dealer's 4-5 = 9
+        g.apply_action(S)
+        assert values(g.spreads[0]) == [3, 6, 3] and list(g.pop_rewards()) == [1, -1]
 
 
 def test_escape_returns_stakes_and_takes_no_card():

@@ -1,5 +1,6 @@
-"""Stacked-deck scenarios for sessions: every dealer_change condition, dealer selection, bet masks by
-domae and chips, seats without chips, early episode end, the stacked prefix across rounds."""
+"""Stacked-deck scenarios for sessions: every dealer_change condition, dealer selection (once, or before
+every deal with the seat order of the selection cards), bet masks by domae and chips, seats without
+chips, early episode end, the stacked prefix across rounds."""
 
 from __future__ import annotations
 
@@ -177,3 +178,114 @@ def test_stacked_prefix_continues_into_round_two_and_chips_carry_over():
     assert g.round_index == 1 and g.chips == [98, 102]
     assert values(sp[0] for sp in g.spreads) == [3, 4, 5, 6] and values(g.dealer_cards) == [8]
     assert len(set(g.cards_in_play())) == 5 and len(g.deck) == 35
+
+
+# --- dealer_selection_each_deal (seed 001: "before each deal the dealer is determined") -------------
+def _deal_values(g):
+    return values(sp[0] for sp in g.spreads), values(g.dealer_cards)
+
+
+@pytest.mark.parametrize("each_deal", [False, True])
+def test_selection_before_every_deal_chooses_the_dealer_and_the_seat_order(each_deal):
+    # round 1: selection 5, 2, 7 -> player_1 deals (lowest); table 6 6 6 10, dealer 8, seconds 1 2 3 4
+    # (spread 0: 6+1 = 7 stands), dealer's second 10 (8 stands); round 2 (each deal): selection 9, 3, 1
+    round1 = [5, 2, 7, 6, 6, 6, 10, 8, 1, 2, 3, 4, 10]
+    round2 = ([9, 3, 1] if each_deal else []) + [2, 3, 4, 5, 7]
+    g = new_game(
+        round1 + round2,
+        num_players=3,
+        max_rounds=2,
+        dealer_selection="lowest",
+        dealer_selection_each_deal=each_deal,
+    )
+    assert g.dealer == 1
+    # each deal: the others bet and decide by their cards (5 sits at the dealer's right, then 7);
+    # otherwise in seat order from the dealer on
+    assert g.betting_order == ([0, 2] if each_deal else [2, 0])
+    assert values(c for c in g.selection_cards if c >= 0) == [5, 2, 7]
+    bet_round(g, {0: {0: 1}, 2: {0: 1}})
+    assert g.decider[0] == (0 if each_deal else 2)  # the first backer in betting order decides
+    assert g.phase == Phase.DECIDE and g.current_player == g.decider[0]
+    _finish_round(g)
+    assert g.round_index == 1 and _deal_values(g) == ([2, 3, 4, 5], [7])  # the stacked prefix goes on
+    if each_deal:  # a new selection: player_2 drew the 1 and deals, then 3 (player_1) before 9
+        assert g.dealer == 2 and g.betting_order == [1, 0] and g.current_player == 1
+        assert values(g.selection_cards) == [9, 3, 1]
+        assert [ev[0] for ev in g.log[:2]] == ["select", "round"]
+    else:  # selection once per episode: the dealer stays (dealer_change "deals" after 5 deals)
+        assert g.dealer == 1 and g.betting_order == [2, 0] and g.selection_cards == [-1, -1, -1]
+        assert [ev[0] for ev in g.log[:1]] == ["round"]
+    assert len(set(g.cards_in_play())) == 5 and len(g.deck) == 35
+
+
+def test_selection_ties_redraw_and_equal_cards_keep_seat_order():
+    # 4 players: 3, 8, 3, 8 -> players 0 and 2 redraw: 6, 4 -> player_2 deals; the others by their
+    # first card: player_0 (3), then the 8s in seat order from the dealer on: player_3, player_1
+    g = new_game(
+        [3, 8, 3, 8, 6, 4, 5, 5, 5, 10, 9],
+        num_players=4,
+        dealer_selection="lowest",
+        dealer_selection_each_deal=True,
+    )
+    assert g.dealer == 2 and g.betting_order == [0, 3, 1]
+    assert values(g.selection_cards) == [3, 8, 3, 8]  # a redraw only breaks the tie for the deal
+    assert _deal_values(g) == ([5, 5, 5, 10], [9])
+    cn = new_game(
+        [3, 8, 1, 10, 6, 6, 6, 5, 4],
+        num_players=4,
+        dealer_selection="closest_to_nine",
+        dealer_selection_each_deal=True,
+    )  # closest to 9: the 8 deals; the others by closeness to 9: 3, 1, then 10 (a 0)
+    assert cn.dealer == 1 and cn.betting_order == [0, 2, 3]
+
+
+def test_selection_each_deal_seats_without_chips_draw_nothing():
+    # round 1: selection 2, 5, 7 -> player_0 deals; player_1 stakes all its 10 on 1+6 = 7, loses to 4+5
+    deck = [2, 5, 7, 1, 7, 7, 7, 4, 6, 2, 2, 2, 5] + [8, 3, 9, 9, 9, 10, 6]
+    g = new_game(
+        deck,
+        num_players=3,
+        bankroll=10,
+        max_rounds=2,
+        dealer_selection="lowest",
+        dealer_selection_each_deal=True,
+    )
+    assert g.dealer == 0 and g.betting_order == [1, 2]
+    bet_round(g, {1: {0: 4}})
+    _finish_round(g, [S, S])
+    assert g.chips == [20, 0, 10]
+    # round 2: only players 0 and 2 draw (8, 3): player_2 deals, player_0 bets
+    assert g.dealer == 2 and g.betting_order == [0]
+    assert [values([c])[0] if c >= 0 else None for c in g.selection_cards] == [8, None, 3]
+    assert _deal_values(g) == ([9, 9, 9, 10], [6])
+
+
+@pytest.mark.parametrize("each_deal", [False, True])
+def test_selection_each_deal_takes_precedence_over_dealer_change(each_deal):
+    # the same seat draws the lowest card before both deals: it deals again although dealer_change
+    # ("deals" after 1) would pass the deal on; its tenure goes on (2 deals)
+    deck = [1, 9, 10, 7, 8, 8, 8] + ([1, 9] if each_deal else []) + [2, 3, 4, 5, 6]
+    g = new_game(
+        deck,
+        max_rounds=3,
+        dealer_selection="lowest",
+        dealer_selection_each_deal=each_deal,
+        dealer_change=("deals",),
+        dealer_max_deals=1,
+    )
+    assert g.dealer == 0
+    _finish_round(g)  # no stakes: the round ends after the bets
+    assert g.round_index == 1
+    assert g.dealer == (0 if each_deal else 1)
+    assert g.deals_by_dealer == (1 if each_deal else 0)
+    assert _deal_values(g) == ([2, 3, 4, 5], [6])
+
+
+def test_selection_each_deal_needs_selection_draws():
+    from kabu_envs.core.errors import RuleConfigError
+
+    with pytest.raises(RuleConfigError, match="dealer_selection_each_deal.*fixed"):
+        new_game(dealer_selection_each_deal=True)
+    with pytest.raises(RuleConfigError, match="dealer_selection_each_deal"):
+        new_game(rules="kabufuda_site", dealer_selection="fixed")
+    assert new_game([2, 1], rules="kabufuda_site").dealer == 1  # the preset: lowest, each deal

@@ -82,9 +82,11 @@ def test_kansai_dealer_three_tens_voids_the_round():
 
 def test_kansai_bettor_ten_pair_is_plain_zero_even_with_zoro():
     deck = [10, 7, 7, 8, 5, 10, 1, 1, 1, 2]  # spread 10-10; dealer 5+2 = 7
-    g = _kansai(deck, local_yaku=["zoro"])
+    # kansai: a plain 0, so no yaku exemption: it must draw (free_draw never releases a <= 3)
+    g = _kansai([*deck[:9], 5, 2], local_yaku=["zoro"])
     bet_round(g, {1: {0: 1}})
-    g.apply_action(S)
+    assert g.legal_actions() == [D]
+    g.apply_action(D)  # 10-10-5 = 5
     g.apply_action(S)
     assert _bettor_reward(g) == -1
     std = new_game(deck, local_yaku=["zoro"])  # standard: 10-10 is a zoro, beats a plain 7
@@ -102,6 +104,58 @@ def test_pin_basami_pays_the_middle_card(local, expect):
     g.apply_action(D)
     g.apply_action(S)
     assert _bettor_reward(g) == expect
+
+
+def _one_one_one(rules: str, pin_basami: bool, dealer: tuple[int, ...]) -> float:
+    """Spread 0: 1-1 (a 2, must draw) draws a 1; the dealer holds ``dealer`` (a third card if it draws)."""
+    d1, d2, *d3 = dealer
+    table = [1, 7, 7, 8]
+    if rules == "kabufuda_site":
+        # selection (player_0 draws the lowest and deals), info card, table, [bets], dealer's first,
+        # seconds, third, dealer's second
+        deck = [3, 5, 6, *table, d1, 1, 8, 8, 9, 1, d2, *d3]
+    else:  # table, dealer's first, [bets], seconds, third, dealer's second
+        deck = [*table, d1, 1, 8, 8, 9, 1, d2, *d3]
+    g = new_game(deck, rules=rules, local_yaku=["pin_basami"] if pin_basami else [])
+    assert g.dealer == 0
+    if g.phase == Phase.MINSO:
+        g.apply_action(KEEP)
+    bet_round(g, {1: {0: 3}})  # a stake of 5
+    while not g.terminal:
+        if g.phase == Phase.DEALER_CHOICE:
+            g.apply_action(TOP)
+        elif g.phase == Phase.DECIDE:
+            g.apply_action(D)  # the 1-1 must draw
+        else:
+            g.apply_action(D if d3 else S)
+    assert [c // 4 + 1 for c in g.spreads[0]] == [1, 1, 1]
+    assert [c // 4 + 1 for c in g.dealer_cards] == list(dealer)
+    return _bettor_reward(g)
+
+
+@pytest.mark.parametrize("pin_basami", [False, True])
+@pytest.mark.parametrize("rules", ["standard", "kansai", "kabufuda_site"])
+def test_one_one_one_is_an_arashi_with_or_without_pin_basami(rules, pin_basami):
+    """Seed 000: three of a kind pays x3. Enabling pin_basami (1-x-1 pays x) must not make 1-1-1 a
+    pin-basami x1: a hand takes the yaku that pays its holder most (docs/oicho_kabu.md §4)."""
+    assert _one_one_one(rules, pin_basami, (2, 5)) == 15  # x3 against a plain 7
+    # against the dealer's 2-2-2: an arashi (higher_value: 3 < 6; kansai: dealer_wins), x3 to the
+    # dealer; under kabufuda_site only bettors hold arashi, so 2-2-2 is a plain 6 and 1-1-1 wins x3
+    assert _one_one_one(rules, pin_basami, (2, 2, 2)) == (15 if rules == "kabufuda_site" else -15)
+
+
+@pytest.mark.parametrize("pin_basami", [False, True])
+def test_pin_basami_still_pays_its_middle_card_when_nothing_else_fits(pin_basami):
+    # with arashi_holders="dealer" a bettor's 1-1-1 is not an arashi: a pin-basami x1, or a plain 3
+    g = new_game(
+        [1, 7, 7, 8, 2, 1, 8, 8, 9, 1, 5],
+        arashi_holders="dealer",
+        local_yaku=["pin_basami"] if pin_basami else [],
+    )
+    bet_round(g, {1: {0: 3}})
+    g.apply_action(D)
+    g.apply_action(S)  # dealer 2+5 = 7
+    assert _bettor_reward(g) == (5 if pin_basami else -5)
 
 
 @pytest.mark.parametrize(("rules", "expect"), [("standard", -2), ("kansai", -4)])
