@@ -22,14 +22,14 @@ import numpy as np
 
 def _factories() -> dict[str, Callable[[], object]]:
     out: dict[str, Callable[[], object]] = {}
-    from kabu_envs import oicho_kabu_v0
+    from kabu_envs import oicho_kabu_v1
 
-    out["oicho_kabu_v0 (4p)"] = lambda: oicho_kabu_v0.env(num_players=4)
+    out["oicho_kabu_v1 (4p)"] = lambda: oicho_kabu_v1.env(num_players=4)
     try:
-        kakeya_v0 = importlib.import_module("kabu_envs.kakeya_v0")
-        out["kakeya_v0 (4p)"] = lambda: kakeya_v0.env(num_players=4)
+        kakeya_v1 = importlib.import_module("kabu_envs.kakeya_v1")
+        out["kakeya_v1 (4p)"] = lambda: kakeya_v1.env(num_players=4)
     except Exception as exc:  # another helper writes it; the benchmark still runs without it
-        print(f"(kakeya_v0 skipped: {type(exc).__name__}: {exc})")
+        print(f"(kakeya_v1 skipped: {type(exc).__name__}: {exc})")
     _allow_missing_pygame()
     from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
 

@@ -1,15 +1,12 @@
-"""Oicho-Kabu, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
+"""Oicho-Kabu version 0 is replaced by ``oicho_kabu_v1`` (docs/oicho_kabu.md, env card history).
 
-See ``kabu_envs.oicho_kabu.env`` for the environment card. The game's registry record
-(``kabu_envs.oicho_kabu.registration``) registers ``kabu_envs/oicho_kabu-v0`` in PettingZoo's AEC
-registry when the installed PettingZoo has one.
+v1 corrected three readings of the sources that changed play under ``kansai``, ``kabufuda_site`` and
+``pin_basami`` (the ``standard`` rules play bit for bit as in v0); v0's readings are not kept, so
+importing this module raises instead of silently giving different results.
 """
 
-from kabu_envs import registry as _registry
-from kabu_envs.oicho_kabu.actions import Action
-from kabu_envs.oicho_kabu.config import make_config
-from kabu_envs.oicho_kabu.env import env, raw_env
-
-ENV_ID = _registry.get("oicho_kabu").pettingzoo_id
-
-__all__ = ["env", "raw_env", "Action", "make_config", "ENV_ID"]
+raise ImportError(
+    "kabu_envs.oicho_kabu_v0 was replaced by kabu_envs.oicho_kabu_v1: the standard rules play exactly "
+    "as in v0; kansai (free_draw is a permission), kabufuda_site (dealer selection before every deal) "
+    "and pin_basami (1-1-1 is an arashi) changed. See the version history in kabu_envs/oicho_kabu/env.py."
+)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper
 
-from kabu_envs import kakeya_v0, oicho_kabu_v0
+from kabu_envs import kakeya_v1, oicho_kabu_v1
 from kabu_envs.core.errors import (
     ActionSpaceError,
     ActionTypeError,
@@ -27,8 +27,8 @@ from kabu_envs.wrappers.views import make_view
 
 # Multi-round / multi-deal episodes, so an agent often acts with a reward still pending.
 GAMES = {
-    "oicho": lambda wrapped: (oicho_kabu_v0.env if wrapped else oicho_kabu_v0.raw_env)(max_rounds=2),
-    "kakeya": lambda wrapped: (kakeya_v0.env if wrapped else kakeya_v0.raw_env)(max_deals=3),
+    "oicho": lambda wrapped: (oicho_kabu_v1.env if wrapped else oicho_kabu_v1.raw_env)(max_rounds=2),
+    "kakeya": lambda wrapped: (kakeya_v1.env if wrapped else kakeya_v1.raw_env)(max_deals=3),
 }
 VIEWS = {
     "oicho": lambda **kw: make_view("oicho_kabu", role="bettor", **{"opponents": "random", **kw}),
@@ -306,6 +306,6 @@ def test_make_vec_env_with_registered_id():
 
     import kabu_envs.wrappers  # noqa: F401  (registers the ids)
 
-    vec = make_vec_env("kabu_envs/OichoKabuBettor-v0", n_envs=2, env_kwargs={"opponents": "random"})
+    vec = make_vec_env("kabu_envs/OichoKabuBettor-v1", n_envs=2, env_kwargs={"opponents": "random"})
     assert vec.render_mode == "rgb_array"
     _step_masked(vec)

@@ -165,3 +165,18 @@ def test_rule_options_reach_the_named_agents():
     assert agent.cfg.free_draw
     obs = np.zeros(3, dtype=np.float32)
     assert make_agent("toy_card", "scripted", 0).act(obs, np.array([1, 1, 1], dtype=np.int8)) == 2
+
+
+def test_v0_modules_say_what_changed():
+    """v1 of both envs: Kakeya's v0 stays reproducible (its old rule); Oicho-Kabu's v0 says why not."""
+    import importlib
+    import sys
+
+    sys.modules.pop("kabu_envs.kakeya_v0", None)
+    with pytest.warns(DeprecationWarning, match="kakeya_v1"):
+        kakeya_v0 = importlib.import_module("kabu_envs.kakeya_v0")
+    assert kakeya_v0.raw_env().config.rensho_follow == "must_follow"
+    assert kakeya_v0.env(rensho_follow="free").unwrapped.config.rensho_follow == "free"
+    assert registry.get("kakeya").make_raw_env().config.rensho_follow == "free"
+    with pytest.raises(ImportError, match="replaced by kabu_envs.oicho_kabu_v1"):
+        importlib.import_module("kabu_envs.oicho_kabu_v0")

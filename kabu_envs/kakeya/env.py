@@ -11,11 +11,10 @@ Environment card
 - Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); with
   ``render_seat=i`` only seat i's own hand is shown (the others as card counts).
 - Version history: v0 - first release (Rensho had to follow suit when it was its holder's only
-  card of the led suit); v0, unreleased behaviour change - option ``rensho_follow``, default
-  ``"free"``: Rensho is never forced out to follow suit (seed 002), so default-option masks, play
-  and returns can differ from the first release (``rensho_follow="must_follow"`` plays as it did);
-  ``game.results`` keeps the latest 16 deals. A rename to ``kakeya_v1`` is pending
-  (docs/kakeya.md §16 Version history).
+  card of the led suit); v1 - option ``rensho_follow``, default ``"free"``: Rensho is never forced
+  out to follow suit (seed 002), so default-option masks, play and returns can differ from v0
+  (``rensho_follow="must_follow"`` plays as v0 did; ``kakeya_v0`` is that alias, deprecated);
+  ``game.results`` keeps the latest 16 deals (docs/kakeya.md §16 Version history).
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Kakeya as a PettingZoo AECEnv; ``options`` are the rule options of ``make_config``."""
 
     metadata = {
-        "name": "kakeya_v0",
+        "name": "kakeya_v1",
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
     }

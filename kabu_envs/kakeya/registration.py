@@ -19,8 +19,8 @@ SPEC = register(
     GameSpec(
         id="kakeya",
         title="Kakeya",
-        env="kabu_envs.kakeya_v0:env",
-        raw_env="kabu_envs.kakeya_v0:raw_env",
+        env="kabu_envs.kakeya_v1:env",
+        raw_env="kabu_envs.kakeya_v1:raw_env",
         make_config="kabu_envs.kakeya.config:make_config",
         roles=(Role("partnership", partnerships, "team", "every seat of one partnership"),),
         agents={"scripted": "agents.kakeya_scripted:KakeyaScriptedAgent"},
@@ -35,9 +35,9 @@ SPEC = register(
             sample_title="Kakeya deal",
             order=1,
         ),
-        pettingzoo_id="kabu_envs/kakeya-v0",
+        pettingzoo_id="kabu_envs/kakeya-v1",
         batch="kabu_envs.kakeya.batch:make_batch",
-        gym_ids={"kabu_envs/Kakeya-v0": {"role": "partnership"}},
+        gym_ids={"kabu_envs/Kakeya-v1": {"role": "partnership"}},
         doc="partnership trick-taking with trumps and Rensho (docs/kakeya.md)",
     )
 )

@@ -1,4 +1,4 @@
-"""Oicho-Kabu as a PettingZoo AEC environment (``oicho_kabu_v0``).
+"""Oicho-Kabu as a PettingZoo AEC environment (``oicho_kabu_v1``).
 
 Environment card
 ----------------
@@ -24,7 +24,7 @@ Environment card
 Version history:
 
 - v0 — first release.
-- v0, behaviour change (unreleased; recommended to publish as ``oicho_kabu_v1``): the ``standard``
+- v1 — (``oicho_kabu_v1``; ``oicho_kabu_v0`` is gone and its import says so) the ``standard``
   rules play bit for bit as before (same golden playthrough, same evaluations); ``kansai`` and
   ``kabufuda_site`` do not, and any rule set with ``pin_basami`` scores 1-1-1 differently.
 
@@ -59,7 +59,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped Oicho-Kabu AEC env; ``options`` are the rule options (see ``make_config``)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "oicho_kabu_v0",
+        "name": "oicho_kabu_v1",
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
     }

@@ -22,8 +22,8 @@ SPEC = register(
     GameSpec(
         id="oicho_kabu",
         title="Oicho-Kabu",
-        env="kabu_envs.oicho_kabu_v0:env",
-        raw_env="kabu_envs.oicho_kabu_v0:raw_env",
+        env="kabu_envs.oicho_kabu_v1:env",
+        raw_env="kabu_envs.oicho_kabu_v1:raw_env",
         make_config="kabu_envs.oicho_kabu.config:make_config",
         roles=(
             Role(
@@ -48,10 +48,10 @@ SPEC = register(
             sample_title="Oicho-Kabu round",
             order=0,
         ),
-        pettingzoo_id="kabu_envs/oicho_kabu-v0",
+        pettingzoo_id="kabu_envs/oicho_kabu-v1",
         gym_ids={
-            "kabu_envs/OichoKabuBettor-v0": {"role": "bettor"},
-            "kabu_envs/OichoKabuDealer-v0": {"role": "dealer"},
+            "kabu_envs/OichoKabuBettor-v1": {"role": "bettor"},
+            "kabu_envs/OichoKabuDealer-v1": {"role": "dealer"},
         },
         doc="dealer against bettors, four spreads, closest to 9 (docs/oicho_kabu.md)",
     )

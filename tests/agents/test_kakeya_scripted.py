@@ -5,7 +5,7 @@ import pytest
 
 from agents.base import BaseAgent, RandomAgent
 from agents.kakeya_scripted import KakeyaScriptedAgent
-from kabu_envs import kakeya_v0
+from kabu_envs import kakeya_v1
 from kabu_envs.kakeya import Action, card_id
 from kabu_envs.kakeya.cards import card_ids as ids
 from kabu_envs.kakeya.game import partnership_of
@@ -14,7 +14,7 @@ from kabu_envs.kakeya.game import partnership_of
 def partnership_match(opts: dict, deals: int) -> tuple[float, float]:
     """Scripted partnership vs random partnerships, alternating which partnership is scripted.
     Returns (mean stones reward per deal of the scripted side, share of deals it won)."""
-    env = kakeya_v0.env(**opts)
+    env = kakeya_v1.env(**opts)
     n = env.unwrapped.config.num_players
     num_partnerships = n // 2
     total = wins = played = 0.0
@@ -55,7 +55,7 @@ def test_beats_random_partnership_vs_partnership(opts, deals):
 
 def _env_at(lib, hands, **opts):
     """``lib`` is the ``kakeya_testlib`` fixture (tests/kakeya/kakeya_testlib.py)."""
-    env = kakeya_v0.env(dealers_choose_trump=False, **opts)
+    env = kakeya_v1.env(dealers_choose_trump=False, **opts)
     env.reset(seed=0, options={"deck": lib.deck_for(hands, lib.deal_order(4, 1))})
     return env
 
@@ -102,7 +102,7 @@ def test_leads_a_master_and_gives_egara_to_a_sure_partner(kakeya_testlib):
 
 
 def test_trump_and_lead_choices():
-    env = kakeya_v0.env(default_trump="hearts")
+    env = kakeya_v1.env(default_trump="hearts")
     env.reset(seed=0)
     agent = KakeyaScriptedAgent(default_trump="hearts")
     assert _act(env, agent) == Action.TRUMP(2)  # keeps the current trump (no hand is seen yet)
@@ -134,7 +134,7 @@ def test_always_legal_in_every_mode():
         {"num_players": 6},
         {"num_players": 6, "six_player_mode": "all_play", "max_deals": 3, "rensho_follow": "must_follow"},
     ):
-        env = kakeya_v0.env(**opts)
+        env = kakeya_v1.env(**opts)
         agent = KakeyaScriptedAgent(**opts)
         for seed in range(10):
             env.reset(seed=seed)

@@ -8,7 +8,7 @@ from agents.base import BaseAgent, RandomAgent
 from agents.oicho_common import bettor_decision
 from agents.oicho_expert import OichoExpertAgent
 from agents.oicho_scripted import OichoScriptedAgent, yaku_starters
-from kabu_envs import oicho_kabu_v0
+from kabu_envs import oicho_kabu_v1
 from kabu_envs.core.errors import RuleConfigError
 from kabu_envs.oicho_kabu.actions import DRAW, ESCAPE, STAND
 from kabu_envs.oicho_kabu.config import make_config
@@ -23,7 +23,7 @@ def play(opts: dict, seat: int, agent, n_eps: int, others=None, check_masks: boo
     Episode ``ep`` uses env seed ``ep`` and the same seeds for the other seats in every call, so two
     calls with different agents at ``seat`` are paired deal by deal.
     """
-    env = oicho_kabu_v0.raw_env(**opts)
+    env = oicho_kabu_v1.raw_env(**opts)
     n = env.config.num_players
     others = others or [RandomAgent() for _ in range(n)]
     out = []
@@ -107,7 +107,7 @@ def test_hanafuda_lights_are_read(cls):
 
 def stacked_round(opts: dict, deck: list[int], cls=OichoScriptedAgent, **params) -> list[tuple]:
     """One round on a stacked deck with every seat played by ``cls``; the game's event log."""
-    env = oicho_kabu_v0.raw_env(**opts)
+    env = oicho_kabu_v1.raw_env(**opts)
     agents = [cls(**params, **opts) for _ in range(env.config.num_players)]
     env.reset(seed=0, options={"deck": deck})
     for name in env.agent_iter():

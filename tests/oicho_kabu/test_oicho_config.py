@@ -316,10 +316,10 @@ def test_values_passed_by_accident_are_a_clear_rule_error(option, value):
     "option, value", [("rules", ["kansai"]), ("rules", {}), ("domae", 10**400), ("num_players", np.array(4))]
 )
 def test_the_env_refuses_them_too(option, value):
-    from kabu_envs import oicho_kabu_v0
+    from kabu_envs import oicho_kabu_v1
 
     with pytest.raises(RuleConfigError, match=repr(option)):
-        oicho_kabu_v0.env(**{option: value})
+        oicho_kabu_v1.env(**{option: value})
 
 
 def test_unhashable_preset_name_is_named_with_the_allowed_presets():

@@ -9,7 +9,7 @@ import pytest
 from oicho_game_helpers import B, stack
 from pettingzoo.test import api_test, seed_test
 
-from kabu_envs import oicho_kabu_v0
+from kabu_envs import oicho_kabu_v1
 from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.oicho_kabu.observation import obs_spec
 
@@ -33,19 +33,19 @@ def _random_play(e, seed: int) -> dict[str, float]:
 def test_api_test_passes(preset):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api_test(oicho_kabu_v0.env(rules=preset, max_rounds=3), num_cycles=300)
+        api_test(oicho_kabu_v1.env(rules=preset, max_rounds=3), num_cycles=300)
 
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_seed_test_passes(preset):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        seed_test(lambda: oicho_kabu_v0.env(rules=preset, max_rounds=4), num_cycles=300)
+        seed_test(lambda: oicho_kabu_v1.env(rules=preset, max_rounds=4), num_cycles=300)
 
 
 def test_same_seed_same_game_different_seed_differs():
     def trace(seed):
-        e = oicho_kabu_v0.env(max_rounds=3)
+        e = oicho_kabu_v1.env(max_rounds=3)
         e.reset(seed=seed)
         rng = np.random.default_rng(1)
         out = []
@@ -63,7 +63,7 @@ def test_same_seed_same_game_different_seed_differs():
 
 
 def test_spaces_match_obs_spec_and_actions():
-    e = oicho_kabu_v0.raw_env(num_players=5, bet_sizes=(1, 3))
+    e = oicho_kabu_v1.raw_env(num_players=5, bet_sizes=(1, 3))
     space = e.observation_space("player_0")
     assert space["observation"].shape == (obs_spec(e.config).size,)
     assert e.action_space("player_4").n == 8 + 3
@@ -76,13 +76,13 @@ def test_spaces_match_obs_spec_and_actions():
 
 def test_unknown_or_invalid_option_raises_naming_it():
     with pytest.raises(ValueError, match="bogus_option"):
-        oicho_kabu_v0.env(bogus_option=1)
+        oicho_kabu_v1.env(bogus_option=1)
     with pytest.raises(ValueError, match="num_players"):
-        oicho_kabu_v0.env(num_players=9)
+        oicho_kabu_v1.env(num_players=9)
 
 
 def test_reset_deck_is_stacked_and_bad_decks_raise():
-    e = oicho_kabu_v0.raw_env()
+    e = oicho_kabu_v1.raw_env()
     e.reset(seed=0, options={"deck": stack([9, 8, 7, 6, 5])})
     g = e.unwrapped.game
     assert [c // 4 + 1 for c in (sp[0] for sp in g.spreads)] == [9, 8, 7, 6]
@@ -96,13 +96,13 @@ def test_reset_deck_is_stacked_and_bad_decks_raise():
 
 
 def test_unknown_reset_option_warns():
-    e = oicho_kabu_v0.raw_env()
+    e = oicho_kabu_v1.raw_env()
     with pytest.warns(UserWarning, match="decks"):
         e.reset(seed=0, options={"decks": [1]})
 
 
 def test_illegal_action_raises_with_legal_list():
-    e = oicho_kabu_v0.env(domae=3)
+    e = oicho_kabu_v1.env(domae=3)
     e.reset(seed=0)
     e.step(B(2))  # stake 2: fine
     with pytest.raises(IllegalActionError, match=r"illegal action 10 \(BET\(2\)=2\).*legal actions: \[8=BET"):
@@ -110,7 +110,7 @@ def test_illegal_action_raises_with_legal_list():
 
 
 def test_illegal_reward_wrapper_terminates_with_penalty():
-    e = oicho_kabu_v0.env(illegal_reward=-7.0)
+    e = oicho_kabu_v1.env(illegal_reward=-7.0)
     e.reset(seed=0)
     offender = e.agent_selection
     with warnings.catch_warnings():
@@ -122,7 +122,7 @@ def test_illegal_reward_wrapper_terminates_with_penalty():
 
 
 def test_rewards_sum_to_zero_and_chips_exposed():
-    e = oicho_kabu_v0.env(num_players=3, max_rounds=4)
+    e = oicho_kabu_v1.env(num_players=3, max_rounds=4)
     e.reset(seed=11)
     totals = _random_play(e, 3)
     assert abs(sum(totals.values())) < 1e-9
@@ -134,7 +134,7 @@ def test_rewards_sum_to_zero_and_chips_exposed():
 
 
 def test_render_ansi_shows_table_and_yaku():
-    e = oicho_kabu_v0.env(render_mode="ansi", num_players=2, local_yaku=["niichi"])
+    e = oicho_kabu_v1.env(render_mode="ansi", num_players=2, local_yaku=["niichi"])
     # spreads 3,4,5,6; dealer 9 face down; seconds 3(=arashi draw), 1, 1, 1; dealer 2nd 1 -> kuppin
     e.reset(seed=0, options={"deck": stack([3, 4, 5, 6, 9, 3, 1, 1, 1, 3, 1])})
     text = e.render()
@@ -150,12 +150,12 @@ def test_render_ansi_shows_table_and_yaku():
 
 
 def test_render_without_mode_warns_and_human_prints(capsys):
-    e = oicho_kabu_v0.env()
+    e = oicho_kabu_v1.env()
     e.reset(seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert e.render() is None
-    h = oicho_kabu_v0.env(render_mode="human")
+    h = oicho_kabu_v1.env(render_mode="human")
     h.reset(seed=0)
     assert "Oicho-Kabu" in capsys.readouterr().out
 
@@ -163,22 +163,22 @@ def test_render_without_mode_warns_and_human_prints(capsys):
 def test_registered_in_pettingzoo_registry():
     from pettingzoo.env_registry.registration import make
 
-    e = make("aec", oicho_kabu_v0.ENV_ID, num_players=3)
+    e = make("aec", oicho_kabu_v1.ENV_ID, num_players=3)
     assert e.unwrapped.config.num_players == 3
-    assert e.unwrapped.metadata["name"] == "oicho_kabu_v0"
+    assert e.unwrapped.metadata["name"] == "oicho_kabu_v1"
 
 
 def test_module_exports():
-    assert oicho_kabu_v0.Action.BET(0) == 8
-    assert oicho_kabu_v0.make_config(rules="kansai").free_draw is True
-    assert callable(oicho_kabu_v0.raw_env)
+    assert oicho_kabu_v1.Action.BET(0) == 8
+    assert oicho_kabu_v1.make_config(rules="kansai").free_draw is True
+    assert callable(oicho_kabu_v1.raw_env)
 
 
 @pytest.mark.parametrize(
     ("deck", "ace", "light"), [("western", "A", ""), ("kabufuda", "1", ""), ("hanafuda", "1", "*")]
 )
 def test_render_names_cards_by_deck(deck, ace, light):
-    e = oicho_kabu_v0.env(render_mode="ansi", deck=deck, num_players=2)
+    e = oicho_kabu_v1.env(render_mode="ansi", deck=deck, num_players=2)
     e.reset(seed=0, options={"deck": [0, 8, 12, 16, 20]})  # 1 (light), 3 (light), 4, 5 | dealer 6
     text = e.render()
     assert f"spread 0: {ace}{light} " in text and f"spread 1: 3{light} " in text
@@ -192,7 +192,7 @@ def _stock_env(illegal_reward=None, **options):
         TerminateIllegalWrapper,
     )
 
-    e = oicho_kabu_v0.raw_env(**options)
+    e = oicho_kabu_v1.raw_env(**options)
     if illegal_reward is not None:
         e = TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(e))
@@ -221,7 +221,7 @@ def _trace(e, seed, illegal_at=None):
 def test_fast_wrappers_behave_like_the_stock_ones(illegal_at):
     reward = None if illegal_at is None else -2.0
     for seed in range(5):
-        fast = oicho_kabu_v0.env(illegal_reward=reward, num_players=3, max_rounds=2)
+        fast = oicho_kabu_v1.env(illegal_reward=reward, num_players=3, max_rounds=2)
         stock = _stock_env(illegal_reward=reward, num_players=3, max_rounds=2)
         assert _trace(fast, seed, illegal_at) == _trace(stock, seed, illegal_at)
 
@@ -229,9 +229,9 @@ def test_fast_wrappers_behave_like_the_stock_ones(illegal_at):
 def test_fast_wrappers_keep_the_standard_checks():
     from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
 
-    e = oicho_kabu_v0.env()
+    e = oicho_kabu_v1.env()
     assert isinstance(e, OrderEnforcingWrapper) and isinstance(e.env, AssertOutOfBoundsWrapper)
-    assert str(e) == "oicho_kabu_v0"
+    assert str(e) == "oicho_kabu_v1"
     for name in ("agents", "agent_selection", "terminations", "rewards"):
         with pytest.raises(AttributeError, match="before reset"):
             getattr(e, name)
@@ -246,7 +246,7 @@ def test_fast_wrappers_keep_the_standard_checks():
 @pytest.mark.parametrize("each_deal", [False, True])
 def test_selection_cards_are_public_in_every_observation_and_the_render(each_deal):
     opts = {"num_players": 3, "dealer_selection": "lowest", "dealer_selection_each_deal": each_deal}
-    e = oicho_kabu_v0.raw_env(render_mode="ansi", max_rounds=2, **opts)
+    e = oicho_kabu_v1.raw_env(render_mode="ansi", max_rounds=2, **opts)
     spec = obs_spec(e.config)
     assert ("selection_cards" in spec.slices) == each_deal  # a new piece only with the option
     # selection 6, 2, 9: player_1 deals; table, dealer's first card

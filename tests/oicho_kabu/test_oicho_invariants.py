@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from oicho_game_helpers import bet_round, stack
 
-from kabu_envs import oicho_kabu_v0
+from kabu_envs import oicho_kabu_v1
 from kabu_envs.core.rng import make_rng
 from kabu_envs.oicho_kabu.actions import BET_BASE
 from kabu_envs.oicho_kabu.config import make_config
@@ -124,7 +124,7 @@ def test_engine_random_option_mixes():
 def test_env_random_games_masks_and_rewards(preset):
     rng = np.random.default_rng(7)
     for n in range(2, 9):
-        e = oicho_kabu_v0.env(rules=preset, num_players=n, max_rounds=2)
+        e = oicho_kabu_v1.env(rules=preset, num_players=n, max_rounds=2)
         for ep in range(4):
             e.reset(seed=100 * n + ep)
             total = 0.0
@@ -148,7 +148,7 @@ def test_global_rng_untouched_and_not_used():
     py_state, np_state = random.getstate(), np.random.get_state()
 
     def trace(burn: bool):
-        e = oicho_kabu_v0.env(rules="kabufuda_site", num_players=5, max_rounds=3)
+        e = oicho_kabu_v1.env(rules="kabufuda_site", num_players=5, max_rounds=3)
         e.reset(seed=4)
         rng = np.random.default_rng(4)
         out = []

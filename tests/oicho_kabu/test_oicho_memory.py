@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kabu_envs import oicho_kabu_v0
+from kabu_envs import oicho_kabu_v1
 from kabu_envs.core.rng import make_rng
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.game import Game
@@ -55,7 +55,7 @@ def test_a_long_episode_stores_a_bounded_amount(name):
 
 
 def test_the_env_keeps_a_bounded_state_over_a_long_episode():
-    env = oicho_kabu_v0.raw_env(**LONG)
+    env = oicho_kabu_v1.raw_env(**LONG)
     env.reset(seed=3)
     rng = np.random.Generator(np.random.PCG64(3))
     for _ in range(10_000):

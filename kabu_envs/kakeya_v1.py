@@ -1,0 +1,15 @@
+"""Kakeya, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
+
+See ``kabu_envs.kakeya.env`` for the environment card and docs/kakeya.md for the rules and API.
+The game's registry record (``kabu_envs.kakeya.registration``) registers ``kabu_envs/kakeya-v1`` in
+PettingZoo's AEC registry when the installed PettingZoo has one.
+"""
+
+from kabu_envs import registry as _registry
+from kabu_envs.kakeya.actions import Action
+from kabu_envs.kakeya.config import make_config
+from kabu_envs.kakeya.env import env, raw_env
+
+ENV_ID = _registry.get("kakeya").pettingzoo_id
+
+__all__ = ["env", "raw_env", "Action", "make_config", "ENV_ID"]

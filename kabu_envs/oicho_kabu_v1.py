@@ -1,0 +1,15 @@
+"""Oicho-Kabu, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
+
+See ``kabu_envs.oicho_kabu.env`` for the environment card. The game's registry record
+(``kabu_envs.oicho_kabu.registration``) registers ``kabu_envs/oicho_kabu-v1`` in PettingZoo's AEC
+registry when the installed PettingZoo has one.
+"""
+
+from kabu_envs import registry as _registry
+from kabu_envs.oicho_kabu.actions import Action
+from kabu_envs.oicho_kabu.config import make_config
+from kabu_envs.oicho_kabu.env import env, raw_env
+
+ENV_ID = _registry.get("oicho_kabu").pettingzoo_id
+
+__all__ = ["env", "raw_env", "Action", "make_config", "ENV_ID"]
