@@ -51,6 +51,7 @@ class BatchEnv:
     def _resolve_seeds(
         self, seed: int | None, seeds: Sequence[int] | None, decks: Sequence[Any] | None
     ) -> tuple[list[int | None], list[Any]]:
+        """Per-game seeds and decks of a ``reset`` call; (re)seeds the batch's autoreset stream."""
         B = self.batch_size
         if seed is not None and seeds is not None:
             raise ValueError("reset(): give seed= or seeds=, not both")
@@ -64,6 +65,8 @@ class BatchEnv:
             out = [None] * B
         if decks is not None and len(decks) != B:
             raise ValueError(f"reset(decks=...): {len(decks)} decks for a batch of {B}")
+        # the stream autoreset draws later deals from (seeded by the batch seed, else game 0's)
+        self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else out[0]))
         return out, list(decks) if decks is not None else [None] * B
 
     def _check_actions(self, actions: Any) -> np.ndarray:
@@ -125,8 +128,6 @@ class LoopBatchEnv(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
     ) -> None:
         game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
-        # the stream autoreset draws later deals' seeds from
-        self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else game_seeds[0]))
         self.rewards[:] = 0.0
         for b, env in enumerate(self.envs):
             deck = game_decks[b]

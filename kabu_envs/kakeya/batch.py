@@ -250,7 +250,6 @@ class KakeyaBatch(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
     ) -> None:
         game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
-        self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else game_seeds[0]))
         self._rngs = [np.random.Generator(np.random.PCG64(s)) for s in game_seeds]
         # a bad stacked deck raises here, as the AEC env's reset does (before the trump choice)
         self._decks = [None if d is None else validate_deck_prefix(d, NUM_CARDS) for d in game_decks]

@@ -57,7 +57,6 @@ class ToyCardBatch(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
     ) -> None:
         game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
-        self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else game_seeds[0]))
         for b in range(self.batch_size):
             self._deal(b, game_seeds[b], game_decks[b])
         self.rewards[:] = 0.0
