@@ -102,3 +102,11 @@ class RandomAgent(BaseAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_from_mask(action_mask)
         return int(legal[self.rng.integers(legal.size)])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """A uniformly random legal action per row of ``(B, A)`` masks, ``(B,)`` int64, in one call."""
+        masks = np.asarray(action_masks).astype(bool)
+        if masks.ndim != 2 or not masks.any(axis=1).all():
+            raise ValueError("act_batch needs (B, A) masks with a legal action in every row")
+        keys = self.rng.random(masks.shape)
+        return np.where(masks, keys, -1.0).argmax(axis=1).astype(np.int64)

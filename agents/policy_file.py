@@ -153,6 +153,13 @@ def _normalise(z: np.ndarray) -> np.ndarray:
     return z - (m + np.log(np.exp(z - m).sum(dtype=np.float32)))
 
 
+def _normalise_rows(z: np.ndarray) -> np.ndarray:
+    """``_normalise`` of every row of a ``(B, n)`` float32 array."""
+    z = np.asarray(z, dtype=np.float32)
+    m = z.max(axis=1, keepdims=True)
+    return z - (m + np.log(np.exp(z - m).sum(axis=1, dtype=np.float32, keepdims=True)))
+
+
 # --- the policy ------------------------------------------------------------------------------------
 @dataclass
 class Policy:
@@ -205,6 +212,36 @@ class Policy:
             if hidden:
                 x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, np.float32(0.0))
         return x
+
+    def logits_batch(self, observations: np.ndarray) -> np.ndarray:
+        """The actor's logits for a batch ``(B, obs_size)`` -> ``(B, num_actions)``, float32."""
+        x = np.asarray(observations, dtype=np.float32)
+        if x.ndim != 2 or x.shape[1] != self.obs_size:
+            raise ValueError(
+                f"observations of shape {x.shape} for a policy trained on size {self.obs_size} "
+                f"(expected (B, {self.obs_size}); {self.describe()})"
+            )
+        for w, b, hidden in self._actor:
+            x = x @ w.T + b
+            if hidden:
+                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, np.float32(0.0))
+        return x
+
+    def masked_argmax_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The deterministic action of every row, ``(B,)`` int64: row by row the arg-max of
+        ``masked_probs`` (the same float32 steps, so ties resolve as ``act`` resolves them)."""
+        masks = np.asarray(action_masks).astype(bool)
+        if masks.ndim != 2 or masks.shape[1] != self.num_actions:
+            raise ValueError(
+                f"action masks of shape {masks.shape} for a policy with {self.num_actions} actions"
+            )
+        if not masks.any(axis=1).all():
+            raise ValueError("an action mask of the batch is all zeros: that game has no seat to act")
+        z = _normalise_rows(self.logits_batch(observations))
+        z = _normalise_rows(np.where(masks, z, MASKED_LOGIT))
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, dtype=np.float32, keepdims=True)
+        return p.argmax(axis=1).astype(np.int64)
 
     def masked_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """float32 probabilities of the masked policy, computed the way sb3-contrib does.

@@ -143,6 +143,13 @@ class PPOAgent(BaseAgent):
                 f"model {self.name!r} has observation size {have[0]} and {have[1]} actions, not {want}"
             )
 
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The actions of a batch of decisions ``(B, obs)``, ``(B, A)`` -> ``(B,)`` int64, in one
+        numpy pass: deterministic play of a policy file (what ``act`` plays row by row)."""
+        if self.policy is None or not self.deterministic:
+            raise ValueError("act_batch needs a deterministic agent playing a policy file")
+        return self.policy.masked_argmax_batch(observations, action_masks)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask, dtype=bool)
         legal = legal_from_mask(mask)
