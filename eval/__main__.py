@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -28,24 +27,9 @@ def _positive(text: str) -> int:
     return value
 
 
-def _rule_options(pairs: list[str], ap: argparse.ArgumentParser) -> dict[str, Any]:
-    """``KEY=JSON`` pairs (a value that is not JSON is taken as a string)."""
-    opts: dict[str, Any] = {}  # JSON values, checked by the game's config
-    for kv in pairs:
-        k, sep, v = kv.partition("=")
-        if not sep or not k:
-            ap.error(
-                f'--option {kv!r}: expected KEY=VALUE, e.g. --option rules="kansai" or --option num_players=5'
-            )
-        try:
-            opts[k] = json.loads(v)
-        except json.JSONDecodeError:
-            opts[k] = v
-    return opts
-
-
 def main(argv: list[str] | None = None) -> int:
     from kabu_envs import registry
+    from kabu_envs.core.options import parse_assignments
 
     ap = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
     ap.add_argument("--game", required=True, choices=registry.game_ids())
@@ -71,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     from eval.tournament import format_table, round_robin
 
     spec = registry.get(args.game)
-    opts = _rule_options(args.option, ap)
     try:  # every input is checked before the first deal, so a typo costs no time
+        opts = parse_assignments(args.option)
         spec.config(**opts)
         role = spec.role(args.role).name
         for name in dict.fromkeys(args.agents + args.opponents):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from eval.__main__ import main
@@ -43,7 +45,7 @@ def test_the_same_agent_on_both_sides_is_named(capsys, tmp_path):
     argv = ["--game", "toy_card", "--agents", "random", "--opponents", "random", "--deals", "40"]
     assert main([*argv, "--json", str(out)]) == 0
     assert "played as a control matchup" in capsys.readouterr().out
-    [row] = __import__("json").loads(out.read_text())["matchups"]
+    [row] = json.loads(out.read_text())["matchups"]
     assert row["games"] == 40 and row["ci95"][0] <= 0 <= row["ci95"][1]
     assert (
         main(

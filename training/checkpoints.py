@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from training.outputs import clear
 
 META = "optimizer.json"
 STATE = "optimizer.npz"
@@ -29,9 +30,7 @@ def save_checkpoint(model: Any, folder: Path, policy_writer: Any) -> Path:
     """Write ``folder/step_<n>/`` for ``model`` (``policy_writer(model, out_dir)`` writes the policy)."""
     n = int(model.num_timesteps)
     final = folder / f"step_{n:012d}"
-    stage = folder / f".step_{n:012d}.incoming-{os.getpid()}"
-    if stage.exists():
-        shutil.rmtree(stage)
+    stage = clear(folder / f".step_{n:012d}.incoming-{os.getpid()}")
     stage.mkdir(parents=True)
     policy_writer(model, stage)
     state = model.policy.optimizer.state_dict()
@@ -44,9 +43,7 @@ def save_checkpoint(model: Any, folder: Path, policy_writer: Any) -> Path:
     groups = [{k: v for k, v in g.items()} for g in state["param_groups"]]
     meta = {"num_timesteps": n, "param_groups": groups, "format_version": 1}
     (stage / META).write_text(json.dumps(meta, indent=1, default=_plain))
-    if final.exists():
-        shutil.rmtree(final)
-    os.replace(stage, final)
+    os.replace(stage, clear(final))
     return final
 
 

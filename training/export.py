@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents.policy_file import ACTIVATIONS, policy_from_sb3_state_dict, write_policy
+from kabu_envs.core.options import parse_assignments
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -100,17 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--option", action="append", default=None, metavar="KEY=VALUE", help="a rule option")
     ap.add_argument("--activation", choices=ACTIVATIONS, default="tanh")
     args = ap.parse_args(argv)
-    opts = None
-    if args.option is not None:
-        opts = {}
-        for kv in args.option:
-            k, sep, v = kv.partition("=")
-            if not sep:
-                ap.error(f"--option {kv!r}: use KEY=VALUE")
-            try:
-                opts[k] = json.loads(v)
-            except json.JSONDecodeError:
-                opts[k] = v
+    try:
+        opts = None if args.option is None else parse_assignments(args.option)
+    except ValueError as e:
+        ap.error(str(e))
     try:
         path = convert(args.zip, args.out_dir, args.game, args.role, opts, args.activation)
     except ValueError as e:

@@ -26,6 +26,13 @@ from typing import Any
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
+def clear(path: Path) -> Path:
+    """``path`` with whatever a crashed earlier attempt left there removed (a leftover staging folder)."""
+    if path.exists():
+        shutil.rmtree(path)
+    return path
+
+
 def check_name(name: Any) -> str:
     """A run or model name: letters, digits, ``_``, ``.``, ``-``; no path separators, no ``..``."""
     if not isinstance(name, str) or not NAME.fullmatch(name) or ".." in name:
@@ -69,9 +76,7 @@ class RunPaths:
 
     def staging(self) -> Path:
         """A fresh, empty staging folder for the next ``model/``."""
-        stage = self.root / f".model.incoming-{os.getpid()}"
-        if stage.exists():
-            shutil.rmtree(stage)
+        stage = clear(self.root / f".model.incoming-{os.getpid()}")
         stage.mkdir(parents=True)
         return stage
 
@@ -84,22 +89,17 @@ def swap_into_place(staging: Path, dest: Path) -> Path:
     the new one under its staging name, each complete, and never a mixture in ``dest``.
     """
     dest.parent.mkdir(parents=True, exist_ok=True)
-    old = dest.with_name(f".{dest.name}.old-{os.getpid()}")
-    if old.exists():
-        shutil.rmtree(old)
+    old = clear(dest.with_name(f".{dest.name}.old-{os.getpid()}"))
     if dest.exists():
         os.replace(dest, old)
     os.replace(staging, dest)
-    if old.exists():
-        shutil.rmtree(old)
+    clear(old)
     return dest
 
 
 def copy_published(model_dir: Path, dest: Path) -> Path:
     """Copy a complete ``model/`` folder to ``dest`` (e.g. ``models/<name>/``) by staging and swap."""
-    stage = dest.with_name(f".{dest.name}.incoming-{os.getpid()}")
-    if stage.exists():
-        shutil.rmtree(stage)
+    stage = clear(dest.with_name(f".{dest.name}.incoming-{os.getpid()}"))
     shutil.copytree(model_dir, stage)
     return swap_into_place(stage, dest)
 

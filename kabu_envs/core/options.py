@@ -106,6 +106,27 @@ class OptionSet:
         return "\n".join(rows)
 
 
+def parse_assignments(pairs: Iterable[str]) -> dict[str, Any]:
+    """Rule options from command-line ``KEY=VALUE`` pairs: the value as JSON, else as a string.
+
+    The values are checked later by the game's config; a pair without ``=`` or a key raises.
+    """
+    import json
+
+    opts: dict[str, Any] = {}
+    for kv in pairs:
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            raise ValueError(
+                f'--option {kv!r}: expected KEY=VALUE, e.g. --option rules="kansai" or --option num_players=5'
+            )
+        try:
+            opts[k] = json.loads(v)
+        except json.JSONDecodeError:
+            opts[k] = v
+    return opts
+
+
 def _short_repr(value: Any, limit: int = 80) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -7,11 +7,10 @@ docs/kakeya.md in place (``<!-- BEGIN generated:NAME -->`` ... ``<!-- END genera
 
 from __future__ import annotations
 
-import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
+from kabu_envs.core.doc_blocks import read_blocks, replace_blocks
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
 from kabu_envs.kakeya.cards import SUIT_NAMES
 from kabu_envs.kakeya.config import OPTIONS, make_config
@@ -49,31 +48,13 @@ def generated_blocks() -> dict[str, str]:
     }
 
 
-def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(<!-- BEGIN generated:{name} -->\n)(.*?)\n?(<!-- END generated:{name} -->)", re.S)
-
-
 def doc_blocks(text: str) -> dict[str, str]:
     """The generated blocks as they stand in the doc text."""
-    out = {}
-    for name in generated_blocks():
-        m = _pattern(name).search(text)
-        out[name] = m.group(2) if m else ""
-    return out
-
-
-def _replacer(body: str) -> Callable[[re.Match[str]], str]:
-    """The ``re.sub`` callback that puts ``body`` between a block's markers."""
-    return lambda m: m.group(1) + body + "\n" + m.group(3)
+    return read_blocks(text, generated_blocks())
 
 
 def update(path: Path = DOC_PATH) -> None:
-    text = path.read_text()
-    for name, body in generated_blocks().items():
-        text, count = _pattern(name).subn(_replacer(body), text)
-        if count != 1:
-            raise ValueError(f"{path}: block {name!r} is missing or duplicated")
-    path.write_text(text)
+    path.write_text(replace_blocks(path.read_text(), generated_blocks(), where=str(path)))
 
 
 if __name__ == "__main__":

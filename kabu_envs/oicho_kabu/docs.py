@@ -8,13 +8,12 @@ docs/oicho_kabu.md in place (``<!-- BEGIN generated:NAME -->`` ... ``<!-- END ge
 from __future__ import annotations
 
 import itertools
-import re
 import sys
-from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kabu_envs.core.doc_blocks import replace_blocks
 from kabu_envs.oicho_kabu.actions import BET_BASE, Action
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.deck import COPIES, VALUES, card_id
@@ -183,11 +182,6 @@ def overlaps() -> list[dict[str, Any]]:
     return sorted(found.values(), key=lambda r: (r["yaku"], r["best"]))
 
 
-def _replacer(table: str) -> Callable[[re.Match[str]], str]:
-    """The ``re.sub`` callback that puts ``table`` between a block's markers."""
-    return lambda m: m.group(1) + table + "\n" + m.group(2)
-
-
 def _why(best: str, prefs: dict[str, tuple]) -> str:
     ranked, pays, rank = prefs[best]
     parts = []
@@ -265,20 +259,9 @@ def generated_blocks() -> dict[str, str]:
     }
 
 
-def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(
-        rf"(<!-- BEGIN generated:{name} -->\n).*?(<!-- END generated:{name} -->)", flags=re.DOTALL
-    )
-
-
 def update_text(text: str) -> str:
     """``text`` with every generated block replaced by the current tables (missing markers raise)."""
-    for name, table in generated_blocks().items():
-        pat = _pattern(name)
-        if not pat.search(text):
-            raise ValueError(f"docs: marker block 'generated:{name}' is missing")
-        text = pat.sub(_replacer(table), text)
-    return text
+    return replace_blocks(text, generated_blocks())
 
 
 def main(argv: list[str] | None = None) -> int:

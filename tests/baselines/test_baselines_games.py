@@ -6,7 +6,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from agents.base import RandomAgent
-from kabu_envs.kakeya.registration import partnerships
+from kabu_envs.kakeya.game import partnership_seats
 from kabu_envs.wrappers.views import make_view
 
 
@@ -19,10 +19,7 @@ def kakeya_view(**kwargs):
 
 
 def kakeya_teams(n):
-    class _Env:
-        possible_agents = [f"player_{i}" for i in range(n)]
-
-    return partnerships(_Env())
+    return [partnership_seats(p, n) for p in range(n // 2)]
 
 
 def _play(env, episodes, seed, snapshot):

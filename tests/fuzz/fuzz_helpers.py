@@ -228,7 +228,7 @@ def _selection_draws(opts: dict[str, Any]) -> None:
     preset = PRESETS.get(rules, {}) if isinstance(rules, str) else {}
     each = opts.get("dealer_selection_each_deal", preset.get("dealer_selection_each_deal", False))
     selection = opts.get("dealer_selection", preset.get("dealer_selection", "fixed"))
-    if each is not True and not isinstance(each, np.bool_) or selection != "fixed":
+    if not (each is True or each is np.True_) or selection != "fixed":
         return
     if "dealer_selection" in opts:
         opts["dealer_selection_each_deal"] = False
