@@ -21,6 +21,8 @@ from agents.kakeya_scripted import KakeyaScriptedAgent
 from agents.oicho_expert import OichoExpertAgent
 from agents.oicho_scripted import OichoScriptedAgent
 from kabu_envs import kakeya_v1, oicho_kabu_v1
+from kabu_envs.oicho_kabu.actions import DRAW, STAND
+from kabu_envs.oicho_kabu.game import Phase
 
 OICHO_OPTIONS: list[dict[str, Any]] = [
     {},
@@ -99,9 +101,21 @@ def thinned(masks: np.ndarray, actions: np.ndarray) -> np.ndarray:
     return out
 
 
+def assert_vectorised(agent: Any, obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> None:
+    """On real decisions no row needs the scalar code (its per-row escape is for malformed rows only)."""
+
+    def scalar(*args: Any) -> int:
+        raise AssertionError("act_batch fell back to the scalar agent on a real decision")
+
+    for method in ("act", "_bet", "_decide", "_dealer_draw", "_minso", "_play", "_lead"):
+        setattr(agent, method, scalar)
+    assert np.array_equal(agent.act_batch(obs, masks), want)
+
+
 def check(make: Callable[[int], Any], env: Any, n: int, seed: int) -> np.ndarray:
     obs, masks = collect(env, make, n, seed)
     actions = assert_batch_equals_scalar(make, obs, masks)
+    assert_vectorised(make(0), obs, masks, actions)
     assert assert_batch_equals_scalar(make, obs, thinned(masks, actions)) is not None
     return obs
 
@@ -114,7 +128,26 @@ def test_oicho_act_batch_equals_act(agent_cls, options):
 
     obs = check(make, oicho_kabu_v1.env(**options), 2500, seed=1)
     phases = make(0)._decode(obs).phase
-    assert {1, 3, 4} <= set(phases.tolist())  # bets, bettor draws and the dealer's draw were compared
+    assert {Phase.BET, Phase.DECIDE, Phase.DEALER_DRAW} <= set(phases.tolist())
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"num_players": 2}, {"num_players": 2, "deck": "hanafuda", "local_yaku": ("sanpachi_hikari",)}],
+)
+def test_oicho_expert_dealer_draw_equals_act_on_many_tables(options):
+    """The expert's expected-value draw, the one decision with real arithmetic, on hundreds of tables
+    (hanafuda lights included): both choices occur and every row agrees with ``act``."""
+
+    def make(seed: int) -> Any:
+        return OichoExpertAgent(seed=seed, **options)
+
+    obs, masks = collect(oicho_kabu_v1.env(**options), make, 8000, seed=5)
+    agent = make(0)
+    rows = (agent._decode(obs).phase == Phase.DEALER_DRAW) & masks[:, STAND] & masks[:, DRAW]
+    want = assert_batch_equals_scalar(make, obs[rows], masks[rows])
+    assert rows.sum() > 150 and {STAND, DRAW} == set(want.tolist())
+    assert_vectorised(agent, obs[rows], masks[rows], want)
 
 
 @pytest.mark.parametrize("options", KAKEYA_OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
