@@ -18,22 +18,31 @@ Card play (the heart of the game is capturing egara, the 16 J/Q/K/A):
 - Trump choice (made before any card is seen, so no suit is better on information): keep
   the current trump. Lead choice: LEAD_SELF when my hand holds at least
   ``lead_self_strength`` winners (Rensho, trump A/K, plain aces), else LEAD_PARTNER.
+
+``act_batch`` plays a batch of decisions with the same rules on ``(rows, 52)`` card arrays: each
+"cheapest / lowest / highest card by some order" choice becomes an argmin or argmax of one integer key
+per card whose ties fall to the lowest card id, as the scalar ``min``/``max``/``sorted`` over the
+ascending legal cards break them. The agent draws no random numbers, so ``rngs`` is not used.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from agents.base import BaseAgent, legal_from_mask, loadable
+from agents.batching import check_batch, check_rngs, require_legal
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.cards import (
     ACE,
     ACE_OF_CLUBS,
     ACE_OF_SPADES,
+    JACK,
     KING,
     NUM_CARDS,
+    NUM_RANKS,
     NUM_SUITS,
     is_egara,
     make_card,
@@ -46,6 +55,12 @@ from kabu_envs.kakeya.observation import obs_spec
 from kabu_envs.kakeya.tricks import trick_winner
 
 DEFAULT_PARAMS: dict[str, Any] = {"rensho_min_egara": 2, "lead_self_strength": 2}
+
+# per card id, for act_batch
+_CARDS = np.arange(NUM_CARDS)
+_SUIT, _RANK = _CARDS // NUM_RANKS, _CARDS % NUM_RANKS
+_EGARA = _RANK >= JACK
+_NONE = 1 << 20  # a key above every card's: argmin never picks a card that is not a candidate
 
 
 @loadable
@@ -171,3 +186,108 @@ class KakeyaScriptedAgent(BaseAgent):
             return (2 * is_egara(c) + (suit_of(c) == trump), rank_of(c))
 
         return min(legal, key=waste)
+
+    # --- batched (the protocol of agents/batching.py) ---------------------------------------------
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        """``act`` on every row of ``(B, obs)``, ``(B, A)``: ``(B,)`` int64 (deterministic: ``rngs``, one
+        generator per row or None, is not drawn from)."""
+        obs, masks = check_batch(observations, action_masks, obs_spec(self.cfg).size)
+        check_rngs(rngs, obs.shape[0])
+        phase = obs[:, self.slices["phase"]].argmax(axis=1)
+        trump = obs[:, self.slices["trump"]].argmax(axis=1)
+        rensho = np.where(obs[:, self.slices["rensho"]][:, 1] != 0, ACE_OF_SPADES, ACE_OF_CLUBS)
+        actions = TRUMP_BASE + trump
+        lead = phase == Phase.LEAD
+        hand = obs[:, self.slices["hand"]] != 0
+        sure = (rensho[:, None] == _CARDS) | ((trump[:, None] == _SUIT) & (_RANK >= KING)) | (_RANK == ACE)
+        strong = (hand & sure).sum(axis=1) >= self.params["lead_self_strength"]
+        actions[lead] = np.where(strong[lead], LEAD_SELF, LEAD_PARTNER)
+        play = (phase != Phase.TRUMP) & ~lead
+        require_legal(masks, play)
+        rows = np.flatnonzero(play)
+        if rows.size:
+            actions[rows] = self._play_batch(obs[rows], masks[rows], trump[rows], rensho[rows])
+        return actions.astype(np.int64)
+
+    def _play_batch(
+        self, obs: np.ndarray, masks: np.ndarray, trump: np.ndarray, rensho: np.ndarray
+    ) -> np.ndarray:
+        """``_play`` per row. Rows the arrays do not model (an action id beyond the cards in the mask,
+        a trick no card of which could win) are played by ``act``, which returns or raises for them."""
+        n, r = self.cfg.num_players, np.arange(obs.shape[0])
+        legal = masks[:, :NUM_CARDS]
+        is_rensho = rensho[:, None] == _CARDS
+        is_trump = trump[:, None] == _SUIT
+        waste = np.where(is_rensho, 4 * NUM_RANKS, (2 * _EGARA + is_trump) * NUM_RANKS + _RANK)
+        low = np.where(legal, waste * NUM_CARDS + _CARDS, _NONE).argmin(axis=1)
+        trick = obs[:, self.slices["trick"]].reshape(-1, n, NUM_CARDS)
+        played = np.asarray(trick.any(axis=2))
+        leading = np.asarray(~played.any(axis=1))
+        out = np.where(leading, self._lead_batch(obs, legal, trump, rensho, low), low)
+
+        # following: the winning card so far, in play order from the leader
+        card = trick.argmax(axis=2)  # (rows, seats)
+        led = obs[:, self.slices["led_suit"]].argmax(axis=1)
+        leader = obs[:, self.slices["leader"]].argmax(axis=1)
+        # trick_winner's keys: a trump beats the led suit; another suit cannot win
+        rank_key = np.where(is_trump, 100 + _RANK, np.where(led[:, None] == _SUIT, _RANK, -1))
+        seat_key = np.where(card == rensho[:, None], 1000, rank_key[r[:, None], card])
+        seat_key = np.where(played, seat_key, -2)
+        order = (leader[:, None] + np.arange(n)) % n
+        in_order = np.take_along_axis(seat_key, order, axis=1)
+        win_seat = order[r, in_order.argmax(axis=1)]
+        win_card = card[r, win_seat]
+        counts = obs[:, self.slices["hand_counts"]]
+        last = np.asarray(~(~played[:, 1:] & (counts[:, 1:] > 0)).any(axis=1))
+        partner_winning = win_seat == self._partner
+        egara_in_trick = (played & _EGARA[card]).sum(axis=1)
+
+        gifts = legal & _EGARA & ~is_rensho & ~is_trump
+        gift = np.where(gifts, _RANK * NUM_CARDS + _CARDS, _NONE).argmin(axis=1)
+        beats = is_rensho | (rank_key > rank_key[r, win_card][:, None])
+        winners = legal & beats & (win_card != rensho)[:, None]
+        worth = (egara_in_trick > 0) | (winners & _EGARA).any(axis=1)
+        cheap_ok = winners & ~is_rensho
+        cheap = np.where(cheap_ok, (_RANK + 50 * is_trump) * NUM_CARDS + _CARDS, _NONE).argmin(axis=1)
+        rensho_ok = winners[r, rensho] & ((egara_in_trick >= self.params["rensho_min_egara"]) | last)
+        attack = ~partner_winning & worth
+        follow = low
+        follow = np.where(attack & ~cheap_ok.any(axis=1) & rensho_ok, rensho, follow)
+        follow = np.where(attack & cheap_ok.any(axis=1), cheap, follow)
+        sure = partner_winning & (last | (win_card == rensho))
+        follow = np.where(sure, np.where(gifts.any(axis=1), gift, low), follow)
+        out = np.where(leading, out, follow)
+
+        odd = masks[:, NUM_CARDS:].any(axis=1) | (~leading & (in_order.max(axis=1) < 0))
+        for i in np.flatnonzero(odd).tolist():
+            out[i] = self.act(obs[i], masks[i])
+        return out
+
+    def _lead_batch(
+        self, obs: np.ndarray, legal: np.ndarray, trump: np.ndarray, rensho: np.ndarray, low: np.ndarray
+    ) -> np.ndarray:
+        """``_lead`` per row: a master egara, else the lowest card of my longest plain suit, else ``low``."""
+        r = np.arange(obs.shape[0])
+        gone = obs[:, self.slices["gone"]] != 0
+        voids = obs[:, self.slices["voids"]].reshape(obs.shape[0], -1, NUM_SUITS) != 0
+        opp_void = voids[:, self._opponents].any(axis=1)  # (rows, suits)
+        is_rensho = rensho[:, None] == _CARDS
+        is_trump = trump[:, None] == _SUIT
+        # every higher card of the suit gone: the suffix of gone from the next rank on
+        by_suit = gone.reshape(-1, NUM_SUITS, NUM_RANKS)
+        from_rank = np.logical_and.accumulate(by_suit[:, :, ::-1], axis=2)[:, :, ::-1]
+        above = np.concatenate([from_rank[:, :, 1:], np.ones_like(from_rank[:, :, :1])], axis=2)
+        masters = legal & _EGARA & (is_rensho | gone[r, rensho][:, None]) & above.reshape(-1, NUM_CARDS)
+        masters &= is_trump | ~opp_void[:, _SUIT]
+        master = np.where(masters, _RANK * 64 + (63 - _CARDS), -1).argmax(axis=1)
+        plain = legal & ~is_trump & ~is_rensho
+        longest = plain.reshape(-1, NUM_SUITS, NUM_RANKS).sum(axis=2).argmax(axis=1)
+        in_suit = plain & (longest[:, None] == _SUIT)
+        low_plain = in_suit & ~_EGARA
+        pick = np.where(low_plain.any(axis=1), low_plain.argmax(axis=1), in_suit.argmax(axis=1))
+        return np.where(masters.any(axis=1), master, np.where(plain.any(axis=1), pick, low))

@@ -4,15 +4,26 @@ rule, the threshold dealer, and the dispatch from the observed phase to a decisi
 ``OichoScriptedAgent`` (rules of thumb) and ``OichoExpertAgent`` (expected value) differ only in how
 they bet, how the dealer draws and when the dealer calls minso; everything here is common so that
 the two are compared on those decisions alone.
+
+Both also act on a batch (``act_batch``, the batched-agent protocol of ``agents/batching.py``): the
+observations are decoded once into arrays (``Decoded``), and the two-card decisions, which depend on
+nothing but the visible values and light flags, are read from tables the scalar rules fill once per
+rule set (``decide_table``, ``threshold_table``: lru-cached on the frozen ``Config``). A row outside
+a table (a card the seat cannot see where the rule needs it) goes to the scalar method, so it returns
+or raises exactly what ``act`` would.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
 
 from agents.base import BaseAgent, legal_from_mask
+from agents.batching import check_batch, check_rngs, replace_illegal, require_legal
 from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, STAND, Action
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id
@@ -25,6 +36,20 @@ TAKES = {"top": int(Action.TAKE_TOP), "bottom": int(Action.TAKE_BOTTOM), "fourth
 
 # parameters of the bettor's draw rule and the card choice, shared by both players
 COMMON_PARAMS: dict[str, Any] = {"draw_threshold": 5, "pair_draw": False, "escape": True, "take": "top"}
+
+
+def representative_ids(values: Sequence[int], lights: Sequence[bool]) -> tuple[int, ...]:
+    """Card ids standing for visible values: only values matter, except a hanafuda light (copy 0)."""
+    used: dict[int, int] = {}
+    out = []
+    for v, light in zip(values, lights, strict=True):
+        if light:
+            out.append(card_id(v))
+        else:
+            k = used.get(v, 1)
+            used[v] = k + 1
+            out.append(card_id(v, min(k, COPIES - 1)))
+    return tuple(out)
 
 
 def bettor_decision(cfg: Config, cards: tuple[int, ...], p: dict[str, Any]) -> int:
@@ -57,6 +82,56 @@ def dealer_threshold_decision(cfg: Config, cards: tuple[int, ...], threshold: in
     return DRAW if hand_value(cards) <= threshold else STAND
 
 
+def _two_card_table(rule: Callable[[tuple[int, ...]], int]) -> np.ndarray:
+    """``rule(ids)`` for every two visible cards: ``[v0, v1, light0, light1]`` (values 1..10; the
+    value-0 entries, an unseen card, are -1: callers send those rows to the scalar method)."""
+    out = np.full((NUM_VALUES + 1, NUM_VALUES + 1, 2, 2), -1, dtype=np.int64)
+    for v0 in range(1, NUM_VALUES + 1):
+        for v1 in range(1, NUM_VALUES + 1):
+            for l0 in (False, True):
+                for l1 in (False, True):
+                    out[v0, v1, int(l0), int(l1)] = rule(representative_ids([v0, v1], [l0, l1]))
+    out.flags.writeable = False
+    return out
+
+
+# what ``bettor_decision`` reads of the strategy parameters (the cache key of its table)
+BETTOR_KEYS = ("draw_threshold", "pair_draw", "escape")
+
+
+@lru_cache(maxsize=64)
+def decide_table(cfg: Config, params: tuple[tuple[str, Any], ...]) -> np.ndarray:
+    """``bettor_decision`` for every two-card spread (see ``_two_card_table``)."""
+    p = dict(params)
+    return _two_card_table(lambda cards: bettor_decision(cfg, cards, p))
+
+
+@lru_cache(maxsize=64)
+def threshold_table(cfg: Config, threshold: int) -> np.ndarray:
+    """``dealer_threshold_decision`` for every two-card dealer hand (see ``_two_card_table``)."""
+    return _two_card_table(lambda cards: dealer_threshold_decision(cfg, cards, threshold))
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A batch of observations read once: the values the decisions look at, as arrays.
+
+    Values are 1..10, 0 for a card not seen (or not dealt), as ``OichoAgentBase._value`` reads them.
+    """
+
+    obs: np.ndarray  # (B, obs) as given
+    phase: np.ndarray  # (B,)
+    active: np.ndarray  # (B,) the active spread
+    values: np.ndarray  # (B, NUM_SPREADS, MAX_CARDS)
+    lights: np.ndarray  # (B, NUM_SPREADS, MAX_CARDS) bool
+    dealer_values: np.ndarray  # (B, MAX_CARDS)
+    dealer_lights: np.ndarray  # (B, MAX_CARDS) bool
+    status: np.ndarray  # (B, NUM_SPREADS, 3) spread_status bits, the observation's float type
+
+    def take(self, rows: np.ndarray) -> Decoded:
+        return Decoded(*(getattr(self, f)[rows] for f in self.__dataclass_fields__))
+
+
 class OichoAgentBase(BaseAgent):
     """Decodes one seat's observation and routes each phase to a decision method.
 
@@ -87,16 +162,7 @@ class OichoAgentBase(BaseAgent):
 
     def _ids(self, values: list[int], lights: list[bool]) -> tuple[int, ...]:
         """Representative card ids: only values matter, except a hanafuda light (copy 0)."""
-        used: dict[int, int] = {}
-        out = []
-        for v, light in zip(values, lights, strict=True):
-            if light:
-                out.append(card_id(v))
-            else:
-                k = used.get(v, 1)
-                used[v] = k + 1
-                out.append(card_id(v, min(k, COPIES - 1)))
-        return tuple(out)
+        return representative_ids(values, lights)
 
     def _spread(self, obs: np.ndarray, s: int) -> list[int]:
         """Visible values of spread s by position (0 = unseen / not dealt)."""
@@ -160,6 +226,101 @@ class OichoAgentBase(BaseAgent):
         return bettor_decision(self.cfg, cards, self.p)
 
     def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        raise NotImplementedError
+
+    # --- batched decisions (the protocol of agents/batching.py) ---------------------------------
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        """``act`` on every row of ``(B, obs)``, ``(B, A)``: ``(B,)`` int64, the same actions, the same
+        ``fallbacks`` count and the same draws from ``rngs[i]`` (or ``self.rng``) as ``act`` row by row."""
+        obs, masks = check_batch(observations, action_masks, self.spec.size)
+        check_rngs(rngs, obs.shape[0])
+        require_legal(masks)
+        d = self._decode(obs)
+        actions = np.full(obs.shape[0], TAKES[self.p["take"]], dtype=np.int64)
+        steps: tuple[tuple[int, Callable[[Decoded, np.ndarray], np.ndarray]], ...] = (
+            (Phase.BET, self._bet_batch),
+            (Phase.DECIDE, self._decide_batch),
+            (Phase.MINSO, self._minso_batch),
+        )
+        for phase, decide in steps:
+            rows = np.flatnonzero(d.phase == phase)
+            if rows.size:
+                actions[rows] = decide(d.take(rows), masks[rows])
+        dealer = d.phase == Phase.DEALER_DRAW
+        choice = dealer & masks[:, STAND] & masks[:, DRAW]
+        forced = np.flatnonzero(dealer & ~choice)
+        actions[forced] = np.where(masks[forced, STAND], STAND, DRAW)
+        rows = np.flatnonzero(choice)
+        if rows.size:
+            actions[rows] = self._dealer_draw_batch(d.take(rows), masks[rows])
+        self.fallbacks += replace_illegal(actions, masks, rngs, self.rng)
+        return actions
+
+    def _decode(self, obs: np.ndarray) -> Decoded:
+        """Every row's phase, spreads and dealer cards, read as the scalar helpers read one row."""
+        b, sl = obs.shape[0], self.sl
+
+        def values(piece: str, shape: tuple[int, ...]) -> np.ndarray:
+            blocks = obs[:, sl[piece]].reshape(b, *shape, NUM_VALUES)
+            return np.where(blocks.max(axis=-1) > 0.5, blocks.argmax(axis=-1) + 1, 0)
+
+        def lights(piece: str, shape: tuple[int, ...]) -> np.ndarray:
+            if piece not in sl:
+                return np.zeros((b, *shape), dtype=bool)
+            return obs[:, sl[piece]].reshape(b, *shape) > 0.5
+
+        return Decoded(
+            obs=obs,
+            phase=obs[:, sl["phase"]].argmax(axis=1),
+            active=obs[:, sl["active_spread"]].argmax(axis=1),
+            values=values("spread_cards", (NUM_SPREADS, MAX_CARDS)),
+            lights=lights("spread_lights", (NUM_SPREADS, MAX_CARDS)),
+            dealer_values=values("dealer_cards", (MAX_CARDS,)),
+            dealer_lights=lights("dealer_lights", (MAX_CARDS,)),
+            status=obs[:, sl["spread_status"]].reshape(b, NUM_SPREADS, -1),
+        )
+
+    def _scalar_rows(
+        self, d: Decoded, masks: np.ndarray, out: np.ndarray, rows: np.ndarray, method: Callable[..., int]
+    ) -> np.ndarray:
+        """``out`` with the ``rows`` (bool) decided by the scalar ``method(obs, mask)``: the rare rows no
+        table covers, which then return or raise exactly what ``act`` would."""
+        for i in np.flatnonzero(rows).tolist():
+            out[i] = method(d.obs[i], masks[i])
+        return out
+
+    def _stake_to_batch(
+        self, masks: np.ndarray, targets: np.ndarray, at_least_one: bool = False
+    ) -> np.ndarray:
+        """``_stake_to`` on every row (``targets`` per row), the stakes tried in the same order."""
+        best = np.full(masks.shape[0], BET_BASE, dtype=np.int64)
+        for k, size in enumerate(self.cfg.bet_sizes, 1):
+            ok = masks[:, BET_BASE + k] & ((size <= targets) | (at_least_one & (best == BET_BASE)))
+            best = np.where(ok, BET_BASE + k, best)
+        return best
+
+    def _decide_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
+        """``_decide`` per row: the shared draw rule, from its table."""
+        r = np.arange(d.phase.size)
+        v = d.values[r, d.active, :2]
+        lt = d.lights[r, d.active, :2].astype(np.int64)
+        table = decide_table(self.cfg, tuple((k, self.p[k]) for k in BETTOR_KEYS))
+        out = table[v[:, 0], v[:, 1], lt[:, 0], lt[:, 1]]
+        return np.where((v == 0).any(axis=1), np.where(masks[:, DRAW], DRAW, STAND), out)
+
+    def _bet_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _dealer_draw_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
+        """``_dealer_draw`` per row (rows where both STAND and DRAW are legal)."""
+        raise NotImplementedError
+
+    def _minso_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def _dealer_draw(self, obs: np.ndarray, mask: np.ndarray) -> int:

@@ -18,6 +18,14 @@ shares the observation reading and the bettor's draw rule with the rule-of-thumb
   than ``minso_margin`` (sum of the edges).
 - **Dealer card choice.** TAKE_TOP/BOTTOM/FOURTH are equivalent in expectation (the order of a shuffled
   deck is unknown), so the agent takes ``take`` ("top", "bottom" or "fourth").
+
+``act_batch`` vectorises every decision, the dealer's draw included: per row, the unseen counts, each
+backed spread's candidate hands and weights, and the settlement of each candidate against the dealer's
+two-card hand and its ten three-card hands form ``(rows, 11, spreads, 10)`` arrays; the settlements
+come from ``SettleTable`` (``rules.settle`` of each (dealer hand, bettor hand) pair, computed once per
+rule set when first needed). The expected values are then summed term by term in the scalar method's
+order, so the two agree bit for bit (no row grouping is needed). Rows the tables cannot hold (an unseen
+card where the rule needs one, all candidate weights zero) go to the scalar method.
 """
 
 from __future__ import annotations
@@ -28,7 +36,16 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import loadable
-from agents.oicho_common import COMMON_PARAMS, OichoAgentBase, bettor_decision, dealer_threshold_decision
+from agents.batching import sequential_sum
+from agents.oicho_common import (
+    BETTOR_KEYS,
+    COMMON_PARAMS,
+    Decoded,
+    OichoAgentBase,
+    bettor_decision,
+    dealer_threshold_decision,
+    representative_ids,
+)
 from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import COPIES, DECK_SIZE, NUM_VALUES, card_id
@@ -77,6 +94,89 @@ def first_card_edges(cfg: Config, params: tuple[tuple[str, Any], ...]) -> tuple[
     return tuple(out)
 
 
+@lru_cache(maxsize=64)
+def candidate_tables(cfg: Config, params: tuple[tuple[str, Any], ...]) -> tuple[np.ndarray, ...]:
+    """``[first value, hidden value]`` (1..10): may a bettor stand, may it draw, does the shared draw
+    rule draw: the three facts ``_dealer_draw`` weighs a hidden second card by."""
+    p = dict(params)
+    stand_ok, draw_ok, model_draw = (np.zeros((NUM_VALUES + 1,) * 2, dtype=bool) for _ in range(3))
+    for v in range(1, NUM_VALUES + 1):
+        for x in range(1, NUM_VALUES + 1):
+            two = representative_ids([v, x], [False, False])
+            stand_ok[v, x], draw_ok[v, x], _ = draw_options(cfg, two, "bettor")
+            model_draw[v, x] = bettor_decision(cfg, two, p) == DRAW
+    return stand_ok, draw_ok, model_draw
+
+
+class SettleTable:
+    """``settle(cfg, dealer, bettor)`` for the hands the expert's dealer draw weighs, by hand code,
+    filled on demand (the full table is ~1.2M pairs, ~4.8M with hanafuda lights: seconds to fill, and
+    a game meets a small part of it).
+
+    Dealer hands: two visible cards (value, light) and the same plus a drawn third card (never a light,
+    as ``_dealer_draw`` builds it); bettor hands: first card and hidden card, plus the drawn third card
+    when the spread drew. Each code stands for the very card ids ``_dealer_draw`` builds
+    (``representative_ids``), so a looked-up value is the scalar one.
+    """
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.lights = 2 if cfg.deck == "hanafuda" else 1
+        self.keys = NUM_VALUES * self.lights  # (value, light) of one dealer card
+        self.two = self.keys**2  # two-card dealer codes come first
+        self.num_dealer = self.two * (NUM_VALUES + 1)
+        self.num_bettor = NUM_VALUES**2 * (NUM_VALUES + 1)
+        self.values = np.zeros((self.num_dealer, self.num_bettor))
+        self.known = np.zeros((self.num_dealer, self.num_bettor), dtype=bool)
+
+    def dealer_codes(self, values: np.ndarray, lights: np.ndarray) -> np.ndarray:
+        """``(n, 11)``: the two-card hand (``values``, ``lights``: ``(n, 2)``), then it + a card 1..10."""
+        keys = (values - 1) * self.lights + lights.astype(np.int64) * (self.lights - 1)
+        two = keys[:, 0] * self.keys + keys[:, 1]
+        three = self.two + two[:, None] * NUM_VALUES + np.arange(NUM_VALUES)
+        return np.concatenate([two[:, None], three], axis=1)
+
+    @staticmethod
+    def bettor_codes(first: np.ndarray, third: np.ndarray, drew: np.ndarray) -> np.ndarray:
+        """``(..., 10)``: a spread's first card and each hidden value 1..10 (+ its third card if it drew)."""
+        two = (first[..., None] - 1) * NUM_VALUES + np.arange(NUM_VALUES)
+        three = NUM_VALUES**2 + two * NUM_VALUES + (third[..., None] - 1)
+        return np.where(drew[..., None], three, two)
+
+    def _dealer_ids(self, code: int) -> tuple[int, ...]:
+        two, y = (code, 0) if code < self.two else divmod(code - self.two, NUM_VALUES)
+        k0, k1 = divmod(two, self.keys)
+        values = [k0 // self.lights + 1, k1 // self.lights + 1]
+        lights = [bool(k0 % self.lights), bool(k1 % self.lights)]
+        if code >= self.two:
+            values, lights = [*values, y + 1], [*lights, False]
+        return representative_ids(values, lights)
+
+    @staticmethod
+    def _bettor_ids(code: int) -> tuple[int, ...]:
+        if code < NUM_VALUES**2:
+            v, x = divmod(code, NUM_VALUES)
+            return representative_ids([v + 1, x + 1], [False, False])
+        two, third = divmod(code - NUM_VALUES**2, NUM_VALUES)
+        v, x = divmod(two, NUM_VALUES)
+        return representative_ids([v + 1, x + 1, third + 1], [False] * 3)
+
+    def lookup(self, dealer: np.ndarray, bettor: np.ndarray) -> np.ndarray:
+        """``settle`` of each (dealer code, bettor code) pair, computing the pairs not seen before."""
+        missing = ~self.known[dealer, bettor]
+        if missing.any():
+            for pair in np.unique(dealer[missing] * self.num_bettor + bettor[missing]).tolist():
+                d, b = divmod(pair, self.num_bettor)
+                self.values[d, b] = settle(self.cfg, self._dealer_ids(d), self._bettor_ids(b))
+                self.known[d, b] = True
+        return self.values[dealer, bettor]
+
+
+@lru_cache(maxsize=8)
+def settle_table(cfg: Config) -> SettleTable:
+    return SettleTable(cfg)
+
+
 @loadable
 class OichoExpertAgent(OichoAgentBase):
     """Plays any Oicho-Kabu seat by expected value; keywords = strategy parameters + rule options."""
@@ -88,6 +188,11 @@ class OichoExpertAgent(OichoAgentBase):
         super().__init__(seed, **kwargs)
         self._edges = first_card_edges(self.cfg, tuple(sorted(self.p.items())))
         self._mean_edge = float(np.mean(self._edges))
+        # per first-card value 0..10 (0 = unseen: the mean edge), what ``_bet`` decides
+        edge = [self._edges[v - 1] if v else self._mean_edge for v in range(NUM_VALUES + 1)]
+        self._no_bet = np.array([e <= self.p["min_edge"] for e in edge])
+        self._bet_targets = np.array([self._bet_target(e) for e in edge])
+        self._edge_array = np.array((0.0, *self._edges))  # index = value
 
     @property
     def edges(self) -> tuple[float, ...]:
@@ -100,14 +205,20 @@ class OichoExpertAgent(OichoAgentBase):
         edge = self._edges[v - 1] if v else self._mean_edge
         if edge <= self.p["min_edge"]:
             return BET_BASE
+        return self._stake_to(mask, self._bet_target(edge), at_least_one=True)
+
+    def _bet_target(self, edge: float) -> float:
         target = self.p["bet_fraction"] * self.cfg.domae
         if edge > self.p["strong_edge"]:
             target *= self.p["strong_factor"]
-        return self._stake_to(mask, target, at_least_one=True)
+        return target
 
     def _minso(self, obs: np.ndarray) -> int:
-        firsts = [self._spread(obs, s)[0] for s in range(NUM_SPREADS)]
-        score = sum(self._edges[v - 1] for v in firsts if v)
+        score = 0.0  # added in order, as ``_minso_batch`` does
+        for s in range(NUM_SPREADS):
+            v = self._spread(obs, s)[0]
+            if v:
+                score += self._edges[v - 1]
         return REDEAL if score > NUM_SPREADS * self._mean_edge + self.p["minso_margin"] else KEEP
 
     def _dealer_draw(self, obs: np.ndarray, mask: np.ndarray) -> int:
@@ -146,14 +257,22 @@ class OichoExpertAgent(OichoAgentBase):
                 hands.append(self._ids([vals[0], x, vals[2]], [False] * 3) if drew else two)
                 ws.append(weights[x] * fit)
             if hands:
-                z = sum(ws)
+                z = 0.0
+                for w in ws:
+                    z += w
                 cands.append((stake, hands, [w / z for w in ws]))
 
+        # Every sum below adds its terms one by one, in order (no ``sum``, whose float algorithm
+        # changed in Python 3.12): ``act_batch`` does the same additions on arrays, so its decisions
+        # are these bit for bit.
         def value_of(dealer_hand: tuple[int, ...]) -> float:
-            return -sum(
-                stake * sum(w * settle(cfg, dealer_hand, h) for h, w in zip(hands, ws, strict=True))
-                for stake, hands, ws in cands
-            )
+            total = 0.0
+            for stake, hands, ws in cands:
+                inner = 0.0
+                for h, w in zip(hands, ws, strict=True):
+                    inner += w * settle(cfg, dealer_hand, h)
+                total += stake * inner
+            return -total
 
         ev_stand = value_of(dealer)
         ev_draw = 0.0
@@ -161,3 +280,63 @@ class OichoExpertAgent(OichoAgentBase):
             if weights[y]:
                 ev_draw += weights[y] / total_w * value_of(self._ids([*dv, y], [*dlights, False]))
         return DRAW if ev_draw > ev_stand else STAND
+
+    # --- batched (``act_batch``) ------------------------------------------------------------------
+    def _bet_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
+        first = d.values[np.arange(d.phase.size), d.active, 0]
+        stakes = self._stake_to_batch(masks, self._bet_targets[first], at_least_one=True)
+        return np.where(self._no_bet[first], BET_BASE, stakes)
+
+    def _minso_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
+        firsts = d.values[:, :, 0]
+        score = sequential_sum(self._edge_array[firsts], firsts > 0)
+        return np.where(score > NUM_SPREADS * self._mean_edge + self.p["minso_margin"], REDEAL, KEEP)
+
+    def _dealer_draw_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
+        """``_dealer_draw`` on arrays: axes (row, dealer hand: 2 cards then + third 1..10, spread,
+        hidden value 1..10); every sum in the scalar method's order (``sequential_sum``)."""
+        n = d.phase.size
+        dv, dl = d.dealer_values[:, :2], d.dealer_lights[:, :2]
+        first, third = d.values[:, :, 0], d.values[:, :, 2]
+        stake = d.obs[:, self.sl["total_stakes"]].astype(np.float64)
+        backed = (stake > 0) & (d.status[:, :, ESCAPED_BIT] < 0.5)
+        drew = d.status[:, :, DREW_BIT] > 0.5
+        seen = np.concatenate([dv, d.values.reshape(n, -1)], axis=1)
+        counts = (seen[:, :, None] == np.arange(1, NUM_VALUES + 1)).sum(axis=1)
+        weights = np.maximum(COPIES - counts, 0)  # (n, 10): unseen cards of value 1..10
+        total_w = weights.sum(axis=1)
+        total_w[total_w == 0] = 1
+        # rows the tables cannot hold: the scalar method returns or raises for them
+        scalar = (dv == 0).any(axis=1) | (backed & ((first == 0) | (drew & (third == 0)))).any(axis=1)
+        first, third, dv = np.maximum(first, 1), np.maximum(third, 1), np.maximum(dv, 1)
+
+        stand_ok, draw_ok, model_draw = candidate_tables(self.cfg, tuple((k, self.p[k]) for k in BETTOR_KEYS))
+        x = np.arange(1, NUM_VALUES + 1)
+        f = first[:, :, None]
+        allowed = np.where(drew[:, :, None], draw_ok[f, x], stand_ok[f, x])
+        cand = backed[:, :, None] & (weights[:, None, :] > 0) & allowed  # (n, spreads, 10)
+        trust = self.p["model_trust"]
+        fit = np.where(model_draw[f, x] == drew[:, :, None], trust, 1.0 - trust)
+        w = weights[:, None, :] * fit
+        z = sequential_sum(w, cand)
+        has = cand.any(axis=2)
+        scalar |= (has & (z == 0)).any(axis=1)  # the scalar method divides by zero there
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 only where no candidate is summed
+            wn = np.where(cand, w / z[:, :, None], 0.0)
+
+        table = settle_table(self.cfg)
+        dealer = table.dealer_codes(dv, dl)  # (n, 11)
+        bettor = table.bettor_codes(first, third, drew)  # (n, spreads, 10)
+        needed = np.concatenate([np.ones((n, 1), dtype=bool), weights > 0], axis=1)
+        pairs = cand[:, None] & needed[:, :, None, None] & ~scalar[:, None, None, None]
+        shape = pairs.shape
+        settled = np.zeros(shape)
+        settled[pairs] = table.lookup(
+            np.broadcast_to(dealer[:, :, None, None], shape)[pairs],
+            np.broadcast_to(bettor[:, None], shape)[pairs],
+        )
+        inner = sequential_sum(wn[:, None] * settled, cand[:, None])  # (n, 11, spreads)
+        value = -sequential_sum(stake[:, None, :] * inner, has[:, None, :])  # (n, 11)
+        ev_draw = sequential_sum(weights / total_w[:, None] * value[:, 1:], weights > 0)
+        out = np.where(ev_draw > value[:, 0], DRAW, STAND)
+        return self._scalar_rows(d, masks, out, scalar, self._dealer_draw)

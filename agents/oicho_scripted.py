@@ -17,6 +17,10 @@ The issue's description of the scripted baseline, as parameters (JSON-able, save
 - **Minso**: REDEAL when at least ``minso_starters`` table cards are bettor-yaku starters.
 - **Dealer card choice**: always ``take`` (the three are equivalent in expectation).
 
+``act_batch`` makes every one of these decisions for a whole batch in numpy: the bets and minso from
+per-value arrays, the dealer's draw from ``threshold_table`` (both thresholds), the stood/drew stakes
+summed in the observation's float type in spread order, as ``_dealer_draw`` sums them.
+
 ``OichoExpertAgent`` (``agents/oicho_expert.py``) solves the bets, the dealer's draw and minso by
 expected value instead; the gap between the two is reported by ``make demo``.
 """
@@ -29,7 +33,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import loadable
-from agents.oicho_common import COMMON_PARAMS, OichoAgentBase, dealer_threshold_decision
+from agents.batching import sequential_sum
+from agents.oicho_common import (
+    COMMON_PARAMS,
+    Decoded,
+    OichoAgentBase,
+    dealer_threshold_decision,
+    threshold_table,
+)
 from kabu_envs.oicho_kabu.actions import KEEP, REDEAL
 from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import NUM_VALUES, card_id
@@ -74,6 +85,14 @@ class OichoScriptedAgent(OichoAgentBase):
                 raise ValueError(f"{k}={self.p[k]!r}: a share of the domae must lie in [0, 1]")
         self.starters = yaku_starters(self.cfg)
         self._fair_share = self.cfg.domae / max(1, self.cfg.num_players - 1)
+        # per first-card value 0..10 (0 = unseen): a yaku starter, and the stake a spread gets
+        self._is_starter = np.array([v in self.starters for v in range(NUM_VALUES + 1)])
+        self._bet_targets = np.array(
+            [
+                (self.p["strong_share"] if v in self.starters else self.p["weak_share"]) * self._fair_share
+                for v in range(NUM_VALUES + 1)
+            ]
+        )
 
     def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
         first = self._spread(obs, self._active_spread(obs))[0]
@@ -96,3 +115,23 @@ class OichoScriptedAgent(OichoAgentBase):
         firsts = [self._spread(obs, s)[0] for s in range(NUM_SPREADS)]
         hits = sum(1 for v in firsts if v in self.starters)
         return REDEAL if hits >= self.p["minso_starters"] else KEEP
+
+    # --- batched (``act_batch``) ------------------------------------------------------------------
+    def _bet_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
+        first = d.values[np.arange(d.phase.size), d.active, 0]
+        return self._stake_to_batch(masks, self._bet_targets[first])
+
+    def _dealer_draw_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
+        stakes = d.obs[:, self.sl["total_stakes"]]
+        stood = sequential_sum(stakes * d.status[:, :, STOOD_BIT], np.ones(NUM_SPREADS, dtype=bool))
+        drew = sequential_sum(stakes * d.status[:, :, DREW_BIT], np.ones(NUM_SPREADS, dtype=bool))
+        base, shift = self.p["dealer_threshold"], self.p["reveal_shift"]
+        v, lt = d.dealer_values[:, :2], d.dealer_lights[:, :2].astype(np.int64)
+        plain = threshold_table(self.cfg, base)[v[:, 0], v[:, 1], lt[:, 0], lt[:, 1]]
+        shifted = threshold_table(self.cfg, base + shift)[v[:, 0], v[:, 1], lt[:, 0], lt[:, 1]]
+        out = np.where(stood > drew, shifted, plain)
+        return self._scalar_rows(d, masks, out, (v == 0).any(axis=1), self._dealer_draw)
+
+    def _minso_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
+        hits = self._is_starter[d.values[:, :, 0]].sum(axis=1)
+        return np.where(hits >= self.p["minso_starters"], REDEAL, KEEP)
