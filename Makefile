@@ -31,6 +31,7 @@ demo: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_envs.py
 	$(PY) benchmarks/bench_batch.py
+	$(PY) benchmarks/bench_agents.py
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
