@@ -217,7 +217,7 @@ class BatchVecEnv(VecEnv):
         cdf = cdf_arr.tolist()
         todo = rows
         for _ in range(self.max_redeals):
-            seeds = [int(self._rngs[i].integers(_SEED_BOUND)) for i in todo.tolist()]  # type: ignore[union-attr]
+            seeds = [int(self._rngs[i].integers(_SEED_BOUND)) for i in todo.tolist()]
             self.engine.reset(rows=todo, seeds=seeds)
             for i in todo.tolist():
                 self._seat(i, members, cdf)
