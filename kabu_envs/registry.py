@@ -59,9 +59,9 @@ class Role:
     * ``"team"``: the agent plays every group in turn, the opponent all other seats; advantage = the
       mean of the agent's group rewards.
 
-    ``batch_seat_groups(batch_env, b)`` gives the groups of game ``b`` of a batch engine (what the
-    training VecEnv over the batch engine needs); without it only the reference loop
-    ``LoopBatchEnv`` is served (it holds the AEC envs ``seat_groups`` reads).
+    ``batch_seat_groups(batch_env, b)`` gives the groups of game ``b`` of a vectorised batch engine
+    (what the training VecEnv over the batch engine needs); the reference loop ``LoopBatchEnv`` needs
+    none (it holds the AEC envs ``seat_groups`` reads).
     """
 
     name: str
@@ -79,11 +79,11 @@ class Role:
 
     def batch_groups(self, batch_env: Any, b: int) -> list[list[int]]:
         """The groups of game ``b`` of a batch engine just reset (see the class docstring)."""
-        if self.batch_seat_groups is not None:
-            return [list(g) for g in resolve(self.batch_seat_groups)(batch_env, b)]
         envs = getattr(batch_env, "envs", None)  # the reference loop's AEC envs
         if envs is not None:
             return self.groups(envs[b])
+        if self.batch_seat_groups is not None:
+            return [list(g) for g in resolve(self.batch_seat_groups)(batch_env, b)]
         raise ValueError(
             f"role {self.name!r}: {type(batch_env).__name__} is a vectorised batch engine and the role "
             "declares no batch_seat_groups (its registry record must say how to read the groups of a game "
