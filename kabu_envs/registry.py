@@ -26,6 +26,8 @@ from typing import Any
 Ref = str
 # A role's seat groups in a reset raw AEC env: each group is what one learner controls together.
 SeatGroups = Callable[[Any], list[list[int]]]
+# The same for game b of a batch engine (kabu_envs.batch) just reset: (batch_env, b) -> groups.
+BatchSeatGroups = Callable[[Any, int], list[list[int]]]
 
 DUPLICATE_FORMATS = ("seat", "team")
 
@@ -56,12 +58,17 @@ class Role:
       of the first seat's rewards.
     * ``"team"``: the agent plays every group in turn, the opponent all other seats; advantage = the
       mean of the agent's group rewards.
+
+    ``batch_seat_groups(batch_env, b)`` gives the groups of game ``b`` of a vectorised batch engine
+    (what the training VecEnv over the batch engine needs); the reference loop ``LoopBatchEnv`` needs
+    none (it holds the AEC envs ``seat_groups`` reads).
     """
 
     name: str
     seat_groups: Ref | SeatGroups
     duplicate: str
     doc: str = ""
+    batch_seat_groups: Ref | BatchSeatGroups | None = None
 
     def __post_init__(self) -> None:
         if self.duplicate not in DUPLICATE_FORMATS:
@@ -69,6 +76,19 @@ class Role:
 
     def groups(self, raw_env: Any) -> list[list[int]]:
         return [list(g) for g in resolve(self.seat_groups)(raw_env)]
+
+    def batch_groups(self, batch_env: Any, b: int) -> list[list[int]]:
+        """The groups of game ``b`` of a batch engine just reset (see the class docstring)."""
+        envs = getattr(batch_env, "envs", None)  # the reference loop's AEC envs
+        if envs is not None:
+            return self.groups(envs[b])
+        if self.batch_seat_groups is not None:
+            return [list(g) for g in resolve(self.batch_seat_groups)(batch_env, b)]
+        raise ValueError(
+            f"role {self.name!r}: {type(batch_env).__name__} is a vectorised batch engine and the role "
+            "declares no batch_seat_groups (its registry record must say how to read the groups of a game "
+            "of the batch)"
+        )
 
 
 @dataclass(frozen=True)
@@ -266,6 +286,11 @@ def seat_groups_each_seat(raw_env: Any) -> list[list[int]]:
     return [[s] for s in range(len(raw_env.possible_agents))]
 
 
+def batch_seat_groups_each_seat(batch_env: Any, b: int) -> list[list[int]]:
+    """``seat_groups_each_seat`` for game ``b`` of a batch engine."""
+    return [[s] for s in range(batch_env.num_players)]
+
+
 __all__ = [
     "GameSpec",
     "Role",
@@ -279,4 +304,5 @@ __all__ = [
     "iter_gym_ids",
     "resolve",
     "seat_groups_each_seat",
+    "batch_seat_groups_each_seat",
 ]

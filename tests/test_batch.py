@@ -245,3 +245,79 @@ def test_kakeya_batch_checks_stacked_decks_at_reset():
         env.reset(seeds=[1, 2], decks=[None, [3, 3]])
     with pytest.raises(ValueError):
         env.reset(seeds=[1, 2], decks=[[52], None])
+
+
+def _aec_step(aec, action, names):
+    """Step one AEC env (then its dead agents' steps); the summed rewards of those steps."""
+    aec.step(int(action))
+    paid = np.array([aec.rewards.get(n, 0.0) for n in names])
+    while aec.agents and aec.terminations[aec.agent_selection]:
+        if all(aec.terminations[x] for x in aec.agents):
+            break
+        aec.step(None)
+        paid += [aec.rewards.get(n, 0.0) for n in names]
+    return paid
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_partial_steps_and_row_resets_in_lockstep_with_aec_envs(game, options):
+    """``step(actions, active=...)`` moves only the active games (the others report no reward and
+    ``terminated`` = over) and ``reset(rows=..., seeds=...)`` deals only those games, exactly as the
+    AEC envs of those games: what the training VecEnv builds on."""
+    B = 6
+    spec = registry.get(game)
+    env = batch.make(game, batch_size=B, **options)
+    seeds = [300 + 11 * b for b in range(B)]
+    env.reset(seeds=seeds)
+    aecs = [spec.make_raw_env(**options) for _ in range(B)]
+    for a, s in zip(aecs, seeds, strict=True):
+        a.reset(seed=s)
+    names = aecs[0].possible_agents
+    rng = np.random.default_rng(7)
+    resets = 0
+    for step in range(300):
+        for b, a in enumerate(aecs):
+            seat, mask, obs = _aec_state(a, names)
+            assert env.current_player[b] == seat
+            if seat >= 0:
+                assert np.array_equal(env.legal_action_mask[b], mask)
+                assert np.array_equal(env.observation[b], obs)
+        over = np.flatnonzero(env.current_player < 0)
+        if len(over) and step % 3 == 0:  # deal some finished games anew, the others keep on
+            rows = over[: max(1, len(over) // 2)]
+            new = [int(s) for s in rng.integers(2**40, size=len(rows))]
+            env.reset(rows=rows, seeds=new)
+            for b, s in zip(rows.tolist(), new, strict=True):
+                aecs[b].reset(seed=s)
+            resets += len(rows)
+            assert not env.rewards[rows].any() and not env.terminated[rows].any()
+            continue
+        active = rng.random(B) < 0.6
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in env.legal_action_mask])
+        before = env.current_player < 0
+        env.step(acts, active=active)
+        for b, a in enumerate(aecs):
+            if before[b] or not active[b]:
+                assert not env.rewards[b].any() and env.terminated[b] == before[b]
+                continue
+            np.testing.assert_allclose(env.rewards[b], _aec_step(a, acts[b], names), atol=1e-12)
+            assert env.terminated[b] == (_aec_state(a, names)[0] < 0)
+    assert resets > 0
+
+
+def test_row_resets_and_active_masks_are_checked():
+    env = batch.make("toy_card", batch_size=3)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="distinct indices"):
+        env.reset(rows=[0, 0], seeds=[1, 2])
+    with pytest.raises(ValueError, match="2 seeds for rows= of 1"):
+        env.reset(rows=[1], seeds=[1, 2])
+    with pytest.raises(ValueError, match="one seed per row"):
+        env.reset(rows=[1], seed=4)
+    with pytest.raises(ValueError, match=r"\(3,\) bool array"):
+        env.step(np.zeros(3, dtype=np.int64), active=[1, 0, 1])
+    held = env.observation.copy()
+    bad = np.full(3, 7, dtype=np.int64)  # illegal, but only game 1 moves: checked there alone
+    bad[1] = int(np.flatnonzero(env.legal_action_mask[1])[0])
+    env.step(bad, active=np.array([False, True, False]))
+    assert np.array_equal(env.observation[[0, 2]], held[[0, 2]])

@@ -1,5 +1,8 @@
 """``python -m training <config.yaml | preset> [--seed N] [--timesteps N] [--out DIR] [--publish]``.
 
+``--batch-envs N`` trains on N games stepped together by the batch engine (training/batch_vec_env.py)
+instead of ``n_envs`` copies of the single-agent view (the same views, several times faster).
+
 Presets are the files in training/configs/ and those games ship (``python -m training --list``).
 A run writes to ``runs/<name>/`` (``model/`` = the result, ``work/`` = checkpoints and logs);
 ``--publish`` also copies the result to ``models/<name>/``. Ctrl-C saves a checkpoint; ``--resume``
@@ -25,6 +28,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timesteps", type=int, help="PPO steps (after the behaviour-cloning warm start)")
     ap.add_argument("--bc-steps", type=int, help="teacher decisions of the behaviour-cloning warm start")
     ap.add_argument("--n-envs", type=int)
+    ap.add_argument(
+        "--batch-envs",
+        type=int,
+        metavar="N",
+        help="step N games in one batch engine (training/batch_vec_env.py) instead of n_envs view copies",
+    )
     ap.add_argument("--eval-deals", type=int)
     ap.add_argument("--out", help="the run folder (default runs/<name>/; the result is in its model/)")
     ap.add_argument(
@@ -45,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             timesteps=args.timesteps,
             n_envs=args.n_envs,
+            batch_envs=args.batch_envs,
             eval_deals=args.eval_deals,
             bc=None if args.bc_steps is None else {"steps": args.bc_steps},
         )

@@ -29,6 +29,9 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "timesteps": 100_000,
     "n_envs": 4,
+    # games stepped together by one batch engine (training/batch_vec_env.py) instead of n_envs
+    # DummyVecEnv copies of the view; null = the views. PPO's rollout is batch_envs * ppo.n_steps.
+    "batch_envs": None,
     "reward_scale": 1.0,  # training-only constant scale; reported rewards are never scaled
     "opponents": {"random": 0.2, "scripted": 0.8},  # name -> weight
     "self_play": {"weight": 0.0, "every": 50_000, "max_snapshots": 5},
@@ -156,3 +159,6 @@ def validate(cfg: dict[str, Any]) -> None:
             raise ValueError("bc and init_from exclude each other (both set the starting policy)")
     if int(cfg["timesteps"]) <= 0 or int(cfg["n_envs"]) <= 0:
         raise ValueError("timesteps and n_envs must be positive")
+    be = cfg["batch_envs"]
+    if be is not None and (isinstance(be, bool) or not isinstance(be, int) or be <= 0):
+        raise ValueError(f"batch_envs must be a positive integer or null (the views), got {be!r}")

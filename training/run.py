@@ -1,6 +1,8 @@
 """MaskablePPO training by self-play against a pool of frozen snapshots plus fixed agents.
 
-Each env is a ``SingleAgentView``; the non-learner seats draw an agent per episode
+Each env is a ``SingleAgentView`` (``n_envs`` copies in a ``DummyVecEnv``), or with ``batch_envs: N``
+one row of a ``BatchVecEnv`` (N games in one batch engine, the same views' semantics, several times
+faster; training/batch_vec_env.py); the non-learner seats draw an agent per episode
 from one shared ``OpponentPool``: the configured fixed agents ("random", "scripted",
 shipped "ppo..." models) with their weights, plus up to ``self_play.max_snapshots``
 frozen copies of the learner taken every ``self_play.every`` steps, sharing
@@ -81,6 +83,25 @@ def make_view(cfg: dict[str, Any], pool: OpponentPool) -> SingleAgentView:
     from kabu_envs.wrappers.views import make_view as view
 
     return view(cfg["game"], role=cfg["role"], partner=cfg["partner"], opponents=pool, **cfg["env_options"])
+
+
+def make_vec_env(cfg: dict[str, Any], pool: OpponentPool, paths: RunPaths) -> Any:
+    """``batch_envs`` games over one batch engine, the views' semantics (training/batch_vec_env.py);
+    the episode log in ``work/monitor_batch.monitor.csv`` and unscaled, as the views' monitors."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from training.batch_vec_env import BatchVecEnv, VecScaleReward
+
+    venv = BatchVecEnv(
+        cfg["game"],
+        int(cfg["batch_envs"]),
+        role=cfg["role"],
+        opponents=pool,
+        partner=cfg["partner"],
+        **cfg["env_options"],
+    )
+    vec: Any = VecMonitor(venv, str(paths.work / "monitor_batch"))
+    return VecScaleReward(vec, cfg["reward_scale"]) if cfg["reward_scale"] != 1.0 else vec
 
 
 def run_paths(cfg: dict[str, Any], out: str | Path | None) -> RunPaths:
@@ -286,7 +307,11 @@ def train(
 
         return make
 
-    vec = DummyVecEnv([env_fn(i) for i in range(int(cfg["n_envs"]))])
+    vec = (
+        make_vec_env(cfg, pool, paths)
+        if cfg["batch_envs"]
+        else DummyVecEnv([env_fn(i) for i in range(int(cfg["n_envs"]))])
+    )
     vec.seed(seed)
     model = _new_model(cfg, vec, seed, start)
     bc_file = paths.work / "bc.json"
@@ -308,6 +333,7 @@ def train(
         "timesteps": int(model.num_timesteps),
         "train_seconds": round(time.time() - t0, 1),
         "snapshots_added": snaps.count,
+        "vec_env": type(vec.unwrapped).__name__,
         "bc": bc_record,
         "resumed_from": str(start.name) if start is not None else None,
         "versions": versions(),

@@ -10,7 +10,12 @@ The contract (every registered game)::
     env.rewards                      # (B, num_players) float64: paid by the last step
     env.terminated                   # (B,) bool
     env.step(actions)                # (B,) ints; ignored where terminated
+    env.step(actions, active=held)   # only the games where held[b] (the others keep their state)
+    env.reset(rows=[b, ...], seeds=[s, ...])   # deal only those games anew
 
+``step(active=...)`` and ``reset(rows=...)`` let a caller move the games at its own pace (the
+training VecEnv steps only the games whose opponents are to act, and restarts a finished game with
+the seed its view would draw); a held game reports ``rewards`` 0 and ``terminated`` = over.
 ``reset(seeds=[...])`` gives game b exactly the deal the AEC env's ``reset(seed=seeds[b])`` gives;
 ``reset(decks=[...])`` the stacked decks of ``reset(options={"deck": ...})``; ``reset(seed=s)`` uses
 ``seeds = derive_seeds(s, B)``. ``autoreset=True`` restarts a finished game at the next ``step``

@@ -41,35 +41,75 @@ class BatchEnv:
         seed: int | None = None,
         seeds: Sequence[int] | None = None,
         decks: Sequence[Sequence[int] | None] | None = None,
+        rows: Any = None,
     ) -> None:
+        """Deal every game anew, or with ``rows`` only those games (``seeds`` / ``decks`` then hold one
+        entry per row; the other games and the autoreset stream are left as they are)."""
         raise NotImplementedError
 
-    def step(self, actions: Any) -> None:
+    def step(self, actions: Any, active: Any = None) -> None:
+        """One action per live game; with ``active`` ((B,) bool) only those games move: the others keep
+        their state and report ``rewards`` 0 and ``terminated`` = "over", as a finished game does."""
         raise NotImplementedError
 
     # --- shared helpers ---------------------------------------------------------------------------
     def _resolve_seeds(
-        self, seed: int | None, seeds: Sequence[int] | None, decks: Sequence[Any] | None
+        self,
+        seed: int | None,
+        seeds: Sequence[int] | None,
+        decks: Sequence[Any] | None,
+        rows: np.ndarray | None = None,
     ) -> tuple[list[int | None], list[Any]]:
-        """Per-game seeds and decks of a ``reset`` call; (re)seeds the batch's autoreset stream."""
-        B = self.batch_size
+        """Per-game seeds and decks of a ``reset`` call (one per row of ``rows`` when given, which keeps
+        the autoreset stream going); a whole-batch reset (re)seeds the batch's autoreset stream."""
+        n = self.batch_size if rows is None else len(rows)
+        what = "a batch" if rows is None else "rows="
         if seed is not None and seeds is not None:
             raise ValueError("reset(): give seed= or seeds=, not both")
+        if seed is not None and rows is not None:
+            raise ValueError("reset(rows=...): give one seed per row (seeds=...), not seed=")
         if seeds is not None:
-            if len(seeds) != B:
-                raise ValueError(f"reset(seeds=...): {len(seeds)} seeds for a batch of {B}")
+            if len(seeds) != n:
+                raise ValueError(f"reset(seeds=...): {len(seeds)} seeds for {what} of {n}")
             out: list[int | None] = [int(s) for s in seeds]
         elif seed is not None:
-            out = list(derive_seeds(seed, B))
+            out = list(derive_seeds(seed, n))
         else:
-            out = [None] * B
-        if decks is not None and len(decks) != B:
-            raise ValueError(f"reset(decks=...): {len(decks)} decks for a batch of {B}")
-        # the stream autoreset draws later deals from (seeded by the batch seed, else game 0's)
-        self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else out[0]))
-        return out, list(decks) if decks is not None else [None] * B
+            out = [None] * n
+        if decks is not None and len(decks) != n:
+            raise ValueError(f"reset(decks=...): {len(decks)} decks for {what} of {n}")
+        if rows is None:
+            # the stream autoreset draws later deals from (seeded by the batch seed, else game 0's)
+            self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else out[0]))
+        return out, list(decks) if decks is not None else [None] * n
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _check_rows(self, rows: Any) -> np.ndarray | None:
+        """``reset(rows=...)``: distinct game indices of the batch, as an int64 array (None: all)."""
+        if rows is None:
+            return None
+        r = np.asarray(rows)
+        if r.ndim != 1 or (r.size and not np.issubdtype(r.dtype, np.integer)):
+            raise ValueError(f"reset(rows=...): expected a 1-d array of game indices, got {rows!r}")
+        r = r.astype(np.int64)
+        if r.size and (r.min() < 0 or r.max() >= self.batch_size or np.unique(r).size != r.size):
+            raise ValueError(
+                f"reset(rows=...): distinct indices in [0, {self.batch_size}) expected, got {rows!r}"
+            )
+        return r
+
+    def _check_active(self, active: Any) -> np.ndarray:
+        """``step(active=...)``: which games move, as a (B,) bool array (None: every game)."""
+        if active is None:
+            return np.ones(self.batch_size, dtype=bool)
+        a = np.asarray(active)
+        if a.shape != (self.batch_size,) or a.dtype != bool:
+            raise ValueError(
+                f"step(active=...): expected a ({self.batch_size},) bool array, "
+                f"got {a.dtype} of shape {a.shape}"
+            )
+        return a
+
+    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
         a = np.asarray(actions)
         if a.shape != (self.batch_size,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(
@@ -77,6 +117,8 @@ class BatchEnv:
                 f"got a {a.dtype} array of shape {a.shape}"
             )
         live = self.current_player >= 0  # (with autoreset a just-ended game is already live again)
+        if active is not None:
+            live &= active
         bad = live & ~self.legal_action_mask[np.arange(self.batch_size), np.clip(a, 0, self.num_actions - 1)]
         bad |= live & ((a < 0) | (a >= self.num_actions))
         if bad.any():
@@ -126,13 +168,16 @@ class LoopBatchEnv(BatchEnv):
         seed: int | None = None,
         seeds: Sequence[int] | None = None,
         decks: Sequence[Sequence[int] | None] | None = None,
+        rows: Any = None,
     ) -> None:
-        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
-        self.rewards[:] = 0.0
-        for b, env in enumerate(self.envs):
-            deck = game_decks[b]
-            env.reset(seed=game_seeds[b], options=None if deck is None else {"deck": deck})
+        picked = self._check_rows(rows)
+        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
+        targets = range(self.batch_size) if picked is None else picked.tolist()
+        for i, b in enumerate(targets):
+            deck = game_decks[i]
+            self.envs[b].reset(seed=game_seeds[i], options=None if deck is None else {"deck": deck})
             self._sync(b)
+            self.rewards[b] = 0.0
 
     def _sync(self, b: int) -> None:
         """Copy game b's turn, mask, observation and rewards into the batch arrays."""
@@ -157,14 +202,16 @@ class LoopBatchEnv(BatchEnv):
         self.legal_action_mask[b] = obs["action_mask"].astype(bool)
         self.observation[b] = obs["observation"]
 
-    def step(self, actions: Any) -> None:
-        """Apply one action per live game; with ``autoreset`` a game that ends is dealt anew at once
-        (its ``rewards`` and ``terminated`` still report the end; the turn and observation are the new
-        deal's)."""
-        acts = self._check_actions(actions)
+    def step(self, actions: Any, active: Any = None) -> None:
+        """Apply one action per live (and ``active``) game; with ``autoreset`` a game that ends is dealt
+        anew at once (its ``rewards`` and ``terminated`` still report the end; the turn and observation
+        are the new deal's)."""
+        moving = self._check_active(active)
+        acts = self._check_actions(actions, moving)
         self.rewards[:] = 0.0
+        self.terminated[:] = self.current_player < 0
         for b, env in enumerate(self.envs):
-            if self.current_player[b] < 0:  # over (and not restarted): the action is ignored
+            if self.current_player[b] < 0 or not moving[b]:  # over or held: the action is ignored
                 continue
             env.step(int(acts[b]))
             self._sync(b)

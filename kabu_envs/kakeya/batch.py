@@ -248,14 +248,19 @@ class KakeyaBatch(BatchEnv):
         seed: int | None = None,
         seeds: Sequence[int] | None = None,
         decks: Sequence[Sequence[int] | None] | None = None,
+        rows: Any = None,
     ) -> None:
-        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
-        self._rngs = [np.random.Generator(np.random.PCG64(s)) for s in game_seeds]
+        picked = self._check_rows(rows)
+        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
         # a bad stacked deck raises here, as the AEC env's reset does (before the trump choice)
-        self._decks = [None if d is None else validate_deck_prefix(d, NUM_CARDS) for d in game_decks]
-        self.rewards[:] = 0.0
-        self.terminated[:] = False
-        self._new_match(self._rows)
+        checked = [None if d is None else validate_deck_prefix(d, NUM_CARDS) for d in game_decks]
+        target = self._rows if picked is None else picked
+        for i, b in enumerate(target.tolist()):
+            self._rngs[b] = np.random.Generator(np.random.PCG64(game_seeds[i]))
+            self._decks[b] = checked[i]
+        self.rewards[target] = 0.0
+        self.terminated[target] = False
+        self._new_match(target)
         self._refresh()
 
     def _new_match(self, rows: np.ndarray) -> None:
@@ -322,7 +327,7 @@ class KakeyaBatch(BatchEnv):
         self.current_player[rows] = self._chooser[dp, self.lead_p[rows] + 1]
 
     # --- step ------------------------------------------------------------------------------------
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
         """``BatchEnv._check_actions`` with a fast path for legal integer actions (the base class
         names the problem otherwise)."""
         a = np.asarray(actions)
@@ -331,15 +336,19 @@ class KakeyaBatch(BatchEnv):
             ok = self.legal_action_mask.reshape(-1)[self._flat_rows_a + np.where(inside, a, 0)]
             ok &= inside
             ok |= self.current_player < 0
+            if active is not None:
+                ok |= ~active
             if ok.all():
                 return a.astype(np.int64, copy=False)
-        return super()._check_actions(actions)
+        return super()._check_actions(actions, active)
 
-    def step(self, actions: Any) -> None:
-        acts = self._check_actions(actions)
+    def step(self, actions: Any, active: Any = None) -> None:
+        moving = None if active is None else self._check_active(active)
+        acts = self._check_actions(actions, moving)
         self.rewards[:] = 0.0
-        live = self.current_player >= 0
-        self.terminated[:] = ~live
+        over = self.current_player < 0
+        self.terminated[:] = over
+        live = ~over if moving is None else ~over & moving
         phase = self.phase
         t_rows = np.flatnonzero(live & (phase == TRUMP))
         l_rows = np.flatnonzero(live & (phase == LEAD))

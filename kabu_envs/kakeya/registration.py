@@ -15,6 +15,14 @@ def partnerships(raw_env: Any) -> list[list[int]]:
     return [partnership_seats(p, n) for p in range(n // 2)]
 
 
+def batch_partnerships(batch_env: Any, b: int) -> list[list[int]]:
+    """``partnerships`` for game ``b`` of a batch engine (they depend on the table size alone)."""
+    from kabu_envs.kakeya.game import partnership_seats
+
+    n = batch_env.num_players
+    return [partnership_seats(p, n) for p in range(n // 2)]
+
+
 SPEC = register(
     GameSpec(
         id="kakeya",
@@ -22,7 +30,15 @@ SPEC = register(
         env="kabu_envs.kakeya_v1:env",
         raw_env="kabu_envs.kakeya_v1:raw_env",
         make_config="kabu_envs.kakeya.config:make_config",
-        roles=(Role("partnership", partnerships, "team", "every seat of one partnership"),),
+        roles=(
+            Role(
+                "partnership",
+                partnerships,
+                "team",
+                "every seat of one partnership",
+                batch_seat_groups=batch_partnerships,
+            ),
+        ),
         agents={"scripted": "agents.kakeya_scripted:KakeyaScriptedAgent"},
         reference="scripted",
         eval_opponents=("random", "scripted"),

@@ -55,11 +55,14 @@ class ToyCardBatch(BatchEnv):
         seed: int | None = None,
         seeds: Sequence[int] | None = None,
         decks: Sequence[Sequence[int] | None] | None = None,
+        rows: Any = None,
     ) -> None:
-        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
-        for b in range(self.batch_size):
-            self._deal(b, game_seeds[b], game_decks[b])
-        self.rewards[:] = 0.0
+        picked = self._check_rows(rows)
+        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
+        target = self._rows if picked is None else picked
+        for i, b in enumerate(target.tolist()):
+            self._deal(b, game_seeds[i], game_decks[i])
+        self.rewards[target] = 0.0
         self._refresh()
 
     def _refresh(self) -> None:
@@ -74,9 +77,11 @@ class ToyCardBatch(BatchEnv):
         self.observation[rows, self._card_at + value[live]] = 1.0
         self.observation[rows, self._seat_at + seat[live]] = 1.0
 
-    def step(self, actions: Any) -> None:
-        acts = self._check_actions(actions)
-        live = self.current_player >= 0
+    def step(self, actions: Any, active: Any = None) -> None:
+        moving = self._check_active(active)
+        acts = self._check_actions(actions, moving)
+        self.terminated[:] = self.current_player < 0
+        live = (self.current_player >= 0) & moving
         rows = self._rows[live]
         self.stakes[rows, self.current_player[live]] = acts[live]
         self.current_player[live] += 1

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from kabu_envs.registry import GameSpec, Role, register, seat_groups_each_seat
+from kabu_envs.registry import (
+    GameSpec,
+    Role,
+    batch_seat_groups_each_seat,
+    register,
+    seat_groups_each_seat,
+)
 
 SPEC = register(
     GameSpec(
@@ -12,7 +18,7 @@ SPEC = register(
         raw_env="kabu_envs.toy_card.env:raw_env",
         make_config="kabu_envs.toy_card.config:make_config",
         # Every seat is its own side: the duplicate evaluation lets the agent play each seat in turn.
-        roles=(Role("seat", seat_groups_each_seat, "team", "one seat"),),
+        roles=(Role("seat", seat_groups_each_seat, "team", "one seat", batch_seat_groups_each_seat),),
         agents={"scripted": "kabu_envs.toy_card.agents:ScriptedAgent"},
         eval_opponents=("random", "scripted"),
         eval_deals=200,

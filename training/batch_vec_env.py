@@ -1,0 +1,316 @@
+"""An SB3 ``VecEnv`` over the batch engine: N single-agent views stepped by one numpy engine.
+
+Why: with ``DummyVecEnv`` copies of ``SingleAgentView`` every decision of every seat is a Python call
+into an AEC env and into an agent; here the N games live in one ``kabu_envs.batch`` engine and the
+other seats are played by batched agents (``act_batch``), a few numpy calls per learner step.
+
+Row i is the view ``make_view(game, role, opponents, partner)`` (kabu_envs/wrappers/views.py) that
+``DummyVecEnv.seed(s)`` + ``reset()`` would build with ``reset(seed=s + i)``: the same random stream
+(one ``np.random.Generator`` per row) draws, per episode and in the view's order, the deal's seed,
+the learner's seat group (and seat, ``partner="pool"``), one pool member per other seat and the seeds
+those members are reset with; the learner's reward is the mean over its seats of what every engine
+step since its last action paid (the terminal payout included); an episode ends with the game and
+restarts at once (``infos[i]["terminal_observation"]``, VecMonitor-compatible). Opponents act with
+one generator per (row, member) made as ``BaseAgent.reset(seed)`` makes its own (created only when a
+member actually draws), so a stochastic member plays as that view's own copy of it would
+(``act_batch(obs, masks, rngs)``, the batched-agent protocol). ``tests/test_batch_vec_env.py``
+checks all this against a ``DummyVecEnv`` of views, step by step.
+
+The one documented difference: ``terminal_observation`` is the batch engine's observation of a
+finished game (zeros), not the learner's last view of it; the games never truncate, so PPO never reads
+it (SB3 bootstraps only truncated episodes).
+
+The engine needs ``step(actions, active=...)`` and ``reset(rows=..., seeds=...)`` (the batch
+contract) and the role's ``batch_seat_groups`` (its registry record; the reference loop needs none).
+"""
+
+from __future__ import annotations
+
+import bisect
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
+
+from kabu_envs import batch, registry
+from kabu_envs.wrappers.single_agent import OpponentPool
+from kabu_envs.wrappers.views import PARTNER_MODES, resolve_opponents
+
+_SEED_BOUND = 2**63 - 1  # the view's seed draws: rng.integers(2**63 - 1)
+
+
+def can_act_batched(agent: Any) -> bool:
+    """Whether ``agent`` takes the batched-agent protocol ``act_batch(obs, masks, rngs=...)``.
+
+    ``agents.base.can_act_batched`` decides once it exists (branch batch-eval); until then: an
+    ``act_batch`` that accepts ``rngs`` and no ``batched = False`` flag.
+    """
+    import agents.base
+
+    helper = getattr(agents.base, "can_act_batched", None)
+    if helper is not None:
+        return bool(helper(agent))
+    fn = getattr(agent, "act_batch", None)
+    if not callable(fn) or not getattr(agent, "batched", True):
+        return False
+    return "rngs" in inspect.signature(fn).parameters
+
+
+class _RowRngs(Sequence[np.random.Generator]):
+    """The generators of one pool member in some rows, each made on first use (most members never
+    draw: the scripted agents are deterministic) and kept for the rest of the row's episode."""
+
+    def __init__(self, owner: BatchVecEnv, rows: np.ndarray, slot: int) -> None:
+        self._owner, self._rows, self._slot = owner, rows.tolist(), slot
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        return self._owner._member_rng(self._rows[k], self._slot)
+
+
+class BatchVecEnv(VecEnv):
+    """``num_envs`` single-agent views of ``game`` over one batch engine (see the module docstring).
+
+    ``opponents``: agent names, agents or an ``OpponentPool`` (as ``make_view``); a pool is read at
+    every episode start, so snapshots training adds to it are met as in the views.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        role: str | None = None,
+        opponents: Any = "scripted",
+        partner: str = "self",
+        seed: int | None = None,
+        max_redeals: int = 1000,
+        **rule_options: Any,
+    ) -> None:
+        if partner not in PARTNER_MODES:
+            raise ValueError(f"partner must be one of {PARTNER_MODES}, got {partner!r}")
+        spec = registry.get(game)
+        self.game, self.role, self.partner = game, spec.role(role), partner
+        self.pool = OpponentPool.of(resolve_opponents(game, opponents, seed, rule_options))
+        self.max_redeals = int(max_redeals)
+        self.engine = batch.make(game, batch_size=num_envs, **rule_options)
+        raw = spec.make_raw_env(**rule_options)
+        first = raw.possible_agents[0]
+        box = raw.observation_space(first)["observation"]
+        N, P = int(num_envs), self.engine.num_players
+        self._rows = np.arange(N)
+        self._rngs: list[np.random.Generator | None] = [None] * N  # the views' np_random
+        self.learner_seats = np.zeros((N, P), dtype=bool)
+        self._learner_w = np.zeros((N, P), dtype=np.float64)
+        self._learner_n = np.ones(N, dtype=np.float64)
+        self._seat_slot = np.full((N, P), -1, dtype=np.int64)  # member slot per seat, -1 learner
+        self._slots: list[Any] = []  # every member met so far; a slot is its index
+        self._slot_of: dict[int, int] = {}
+        self._seeds_of: list[dict[int, int]] = [{} for _ in range(N)]  # row: slot -> reset seed
+        self._rng_of: list[dict[int, np.random.Generator]] = [{} for _ in range(N)]
+        self._pending = np.zeros(N, dtype=np.float64)
+        self._actions: np.ndarray | None = None
+        self._batched: dict[int, bool] = {}
+        super().__init__(
+            N, spaces.Box(box.low, box.high, box.shape, np.float32), spaces.Discrete(self.engine.num_actions)
+        )
+
+    # --- opponents --------------------------------------------------------------------------------
+    def _slot(self, agent: Any) -> int:
+        slot = self._slot_of.get(id(agent))
+        if slot is None:
+            slot = self._slot_of[id(agent)] = len(self._slots)
+            self._slots.append(agent)
+            self._batched[slot] = can_act_batched(agent)
+        return slot
+
+    def _member_rng(self, row: int, slot: int) -> np.random.Generator:
+        """Row ``row``'s generator of member ``slot``: what ``agent.reset(seed)`` gives the view's copy."""
+        rngs = self._rng_of[row]
+        rng = rngs.get(slot)
+        if rng is None:
+            rng = rngs[slot] = np.random.Generator(np.random.PCG64(self._seeds_of[row][slot]))
+        return rng
+
+    def _act(self, slot: int, rows: np.ndarray) -> np.ndarray:
+        agent = self._slots[slot]
+        obs = self.engine.observation[rows]
+        masks = self.engine.legal_action_mask[rows]
+        rngs = _RowRngs(self, rows, slot)
+        if self._batched[slot]:
+            return np.asarray(agent.act_batch(obs, masks, rngs=rngs), dtype=np.int64)
+        # Per-row fallback for an agent that cannot act batched (self-play snapshots of the in-memory
+        # model; the scripted agents until branch batch-agents gives them act_batch): its own
+        # generator is swapped for the row's, as the batched protocol defines.
+        own = getattr(agent, "rng", None)
+        out = np.empty(len(rows), dtype=np.int64)
+        try:
+            for k in range(len(rows)):
+                if own is not None:
+                    agent.rng = rngs[k]
+                out[k] = agent.act(obs[k], masks[k])
+        finally:
+            if own is not None:
+                agent.rng = own
+        return out
+
+    def _learner_reward(self) -> np.ndarray:
+        """The mean over each row's learner seats of what the last engine step paid."""
+        return (self.engine.rewards * self._learner_w).sum(axis=1) / self._learner_n
+
+    def _advance(self) -> np.ndarray:
+        """Play the other seats until every live game waits for its learner; the learner's rewards."""
+        eng = self.engine
+        total = np.zeros(self.num_envs, dtype=np.float64)
+        while True:
+            cur = eng.current_player
+            live = cur >= 0
+            slots = self._seat_slot[self._rows, np.where(live, cur, 0)]
+            moving = live & (slots >= 0)
+            if not moving.any():
+                return total
+            acts = np.zeros(self.num_envs, dtype=np.int64)
+            for slot in np.unique(slots[moving]).tolist():
+                rows = np.flatnonzero(moving & (slots == slot))
+                acts[rows] = self._act(slot, rows)
+            eng.step(acts, active=moving)
+            total += self._learner_reward()
+
+    # --- episodes ---------------------------------------------------------------------------------
+    def _seat(self, i: int, members: list[Any], cdf: list[float]) -> None:
+        """Row i's learner seats and opponents for the deal just reset, drawn as the view draws them."""
+        rng = self._rngs[i]
+        assert rng is not None
+        groups = self.role.batch_groups(self.engine, i)
+        group = groups[int(rng.integers(len(groups)))]
+        if self.partner != "self" and len(group) > 1:
+            group = [group[int(rng.integers(len(group)))]]
+        self.learner_seats[i] = False
+        self.learner_seats[i, group] = True
+        self._learner_w[i] = self.learner_seats[i]
+        self._learner_n[i] = len(group)
+        seeds: dict[int, int] = {}
+        for s in range(self.engine.num_players):
+            if self.learner_seats[i, s]:
+                self._seat_slot[i, s] = -1
+                continue
+            # OpponentPool.sample: rng.choice(len(members), p=p) is one rng.random() searched in the cdf
+            slot = self._slot(members[bisect.bisect_right(cdf, rng.random())])
+            self._seat_slot[i, s] = slot
+            if slot not in seeds:
+                seeds[slot] = int(rng.integers(_SEED_BOUND))
+        self._seeds_of[i] = seeds
+        self._rng_of[i] = {}
+
+    def _start(self, rows: np.ndarray) -> None:
+        """New episodes in ``rows``: deal, seat, play to the learner's first turn (redeal if it has none)."""
+        members, p = self.pool.members()
+        cdf_arr = p.cumsum()
+        cdf_arr /= cdf_arr[-1]
+        cdf = cdf_arr.tolist()
+        todo = rows
+        for _ in range(self.max_redeals):
+            seeds = [int(self._rngs[i].integers(_SEED_BOUND)) for i in todo.tolist()]
+            self.engine.reset(rows=todo, seeds=seeds)
+            for i in todo.tolist():
+                self._seat(i, members, cdf)
+            paid = self._advance()
+            self._pending[todo] = paid[todo]
+            todo = todo[self.engine.current_player[todo] < 0]
+            if not len(todo):
+                return
+        raise RuntimeError(f"the learner got no turn in {self.max_redeals} deals; check the role")
+
+    # --- VecEnv API -------------------------------------------------------------------------------
+    def reset(self) -> np.ndarray:
+        """Every row starts a new episode; rows given a seed by ``seed()`` restart their stream."""
+        for i, s in enumerate(self._seeds):
+            if s is not None or self._rngs[i] is None:
+                self._rngs[i] = np.random.Generator(np.random.PCG64(s))
+        self._reset_seeds()
+        self._reset_options()
+        self._start(self._rows)
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return self.engine.observation.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._actions is None:
+            raise RuntimeError("step_wait() without step_async(actions)")
+        acts, self._actions = self._actions, None
+        eng = self.engine
+        eng.step(acts)  # every row is at a learner decision; an illegal action raises naming the game
+        reward = self._pending + self._learner_reward()
+        self._pending[:] = 0.0
+        reward += self._advance()
+        done = eng.current_player < 0
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        ended = np.flatnonzero(done)
+        if len(ended):
+            final = eng.observation[ended]  # (zeros: see the module docstring)
+            for k, i in enumerate(ended.tolist()):
+                infos[i]["terminal_observation"] = final[k].copy()
+                infos[i]["TimeLimit.truncated"] = False
+            self._start(ended)
+        return eng.observation.copy(), reward.astype(np.float32), done, infos
+
+    def action_masks(self) -> np.ndarray:
+        """(N, A) legal actions of every row's learner decision (what MaskablePPO needs)."""
+        return self.engine.legal_action_mask.copy()
+
+    def close(self) -> None:
+        self._actions = None
+
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        return [int(indices)] if isinstance(indices, (int, np.integer)) else [int(i) for i in indices]
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """Only ``render_mode`` (None: the rows do not render) exists per row."""
+        if attr_name != "render_mode":
+            raise AttributeError(f"BatchVecEnv rows have no attribute {attr_name!r}")
+        return [None for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        raise AttributeError(f"BatchVecEnv rows have no settable attribute {attr_name!r}")
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
+        """Only ``action_masks`` (sb3-contrib's ``get_action_masks`` calls it through here)."""
+        if method_name != "action_masks":
+            raise AttributeError(f"BatchVecEnv rows have no method {method_name!r}")
+        masks = self.action_masks()
+        return [masks[i] for i in self._indices(indices)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name in ("render_mode", "action_masks")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._indices(indices)]
+
+
+class VecScaleReward(VecEnvWrapper):
+    """Constant reward scale for the optimiser only (``training.run.ScaleReward`` for a VecEnv); put it
+    outside ``VecMonitor`` so that the logged episode returns stay unscaled, as with the views."""
+
+    def __init__(self, venv: VecEnv, scale: float) -> None:
+        super().__init__(venv)
+        self.scale = float(scale)
+
+    def reset(self) -> Any:
+        return self.venv.reset()
+
+    def step_wait(self) -> VecEnvStepReturn:
+        obs, reward, done, infos = self.venv.step_wait()
+        return obs, (reward.astype(np.float64) * self.scale).astype(np.float32), done, infos
