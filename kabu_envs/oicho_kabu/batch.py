@@ -103,6 +103,9 @@ class OichoKabuBatch(BatchEnv):
         self._inv_rounds = 1.0 / cfg.max_rounds
         self._inv_deals = 1.0 / cfg.dealer_max_deals
         self._rot = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # [seat, j] = seat + j
+        self._rot_flat = self._rot  # (added to game * n)
+        self._sl = spec.slices
+        self._build_position_tables()
         # --- state ---
         i64 = np.int64
         self._rows = np.arange(B)
@@ -121,8 +124,9 @@ class OichoKabuBatch(BatchEnv):
         self.bet_i = np.zeros(B, dtype=i64)
         self.info = np.full((B, n), -1, dtype=i64)
         self.spreads = np.full((B, NUM_SPREADS, MAX_CARDS), -1, dtype=i64)
-        self.stakes = np.zeros((B, NUM_SPREADS, n), dtype=i64)
+        self.stakes = np.zeros((B, n, NUM_SPREADS), dtype=i64)  # [game, seat, spread]
         self.spread_total = np.zeros((B, NUM_SPREADS), dtype=i64)
+        self.backers = np.zeros((B, NUM_SPREADS), dtype=i64)  # seats with a stake on each spread
         self.seat_total = np.zeros((B, n), dtype=i64)
         self.round_total = np.zeros(B, dtype=i64)
         self.decider = np.full((B, NUM_SPREADS), -1, dtype=i64)
@@ -142,6 +146,47 @@ class OichoKabuBatch(BatchEnv):
         self.terminated = np.ones(B, dtype=bool)
         self._seed_rng = np.random.Generator(np.random.PCG64())
         self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
+        # observation scratch: the one-hot positions and the flat (game, seat) index
+        self._idx = np.zeros((B, 27), dtype=i64)
+        self._flat_seat = np.zeros(B, dtype=i64)
+        self._row_base = (self._rows * self.obs_size)[:, None]
+        self._row_base_n = (self._rows * n)[:, None]
+
+    def _build_position_tables(self) -> None:
+        """Where each one-hot of the observation goes, by (state code): ``observation.Encoder``'s rules
+        as tables. Absent one-hots go to ``to_act`` (always 1 in the current player's observation)."""
+        n, o, trash = self.num_players, self._o, self._trash
+        val = np.arange(DECK_SIZE) >> 2  # card id -> value index (deck.COPIES = 4 ids per value)
+        c1 = DECK_SIZE + 1  # codes: card id + 1, 0 = no card
+        s = np.arange(NUM_SPREADS)
+        self._s41 = s * c1
+        self._t_dpos = (o["dealer_position"] + (np.arange(n)[:, None] - np.arange(n)[None, :]) % n).reshape(-1)
+        pac = np.full((len(Phase), NUM_SPREADS + 1, 3, 3), trash, dtype=np.int64)
+        for ph in range(len(Phase)):
+            pac[ph, :, :, 0] = o["phase"] + ph
+            pac[ph, 1:, :, 1] = (o["active_spread"] + s)[:, None]
+            if ph == CHOICE:
+                pac[ph, :, 1:, 2] = o["choice_slot"] + np.arange(2)
+        self._t_pac = pac.reshape(-1, 3)
+        t0 = np.full((NUM_SPREADS, c1), trash, dtype=np.int64)
+        t0[:, 1:] = self._sc_base[:, None] + val
+        self._t_c0 = t0.reshape(-1)
+        t1 = np.full((NUM_SPREADS, 2, c1), trash, dtype=np.int64)
+        t1[:, 0, 1:] = self._hid2[:, None]
+        t1[:, 1, 1:] = self._sc_base[:, None] + NUM_VALUES + val
+        self._t_c1 = t1.reshape(-1)
+        t2 = np.full((NUM_SPREADS, NUM_STATUS + 1, c1, 2), trash, dtype=np.int64)
+        t2[:, :, 1:, 0] = (self._sc_base[:, None] + 2 * NUM_VALUES + val)[:, None, :]
+        t2[:, 1:, :, 1] = (self._status_base[:, None] + np.arange(1, NUM_STATUS + 1))[:, :, None]
+        self._t_c2st = t2.reshape(-1, 2)
+        self._dec_pos = o["is_decider"] + s
+        td = np.full((MAX_CARDS, 2, c1), trash, dtype=np.int64)
+        for k in range(MAX_CARDS):
+            shown = o["dealer_cards"] + NUM_VALUES * k + val
+            td[k, 1, 1:] = shown
+            td[k, 0, 1:] = shown if k == 2 else o["dealer_hidden"] + k  # a drawn third card is face up
+        self._t_dc = td.reshape(-1)
+        self._k82 = np.arange(MAX_CARDS) * 2 * c1
 
     _STATE = (
         "deck",
@@ -161,6 +206,7 @@ class OichoKabuBatch(BatchEnv):
         "spreads",
         "stakes",
         "spread_total",
+        "backers",
         "seat_total",
         "round_total",
         "decider",
@@ -237,7 +283,7 @@ class OichoKabuBatch(BatchEnv):
     def _shuffled(self, rows: np.ndarray) -> None:
         """Fresh decks from the batch's stream, in one call."""
         if len(rows):
-            self.deck[rows] = self._seed_rng.permuted(np.tile(np.arange(DECK_SIZE), (len(rows), 1)), axis=1)
+            self.deck[rows] = self._seed_rng.random((len(rows), DECK_SIZE)).argsort(axis=1)
             self.top[rows] = 0
             self.dlen[rows] = DECK_SIZE
             self.stacked[rows] = 0
@@ -294,6 +340,7 @@ class OichoKabuBatch(BatchEnv):
         self.spreads[rows] = -1
         self.stakes[rows] = 0
         self.spread_total[rows] = 0
+        self.backers[rows] = 0
         self.seat_total[rows] = 0
         self.round_total[rows] = 0
         self.decider[rows] = -1
@@ -441,7 +488,7 @@ class OichoKabuBatch(BatchEnv):
         backed = self.spread_total[rows] > 0
         m = tab.settle[tab.dealer_sig[dh][:, None], tab.bettor_sig[bh]]
         m = np.where(backed & (state != ESCAPED), m, 0)
-        won = (self.stakes[rows] * m[:, :, None]).sum(axis=1)  # (k, n): each seat's winnings
+        won = (self.stakes[rows] * m[:, None, :]).sum(axis=2)  # (k, n): each seat's winnings
         dealer = self.dealer[rows]
         k = np.arange(len(rows))
         won[k, dealer] -= won.sum(axis=1)  # (the dealer stakes nothing itself)
@@ -524,9 +571,13 @@ class OichoKabuBatch(BatchEnv):
         self.rewards[:] = 0.0
         live = self.current_player >= 0
         self.terminated[:] = ~live
-        phase = self.phase
-        groups = [np.flatnonzero(live & (phase == p)) for p in (MINSO, BET, CHOICE, DECIDE, DEALER_DRAW)]
-        for p, rows in zip((MINSO, BET, CHOICE, DECIDE, DEALER_DRAW), groups, strict=True):
+        # the live games grouped by phase (OVER sorts last), in one sort
+        key = np.where(live, self.phase, OVER)
+        by_phase = np.argsort(key, kind="stable")
+        ends = np.cumsum(np.bincount(key, minlength=OVER + 1))
+        groups = np.split(by_phase, ends[:OVER])
+        for p in range(OVER):
+            rows = groups[p]
             if len(rows):
                 self._APPLY[p](self, rows, acts[rows])
         self._refresh()
@@ -551,10 +602,13 @@ class OichoKabuBatch(BatchEnv):
         size = self._sizes[acts - BET_BASE]
         s = self.active[rows]
         seat = self.current_player[rows]
-        first = (size > 0) & (self.stakes[rows, s, seat] == 0) & (self.decider[rows, s] < 0)
-        if first.any():
-            self.decider[rows[first], s[first]] = seat[first]
-        self.stakes[rows, s, seat] += size
+        new = (size > 0) & (self.stakes[rows, seat, s] == 0)  # a new backer of spread s
+        if new.any():
+            r, sn = rows[new], s[new]
+            self.backers[r, sn] += 1
+            first = self.decider[r, sn] < 0
+            self.decider[r[first], sn[first]] = seat[new][first]
+        self.stakes[rows, seat, s] += size
         self.spread_total[rows, s] += size
         self.seat_total[rows, seat] += size
         self.round_total[rows] += size
@@ -601,7 +655,8 @@ class OichoKabuBatch(BatchEnv):
 
     # --- mask and observation ----------------------------------------------------------------------
     def _refresh(self) -> None:
-        """The mask from its table row, and the current player's observation (observation.Encoder)."""
+        """The mask from its table row, and the current player's observation (observation.Encoder): the
+        one-hot positions from the position tables, scattered at once, then the numbers."""
         cfg, n, o = self.config, self.num_players, self._o
         B = self.batch_size
         np.take(self._masks, self.mask_id, axis=0, out=self.legal_action_mask)
@@ -611,68 +666,58 @@ class OichoKabuBatch(BatchEnv):
         seat = cur if all_live else np.where(live, cur, 0)
         rows = self._rows
         trash = self._trash
-        phase = self.phase
-        dealer = self.dealer
-        val = np.maximum(self.spreads, 0) >> 2  # (B, 4, 3) value index of each spread card
-        present = self.spreads >= 0
-        my_stake = self.stakes[rows, :, seat]  # (B, 4)
+        at = self._flat_seat
+        np.multiply(rows, n, out=at)
+        at += seat
+        my_stake = self.stakes.reshape(-1, NUM_SPREADS)[at]  # (B, 4)
         seen2 = my_stake > 0
-        ones = [
-            (o["dealer_position"] + (dealer - seat) % n)[:, None],
-            (o["phase"] + phase)[:, None],
-            np.where(self.active >= 0, o["active_spread"] + self.active, trash)[:, None],
-            np.where(phase == CHOICE, o["choice_slot"] + self.choice_slot, trash)[:, None],
-            np.where(present[:, :, 0], self._sc_base + val[:, :, 0], trash),
-            np.where(
-                present[:, :, 1],
-                np.where(seen2, self._sc_base + NUM_VALUES + val[:, :, 1], self._hid2),
-                trash,
-            ),
-            np.where(present[:, :, 2], self._sc_base + 2 * NUM_VALUES + val[:, :, 2], trash),
-            np.where(self.spread_state > 0, self._status_base + self.spread_state, trash),
-            np.where(self.decider == seat[:, None], o["is_decider"] + np.arange(NUM_SPREADS), trash),
-        ]
-        dc = self.dealer_cards
-        dval = np.maximum(dc, 0) >> 2
-        dpresent = dc >= 0
-        see = self.revealed & (cfg.dealer_second_card_face_up | (seat == dealer))
-        seen_d = np.where(see[:, None], o["dealer_cards"] + NUM_VALUES * np.arange(MAX_CARDS) + dval, -1)
-        seen_d[:, 2] = o["dealer_cards"] + 2 * NUM_VALUES + dval[:, 2]  # a drawn third card is face up
-        hidden_d = np.array([o["dealer_hidden"], o["dealer_hidden"] + 1, -1])
-        ones.append(np.where(dpresent, np.where(seen_d >= 0, seen_d, hidden_d), trash))
+        sp = self.spreads + 1  # card ids + 1: 0 = no card
+        idx = self._idx
+        idx[:, 0] = self._t_dpos[self.dealer * n + seat]
+        code = (self.phase * (NUM_SPREADS + 1) + self.active + 1) * 3 + self.choice_slot + 1
+        idx[:, 1:4] = self._t_pac[code]
+        s41 = self._s41
+        idx[:, 4:8] = self._t_c0[s41 + sp[:, :, 0]]
+        idx[:, 8:12] = self._t_c1[s41 * 2 + seen2 * (DECK_SIZE + 1) + sp[:, :, 1]]
+        idx[:, 12:20] = self._t_c2st[s41 * 4 + self.spread_state * (DECK_SIZE + 1) + sp[:, :, 2]].reshape(B, 8)
+        idx[:, 20:24] = np.where(self.decider == seat[:, None], self._dec_pos, trash)
+        dc = self.dealer_cards + 1
+        see = self.revealed & (cfg.dealer_second_card_face_up | (seat == self.dealer))
+        idx[:, 24:27] = self._t_dc[self._k82 + see[:, None] * (DECK_SIZE + 1) + dc]
+        extra = []
         if cfg.info_cards:
-            info = self.info[rows, seat]
-            ones.append(np.where(info >= 0, o["info_card"] + (info >> 2), trash)[:, None])
+            info = self.info.reshape(-1)[at]
+            extra.append(np.where(info >= 0, o["info_card"] + (info >> 2), trash)[:, None])
         if cfg.deck == "hanafuda":
+            present = self.spreads >= 0
             light = _IS_LIGHT[np.maximum(self.spreads, 0)] & present
             light[:, :, 1] &= seen2
-            at = o["spread_lights"] + MAX_CARDS * np.arange(NUM_SPREADS)[:, None] + np.arange(MAX_CARDS)
-            ones.append(np.where(light, at, trash).reshape(B, -1))
-            dl = _IS_LIGHT[np.maximum(dc, 0)] & dpresent
+            pos = o["spread_lights"] + MAX_CARDS * np.arange(NUM_SPREADS)[:, None] + np.arange(MAX_CARDS)
+            extra.append(np.where(light, pos, trash).reshape(B, -1))
+            dl = _IS_LIGHT[np.maximum(self.dealer_cards, 0)] & (self.dealer_cards >= 0)
             dl[:, :2] &= see[:, None]
-            ones.append(np.where(dl, o["dealer_lights"] + np.arange(MAX_CARDS), trash))
+            extra.append(np.where(dl, o["dealer_lights"] + np.arange(MAX_CARDS), trash))
         if cfg.dealer_selection_each_deal:
             sel = self.selection[rows[:, None], self._rot[seat]]
-            at = o["selection_cards"] + NUM_VALUES * np.arange(n)
-            ones.append(np.where(sel >= 0, at + (sel >> 2), trash))
-        idx = np.concatenate(ones, axis=1)
-        idx += (rows * self.obs_size)[:, None]
+            pos = o["selection_cards"] + NUM_VALUES * np.arange(n)
+            extra.append(np.where(sel >= 0, pos + (sel >> 2), trash))
+        ones = np.concatenate([idx, *extra], axis=1) if extra else idx
+        ones += self._row_base
         obs = self.observation
         obs.fill(0.0)
-        obs.reshape(-1)[idx] = 1.0
+        obs.reshape(-1)[ones] = 1.0
         # --- the numbers ---
         inv_d = self._inv_domae
-        obs[:, o["own_stakes"] : o["own_stakes"] + NUM_SPREADS] = my_stake * inv_d
-        obs[:, o["total_stakes"] : o["total_stakes"] + NUM_SPREADS] = self.spread_total * inv_d
-        backers = (self.stakes > 0).sum(axis=2)
-        obs[:, o["backers"] : o["backers"] + NUM_SPREADS] = backers * self._inv_bettors
+        obs[:, self._sl["own_stakes"]] = my_stake * inv_d
+        obs[:, self._sl["total_stakes"]] = self.spread_total * inv_d
+        obs[:, self._sl["backers"]] = self.backers * self._inv_bettors
         left = cfg.domae - self.round_total
         obs[:, o["domae_left"]] = left * inv_d
-        mine = self.chips[rows, seat]
-        room = mine - self.seat_total[rows, seat]
+        mine = self.chips.reshape(-1)[at]
+        room = mine - self.seat_total.reshape(-1)[at]
         obs[:, o["stake_room"]] = np.where(room > 0, np.minimum(room, left) * inv_d, 0.0)
-        chips = self.chips[rows[:, None], self._rot[seat]]
-        obs[:, o["chips"] : o["chips"] + n] = np.where(chips > 0, np.minimum(chips * self._inv_total, 1.0), 0.0)
+        chips = self.chips.reshape(-1)[self._rot_flat[seat] + self._row_base_n]
+        obs[:, self._sl["chips"]] = np.where(chips > 0, np.minimum(chips * self._inv_total, 1.0), 0.0)
         obs[:, o["own_chips"]] = np.where(mine > 0, np.minimum(mine * inv_d, 1.0), 0.0)
         obs[:, o["round"]] = self.round_index * self._inv_rounds
         obs[:, o["dealer_deals"]] = np.minimum(self.deals_by_dealer * self._inv_deals, 1.0)
