@@ -103,7 +103,6 @@ class OichoKabuBatch(BatchEnv):
         self._inv_rounds = 1.0 / cfg.max_rounds
         self._inv_deals = 1.0 / cfg.dealer_max_deals
         self._rot = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # [seat, j] = seat + j
-        self._rot_flat = self._rot  # (added to game * n)
         self._sl = spec.slices
         self._build_position_tables()
         # --- state ---
@@ -147,46 +146,68 @@ class OichoKabuBatch(BatchEnv):
         self._seed_rng = np.random.Generator(np.random.PCG64())
         self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
         # observation scratch: the one-hot positions and the flat (game, seat) index
-        self._idx = np.zeros((B, 27), dtype=i64)
+        self._code = np.zeros((B, 27), dtype=i64)
+        self._dec_eq = np.zeros((B, NUM_SPREADS), dtype=bool)
         self._flat_seat = np.zeros(B, dtype=i64)
         self._row_base = (self._rows * self.obs_size)[:, None]
         self._row_base_n = (self._rows * n)[:, None]
 
     def _build_position_tables(self) -> None:
-        """Where each one-hot of the observation goes, by (state code): ``observation.Encoder``'s rules
-        as tables. Absent one-hots go to ``to_act`` (always 1 in the current player's observation)."""
+        """Where each one-hot of the observation goes: ``observation.Encoder``'s rules as one flat table
+        ``_pos``, read at ``_code`` + state (one gather for all one-hots of the batch). Absent one-hots go
+        to ``to_act`` (always 1 in the current player's observation)."""
         n, o, trash = self.num_players, self._o, self._trash
         val = np.arange(DECK_SIZE) >> 2  # card id -> value index (deck.COPIES = 4 ids per value)
-        c1 = DECK_SIZE + 1  # codes: card id + 1, 0 = no card
+        c1 = DECK_SIZE + 1  # a card slot's code: card id + 1 (0: no card)
         s = np.arange(NUM_SPREADS)
-        self._s41 = s * c1
-        self._t_dpos = (o["dealer_position"] + (np.arange(n)[:, None] - np.arange(n)[None, :]) % n).reshape(-1)
+        parts: list[np.ndarray] = []
+        bases: list[np.ndarray] = []
+
+        def add(table: np.ndarray, base: np.ndarray) -> None:
+            """Append ``table`` (flat) to ``_pos``; its columns read it at ``base`` + state code."""
+            bases.append(base + sum(len(p) for p in parts))
+            parts.append(table.reshape(-1))
+
+        # col 0: the dealer's position, code dealer * n + seat
+        add(o["dealer_position"] + (np.arange(n)[:, None] - np.arange(n)[None, :]) % n, np.zeros(1, np.int64))
+        # cols 1-3: phase, active spread, choice slot; code ((phase * 5 + active + 1) * 3 + slot + 1) * 3
         pac = np.full((len(Phase), NUM_SPREADS + 1, 3, 3), trash, dtype=np.int64)
         for ph in range(len(Phase)):
             pac[ph, :, :, 0] = o["phase"] + ph
             pac[ph, 1:, :, 1] = (o["active_spread"] + s)[:, None]
             if ph == CHOICE:
                 pac[ph, :, 1:, 2] = o["choice_slot"] + np.arange(2)
-        self._t_pac = pac.reshape(-1, 3)
+        add(pac, np.arange(3) + 4 * 3)  # the code is read without the +1s of active and slot: (1 * 3 + 1) * 3
+        # cols 4-7: card 0 of each spread, code card + 1
         t0 = np.full((NUM_SPREADS, c1), trash, dtype=np.int64)
         t0[:, 1:] = self._sc_base[:, None] + val
-        self._t_c0 = t0.reshape(-1)
+        add(t0, s * c1 + 1)
+        # cols 8-11: card 1 (hidden unless this seat backs the spread), code seen * 41 + card + 1
         t1 = np.full((NUM_SPREADS, 2, c1), trash, dtype=np.int64)
         t1[:, 0, 1:] = self._hid2[:, None]
         t1[:, 1, 1:] = self._sc_base[:, None] + NUM_VALUES + val
-        self._t_c1 = t1.reshape(-1)
-        t2 = np.full((NUM_SPREADS, NUM_STATUS + 1, c1, 2), trash, dtype=np.int64)
-        t2[:, :, 1:, 0] = (self._sc_base[:, None] + 2 * NUM_VALUES + val)[:, None, :]
-        t2[:, 1:, :, 1] = (self._status_base[:, None] + np.arange(1, NUM_STATUS + 1))[:, :, None]
-        self._t_c2st = t2.reshape(-1, 2)
-        self._dec_pos = o["is_decider"] + s
-        td = np.full((MAX_CARDS, 2, c1), trash, dtype=np.int64)
+        add(t1, s * 2 * c1 + 1)
+        # cols 12-15: a drawn card 2, code card + 1
+        t2 = np.full((NUM_SPREADS, c1), trash, dtype=np.int64)
+        t2[:, 1:] = self._sc_base[:, None] + 2 * NUM_VALUES + val
+        add(t2, s * c1 + 1)
+        # cols 16-19: spread status, code state
+        ts = np.full((NUM_SPREADS, NUM_STATUS + 1), trash, dtype=np.int64)
+        ts[:, 1:] = self._status_base[:, None] + np.arange(1, NUM_STATUS + 1)
+        add(ts, s * (NUM_STATUS + 1))
+        # cols 20-23: is_decider, code (decider == seat)
+        td = np.full((NUM_SPREADS, 2), trash, dtype=np.int64)
+        td[:, 1] = o["is_decider"] + s
+        add(td, s * 2)
+        # cols 24-26: the dealer's cards, code see * 41 + card + 1 (a drawn third card is face up)
+        tdc = np.full((MAX_CARDS, 2, c1), trash, dtype=np.int64)
         for k in range(MAX_CARDS):
             shown = o["dealer_cards"] + NUM_VALUES * k + val
-            td[k, 1, 1:] = shown
-            td[k, 0, 1:] = shown if k == 2 else o["dealer_hidden"] + k  # a drawn third card is face up
-        self._t_dc = td.reshape(-1)
-        self._k82 = np.arange(MAX_CARDS) * 2 * c1
+            tdc[k, 1, 1:] = shown
+            tdc[k, 0, 1:] = shown if k == 2 else o["dealer_hidden"] + k
+        add(tdc, np.arange(MAX_CARDS) * 2 * c1 + 1)
+        self._pos = np.concatenate(parts)
+        self._base = bases  # per column group, the offsets of its columns in ``_pos``
 
     _STATE = (
         "deck",
@@ -671,19 +692,30 @@ class OichoKabuBatch(BatchEnv):
         at += seat
         my_stake = self.stakes.reshape(-1, NUM_SPREADS)[at]  # (B, 4)
         seen2 = my_stake > 0
-        sp = self.spreads + 1  # card ids + 1: 0 = no card
-        idx = self._idx
-        idx[:, 0] = self._t_dpos[self.dealer * n + seat]
-        code = (self.phase * (NUM_SPREADS + 1) + self.active + 1) * 3 + self.choice_slot + 1
-        idx[:, 1:4] = self._t_pac[code]
-        s41 = self._s41
-        idx[:, 4:8] = self._t_c0[s41 + sp[:, :, 0]]
-        idx[:, 8:12] = self._t_c1[s41 * 2 + seen2 * (DECK_SIZE + 1) + sp[:, :, 1]]
-        idx[:, 12:20] = self._t_c2st[s41 * 4 + self.spread_state * (DECK_SIZE + 1) + sp[:, :, 2]].reshape(B, 8)
-        idx[:, 20:24] = np.where(self.decider == seat[:, None], self._dec_pos, trash)
-        dc = self.dealer_cards + 1
+        code = self._code
+        base = self._base
+        c41 = DECK_SIZE + 1
+        np.multiply(self.dealer, n, out=code[:, 0])
+        code[:, 0] += seat
+        np.multiply(self.phase, NUM_SPREADS + 1, out=code[:, 1])
+        code[:, 1] += self.active
+        code[:, 1] *= 3
+        code[:, 1] += self.choice_slot
+        code[:, 1] *= 3
+        code[:, 1:4] = code[:, 1:2] + base[1]
+        np.add(self.spreads[:, :, 0], base[2], out=code[:, 4:8])
+        np.multiply(seen2, c41, out=code[:, 8:12])
+        code[:, 8:12] += self.spreads[:, :, 1]
+        code[:, 8:12] += base[3]
+        np.add(self.spreads[:, :, 2], base[4], out=code[:, 12:16])
+        np.add(self.spread_state, base[5], out=code[:, 16:20])
+        np.equal(self.decider, seat[:, None], out=self._dec_eq)
+        np.add(self._dec_eq, base[6], out=code[:, 20:24])
         see = self.revealed & (cfg.dealer_second_card_face_up | (seat == self.dealer))
-        idx[:, 24:27] = self._t_dc[self._k82 + see[:, None] * (DECK_SIZE + 1) + dc]
+        np.multiply(see[:, None], c41, out=code[:, 24:27])
+        code[:, 24:27] += self.dealer_cards
+        code[:, 24:27] += base[7]
+        idx = self._pos[code]
         extra = []
         if cfg.info_cards:
             info = self.info.reshape(-1)[at]
@@ -716,7 +748,7 @@ class OichoKabuBatch(BatchEnv):
         mine = self.chips.reshape(-1)[at]
         room = mine - self.seat_total.reshape(-1)[at]
         obs[:, o["stake_room"]] = np.where(room > 0, np.minimum(room, left) * inv_d, 0.0)
-        chips = self.chips.reshape(-1)[self._rot_flat[seat] + self._row_base_n]
+        chips = self.chips.reshape(-1)[self._rot[seat] + self._row_base_n]
         obs[:, self._sl["chips"]] = np.where(chips > 0, np.minimum(chips * self._inv_total, 1.0), 0.0)
         obs[:, o["own_chips"]] = np.where(mine > 0, np.minimum(mine * inv_d, 1.0), 0.0)
         obs[:, o["round"]] = self.round_index * self._inv_rounds
