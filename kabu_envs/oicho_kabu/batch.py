@@ -146,8 +146,8 @@ class OichoKabuBatch(BatchEnv):
         self._seed_rng = np.random.Generator(np.random.PCG64())
         self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
         # observation scratch: the one-hot positions and the flat (game, seat) index
-        self._code = np.zeros((B, 27), dtype=i64)
-        self._dec_eq = np.zeros((B, NUM_SPREADS), dtype=bool)
+        self._code = np.zeros((27, B), dtype=i64)
+        self._dec_eq = np.zeros((NUM_SPREADS, B), dtype=bool)
         self._flat_seat = np.zeros(B, dtype=i64)
         self._row_base = (self._rows * self.obs_size)[:, None]
         self._row_base_n = (self._rows * n)[:, None]
@@ -692,30 +692,32 @@ class OichoKabuBatch(BatchEnv):
         at += seat
         my_stake = self.stakes.reshape(-1, NUM_SPREADS)[at]  # (B, 4)
         seen2 = my_stake > 0
+        # the codes as (column, game): every op runs along the batch (long inner loops)
         code = self._code
         base = self._base
         c41 = DECK_SIZE + 1
-        np.multiply(self.dealer, n, out=code[:, 0])
-        code[:, 0] += seat
-        np.multiply(self.phase, NUM_SPREADS + 1, out=code[:, 1])
-        code[:, 1] += self.active
-        code[:, 1] *= 3
-        code[:, 1] += self.choice_slot
-        code[:, 1] *= 3
-        code[:, 1:4] = code[:, 1:2] + base[1]
-        np.add(self.spreads[:, :, 0], base[2], out=code[:, 4:8])
-        np.multiply(seen2, c41, out=code[:, 8:12])
-        code[:, 8:12] += self.spreads[:, :, 1]
-        code[:, 8:12] += base[3]
-        np.add(self.spreads[:, :, 2], base[4], out=code[:, 12:16])
-        np.add(self.spread_state, base[5], out=code[:, 16:20])
-        np.equal(self.decider, seat[:, None], out=self._dec_eq)
-        np.add(self._dec_eq, base[6], out=code[:, 20:24])
+        np.multiply(self.dealer, n, out=code[0])
+        code[0] += seat
+        pac = code[1]
+        np.multiply(self.phase, NUM_SPREADS + 1, out=pac)
+        pac += self.active
+        pac *= 3
+        pac += self.choice_slot
+        pac *= 3
+        np.add(pac, base[1][:, None], out=code[1:4])
+        np.add(self.spreads[:, :, 0].T, base[2][:, None], out=code[4:8])
+        np.multiply(seen2.T, c41, out=code[8:12])
+        code[8:12] += self.spreads[:, :, 1].T
+        code[8:12] += base[3][:, None]
+        np.add(self.spreads[:, :, 2].T, base[4][:, None], out=code[12:16])
+        np.add(self.spread_state.T, base[5][:, None], out=code[16:20])
+        np.equal(self.decider.T, seat, out=self._dec_eq)
+        np.add(self._dec_eq, base[6][:, None], out=code[20:24])
         see = self.revealed & (cfg.dealer_second_card_face_up | (seat == self.dealer))
-        np.multiply(see[:, None], c41, out=code[:, 24:27])
-        code[:, 24:27] += self.dealer_cards
-        code[:, 24:27] += base[7]
-        idx = self._pos[code]
+        np.multiply(see, c41, out=code[24:27])
+        code[24:27] += self.dealer_cards.T
+        code[24:27] += base[7][:, None]
+        idx = self._pos[code].T
         extra = []
         if cfg.info_cards:
             info = self.info.reshape(-1)[at]
