@@ -319,9 +319,10 @@ class OichoKabuBatch(BatchEnv):
         game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
         # a bad stacked deck raises here, before anything changes, as the AEC env's reset does
         prefixes = [None if d is None else validate_deck_prefix(d, DECK_SIZE) for d in game_decks]
-        self._rngs = [np.random.Generator(np.random.PCG64(s)) for s in game_seeds]
-        for b, rng in enumerate(self._rngs):
+        rngs = [np.random.Generator(np.random.PCG64(s)) for s in game_seeds]
+        for b, rng in enumerate(rngs):
             self._store_deck(b, Deck(rng, prefixes[b]))
+        self._rngs = list(rngs)
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self._new_episode(self._rows)

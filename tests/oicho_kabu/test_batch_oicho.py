@@ -15,8 +15,8 @@ import pytest
 
 from kabu_envs import batch, registry
 from kabu_envs.core.errors import IllegalActionError
-from kabu_envs.oicho_kabu import rules
 from kabu_envs.oicho_kabu import batch as oicho_batch
+from kabu_envs.oicho_kabu import rules
 from kabu_envs.oicho_kabu.batch_tables import hand2, hand3, hand_tables
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.deck import card_ids
@@ -124,7 +124,11 @@ def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, autoreset=Fal
                 assert not env.legal_action_mask[b].any() and not env.observation[b].any()
                 continue
             assert np.array_equal(env.legal_action_mask[b], mask), (b, steps)
-            assert np.array_equal(env.observation[b], obs), (b, steps, np.flatnonzero(env.observation[b] != obs))
+            assert np.array_equal(env.observation[b], obs), (
+                b,
+                steps,
+                np.flatnonzero(env.observation[b] != obs),
+            )
             acts[b] = rng.choice(np.flatnonzero(mask))
         live = env.current_player >= 0
         env.step(acts)
@@ -234,7 +238,11 @@ def test_illegal_actions_and_bad_input_are_named():
         {"rules": "kansai"},
         {"rules": "kabufuda_site"},
         {"deck": "hanafuda", "local_yaku": LOCAL_YAKU, "arashi_vs_arashi": "rank_321"},
-        {"local_yaku": _LOCAL_KABUFUDA, "yaku_overrides": {"arashi": {"multiplier": 0}}, "tie_rule": "dealer_wins"},
+        {
+            "local_yaku": _LOCAL_KABUFUDA,
+            "yaku_overrides": {"arashi": {"multiplier": 0}},
+            "tie_rule": "dealer_wins",
+        },
         {"arashi_vs_arashi": "higher_card", "zero_zero": "tie", "bettor_three_tens": "push"},
     ],
 )
