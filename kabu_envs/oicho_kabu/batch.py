@@ -36,7 +36,16 @@ import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, check_batch_size
 from kabu_envs.core.rng import validate_deck_prefix
-from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, KEEP, REDEAL, STAND, num_actions
+from kabu_envs.oicho_kabu.actions import (
+    BET_BASE,
+    CHOICE_ACTIONS,
+    DRAW,
+    ESCAPE,
+    KEEP,
+    REDEAL,
+    STAND,
+    num_actions,
+)
 from kabu_envs.oicho_kabu.batch_tables import DRAW_BIT, ESCAPE_BIT, STAND_BIT, hand2, hand3, hand_tables
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.deck import DECK_SIZE, LIGHT_CARDS, NUM_VALUES, TAKE_BOTTOM, TAKE_TOP, Deck
@@ -84,7 +93,7 @@ class OichoKabuBatch(BatchEnv):
             for bit, act in ((STAND_BIT, STAND), (DRAW_BIT, DRAW), (ESCAPE_BIT, ESCAPE)):
                 masks[_M_DRAW + code, act] = bool(code & bit)
         masks[_M_MINSO, [KEEP, REDEAL]] = True
-        masks[_M_CHOICE, [int(a) for a in (5, 6, 7)]] = True  # TAKE_TOP / TAKE_BOTTOM / TAKE_FOURTH
+        masks[_M_CHOICE, list(CHOICE_ACTIONS)] = True  # TAKE_TOP / TAKE_BOTTOM / TAKE_FOURTH
         for j in range(m + 1):
             masks[_M_BET + j, BET_BASE : BET_BASE + j + 1] = True
         self._masks = masks
@@ -646,7 +655,8 @@ class OichoKabuBatch(BatchEnv):
         self._ask_bet(rows)
 
     def _apply_choice(self, rows: np.ndarray, acts: np.ndarray) -> None:
-        self._give_dealer(rows, self._take(rows, acts - 5))  # TAKE_TOP = 5: the deck's 0, 1, 2
+        # CHOICE_ACTIONS are in the order of the deck's TAKE_TOP, TAKE_BOTTOM, TAKE_FOURTH (0, 1, 2)
+        self._give_dealer(rows, self._take(rows, acts - CHOICE_ACTIONS[0]))
         slot = self.choice_slot[rows]
         for s in (0, 1):
             self._after_dealer_card(rows[slot == s], s)
