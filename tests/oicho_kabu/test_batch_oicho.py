@@ -96,9 +96,10 @@ def _aec_state(env, names):
     return names.index(env.agent_selection), obs["action_mask"].astype(bool), obs["observation"]
 
 
-def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, autoreset=False, act_seed=3):
-    """Play the batch and B AEC envs side by side with the same random legal actions to the end."""
-    env = batch.make("oicho_kabu", batch_size=B, autoreset=autoreset, **options)
+def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, act_seed=3, p_lowest=0.0):
+    """Play the batch and B AEC envs side by side with the same random legal actions to the end; with
+    probability ``p_lowest`` a seat takes its lowest legal action id (STAND, KEEP, TAKE_TOP, BET(0))."""
+    env = batch.make("oicho_kabu", batch_size=B, **options)
     assert type(env).__name__ == "OichoKabuBatch"
     if seed is not None:
         env.reset(seed=seed, decks=decks)
@@ -129,7 +130,8 @@ def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, autoreset=Fal
                 steps,
                 np.flatnonzero(env.observation[b] != obs),
             )
-            acts[b] = rng.choice(np.flatnonzero(mask))
+            legal = np.flatnonzero(mask)
+            acts[b] = legal[0] if rng.random() < p_lowest else rng.choice(legal)
         live = env.current_player >= 0
         env.step(acts)
         summed -= env.rewards
@@ -175,6 +177,32 @@ _STACKED = [
 )
 def test_lockstep_with_stacked_decks(options):
     _lockstep(options, B=len(_STACKED), decks=_STACKED)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"max_rounds": 10, "dealer_change": ("low_hand", "lost_all"), "num_players": 3},
+        {"rules": "kansai", "max_rounds": 4, "minso_limit": 4},
+        {"rules": "kabufuda_site", "max_rounds": 4},
+    ],
+    ids=["rounds-low-hand", "kansai", "site"],
+)
+def test_lockstep_with_passive_players(options):
+    """Seats that mostly pass: rounds nobody stakes on (no final hand for ``low_hand``), minso kept."""
+    _lockstep(options, p_lowest=0.9, act_seed=5)
+
+
+def test_lockstep_with_long_stacked_prefixes():
+    """Stacked prefixes longer than a round: the dealer's bottom/4th card taken from inside the prefix
+    and the unused rest kept on top at the next round (``Deck.take`` / ``Deck.fresh``)."""
+    rng = np.random.default_rng(9)
+    decks = [rng.permutation(40)[:30].tolist() for _ in range(8)]
+    for options in (
+        {"rules": "kabufuda_site", "max_rounds": 3},
+        {"dealer_card_choice": True, "max_rounds": 3},
+    ):
+        _lockstep(options, B=8, decks=decks, act_seed=2)
 
 
 @pytest.mark.parametrize("options", [{}, {"rules": "kansai", "max_rounds": 4}])
