@@ -152,7 +152,7 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=2.0, help="seconds per run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (the best is shown)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192])
-    parser.add_argument("--games", nargs="+", default=["kakeya", "toy_card"])
+    parser.add_argument("--games", nargs="+", default=["kakeya", "oicho_kabu", "toy_card"])
     parser.add_argument("--no-pgx", action="store_true", help="skip Pgx's leduc_holdem even if installed")
     args = parser.parse_args()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

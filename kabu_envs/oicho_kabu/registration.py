@@ -49,6 +49,7 @@ SPEC = register(
             order=0,
         ),
         pettingzoo_id="kabu_envs/oicho_kabu-v1",
+        batch="kabu_envs.oicho_kabu.batch:make_batch",
         gym_ids={
             "kabu_envs/OichoKabuBettor-v1": {"role": "bettor"},
             "kabu_envs/OichoKabuDealer-v1": {"role": "dealer"},
