@@ -324,17 +324,20 @@ class OichoKabuBatch(BatchEnv):
         seed: int | None = None,
         seeds: Sequence[int] | None = None,
         decks: Sequence[Sequence[int] | None] | None = None,
+        rows: Any = None,
     ) -> None:
-        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks)
+        picked = self._check_rows(rows)
+        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
         # a bad stacked deck raises here, before anything changes, as the AEC env's reset does
         prefixes = [None if d is None else validate_deck_prefix(d, DECK_SIZE) for d in game_decks]
-        rngs = [np.random.Generator(np.random.PCG64(s)) for s in game_seeds]
-        for b, rng in enumerate(rngs):
-            self._store_deck(b, Deck(rng, prefixes[b]))
-        self._rngs = list(rngs)
-        self.rewards[:] = 0.0
-        self.terminated[:] = False
-        self._new_episode(self._rows)
+        target = self._rows if picked is None else picked
+        for i, b in enumerate(target.tolist()):
+            rng = np.random.Generator(np.random.PCG64(game_seeds[i]))
+            self._store_deck(b, Deck(rng, prefixes[i]))
+            self._rngs[b] = rng
+        self.rewards[target] = 0.0
+        self.terminated[target] = False
+        self._new_episode(target)
         self._refresh()
 
     def _new_episode(self, rows: np.ndarray) -> None:
@@ -584,7 +587,7 @@ class OichoKabuBatch(BatchEnv):
         self.mask_id[rows] = mask_id
 
     # --- step --------------------------------------------------------------------------------------
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
         """``BatchEnv._check_actions`` with a fast path for legal integer actions (the base class
         names the problem otherwise)."""
         a = np.asarray(actions)
@@ -593,15 +596,19 @@ class OichoKabuBatch(BatchEnv):
             ok = self.legal_action_mask[self._rows, np.where(inside, a, 0)]
             ok &= inside
             ok |= self.current_player < 0
+            if active is not None:
+                ok |= ~active
             if ok.all():
                 return a.astype(np.int64, copy=False)
-        return super()._check_actions(actions)
+        return super()._check_actions(actions, active)
 
-    def step(self, actions: Any) -> None:
-        acts = self._check_actions(actions)
+    def step(self, actions: Any, active: Any = None) -> None:
+        moving = None if active is None else self._check_active(active)
+        acts = self._check_actions(actions, moving)
         self.rewards[:] = 0.0
-        live = self.current_player >= 0
-        self.terminated[:] = ~live
+        over = self.current_player < 0
+        self.terminated[:] = over
+        live = ~over if moving is None else ~over & moving
         # the live games grouped by phase (OVER sorts last), in one sort
         key = np.where(live, self.phase, OVER)
         by_phase = np.argsort(key, kind="stable")

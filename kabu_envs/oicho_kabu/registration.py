@@ -13,6 +13,17 @@ def bettor_seats(raw_env: Any) -> list[list[int]]:
     return [[s] for s in range(game.num_players) if s != game.dealer]
 
 
+def batch_bettor_seats(batch_env: Any, b: int) -> list[list[int]]:
+    """``bettor_seats`` for game ``b`` of the batch engine."""
+    dealer = int(batch_env.dealer[b])
+    return [[s] for s in range(batch_env.num_players) if s != dealer]
+
+
+def batch_dealer_seat(batch_env: Any, b: int) -> list[list[int]]:
+    """``dealer_seat`` for game ``b`` of the batch engine."""
+    return [[int(batch_env.dealer[b])]]
+
+
 def dealer_seat(raw_env: Any) -> list[list[int]]:
     """The dealer's seat of the deal the env was reset to."""
     return [[int(raw_env.unwrapped.game.dealer)]]
@@ -27,9 +38,13 @@ SPEC = register(
         make_config="kabu_envs.oicho_kabu.config:make_config",
         roles=(
             Role(
-                "bettor", bettor_seats, "seat", "one bettor seat; seats rotate over the bettors deal by deal"
+                "bettor",
+                bettor_seats,
+                "seat",
+                "one bettor seat; seats rotate over the bettors deal by deal",
+                batch_seat_groups=batch_bettor_seats,
             ),
-            Role("dealer", dealer_seat, "seat", "the dealer's seat"),
+            Role("dealer", dealer_seat, "seat", "the dealer's seat", batch_seat_groups=batch_dealer_seat),
         ),
         agents={
             "scripted": "agents.oicho_scripted:OichoScriptedAgent",
