@@ -261,7 +261,7 @@ class KakeyaBatch(BatchEnv):
         self.rewards[target] = 0.0
         self.terminated[target] = False
         self._new_match(target)
-        self._refresh()
+        self._refresh(target)
 
     def _new_match(self, rows: np.ndarray) -> None:
         cfg = self.config
@@ -349,10 +349,11 @@ class KakeyaBatch(BatchEnv):
         over = self.current_player < 0
         self.terminated[:] = over
         live = ~over if moving is None else ~over & moving
-        phase = self.phase
-        t_rows = np.flatnonzero(live & (phase == TRUMP))
-        l_rows = np.flatnonzero(live & (phase == LEAD))
-        p_rows = np.flatnonzero(live & (phase == PLAY))
+        moved = np.flatnonzero(live)  # (the games whose state this step changes)
+        phase = self.phase[moved]
+        t_rows = moved[phase == TRUMP]
+        l_rows = moved[phase == LEAD]
+        p_rows = moved[phase == PLAY]
         if len(t_rows):
             self.trump[t_rows] = acts[t_rows] - TRUMP_BASE
             self._deal(t_rows)
@@ -364,7 +365,7 @@ class KakeyaBatch(BatchEnv):
             self._start_trick(l_rows, leader)
         if len(p_rows):
             self._play(p_rows, acts[p_rows])
-        self._refresh()
+        self._refresh(moved)
 
     def _start_trick(self, rows: np.ndarray, leader: np.ndarray) -> None:
         self._clear_trick(rows)
@@ -532,57 +533,86 @@ class KakeyaBatch(BatchEnv):
                 self.current_player[fin] = -1
 
     # --- mask and observation --------------------------------------------------------------------
-    def _refresh(self) -> None:
+    def _refresh(self, rows: np.ndarray | None = None) -> None:
+        """Rewrite the mask and observation of the games ``rows`` (None: all). A step passes the games
+        it moved, so a partial step (``active=``) costs in proportion to them; past half the batch the
+        whole-batch pass (no gathers, no scatter) is cheaper, and it rewrites unchanged games identically."""
+        if rows is None or 2 * len(rows) > self.batch_size:
+            self._encode(None, self.legal_action_mask, self.observation, self._cards, self._cards_view)
+        elif len(rows):
+            k, n = len(rows), self.num_players
+            mask = np.empty((k, NUM_ACTIONS), dtype=bool)
+            obs = np.empty((k, self.obs_size), dtype=np.float32)
+            cards_at = slice(self._off["hand"], self._off["hand"] + (3 + n) * NUM_CARDS)
+            view = obs[:, cards_at].reshape(k, 3 + n, NUM_CARDS)
+            self._encode(rows, mask, obs, np.empty((k, 3 + n), dtype=_U64), view)
+            self.legal_action_mask[rows] = mask
+            self.observation[rows] = obs
+
+    def _encode(
+        self,
+        rows: np.ndarray | None,
+        mask: np.ndarray,
+        obs: np.ndarray,
+        cards: np.ndarray,
+        cards_view: np.ndarray,
+    ) -> None:
+        """The mask and the current player's observation of the games ``rows`` (None: all) into ``mask``
+        and ``obs`` (one row per game); ``cards`` is scratch, ``cards_view`` the card pieces of ``obs``."""
         n, P = self.num_players, self.num_partnerships
-        B = self.batch_size
-        cur = self.current_player
+
+        def pick(a: np.ndarray) -> np.ndarray:
+            return a if rows is None else a[rows]
+
+        B = len(obs)
+        flat_n = self._flat_rows if rows is None else rows * n
+        flat_p = self._flat_rows_p if rows is None else rows * P
+        cur = pick(self.current_player)
         live = cur >= 0
         all_live = bool(live.all())
         seat = cur if all_live else np.where(live, cur, 0)
-        phase = self.phase
-        flat = self._flat_rows + seat
+        phase = pick(self.phase)
+        flat = flat_n + seat
         hand = self.hands.reshape(-1)[flat]
         # --- mask ---
         is_play = phase == PLAY if all_live else live & (phase == PLAY)
-        led = self.t_led
+        led = pick(self.t_led)
         follow = hand & _SUIT_MASK[led]  # (_SUIT_MASK[-1] = 0: no suit led)
-        rbit = hand & _CARD_BIT[self.rensho]
+        rbit = hand & _CARD_BIT[pick(self.rensho)]
         if not self._must_follow:
             follow &= ~rbit
         legal = np.where(follow != 0, follow | rbit, hand)
         legal *= is_play
-        mask = self.legal_action_mask
         bits = np.unpackbits(legal.view(np.uint8).reshape(B, 8), axis=1, bitorder="little")
         mask[:, :NUM_CARDS] = bits[:, :NUM_CARDS].view(bool)
         is_trump = phase == TRUMP if all_live else live & (phase == TRUMP)
         mask[:, TRUMP_BASE : TRUMP_BASE + NUM_SUITS] = is_trump[:, None]
         mask[:, LEAD_SELF] = mask[:, LEAD_PARTNER] = phase == LEAD if all_live else live & (phase == LEAD)
         # --- observation ---
-        obs = self.observation
         off, sl = self._off, self._sl
         mine = seat % P
-        leader = (self.t_leader - seat) % n + 1
+        leader = (pick(self.t_leader) - seat) % n + 1
         leader *= is_play
-        tab_row = ((seat * P + self.dealer_p) * len(Phase) + phase) * NUM_SUITS + self.trump
+        tab_row = ((seat * P + pick(self.dealer_p)) * len(Phase) + phase) * NUM_SUITS + pick(self.trump)
         tab_row = (tab_row * (n + 1) + leader) * (NUM_SUITS + 1) + led + 1  # (led = -1 outside a trick)
         obs[:, : self._prefix] = self._prefix_tab[tab_row]
         rot = self._rot[seat]  # (a copy)
-        rot += self._flat_rows[:, None]  # (B, n): flat index of (game, relative seat k)
+        rot += flat_n[:, None]  # (B, n): flat index of (game, relative seat k)
         v = self.voids.reshape(-1)[rot]  # (B, n) uint8, 4 suit bits each: two seats per byte
         obs[:, sl["voids"]] = np.unpackbits(v[:, 0::2] | (v[:, 1::2] << 4), axis=1, bitorder="little")
         rotp = self._rotp[mine]
-        rotp += self._flat_rows_p[:, None]  # (B, P): flat index of (game, relative partnership k)
+        rotp += flat_p[:, None]  # (B, P): flat index of (game, relative partnership k)
         eg = self.egara.reshape(-1)[rotp]
         obs[:, sl["egara"]] = np.unpackbits(eg.view(np.uint8), axis=1, bitorder="little")
-        cards = self._cards
+        played = pick(self.played)
         cards[:, 0] = hand
-        cards[:, 1] = self.played
-        np.bitwise_or(hand, self.played, out=cards[:, 2])
+        cards[:, 1] = played
+        np.bitwise_or(hand, played, out=cards[:, 2])
         cards[:, 3:] = self.t_bits.reshape(-1)[rot]
         bits = np.unpackbits(cards.view(np.uint8), axis=1, bitorder="little").reshape(B, 3 + n, 64)
-        np.copyto(self._cards_view, bits[:, :, :NUM_CARDS], casting="unsafe")
+        np.copyto(cards_view, bits[:, :, :NUM_CARDS], casting="unsafe")
         obs[:, sl["hand_counts"]] = self.counts.reshape(-1)[rot] / _LARGEST_HAND
-        obs[:, off["deal"]] = self.deal_no * self._inv_deals
+        obs[:, off["deal"]] = pick(self.deal_no) * self._inv_deals
         obs[:, sl["stones"]] = self.totals.reshape(-1)[rotp] * self._inv_stones
         if not all_live:
             obs[~live] = 0.0

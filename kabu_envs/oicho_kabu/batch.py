@@ -338,7 +338,7 @@ class OichoKabuBatch(BatchEnv):
         self.rewards[target] = 0.0
         self.terminated[target] = False
         self._new_episode(target)
-        self._refresh()
+        self._refresh(target)
 
     def _new_episode(self, rows: np.ndarray) -> None:
         """``Game.__init__`` after the deck."""
@@ -609,16 +609,18 @@ class OichoKabuBatch(BatchEnv):
         over = self.current_player < 0
         self.terminated[:] = over
         live = ~over if moving is None else ~over & moving
-        # the live games grouped by phase (OVER sorts last), in one sort
-        key = np.where(live, self.phase, OVER)
-        by_phase = np.argsort(key, kind="stable")
-        ends = np.cumsum(np.bincount(key, minlength=OVER + 1))
-        groups = np.split(by_phase, ends[:OVER])
-        for p in range(OVER):
-            rows = groups[p]
-            if len(rows):
+        moved = np.flatnonzero(live)  # (the games whose state this step changes)
+        # the moving games grouped by phase, in one sort (each group in game order)
+        key = self.phase[moved]
+        by_phase = moved[np.argsort(key, kind="stable")]
+        ends = np.cumsum(np.bincount(key, minlength=OVER)).tolist()
+        start = 0
+        for p, end in enumerate(ends):
+            if end > start:
+                rows = by_phase[start:end]
                 self._APPLY[p](self, rows, acts[rows])
-        self._refresh()
+            start = end
+        self._refresh(moved)
 
     def _apply_minso(self, rows: np.ndarray, acts: np.ndarray) -> None:
         keep = acts == KEEP
@@ -693,47 +695,77 @@ class OichoKabuBatch(BatchEnv):
     }
 
     # --- mask and observation ----------------------------------------------------------------------
-    def _refresh(self) -> None:
-        """The mask from its table row, and the current player's observation (observation.Encoder): the
-        one-hot positions from the position tables, scattered at once, then the numbers."""
+    def _refresh(self, rows: np.ndarray | None = None) -> None:
+        """Rewrite the mask and observation of the games ``rows`` (None: all). A step passes the games
+        it moved, so a partial step (``active=``) costs in proportion to them; past half the batch the
+        whole-batch pass (no gathers, no scatter) is cheaper, and it rewrites unchanged games identically."""
+        if rows is None or 2 * len(rows) > self.batch_size:
+            scratch = (self._code, self._dec_eq, self._flat_seat, self._row_base)
+            self._encode(None, self.legal_action_mask, self.observation, scratch)
+        elif len(rows):
+            k = len(rows)
+            mask = np.empty((k, self.num_actions), dtype=bool)
+            obs = np.empty((k, self.obs_size), dtype=np.float32)
+            scratch = (
+                np.empty((self._code.shape[0], k), dtype=np.int64),
+                np.empty((NUM_SPREADS, k), dtype=bool),
+                np.empty(k, dtype=np.int64),
+                (np.arange(k) * self.obs_size)[:, None],
+            )
+            self._encode(rows, mask, obs, scratch)
+            self.legal_action_mask[rows] = mask
+            self.observation[rows] = obs
+
+    def _encode(
+        self, rows: np.ndarray | None, mask: np.ndarray, obs: np.ndarray, scratch: tuple[np.ndarray, ...]
+    ) -> None:
+        """The mask (a row of the mask table) and the current player's observation (observation.Encoder)
+        of the games ``rows`` (None: all) into ``mask`` and ``obs``, one row per game: the one-hot
+        positions from the position tables, scattered at once, then the numbers. ``scratch``: the codes
+        (column, game), a (4, games) bool, the flat (game, seat) index, each row's start in ``obs``."""
         cfg, n, o = self.config, self.num_players, self._o
-        B = self.batch_size
-        np.take(self._masks, self.mask_id, axis=0, out=self.legal_action_mask)
-        cur = self.current_player
+
+        def pick(a: np.ndarray) -> np.ndarray:
+            return a if rows is None else a[rows]
+
+        code, dec_eq, at, row_base = scratch
+        B = len(obs)
+        np.take(self._masks, pick(self.mask_id), axis=0, out=mask)
+        cur = pick(self.current_player)
         live = cur >= 0
         all_live = bool(live.all())
         seat = cur if all_live else np.where(live, cur, 0)
-        rows = self._rows
         trash = self._trash
-        at = self._flat_seat
-        np.multiply(rows, n, out=at)
-        at += seat
+        game_n = self._row_base_n[:, 0] if rows is None else rows * n  # flat index of (game, seat 0)
+        np.add(game_n, seat, out=at)
         my_stake = self.stakes.reshape(-1, NUM_SPREADS)[at]  # (B, 4)
         seen2 = my_stake > 0
         # the codes as (column, game): every op runs along the batch (long inner loops)
-        code = self._code
         base = self._base
         c41 = DECK_SIZE + 1
-        np.multiply(self.dealer, n, out=code[0])
+        dealer = pick(self.dealer)
+        np.multiply(dealer, n, out=code[0])
         code[0] += seat
         pac = code[1]
-        np.multiply(self.phase, NUM_SPREADS + 1, out=pac)
-        pac += self.active
+        np.multiply(pick(self.phase), NUM_SPREADS + 1, out=pac)
+        pac += pick(self.active)
         pac *= 3
-        pac += self.choice_slot
+        pac += pick(self.choice_slot)
         pac *= 3
         np.add(pac, base[1][:, None], out=code[1:4])
-        np.add(self.spreads[:, :, 0].T, base[2][:, None], out=code[4:8])
+        spreads = pick(self.spreads)
+        np.add(spreads[:, :, 0].T, base[2][:, None], out=code[4:8])
         np.multiply(seen2.T, c41, out=code[8:12])
-        code[8:12] += self.spreads[:, :, 1].T
+        code[8:12] += spreads[:, :, 1].T
         code[8:12] += base[3][:, None]
-        np.add(self.spreads[:, :, 2].T, base[4][:, None], out=code[12:16])
-        np.add(self.spread_state.T, base[5][:, None], out=code[16:20])
-        np.equal(self.decider.T, seat, out=self._dec_eq)
-        np.add(self._dec_eq, base[6][:, None], out=code[20:24])
-        see = self.revealed & (cfg.dealer_second_card_face_up | (seat == self.dealer))
+        np.add(spreads[:, :, 2].T, base[4][:, None], out=code[12:16])
+        np.add(pick(self.spread_state).T, base[5][:, None], out=code[16:20])
+        np.equal(pick(self.decider).T, seat, out=dec_eq)
+        np.add(dec_eq, base[6][:, None], out=code[20:24])
+        see = pick(self.revealed) & (cfg.dealer_second_card_face_up | (seat == dealer))
+        dealer_cards = pick(self.dealer_cards)
         np.multiply(see, c41, out=code[24:27])
-        code[24:27] += self.dealer_cards.T
+        code[24:27] += dealer_cards.T
         code[24:27] += base[7][:, None]
         idx = self._pos[code].T
         extra = []
@@ -741,40 +773,40 @@ class OichoKabuBatch(BatchEnv):
             info = self.info.reshape(-1)[at]
             extra.append(np.where(info >= 0, o["info_card"] + (info >> 2), trash)[:, None])
         if cfg.deck == "hanafuda":
-            present = self.spreads >= 0
-            light = _IS_LIGHT[np.maximum(self.spreads, 0)] & present
+            present = spreads >= 0
+            light = _IS_LIGHT[np.maximum(spreads, 0)] & present
             light[:, :, 1] &= seen2
             pos = o["spread_lights"] + MAX_CARDS * np.arange(NUM_SPREADS)[:, None] + np.arange(MAX_CARDS)
             extra.append(np.where(light, pos, trash).reshape(B, -1))
-            dl = _IS_LIGHT[np.maximum(self.dealer_cards, 0)] & (self.dealer_cards >= 0)
+            dl = _IS_LIGHT[np.maximum(dealer_cards, 0)] & (dealer_cards >= 0)
             dl[:, :2] &= see[:, None]
             extra.append(np.where(dl, o["dealer_lights"] + np.arange(MAX_CARDS), trash))
+        rot = self._rot[seat] + game_n[:, None]  # (B, n): flat index of (game, relative seat j)
         if cfg.dealer_selection_each_deal:
-            sel = self.selection[rows[:, None], self._rot[seat]]
+            sel = self.selection.reshape(-1)[rot]
             pos = o["selection_cards"] + NUM_VALUES * np.arange(n)
             extra.append(np.where(sel >= 0, pos + (sel >> 2), trash))
         ones = np.concatenate([idx, *extra], axis=1) if extra else idx
-        ones += self._row_base
-        obs = self.observation
+        ones += row_base
         obs.fill(0.0)
         obs.reshape(-1)[ones] = 1.0
         # --- the numbers ---
         inv_d = self._inv_domae
         obs[:, self._sl["own_stakes"]] = my_stake * inv_d
-        obs[:, self._sl["total_stakes"]] = self.spread_total * inv_d
-        obs[:, self._sl["backers"]] = self.backers * self._inv_bettors
-        left = cfg.domae - self.round_total
+        obs[:, self._sl["total_stakes"]] = pick(self.spread_total) * inv_d
+        obs[:, self._sl["backers"]] = pick(self.backers) * self._inv_bettors
+        left = cfg.domae - pick(self.round_total)
         obs[:, o["domae_left"]] = left * inv_d
         mine = self.chips.reshape(-1)[at]
         room = mine - self.seat_total.reshape(-1)[at]
         obs[:, o["stake_room"]] = np.where(room > 0, np.minimum(room, left) * inv_d, 0.0)
-        chips = self.chips.reshape(-1)[self._rot[seat] + self._row_base_n]
+        chips = self.chips.reshape(-1)[rot]
         obs[:, self._sl["chips"]] = np.where(chips > 0, np.minimum(chips * self._inv_total, 1.0), 0.0)
         obs[:, o["own_chips"]] = np.where(mine > 0, np.minimum(mine * inv_d, 1.0), 0.0)
-        obs[:, o["round"]] = self.round_index * self._inv_rounds
-        obs[:, o["dealer_deals"]] = np.minimum(self.deals_by_dealer * self._inv_deals, 1.0)
+        obs[:, o["round"]] = pick(self.round_index) * self._inv_rounds
+        obs[:, o["dealer_deals"]] = np.minimum(pick(self.deals_by_dealer) * self._inv_deals, 1.0)
         limit = self._minso_limit
         if limit:
-            obs[:, o["minso_left"]] = (limit - self.minso_redeals) / limit
+            obs[:, o["minso_left"]] = (limit - pick(self.minso_redeals)) / limit
         if not all_live:
             obs[~live] = 0.0
