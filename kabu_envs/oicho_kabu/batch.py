@@ -85,6 +85,9 @@ class OichoKabuBatch(BatchEnv):
         self._cls = tab.card_class
         self._sizes = np.array((0, *cfg.bet_sizes), dtype=np.int64)  # [k]: the stake of BET(k)
         self._size_list = np.array(cfg.bet_sizes, dtype=np.int64)
+        # [1 + room] -> how many sizes fit (sizes <= room), for room -1 .. the largest size (clipped)
+        self._max_size = int(max(cfg.bet_sizes))
+        self._open_sizes = np.searchsorted(self._size_list, np.arange(-1, self._max_size + 1), side="right")
         self._minso_limit = cfg.minso_limit if cfg.minso else 0
         # --- mask table ---
         m = len(cfg.bet_sizes)
@@ -466,12 +469,16 @@ class OichoKabuBatch(BatchEnv):
         self._ask_bet(rows)
 
     def _ask_bet(self, rows: np.ndarray) -> None:
-        seat = self.order[rows, self.bet_i[rows]]
-        room = np.minimum(
-            self.config.domae - self.round_total[rows], self.chips[rows, seat] - self.seat_total[rows, seat]
-        )
-        open_sizes = np.searchsorted(self._size_list, room, side="right")  # sizes <= room (increasing)
-        self._wait(rows, BET, seat, _M_BET + open_sizes)
+        n = self.num_players
+        seat = self.order.reshape(-1)[rows * n + self.bet_i[rows]]
+        at = rows * n + seat  # flat (game, seat)
+        room = self.chips.reshape(-1)[at] - self.seat_total.reshape(-1)[at]
+        np.minimum(room, self.config.domae - self.round_total[rows], out=room)
+        np.clip(room, -1, self._max_size, out=room)
+        room += 1
+        open_sizes = self._open_sizes[room]  # how many sizes fit (sizes <= room, increasing)
+        open_sizes += _M_BET
+        self._wait(rows, BET, seat, open_sizes)
 
     def _end_bets(self, rows: np.ndarray) -> None:
         self.active[rows] = -1
@@ -639,18 +646,24 @@ class OichoKabuBatch(BatchEnv):
         self._table_final(rows[~more])
 
     def _apply_bet(self, rows: np.ndarray, acts: np.ndarray) -> None:
+        n = self.num_players
         size = self._sizes[acts - BET_BASE]
         s = self.active[rows]
         seat = self.current_player[rows]
-        new = (size > 0) & (self.stakes[rows, seat, s] == 0)  # a new backer of spread s
+        at = rows * n + seat  # flat (game, seat)
+        at_s = rows * NUM_SPREADS + s  # flat (game, spread)
+        at_st = at * NUM_SPREADS + s  # flat (game, seat, spread)
+        stakes = self.stakes.reshape(-1)
+        new = (size > 0) & (stakes[at_st] == 0)  # a new backer of spread s
         if new.any():
-            r, sn = rows[new], s[new]
-            self.backers[r, sn] += 1
-            first = self.decider[r, sn] < 0
-            self.decider[r[first], sn[first]] = seat[new][first]
-        self.stakes[rows, seat, s] += size
-        self.spread_total[rows, s] += size
-        self.seat_total[rows, seat] += size
+            fs = at_s[new]
+            self.backers.reshape(-1)[fs] += 1
+            decider = self.decider.reshape(-1)  # (views: the state arrays are contiguous)
+            first = decider[fs] < 0
+            decider[fs[first]] = seat[new][first]
+        stakes[at_st] += size
+        self.spread_total.reshape(-1)[at_s] += size
+        self.seat_total.reshape(-1)[at] += size
         self.round_total[rows] += size
         last = s + 1 == NUM_SPREADS
         self.active[rows] = np.where(last, 0, s + 1)
