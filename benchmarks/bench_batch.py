@@ -21,6 +21,7 @@ External anchors, measured in the same run so that machine load affects every ro
 
     python benchmarks/bench_batch.py [--duration 2] [--repeat 3] [--sizes 1 64 1024 8192]
                                      [--games oicho_kabu kakeya toy_card] [--no-pgx]
+                                     [--active 0.1]   # also partial steps, 10% of the games each
 """
 
 from __future__ import annotations
@@ -54,12 +55,17 @@ def state_bytes(env: batch.BatchEnv) -> int:
     )
 
 
-def bench_batch(game: str, B: int, duration: float, repeat: int, seed: int = 0) -> tuple[float, float]:
-    """(best decisions/s of ``repeat`` runs of ``duration`` s, state bytes per game)."""
+def bench_batch(
+    game: str, B: int, duration: float, repeat: int, seed: int = 0, active: float | None = None
+) -> tuple[float, float]:
+    """(best decisions/s of ``repeat`` runs of ``duration`` s, state bytes per game). With ``active`` a
+    fraction, every step is a partial one, ``step(actions, active=mask)`` with that share of the games
+    (drawn anew each step, as BatchVecEnv's opponent turns do); only their decisions count."""
     env = batch.make(game, batch_size=B, autoreset=True)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     pool = rng.random((8, B, env.num_actions)).astype(np.float32) + np.float32(1e-3)
+    moving = rng.random((8, B)) < (1.0 if active is None else active)
     buf = np.empty_like(env.observation)
     best = 0.0
     for _ in range(repeat):
@@ -70,7 +76,11 @@ def bench_batch(game: str, B: int, duration: float, repeat: int, seed: int = 0) 
                 np.copyto(buf, env.observation)  # the policy reads the observation
                 live = env.current_player >= 0
                 acts = np.argmax(env.legal_action_mask * pool[k], axis=1)
-                env.step(acts)
+                if active is None:
+                    env.step(acts)
+                else:
+                    live &= moving[k]
+                    env.step(acts, active=moving[k])
                 decisions += int(live.sum())
             elapsed = time.perf_counter() - start
             if elapsed >= duration:
@@ -154,6 +164,13 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192])
     parser.add_argument("--games", nargs="+", default=["kakeya", "oicho_kabu", "toy_card"])
     parser.add_argument("--no-pgx", action="store_true", help="skip Pgx's leduc_holdem even if installed")
+    parser.add_argument(
+        "--active",
+        type=float,
+        nargs="*",
+        default=[],
+        help="also partial steps: step(actions, active=mask) with this fraction of the games (e.g. 0.1)",
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
@@ -186,6 +203,13 @@ def main() -> None:
             print(
                 f"| {game} | {name} | {B} | {rate:,.0f} | {rate / aec:.1f}x | {per_game:,.0f} |", flush=True
             )
+            for frac in args.active:
+                rate, per_game = bench_batch(game, B, args.duration, args.repeat, active=frac)
+                label = f"{name}, {frac:.0%} active"
+                print(
+                    f"| {game} | {label} | {B} | {rate:,.0f} | {rate / aec:.1f}x | {per_game:,.0f} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":
