@@ -22,7 +22,7 @@ pytest.importorskip(
 )
 
 from agents.registry import make_agent  # noqa: E402
-from training.rllib_demo import export_policy, parse_args, resolve_config, run  # noqa: E402
+from training.rllib_demo import export_policy, module_state, parse_args, resolve_config, run  # noqa: E402
 from training.rllib_env import MASK_KEY, OBS_KEY, make_aec, rllib_env  # noqa: E402
 
 GAME = "kakeya"
@@ -67,7 +67,7 @@ def test_exported_policy_plays_as_the_rllib_module(argv) -> None:
 
     cfg = resolve_config(parse_args(argv))
     module = build_module(cfg)
-    policy = export_policy(module, cfg, env_steps=0)
+    policy = export_policy(module_state(module), cfg, env_steps=0)
     obs = observations(60)
     batch = {
         "obs": {
@@ -141,7 +141,9 @@ def test_a_very_short_run_writes_every_output(tmp_path) -> None:
     assert ev["games"] == 4 and ev["opponent"] == "random" and len(ev["ci95"]) == 2
     assert record["eval"] == {k: ev[k] for k in ("games", "mean", "ci95")}
     rows = list(csv.DictReader((model / "progress.csv").read_text().splitlines()))
-    assert len(rows) == 1 and rows[0]["dup_deals"] == "2" and int(rows[0]["env_steps"]) >= 256
+    assert [r["iteration"] for r in rows] == ["0", "1"]  # the untrained policy, then each iteration
+    assert rows[0]["env_steps"] == "0" and int(rows[1]["env_steps"]) >= 256
+    assert rows[0]["dup_deals"] == rows[1]["dup_deals"] == "2"
     agent = make_agent(GAME, str(model), 0, role="partnership")
     assert agent.policy.training["timesteps"] == saved["timesteps"]
     assert agent.policy.policy_layers == (16,)

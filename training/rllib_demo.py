@@ -111,7 +111,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--activation", choices=("tanh", "relu"), default="tanh")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--eval-every", type=int, default=5, help="iterations between learning-curve evaluations")
-    ap.add_argument("--curve-deals", type=int, default=100, help="duplicate deals per curve point")
+    ap.add_argument("--curve-deals", type=int, default=200, help="duplicate deals per curve point")
     ap.add_argument("--eval-deals", type=int, default=1000, help="duplicate deals of the final evaluation")
     ap.add_argument("--out", help="run folder (default runs/rllib_<game>)")
     return ap.parse_args(argv)
@@ -232,19 +232,30 @@ def build_algo(cfg: dict[str, Any]) -> Any:
 
 def module_state(module: Any) -> dict[str, np.ndarray]:
     """An RLModule's parameters as numpy arrays (name -> array)."""
-    return {k: v.detach().cpu().numpy() for k, v in module.state_dict().items()}
+    return as_numpy(module.state_dict())
 
 
-def export_policy(module: Any, cfg: dict[str, Any], env_steps: int) -> Policy:
+def as_numpy(state: Any) -> dict[str, np.ndarray]:
+    """A state dict of torch tensors or numpy arrays as numpy arrays."""
+    return {
+        str(k): np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v) for k, v in state.items()
+    }
+
+
+def learner_state(algo: Any) -> dict[str, np.ndarray]:
+    """The shared module's weights from the learner (local or remote): what PPO just trained,
+    critic included (env runners may hold an inference-only copy)."""
+    return as_numpy(algo.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID])
+
+
+def export_policy(state: dict[str, np.ndarray], cfg: dict[str, Any], env_steps: int) -> Policy:
     """The module's actor and critic as a policy file in memory (what ``write_policy`` writes)."""
     training: dict[str, Any] = {"name": f"rllib_{cfg['game']}", "seed": cfg["seed"], "timesteps": env_steps}
     version = versions()["kabu-envs"]
     if version != "not installed":
         training["package_version"] = version
     act = model_activation(cfg["model"])
-    return policy_from_rllib_state(
-        module_state(module), act, cfg["game"], cfg["role"], cfg["env_options"], training
-    )
+    return policy_from_rllib_state(state, act, cfg["game"], cfg["role"], cfg["env_options"], training)
 
 
 # --- evaluation and the curve --------------------------------------------------------------------------
@@ -337,19 +348,26 @@ def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
         algo = build_algo(cfg)
         t_ready = time.time()
         log(f"Ray and RLlib ready in {t_ready - t_start:.0f} s; training {cfg['game']} by self-play")
-        rows: list[dict[str, Any]] = []
+        curve_seed = 1_000_000 + cfg["seed"]
+
+        def score(row: dict[str, Any]) -> None:
+            """The curve's point: the current weights against ``random`` on fixed duplicate deals."""
+            agent = PPOAgent(
+                policy=export_policy(learner_state(algo), cfg, row["env_steps"]), seed=cfg["seed"]
+            )
+            s = duplicate_vs_random(cfg, agent, cfg["curve_deals"], curve_seed)
+            row.update(dup_mean=s.mean, dup_lo=s.lo, dup_hi=s.hi, dup_deals=s.n)
+
+        start = curve_row({}, 0.0)  # the untrained policy: where the curve starts
+        score(start)
+        rows: list[dict[str, Any]] = [start]
         stopped_by = "iterations"
         budget = cfg["max_minutes"] * 60.0
-        curve_seed = 1_000_000 + cfg["seed"]
         for it in range(1, cfg["iterations"] + 1):
             result = algo.train()
             row = curve_row(result, time.time() - t_ready)
             if it % cfg["eval_every"] == 0 or it == cfg["iterations"]:
-                policy = export_policy(algo.get_module(POLICY_ID), cfg, row["env_steps"])
-                s = duplicate_vs_random(
-                    cfg, PPOAgent(policy=policy, seed=cfg["seed"]), cfg["curve_deals"], curve_seed
-                )
-                row.update(dup_mean=s.mean, dup_lo=s.lo, dup_hi=s.hi, dup_deals=s.n)
+                score(row)
             rows.append(row)
             write_curve(rows, paths.work / "progress.csv", None, "")
             dup = f"  dup vs {OPPONENT} {row['dup_mean']:+.3f} [{row['dup_lo']:+.3f}, {row['dup_hi']:+.3f}]"
@@ -363,7 +381,7 @@ def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
                 break
         t_trained = time.time()
         env_steps = rows[-1]["env_steps"]
-        policy = export_policy(algo.get_module(POLICY_ID), cfg, env_steps)
+        policy = export_policy(learner_state(algo), cfg, env_steps)
         algo.stop()
     finally:
         ray.shutdown()
@@ -390,7 +408,7 @@ def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
         "name": f"rllib_{cfg['game']}",
         "config": cfg,
         "seed": cfg["seed"],
-        "iterations": len(rows),
+        "iterations": len(rows) - 1,
         "timesteps": env_steps,
         "stopped_by": stopped_by,
         "seconds": {
