@@ -39,4 +39,27 @@ lint: $(VENV)/.installed
 	$(PY) -m mypy kabu_envs agents eval training
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .ruff_cache .mypy_cache
+
+# Ray RLlib (docs/rllib.md) lives in its own venv: ray[rllib]==2.58.0 pins gymnasium==1.2.2, the main
+# venv resolves gymnasium 1.4. `make rllib-demo` builds .venv-rllib (the 'rllib' extra) and trains
+# Kakeya by self-play on a local Ray instance (<= 15 min on 2 cores); RLLIB_ARGS passes flags, e.g.
+# make rllib-demo RLLIB_ARGS="--address auto --num-env-runners 8". `make rllib-test` runs the tests
+# that need Ray (CI's `make test` skips them: its venv has no Ray).
+.PHONY: rllib-demo rllib-test
+RLLIB_VENV := .venv-rllib
+RLLIB_PY := $(RLLIB_VENV)/bin/python
+RLLIB_ARGS ?=
+
+$(RLLIB_VENV)/.installed: pyproject.toml constraints.txt kabu_envs/__init__.py
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_PY) -m pip install --upgrade pip
+	$(if $(TORCH_INDEX),$(RLLIB_PY) -m pip install -c constraints.txt torch --index-url $(TORCH_INDEX))
+	$(RLLIB_PY) -m pip install -c constraints.txt -e ".[rllib,dev]"
+	touch $@
+
+rllib-demo: $(RLLIB_VENV)/.installed
+	$(RLLIB_PY) -m training.rllib_demo $(RLLIB_ARGS)
+
+rllib-test: $(RLLIB_VENV)/.installed
+	$(RLLIB_PY) -m pytest -q tests/test_rllib_demo.py tests/test_rllib_export.py
