@@ -165,23 +165,45 @@ class BatchVecEnv(VecEnv):
         """The mean over each row's learner seats of what the last engine step paid."""
         return (self.engine.rewards * self._learner_w).sum(axis=1) / self._learner_n
 
-    def _advance(self) -> np.ndarray:
-        """Play the other seats until every live game waits for its learner; the learner's rewards."""
+    def _play(self, reward: np.ndarray, done: np.ndarray, fresh: np.ndarray, final: list[Any]) -> None:
+        """Play until every game waits for its learner: finished games restart (``done``; their last
+        observation appended to ``final``), the other seats act. Rows restarted in this call (``fresh``)
+        pay into ``_pending`` (the reward of their learner's next step), the others into ``reward``.
+
+        One engine call per round of opponent turns over all rows at once, restarts included: the
+        number of engine calls is the longest run of opponent turns of any row, not a sum of them.
+        """
         eng = self.engine
-        total = np.zeros(self.num_envs, dtype=np.float64)
+        deals = np.zeros(self.num_envs, dtype=np.int64)
         while True:
             cur = eng.current_player
-            live = cur >= 0
-            slots = self._seat_slot[self._rows, np.where(live, cur, 0)]
-            moving = live & (slots >= 0)
+            over = cur < 0
+            if over.any():
+                rows = np.flatnonzero(over)
+                first = rows[~done[rows]]
+                if len(first):
+                    final.append((first, eng.observation[first]))
+                    done[first] = True
+                deals[rows] += 1
+                if int(deals[rows].max()) > self.max_redeals:
+                    raise RuntimeError(f"the learner got no turn in {self.max_redeals} deals; check the role")
+                self._deal(rows)
+                fresh[rows] = True
+                cur = eng.current_player
+            slots = self._seat_slot[self._rows, np.maximum(cur, 0)]
+            moving = (slots >= 0) & (cur >= 0)
             if not moving.any():
-                return total
+                return
             acts = np.zeros(self.num_envs, dtype=np.int64)
             for slot in np.unique(slots[moving]).tolist():
                 rows = np.flatnonzero(moving & (slots == slot))
                 acts[rows] = self._act(slot, rows)
             eng.step(acts, active=moving)
-            total += self._learner_reward()
+            paid = self._learner_reward()
+            if fresh.any():
+                self._pending += np.where(fresh, paid, 0.0)
+                paid[fresh] = 0.0
+            reward += paid
 
     # --- episodes ---------------------------------------------------------------------------------
     def _seat(self, i: int, members: list[Any], cdf: list[float]) -> None:
@@ -209,24 +231,19 @@ class BatchVecEnv(VecEnv):
         self._seeds_of[i] = seeds
         self._rng_of[i] = {}
 
-    def _start(self, rows: np.ndarray) -> None:
-        """New episodes in ``rows``: deal, seat, play to the learner's first turn (redeal if it has none)."""
+    def _deal(self, rows: np.ndarray) -> None:
+        """New deals in ``rows`` (the pool read now, as a view reads it at its reset), seated; the payouts
+        pending for them are dropped (a deal without a learner turn is never seen by the learner)."""
         members, p = self.pool.members()
         cdf_arr = p.cumsum()
         cdf_arr /= cdf_arr[-1]
         cdf = cdf_arr.tolist()
-        todo = rows
-        for _ in range(self.max_redeals):
-            seeds = [int(self._rngs[i].integers(_SEED_BOUND)) for i in todo.tolist()]
-            self.engine.reset(rows=todo, seeds=seeds)
-            for i in todo.tolist():
-                self._seat(i, members, cdf)
-            paid = self._advance()
-            self._pending[todo] = paid[todo]
-            todo = todo[self.engine.current_player[todo] < 0]
-            if not len(todo):
-                return
-        raise RuntimeError(f"the learner got no turn in {self.max_redeals} deals; check the role")
+        todo = rows.tolist()
+        seeds = [int(self._rngs[i].integers(_SEED_BOUND)) for i in todo]  # type: ignore[union-attr]
+        self.engine.reset(rows=rows, seeds=seeds)
+        for i in todo:
+            self._seat(i, members, cdf)
+        self._pending[rows] = 0.0
 
     # --- VecEnv API -------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -236,8 +253,10 @@ class BatchVecEnv(VecEnv):
                 self._rngs[i] = np.random.Generator(np.random.PCG64(s))
         self._reset_seeds()
         self._reset_options()
-        self._start(self._rows)
-        self.reset_infos = [{} for _ in range(self.num_envs)]
+        N = self.num_envs
+        self._deal(self._rows)
+        self._play(np.zeros(N), np.ones(N, dtype=bool), np.ones(N, dtype=bool), [])
+        self.reset_infos = [{} for _ in range(N)]
         return self.engine.observation.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -248,19 +267,18 @@ class BatchVecEnv(VecEnv):
             raise RuntimeError("step_wait() without step_async(actions)")
         acts, self._actions = self._actions, None
         eng = self.engine
+        N = self.num_envs
         eng.step(acts)  # every row is at a learner decision; an illegal action raises naming the game
         reward = self._pending + self._learner_reward()
         self._pending[:] = 0.0
-        reward += self._advance()
-        done = eng.current_player < 0
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        ended = np.flatnonzero(done)
-        if len(ended):
-            final = eng.observation[ended]  # (zeros: see the module docstring)
-            for k, i in enumerate(ended.tolist()):
-                infos[i]["terminal_observation"] = final[k].copy()
+        done = np.zeros(N, dtype=bool)
+        final: list[tuple[np.ndarray, np.ndarray]] = []
+        self._play(reward, done, np.zeros(N, dtype=bool), final)
+        infos: list[dict[str, Any]] = [{} for _ in range(N)]
+        for rows, obs in final:  # (zeros: see the module docstring)
+            for k, i in enumerate(rows.tolist()):
+                infos[i]["terminal_observation"] = obs[k]
                 infos[i]["TimeLimit.truncated"] = False
-            self._start(ended)
         return eng.observation.copy(), reward.astype(np.float32), done, infos
 
     def action_masks(self) -> np.ndarray:
