@@ -141,14 +141,17 @@ class BatchVecEnv(VecEnv):
 
     def _act(self, slot: int, rows: np.ndarray) -> np.ndarray:
         agent = self._slots[slot]
-        obs = self.engine.observation[rows]
-        masks = self.engine.legal_action_mask[rows]
+        if len(rows) == self.num_envs:  # every row: the engine's arrays as they are (read only)
+            obs, masks = self.engine.observation, self.engine.legal_action_mask
+        else:
+            obs, masks = self.engine.observation[rows], self.engine.legal_action_mask[rows]
         rngs = _RowRngs(self, rows, slot)
         if self._batched[slot]:
             return np.asarray(agent.act_batch(obs, masks, rngs=rngs), dtype=np.int64)
         # Per-row fallback for an agent that cannot act batched (self-play snapshots of the in-memory
-        # model; the scripted agents until branch batch-agents gives them act_batch): its own
-        # generator is swapped for the row's, as the batched protocol defines.
+        # model, agents without the rngs protocol): its own generator is swapped for the row's, as the
+        # batched protocol defines; each row gets its own observation (an agent may keep it).
+        obs, masks = obs.copy(), masks.copy()
         own = getattr(agent, "rng", None)
         out = np.empty(len(rows), dtype=np.int64)
         try:
@@ -160,6 +163,21 @@ class BatchVecEnv(VecEnv):
             if own is not None:
                 agent.rng = own
         return out
+
+    def _opponent_actions(self, slots: np.ndarray, moving: np.ndarray) -> np.ndarray:
+        """(N,) actions: each member acts once for all the rows where it is to move."""
+        rows = np.flatnonzero(moving)
+        mine = slots[rows]
+        first = int(mine[0])
+        if (mine == first).all():  # one member moves everywhere (the common case): no grouping
+            acts = np.zeros(self.num_envs, dtype=np.int64)
+            acts[rows] = self._act(first, rows)
+            return acts
+        acts = np.zeros(self.num_envs, dtype=np.int64)
+        for slot in np.unique(mine).tolist():
+            at = rows[mine == slot]
+            acts[at] = self._act(slot, at)
+        return acts
 
     def _learner_reward(self) -> np.ndarray:
         """The mean over each row's learner seats of what the last engine step paid."""
@@ -194,11 +212,7 @@ class BatchVecEnv(VecEnv):
             moving = (slots >= 0) & (cur >= 0)
             if not moving.any():
                 return
-            acts = np.zeros(self.num_envs, dtype=np.int64)
-            for slot in np.unique(slots[moving]).tolist():
-                rows = np.flatnonzero(moving & (slots == slot))
-                acts[rows] = self._act(slot, rows)
-            eng.step(acts, active=moving)
+            eng.step(self._opponent_actions(slots, moving), active=moving)
             paid = self._learner_reward()
             if fresh.any():
                 self._pending += np.where(fresh, paid, 0.0)
@@ -206,43 +220,51 @@ class BatchVecEnv(VecEnv):
             reward += paid
 
     # --- episodes ---------------------------------------------------------------------------------
-    def _seat(self, i: int, members: list[Any], cdf: list[float]) -> None:
-        """Row i's learner seats and opponents for the deal just reset, drawn as the view draws them."""
+    def _seat(self, i: int, slots: list[int], cdf: list[float], num_players: int) -> list[int]:
+        """Row i's member slot per seat (-1: the learner's) for the deal just reset, drawn as the view
+        draws its learner seats and opponents; the members' reset seeds kept for the row's episode."""
         rng = self._rngs[i]
         assert rng is not None
         groups = self.role.batch_groups(self.engine, i)
         group = groups[int(rng.integers(len(groups)))]
         if self.partner != "self" and len(group) > 1:
             group = [group[int(rng.integers(len(group)))]]
-        self.learner_seats[i] = False
-        self.learner_seats[i, group] = True
-        self._learner_w[i] = self.learner_seats[i]
-        self._learner_n[i] = len(group)
+        mine = set(group)
+        row = [-1] * num_players
         seeds: dict[int, int] = {}
-        for s in range(self.engine.num_players):
-            if self.learner_seats[i, s]:
-                self._seat_slot[i, s] = -1
+        for s in range(num_players):
+            if s in mine:
                 continue
             # OpponentPool.sample: rng.choice(len(members), p=p) is one rng.random() searched in the cdf
-            slot = self._slot(members[bisect.bisect_right(cdf, rng.random())])
-            self._seat_slot[i, s] = slot
+            slot = row[s] = slots[bisect.bisect_right(cdf, rng.random())]
             if slot not in seeds:
                 seeds[slot] = int(rng.integers(_SEED_BOUND))
         self._seeds_of[i] = seeds
         self._rng_of[i] = {}
+        return row
 
     def _deal(self, rows: np.ndarray) -> None:
         """New deals in ``rows`` (the pool read now, as a view reads it at its reset), seated; the payouts
-        pending for them are dropped (a deal without a learner turn is never seen by the learner)."""
+        pending for them are dropped (a deal without a learner turn is never seen by the learner).
+
+        The draws are per row (each row's own generator, in the view's order); the seat tables are
+        written once for all the rows."""
         members, p = self.pool.members()
         cdf_arr = p.cumsum()
         cdf_arr /= cdf_arr[-1]
         cdf = cdf_arr.tolist()
+        slots = [self._slot(m) for m in members]
         todo = rows.tolist()
-        seeds = [int(self._rngs[i].integers(_SEED_BOUND)) for i in todo]  # type: ignore[union-attr]
+        rngs = self._rngs
+        seeds = [int(rngs[i].integers(_SEED_BOUND)) for i in todo]  # type: ignore[union-attr]
         self.engine.reset(rows=rows, seeds=seeds)
-        for i in todo:
-            self._seat(i, members, cdf)
+        P = self.engine.num_players
+        table = np.array([self._seat(i, slots, cdf, P) for i in todo], dtype=np.int64).reshape(len(todo), P)
+        learner = table < 0
+        self._seat_slot[rows] = table
+        self.learner_seats[rows] = learner
+        self._learner_w[rows] = learner
+        self._learner_n[rows] = learner.sum(axis=1)
         self._pending[rows] = 0.0
 
     # --- VecEnv API -------------------------------------------------------------------------------
