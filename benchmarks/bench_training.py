@@ -1,14 +1,21 @@
 """MaskablePPO learner steps/s: DummyVecEnv copies of the view vs the batch VecEnv, equal PPO settings.
 
-    python benchmarks/bench_training.py [--cases kakeya oicho_bettor] [--timesteps 40960] [--batch-envs 256]
+    python benchmarks/bench_training.py [--cases kakeya oicho_bettor] [--timesteps 20480]
+        [--batch-envs 256 1024] [--repeats 2]
 
 Both sides train the same preset's policy (``training/configs/<preset>.yaml``: network, batch size,
 learning rate) with 4 epochs and the same rollout size: the views as 8 ``DummyVecEnv`` copies with
 ``n_steps`` 256 (the issue's baseline), the batch VecEnv as ``--batch-envs`` games with
-``2048 / batch_envs`` steps each. Opponents: ``scripted`` on every other seat. The env side's share
-of the wall time (the VecEnv's reset/step, opponents inside, and the action-mask reads) is measured
-by timing those calls (a wrapper around the VecEnv: cProfile's per-call cost would inflate the
-Python-heavy side). Slow (minutes); not run by CI. ``torch.set_num_threads(1)``.
+``2048 / batch_envs`` steps each. Opponents: ``scripted`` on every other seat.
+
+The env side (the VecEnv's reset/step with the opponents inside, VecMonitor, and the action-mask
+reads) is timed around those calls by a wrapper, with two clocks: wall (``perf_counter``) and this
+process's CPU time (``process_time``; cProfile's per-call cost would inflate the Python-heavy side).
+On a loaded machine the CPU-time columns are the steadier ones: they do not count the time the
+process waits for a core. ``PPO side`` is the learner steps per second of the time outside the env
+side (the ceiling of any VecEnv at these PPO settings). ``--repeats`` alternates the baseline and the
+batch runs and keeps each one's best, so that a load change hits both. Slow (minutes); not run by
+CI. ``torch.set_num_threads(1)``.
 """
 
 from __future__ import annotations
@@ -33,36 +40,35 @@ ROLLOUT = 2048  # n_envs * n_steps of both sides
 
 
 def _timed(vec: Any) -> Any:
-    """``vec`` with its env-side calls timed (``vec.env_seconds``)."""
+    """``vec`` with its env-side calls timed: ``env_wall`` and ``env_cpu`` seconds."""
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
+    clock = time.perf_counter
+    cpu = time.process_time
+
     class Timed(VecEnvWrapper):
-        env_seconds = 0.0
+        env_wall = 0.0
+        env_cpu = 0.0
+
+        def _time(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+            t, c = clock(), cpu()
+            out = fn(*args, **kwargs)
+            Timed.env_wall += clock() - t
+            Timed.env_cpu += cpu() - c
+            return out
 
         def reset(self) -> Any:
-            t = time.perf_counter()
-            out = self.venv.reset()
-            Timed.env_seconds += time.perf_counter() - t
-            return out
+            return self._time(self.venv.reset)
 
         def step_async(self, actions: Any) -> None:
-            t = time.perf_counter()
-            self.venv.step_async(actions)
-            Timed.env_seconds += time.perf_counter() - t
+            self._time(self.venv.step_async, actions)
 
         def step_wait(self) -> Any:
-            t = time.perf_counter()
-            out = self.venv.step_wait()
-            Timed.env_seconds += time.perf_counter() - t
-            return out
+            return self._time(self.venv.step_wait)
 
         def env_method(self, *args: Any, **kwargs: Any) -> Any:
-            t = time.perf_counter()
-            out = self.venv.env_method(*args, **kwargs)
-            Timed.env_seconds += time.perf_counter() - t
-            return out
+            return self._time(self.venv.env_method, *args, **kwargs)
 
-    Timed.env_seconds = 0.0
     return Timed(vec)
 
 
@@ -84,7 +90,7 @@ def _vec(game: str, role: str, batch_envs: int | None, seed: int) -> Any:
 
 
 def run(case: str, timesteps: int, batch_envs: int | None, seed: int = 0) -> dict[str, float]:
-    """One training run: learner steps/s and the env side's share of the wall time."""
+    """One training run: learner steps/s (wall and CPU time) and the env side's share of each."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -99,12 +105,17 @@ def run(case: str, timesteps: int, batch_envs: int | None, seed: int = 0) -> dic
     model = MaskablePPO(
         "MlpPolicy", vec, seed=seed, device="cpu", policy_kwargs=cfg["policy_kwargs"], verbose=0, **ppo
     )
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     model.learn(timesteps)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    steps = model.num_timesteps
+    env_wall, env_cpu = type(vec).env_wall, type(vec).env_cpu
     return {
-        "steps_per_s": model.num_timesteps / wall,
-        "env_share": type(vec).env_seconds / wall,
+        "steps_per_s": steps / wall,
+        "steps_per_cpu_s": steps / cpu,
+        "env_share": env_wall / wall,
+        "env_cpu_share": env_cpu / cpu,
+        "ppo_steps_per_cpu_s": steps / (cpu - env_cpu),
         "wall_s": wall,
         "n_envs": n_envs,
         "n_steps": ppo["n_steps"],
@@ -112,25 +123,46 @@ def run(case: str, timesteps: int, batch_envs: int | None, seed: int = 0) -> dic
     }
 
 
+def _best(runs: list[dict[str, float]]) -> dict[str, float]:
+    """The run with the most steps per CPU second (the least disturbed by the machine's load)."""
+    return max(runs, key=lambda r: r["steps_per_cpu_s"])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", nargs="+", default=["kakeya", "oicho_bettor"], choices=sorted(CASES))
-    ap.add_argument("--timesteps", type=int, default=40_960)
-    ap.add_argument("--batch-envs", type=int, default=256)
+    ap.add_argument("--timesteps", type=int, default=20_480)
+    ap.add_argument("--batch-envs", type=int, nargs="+", default=[256, 1024])
+    ap.add_argument("--repeats", type=int, default=1)
     args = ap.parse_args(argv)
-    if ROLLOUT % args.batch_envs:
-        ap.error(f"--batch-envs must divide the rollout size {ROLLOUT}")
+    for n in args.batch_envs:
+        if ROLLOUT % n:
+            ap.error(f"--batch-envs {n} must divide the rollout size {ROLLOUT}")
+    load = os.getloadavg()[0]
     print(f"MaskablePPO, rollout {ROLLOUT} steps, 4 epochs, scripted opponents, {args.timesteps} steps")
-    print(f"{'case':<14}{'vec env':<28}{'steps/s':>10}{'env side':>10}{'speed-up':>10}")
+    print(f"load average at start: {load:.1f} ({os.cpu_count()} cores)")
+    head = ("case", "vec env", "steps/s", "env wall", "steps/CPU-s", "env CPU", "PPO side", "x wall", "x CPU")
+    print(f"{head[0]:<14}{head[1]:<24}" + "".join(f"{h:>12}" for h in head[2:]))
     for case in args.cases:
-        base = run(case, args.timesteps, None)
-        fast = run(case, args.timesteps, args.batch_envs)
-        for label, r in (
-            (f"DummyVecEnv 8 x {base['n_steps']}", base),
-            (f"BatchVecEnv {args.batch_envs} x {fast['n_steps']}", fast),
-        ):
-            up = r["steps_per_s"] / base["steps_per_s"]
-            print(f"{case:<14}{label:<28}{r['steps_per_s']:>10.0f}{r['env_share']:>10.0%}{up:>9.1f}x")
+        runs: dict[int | None, list[dict[str, float]]] = {n: [] for n in [None, *args.batch_envs]}
+        for _ in range(args.repeats):
+            for n in runs:
+                runs[n].append(run(case, args.timesteps, n))
+        base = _best(runs[None])
+        for n, rs in runs.items():
+            r = _best(rs)
+            label = f"DummyVecEnv 8 x {r['n_steps']}" if n is None else f"BatchVecEnv {n} x {r['n_steps']}"
+            cells = (
+                f"{r['steps_per_s']:.0f}",
+                f"{r['env_share']:.0%}",
+                f"{r['steps_per_cpu_s']:.0f}",
+                f"{r['env_cpu_share']:.0%}",
+                f"{r['ppo_steps_per_cpu_s']:.0f}",
+                f"{r['steps_per_s'] / base['steps_per_s']:.1f}x",
+                f"{r['steps_per_cpu_s'] / base['steps_per_cpu_s']:.1f}x",
+            )
+            print(f"{case:<14}{label:<24}" + "".join(f"{c:>12}" for c in cells), flush=True)
+    print(f"load average at end: {os.getloadavg()[0]:.1f}")
     return 0
 
 
