@@ -213,6 +213,8 @@ class BatchVecEnv(VecEnv):
             if not moving.any():
                 return
             eng.step(self._opponent_actions(slots, moving), active=moving)
+            if not eng.rewards.any():  # most opponent moves pay nothing
+                continue
             paid = self._learner_reward()
             if fresh.any():
                 self._pending += np.where(fresh, paid, 0.0)
