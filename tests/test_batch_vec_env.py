@@ -207,3 +207,35 @@ def test_maskable_ppo_learns_on_it():
         lambda o, m: np.array([scripted.act(x, y) for x, y in zip(o, m, strict=True)]), seed=9
     )
     assert learned > uniform + 0.5 * (best - uniform), (learned, uniform, best)
+
+
+@pytest.mark.parametrize(("game", "role"), [("oicho_kabu", "bettor"), ("kakeya", None)])
+def test_opponent_turns_and_restarts_share_engine_calls(game, role):
+    """Between two learner decisions every row that waits for an opponent moves in every engine call
+    until it reaches its learner (finished games restart in the same loop), so the engine calls are
+    as many as the longest run of any row: the moved rows shrink call by call, never come back."""
+    env = BatchVecEnv(game, 64, role=role, opponents="scripted")
+    env.seed(2)
+    env.reset()
+    calls: list[np.ndarray] = []
+    step = env.engine.step
+
+    def counted(actions, active=None):
+        calls.append(np.ones(env.num_envs, dtype=bool) if active is None else np.array(active, dtype=bool))
+        step(actions, active=active)
+
+    env.engine.step = counted
+    rng = np.random.default_rng(0)
+    restarts = 0
+    for _ in range(30):
+        calls.clear()
+        masks = env.action_masks()
+        _, _, done, _ = env.step(np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1))
+        restarts += int(done.sum())
+        assert calls[0].all()  # the learners' step
+        moved = calls[1:]
+        for before, after in zip(moved, moved[1:], strict=False):
+            assert not (after & ~before).any()  # a row that reached its learner stays there
+        if moved:
+            assert len(moved) == int(np.sum(moved, axis=0).max())
+    assert restarts > 0
