@@ -333,7 +333,7 @@ class BatchVecEnv(VecEnv):
         if method_name != "action_masks":
             raise AttributeError(f"BatchVecEnv rows have no method {method_name!r}")
         masks = self.action_masks()
-        return [masks[i] for i in self._indices(indices)]
+        return list(masks) if indices is None else [masks[i] for i in self._indices(indices)]
 
     def has_attr(self, attr_name: str) -> bool:
         return attr_name in ("render_mode", "action_masks")
