@@ -258,7 +258,7 @@ class BatchVecEnv(VecEnv):
         slots = [self._slot(m) for m in members]
         todo = rows.tolist()
         rngs = self._rngs
-        seeds = [int(rngs[i].integers(_SEED_BOUND)) for i in todo]  # type: ignore[union-attr]
+        seeds = [int(rngs[i].integers(_SEED_BOUND)) for i in todo]
         self.engine.reset(rows=rows, seeds=seeds)
         P = self.engine.num_players
         table = np.array([self._seat(i, slots, cdf, P) for i in todo], dtype=np.int64).reshape(len(todo), P)
