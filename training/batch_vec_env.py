@@ -16,6 +16,11 @@ member actually draws), so a stochastic member plays as that view's own copy of 
 (``act_batch(obs, masks, rngs)``, the batched-agent protocol). ``tests/test_batch_vec_env.py``
 checks all this against a ``DummyVecEnv`` of views, step by step.
 
+Speed: between two learner decisions one loop plays every row's opponents and restarts finished games
+together, one engine call (and one ``act_batch`` call per pool member) per round of opponent turns
+over all the rows that wait for one; the per-row work left in Python is the view's own random draws
+at each deal (each row's generator, in the view's order), written to the seat tables at once.
+
 The one documented difference: ``terminal_observation`` is the batch engine's observation of a
 finished game (zeros), not the learner's last view of it; the games never truncate, so PPO never reads
 it (SB3 bootstraps only truncated episodes).
