@@ -13,19 +13,31 @@ formats (docs/baselines.md):
 
 Every agent is re-seeded per deal from the deal seed and its seat, so a reference
 agent facing the same observations makes the same choices in both plays.
+
+Two ways to play the deals, with the same results (same deals, same decisions, same sums):
+
+* scalar (``batch=None``): ``play_deal`` on one AEC env, one decision at a time; every agent works.
+* batched (``batch=`` a factory of the game's batch engine): ``play_deals_batched`` plays many deals
+  at once (each play of a deal is a row of the batch) and asks each agent for all its rows' decisions
+  in one ``act_batch`` call, with one generator per (play, agent) seeded as ``play_deal`` re-seeds the
+  agent. Only for agents that ``can_act_batched``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
 from eval.stats import Summary, summarize
 
 RoleSeat = Callable[[Any, int], int]
+# batch size -> a batch engine of the game with the match's rule options (kabu_envs.batch.make)
+BatchFactory = Callable[[int], Any]
+# plays (rows) per batch: large enough that numpy's per-call overhead is spread over many games
+CHUNK = 4096
 
 
 def _seed(*parts: int) -> int:
@@ -61,6 +73,117 @@ def play_deal(env: Any, seat_agents: Sequence[Any], deal_seed: int) -> np.ndarra
     return total
 
 
+class _DealGenerators(Sequence[np.random.Generator]):
+    """The ``rngs`` of one ``act_batch`` call: agent ``k``'s generator in each of these plays.
+
+    A generator is made on first use, seeded as ``play_deal`` re-seeds the agent (``BaseAgent.reset``
+    with ``_seed(deal_seed, first seat, 7)``), and kept for the rest of the play; deterministic agents
+    never ask, so they cost nothing.
+    """
+
+    def __init__(
+        self,
+        store: dict[tuple[int, int], np.random.Generator],
+        seeds: np.ndarray,
+        first: np.ndarray,
+        k: int,
+        rows: np.ndarray,
+    ) -> None:
+        self.store, self.seeds, self.first, self.k, self.rows = store, seeds, first, k, rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, i: int) -> np.random.Generator: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[np.random.Generator]: ...
+
+    def __getitem__(self, i: int | slice) -> np.random.Generator | list[np.random.Generator]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        play = int(self.rows[i])  # raises IndexError past the end, as a Sequence must
+        gen = self.store.get((play, self.k))
+        if gen is None:
+            seed = _seed(int(self.seeds[play]), int(self.first[play, self.k]), 7)
+            gen = self.store[(play, self.k)] = np.random.Generator(np.random.PCG64(seed))
+        return gen
+
+    def __iter__(self) -> Iterator[np.random.Generator]:
+        return (self[i] for i in range(len(self)))
+
+
+def play_deals_batched(
+    batch: BatchFactory,
+    deal_seeds: Sequence[int],
+    seat_agents: Sequence[Sequence[Any]],
+    chunk: int | None = None,
+) -> np.ndarray:
+    """Play ``deal_seeds[p]`` with ``seat_agents[p]`` for every play p on a batch engine; ``(P, n)``
+    total rewards, row p equal to ``play_deal(env, seat_agents[p], deal_seeds[p])``.
+
+    Each step, the rows whose seat to act is held by the same agent go to that agent's ``act_batch``
+    in one call. Rewards are summed step by step in the order ``play_deal`` sums them. ``chunk``
+    plays at most per batch (default ``CHUNK``).
+    """
+    n_plays = len(deal_seeds)
+    if len(seat_agents) != n_plays:
+        raise ValueError(f"{len(seat_agents)} seat assignments for {n_plays} deal seeds")
+    if n_plays == 0:
+        return np.zeros((0, 0))
+    agents: list[Any] = []
+    index: dict[int, int] = {}
+    for seats in seat_agents:
+        for a in seats:
+            if id(a) not in index:
+                index[id(a)] = len(agents)
+                agents.append(a)
+    table = np.array([[index[id(a)] for a in seats] for seats in seat_agents], dtype=np.int64)
+    # the seat each agent is re-seeded from in a play (its first seat; -1: not playing)
+    first = np.full((n_plays, len(agents)), -1, dtype=np.int64)
+    for seat in range(table.shape[1] - 1, -1, -1):
+        first[np.arange(n_plays), table[:, seat]] = seat
+    seeds = np.asarray([int(s) for s in deal_seeds], dtype=object)
+    chunk = chunk or CHUNK
+    totals: list[np.ndarray] = []
+    for lo in range(0, n_plays, chunk):
+        hi = min(lo + chunk, n_plays)
+        totals.append(_play_chunk(batch(hi - lo), agents, table[lo:hi], seeds[lo:hi], first[lo:hi]))
+    return np.concatenate(totals)
+
+
+def _play_chunk(
+    env: Any, agents: list[Any], table: np.ndarray, seeds: np.ndarray, first: np.ndarray
+) -> np.ndarray:
+    """One batch of plays from reset to the end of every game (see ``play_deals_batched``)."""
+    env.reset(seeds=[int(s) for s in seeds])
+    total = np.zeros(env.rewards.shape)
+    total += env.rewards
+    store: dict[tuple[int, int], np.random.Generator] = {}
+    actions = np.zeros(len(table), dtype=np.int64)
+    while True:
+        rows = np.flatnonzero(env.current_player >= 0)
+        if rows.size == 0:
+            break
+        who = table[rows, env.current_player[rows]]
+        obs, masks = env.observation, env.legal_action_mask
+        for k in np.unique(who).tolist():
+            sel = rows[who == k]
+            rngs = _DealGenerators(store, seeds, first, k, sel)
+            actions[sel] = agents[k].act_batch(obs[sel], masks[sel], rngs=rngs)
+        env.step(actions)
+        total += env.rewards
+    return total
+
+
+def _team_rewards(r: np.ndarray, team: Sequence[int], n: int) -> tuple[float, float]:
+    """The mean reward of a partnership's seats and of the other seats (one play)."""
+    team_r = float(np.mean([r[s] for s in team]))
+    opp_r = float(np.mean([r[s] for s in range(n) if s not in team]))
+    return team_r, opp_r
+
+
 @dataclass
 class MatchResult:
     """Per-deal advantages plus the agent's raw rewards (one per play)."""
@@ -84,26 +207,35 @@ def partnership_duplicate(
     teams: Sequence[Sequence[int]] | Callable[[Any], Sequence[Sequence[int]]],
     deals: int,
     seed: int = 0,
+    batch: BatchFactory | None = None,
 ) -> MatchResult:
     """Agent plays each partnership in turn on the same deal; opponent plays the rest.
 
     ``teams`` is a list of seat groups, or a function of the env reset to the deal that gives them.
+    With ``batch`` (a batch-engine factory) the plays run batched (``play_deals_batched``).
     """
     n = len(env.possible_agents)
-    res = MatchResult()
+    plan: list[tuple[int, list[Sequence[int]]]] = []
     for d in range(deals):
         deal_seed = _seed(seed, d)
         if callable(teams):
             env.reset(seed=deal_seed)
-            deal_teams = teams(env)
+            deal_teams = list(teams(env))
         else:
-            deal_teams = teams
+            deal_teams = list(teams)
+        plan.append((deal_seed, deal_teams))
+    seat_agents = [[agent if s in team else opponent for s in range(n)] for _, ts in plan for team in ts]
+    if batch is not None:
+        seeds = [deal_seed for deal_seed, ts in plan for _ in ts]
+        totals: Iterator[np.ndarray] = iter(play_deals_batched(batch, seeds, seat_agents))
+    else:
+        seats_iter = iter(seat_agents)
+        totals = (play_deal(env, next(seats_iter), deal_seed) for deal_seed, ts in plan for _ in ts)
+    res = MatchResult()
+    for _, deal_teams in plan:
         own = []
         for team in deal_teams:
-            seats = [agent if s in team else opponent for s in range(n)]
-            r = play_deal(env, seats, deal_seed)
-            team_r = float(np.mean([r[s] for s in team]))
-            opp_r = float(np.mean([r[s] for s in range(n) if s not in team]))
+            team_r, opp_r = _team_rewards(next(totals), team, n)
             own.append(team_r)
             res.agent_rewards.append(team_r)
             res.opponent_rewards.append(opp_r)
@@ -119,18 +251,31 @@ def role_duplicate(
     role_seat: RoleSeat,
     deals: int,
     seed: int = 0,
+    batch: BatchFactory | None = None,
 ) -> MatchResult:
-    """The role's seat is played by the agent, then by the opponent, on the same deal."""
+    """The role's seat is played by the agent, then by the opponent, on the same deal.
+
+    With ``batch`` (a batch-engine factory) the plays run batched (``play_deals_batched``).
+    """
     n = len(env.possible_agents)
-    res = MatchResult()
+    plan: list[tuple[int, int]] = []
     for d in range(deals):
         deal_seed = _seed(seed, d)
         env.reset(seed=deal_seed)
-        seat = role_seat(env, d)
-        rewards = []
-        for player in (agent, opponent):
-            seats = [player if s == seat else reference for s in range(n)]
-            rewards.append(play_deal(env, seats, deal_seed)[seat])
+        plan.append((deal_seed, role_seat(env, d)))
+    seat_agents = [
+        [player if s == seat else reference for s in range(n)]
+        for _, seat in plan
+        for player in (agent, opponent)
+    ]
+    seeds = [deal_seed for deal_seed, _ in plan for _ in range(2)]
+    if batch is not None:
+        totals = list(play_deals_batched(batch, seeds, seat_agents))
+    else:
+        totals = [play_deal(env, seats, s) for seats, s in zip(seat_agents, seeds, strict=True)]
+    res = MatchResult()
+    for d, (_, seat) in enumerate(plan):
+        rewards = [totals[2 * d][seat], totals[2 * d + 1][seat]]
         res.agent_rewards.append(float(rewards[0]))
         res.opponent_rewards.append(float(rewards[1]))
         res.advantages.append(float(rewards[0] - rewards[1]))
