@@ -34,6 +34,10 @@ import numpy as np
 from eval.stats import Summary, summarize
 
 RoleSeat = Callable[[Any, int], int]
+# (batch engine just reset, game b of it, deal index) -> the role's seat in that game
+BatchRoleSeat = Callable[[Any, int, int], int]
+# (batch engine just reset, game b of it, play index) -> the agent of every seat of that play
+SeatAgents = Callable[[Any, int, int], Sequence[Any]]
 # batch size -> a batch engine of the game with the match's rule options (kabu_envs.batch.make)
 BatchFactory = Callable[[int], Any]
 # plays (rows) per batch: large enough that numpy's per-call overhead is spread over many games
@@ -117,59 +121,66 @@ class _DealGenerators(Sequence[np.random.Generator]):
 def play_deals_batched(
     batch: BatchFactory,
     deal_seeds: Sequence[int],
-    seat_agents: Sequence[Sequence[Any]],
+    seat_agents: Sequence[Sequence[Any]] | SeatAgents,
     chunk: int | None = None,
 ) -> np.ndarray:
     """Play ``deal_seeds[p]`` with ``seat_agents[p]`` for every play p on a batch engine; ``(P, n)``
     total rewards, row p equal to ``play_deal(env, seat_agents[p], deal_seeds[p])``.
 
-    Each step, the rows whose seat to act is held by the same agent go to that agent's ``act_batch``
-    in one call. Rewards are summed step by step in the order ``play_deal`` sums them. ``chunk``
-    plays at most per batch (default ``CHUNK``).
+    ``seat_agents`` may instead be a function ``(batch_env, b, p)`` asked right after the reset (when
+    the seats depend on the deal, e.g. who deals). Each step, the rows whose seat to act is held by the
+    same agent go to that agent's ``act_batch`` in one call. Rewards are summed step by step in the
+    order ``play_deal`` sums them. ``chunk`` plays at most per batch (default ``CHUNK``).
     """
-    n_plays = len(deal_seeds)
-    if len(seat_agents) != n_plays:
-        raise ValueError(f"{len(seat_agents)} seat assignments for {n_plays} deal seeds")
-    if n_plays == 0:
-        return np.zeros((0, 0))
-    agents: list[Any] = []
-    index: dict[int, int] = {}
-    for seats in seat_agents:
-        for a in seats:
-            if id(a) not in index:
-                index[id(a)] = len(agents)
-                agents.append(a)
-    table = np.array([[index[id(a)] for a in seats] for seats in seat_agents], dtype=np.int64)
-    # the seat each agent is re-seeded from in a play (its first seat; -1: not playing)
-    first = np.full((n_plays, len(agents)), -1, dtype=np.int64)
-    for seat in range(table.shape[1] - 1, -1, -1):
-        first[np.arange(n_plays), table[:, seat]] = seat
-    seeds = np.asarray([int(s) for s in deal_seeds], dtype=object)
+    if not callable(seat_agents):
+        listed = seat_agents
+        if len(listed) != len(deal_seeds):
+            raise ValueError(f"{len(listed)} seat assignments for {len(deal_seeds)} deal seeds")
+        seat_agents = lambda env, b, p: listed[p]  # noqa: E731
     chunk = chunk or CHUNK
-    totals: list[np.ndarray] = []
-    for lo in range(0, n_plays, chunk):
-        hi = min(lo + chunk, n_plays)
-        totals.append(_play_chunk(batch(hi - lo), agents, table[lo:hi], seeds[lo:hi], first[lo:hi]))
-    return np.concatenate(totals)
+    totals = [
+        _play_chunk(batch, deal_seeds[lo : lo + chunk], seat_agents, lo)
+        for lo in range(0, len(deal_seeds), chunk)
+    ]
+    return np.concatenate(totals) if totals else np.zeros((0, 0))
 
 
 def _play_chunk(
-    env: Any, agents: list[Any], table: np.ndarray, seeds: np.ndarray, first: np.ndarray
+    batch: BatchFactory, deal_seeds: Sequence[int], seat_agents: SeatAgents, lo: int
 ) -> np.ndarray:
-    """One batch of plays from reset to the end of every game (see ``play_deals_batched``)."""
-    env.reset(seeds=[int(s) for s in seeds])
+    """Plays ``lo, lo + 1, ...`` of ``play_deals_batched``, one batch from reset to the end of every game."""
+    env = batch(len(deal_seeds))
+    env.reset(seeds=[int(s) for s in deal_seeds])
+    agents: list[Any] = []
+    index: dict[int, int] = {}
+    rows = []
+    for b in range(len(deal_seeds)):
+        row = []
+        for a in seat_agents(env, b, lo + b):
+            k = index.get(id(a))
+            if k is None:
+                k = index[id(a)] = len(agents)
+                agents.append(a)
+            row.append(k)
+        rows.append(row)
+    table = np.array(rows, dtype=np.int64)
+    # the seat each agent is re-seeded from in a play (its first seat; -1: not playing)
+    first = np.full((len(table), len(agents)), -1, dtype=np.int64)
+    for seat in range(table.shape[1] - 1, -1, -1):
+        first[np.arange(len(table)), table[:, seat]] = seat
+    seeds = np.asarray([int(s) for s in deal_seeds], dtype=object)
     total = np.zeros(env.rewards.shape)
     total += env.rewards
     store: dict[tuple[int, int], np.random.Generator] = {}
     actions = np.zeros(len(table), dtype=np.int64)
     while True:
-        rows = np.flatnonzero(env.current_player >= 0)
-        if rows.size == 0:
+        live = np.flatnonzero(env.current_player >= 0)
+        if live.size == 0:
             break
-        who = table[rows, env.current_player[rows]]
+        who = table[live, env.current_player[live]]
         obs, masks = env.observation, env.legal_action_mask
         for k in np.unique(who).tolist():
-            sel = rows[who == k]
+            sel = live[who == k]
             rngs = _DealGenerators(store, seeds, first, k, sel)
             actions[sel] = agents[k].act_batch(obs[sel], masks[sel], rngs=rngs)
         env.step(actions)
@@ -252,29 +263,39 @@ def role_duplicate(
     deals: int,
     seed: int = 0,
     batch: BatchFactory | None = None,
+    batch_role_seat: BatchRoleSeat | None = None,
 ) -> MatchResult:
     """The role's seat is played by the agent, then by the opponent, on the same deal.
 
-    With ``batch`` (a batch-engine factory) the plays run batched (``play_deals_batched``).
+    With ``batch`` (a batch-engine factory) the plays run batched (``play_deals_batched``); the seat
+    of each deal is then read from the batch engine with ``batch_role_seat`` when given (no AEC reset
+    per deal), else from ``env`` reset to the deal as in the scalar path.
     """
     n = len(env.possible_agents)
-    plan: list[tuple[int, int]] = []
-    for d in range(deals):
-        deal_seed = _seed(seed, d)
-        env.reset(seed=deal_seed)
-        plan.append((deal_seed, role_seat(env, d)))
-    seat_agents = [
-        [player if s == seat else reference for s in range(n)]
-        for _, seat in plan
-        for player in (agent, opponent)
-    ]
-    seeds = [deal_seed for deal_seed, _ in plan for _ in range(2)]
+    deal_seeds = [_seed(seed, d) for d in range(deals)]
+    seats: list[int] = []
+    seats_from_batch = batch is not None and batch_role_seat is not None
+
+    def assign(batch_env: Any, b: int, p: int) -> list[Any]:
+        """Play p's seats: deal p // 2, the agent's play first, then the opponent's."""
+        d = p // 2
+        if seats_from_batch and p % 2 == 0:
+            assert batch_role_seat is not None
+            seats.append(batch_role_seat(batch_env, b, d))
+        seat, player = seats[d], (agent, opponent)[p % 2]
+        return [player if s == seat else reference for s in range(n)]
+
+    if not seats_from_batch:
+        for d, deal_seed in enumerate(deal_seeds):
+            env.reset(seed=deal_seed)
+            seats.append(role_seat(env, d))
+    plays = [s for s in deal_seeds for _ in range(2)]
     if batch is not None:
-        totals = list(play_deals_batched(batch, seeds, seat_agents))
+        totals = list(play_deals_batched(batch, plays, assign))
     else:
-        totals = [play_deal(env, seats, s) for seats, s in zip(seat_agents, seeds, strict=True)]
+        totals = [play_deal(env, assign(None, -1, p), s) for p, s in enumerate(plays)]
     res = MatchResult()
-    for d, (_, seat) in enumerate(plan):
+    for d, seat in enumerate(seats):
         rewards = [totals[2 * d][seat], totals[2 * d + 1][seat]]
         res.agent_rewards.append(float(rewards[0]))
         res.opponent_rewards.append(float(rewards[1]))

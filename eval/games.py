@@ -46,6 +46,16 @@ def rotating_seat(role: registry.Role):
     return seat
 
 
+def rotating_batch_seat(role: registry.Role):
+    """``rotating_seat`` read from game ``b`` of a batch engine just reset (``Role.batch_groups``)."""
+
+    def seat(batch_env: Any, b: int, deal_index: int) -> int:
+        groups = role.batch_groups(batch_env, b)
+        return groups[deal_index % len(groups)][0]
+
+    return seat
+
+
 def matchup(
     game: str,
     agent: Any,
@@ -79,7 +89,10 @@ def matchup(
         batched = spec.batch is not None and not scalar_only
     batch = batch_factory(game, env_options) if batched else None
     if the_role.duplicate == "seat":
-        return role_duplicate(env, agent, opponent, reference, rotating_seat(the_role), deals, seed, batch)
+        seats = rotating_seat(the_role)
+        return role_duplicate(
+            env, agent, opponent, reference, seats, deals, seed, batch, rotating_batch_seat(the_role)
+        )
     return partnership_duplicate(env, agent, opponent, the_role.groups, deals, seed, batch)
 
 

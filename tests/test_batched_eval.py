@@ -71,8 +71,10 @@ def test_batched_duplicate_equals_scalar(game, role, agent, opponent):
 @pytest.mark.parametrize(
     ("game", "role"), [(g.id, r.name) for g in registry.games() for r in g.roles if r.duplicate == "seat"]
 )
-def test_batched_role_duplicate_with_a_batched_reference(game, role):
-    """The seat format with a reference that acts batched today (random), a model and a sampling model."""
+def test_batched_role_duplicate_with_a_batched_reference(game, role, monkeypatch):
+    """The seat format with a reference that acts batched today (random), a model and a sampling model;
+    seats read from the batch engine, a deal's two plays split over two batches now and then."""
+    monkeypatch.setattr(duplicate, "CHUNK", 101)
     names = [*_models(game, role), "random"]
     for agent, opponent in zip(names, names[1:] + names[:1], strict=True):
         batched, scalar = _both(game, role, agent, opponent, reference=lambda: RandomAgent(seed=17))
