@@ -20,13 +20,15 @@ def matchup_record(
     deals: int = 1000,
     seed: int = 0,
     env_options: dict[str, Any] | None = None,
+    batched: bool | None = None,
 ) -> tuple[dict[str, Any], MatchResult]:
-    """One summary.json matchup row (agent's duplicate advantage over the opponent)."""
+    """One summary.json matchup row (agent's duplicate advantage over the opponent); ``batched`` as in
+    ``eval.games.matchup``."""
     opts = dict(env_options or {})
     role = role or default_role(game)
     agent = make_agent(game, agent_name, seed, role=role, **opts)
     opponent = make_agent(game, opponent_name, seed + 1, role=role, **opts)
-    res = matchup(game, agent, opponent, role, deals, seed, opts)
+    res = matchup(game, agent, opponent, role, deals, seed, opts, batched=batched)
     s = res.summary()
     row = {
         "agent": agent_name,
