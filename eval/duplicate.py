@@ -36,8 +36,8 @@ from eval.stats import Summary, summarize
 RoleSeat = Callable[[Any, int], int]
 # (batch engine just reset, game b of it, deal index) -> the role's seat in that game
 BatchRoleSeat = Callable[[Any, int, int], int]
-# (batch engine just reset, game b of it, play index) -> the agent of every seat of that play
-SeatAgents = Callable[[Any, int, int], Sequence[Any]]
+# (batch engine just reset, the plays of its games) -> (agents, (games, seats) index into the agents)
+SeatTable = Callable[[Any, np.ndarray], tuple[Sequence[Any], np.ndarray]]
 # batch size -> a batch engine of the game with the match's rule options (kabu_envs.batch.make)
 BatchFactory = Callable[[int], Any]
 # plays (rows) per batch: large enough that numpy's per-call overhead is spread over many games
@@ -121,49 +121,61 @@ class _DealGenerators(Sequence[np.random.Generator]):
 def play_deals_batched(
     batch: BatchFactory,
     deal_seeds: Sequence[int],
-    seat_agents: Sequence[Sequence[Any]] | SeatAgents,
+    seat_agents: Sequence[Sequence[Any]] | SeatTable,
     chunk: int | None = None,
 ) -> np.ndarray:
     """Play ``deal_seeds[p]`` with ``seat_agents[p]`` for every play p on a batch engine; ``(P, n)``
     total rewards, row p equal to ``play_deal(env, seat_agents[p], deal_seeds[p])``.
 
-    ``seat_agents`` may instead be a function ``(batch_env, b, p)`` asked right after the reset (when
-    the seats depend on the deal, e.g. who deals). Each step, the rows whose seat to act is held by the
-    same agent go to that agent's ``act_batch`` in one call. Rewards are summed step by step in the
-    order ``play_deal`` sums them. ``chunk`` plays at most per batch (default ``CHUNK``).
+    ``seat_agents`` may instead be a function ``(batch_env, plays) -> (agents, table)`` asked right
+    after the reset (when the seats depend on the deal, e.g. who deals): ``table[b, seat]`` indexes
+    ``agents`` for game b, which plays ``plays[b]``. Each step, the rows whose seat to act is held by
+    the same agent go to that agent's ``act_batch`` in one call. Rewards are summed step by step in
+    the order ``play_deal`` sums them. ``chunk`` plays at most per batch (default ``CHUNK``).
     """
     if not callable(seat_agents):
-        listed = seat_agents
-        if len(listed) != len(deal_seeds):
-            raise ValueError(f"{len(listed)} seat assignments for {len(deal_seeds)} deal seeds")
-        seat_agents = lambda env, b, p: listed[p]  # noqa: E731
+        if len(seat_agents) != len(deal_seeds):
+            raise ValueError(f"{len(seat_agents)} seat assignments for {len(deal_seeds)} deal seeds")
+        seat_agents = _listed_table(seat_agents)
     chunk = chunk or CHUNK
     totals = [
-        _play_chunk(batch, deal_seeds[lo : lo + chunk], seat_agents, lo)
+        _play_chunk(
+            batch, deal_seeds[lo : lo + chunk], seat_agents, np.arange(lo, min(lo + chunk, len(deal_seeds)))
+        )
         for lo in range(0, len(deal_seeds), chunk)
     ]
     return np.concatenate(totals) if totals else np.zeros((0, 0))
 
 
+def agent_indices(agents: Sequence[Any]) -> tuple[list[Any], list[int]]:
+    """Distinct agents (by identity, as ``play_deal`` resets them) and each given one's index."""
+    uniq: list[Any] = []
+    index: dict[int, int] = {}
+    for a in agents:
+        if id(a) not in index:
+            index[id(a)] = len(uniq)
+            uniq.append(a)
+    return uniq, [index[id(a)] for a in agents]
+
+
+def _listed_table(seat_agents: Sequence[Sequence[Any]]) -> SeatTable:
+    """The ``SeatTable`` of plays listed seat by seat."""
+
+    def table(batch_env: Any, plays: np.ndarray) -> tuple[Sequence[Any], np.ndarray]:
+        rows = [seat_agents[p] for p in plays.tolist()]
+        agents, flat = agent_indices([a for row in rows for a in row])
+        return agents, np.asarray(flat, dtype=np.int64).reshape(len(rows), -1)
+
+    return table
+
+
 def _play_chunk(
-    batch: BatchFactory, deal_seeds: Sequence[int], seat_agents: SeatAgents, lo: int
+    batch: BatchFactory, deal_seeds: Sequence[int], seat_table: SeatTable, plays: np.ndarray
 ) -> np.ndarray:
-    """Plays ``lo, lo + 1, ...`` of ``play_deals_batched``, one batch from reset to the end of every game."""
+    """``plays`` of ``play_deals_batched``: one batch from reset to the end of every game."""
     env = batch(len(deal_seeds))
     env.reset(seeds=[int(s) for s in deal_seeds])
-    agents: list[Any] = []
-    index: dict[int, int] = {}
-    rows = []
-    for b in range(len(deal_seeds)):
-        row = []
-        for a in seat_agents(env, b, lo + b):
-            k = index.get(id(a))
-            if k is None:
-                k = index[id(a)] = len(agents)
-                agents.append(a)
-            row.append(k)
-        rows.append(row)
-    table = np.array(rows, dtype=np.int64)
+    agents, table = seat_table(env, plays)
     # the seat each agent is re-seeded from in a play (its first seat; -1: not playing)
     first = np.full((len(table), len(agents)), -1, dtype=np.int64)
     for seat in range(table.shape[1] - 1, -1, -1):
@@ -274,26 +286,34 @@ def role_duplicate(
     n = len(env.possible_agents)
     deal_seeds = [_seed(seed, d) for d in range(deals)]
     seats: list[int] = []
-    seats_from_batch = batch is not None and batch_role_seat is not None
+    players, (ka, ko, kr) = agent_indices([agent, opponent, reference])
 
-    def assign(batch_env: Any, b: int, p: int) -> list[Any]:
-        """Play p's seats: deal p // 2, the agent's play first, then the opponent's."""
-        d = p // 2
-        if seats_from_batch and p % 2 == 0:
-            assert batch_role_seat is not None
-            seats.append(batch_role_seat(batch_env, b, d))
-        seat, player = seats[d], (agent, opponent)[p % 2]
-        return [player if s == seat else reference for s in range(n)]
+    def seat_table(batch_env: Any, plays: np.ndarray) -> tuple[Sequence[Any], np.ndarray]:
+        """Plays 2d and 2d + 1 are deal d's: the agent's play, then the opponent's."""
+        if batch_role_seat is not None:
+            seats.extend(
+                batch_role_seat(batch_env, b, int(p) // 2) for b, p in enumerate(plays) if p % 2 == 0
+            )
+        table = np.full((len(plays), n), kr, dtype=np.int64)
+        table[np.arange(len(plays)), np.asarray(seats)[plays // 2]] = np.where(plays % 2 == 0, ka, ko)
+        return players, table
 
-    if not seats_from_batch:
+    plays = [s for s in deal_seeds for _ in range(2)]
+    if batch is not None and batch_role_seat is not None:
+        totals = list(play_deals_batched(batch, plays, seat_table))
+    else:
         for d, deal_seed in enumerate(deal_seeds):
             env.reset(seed=deal_seed)
             seats.append(role_seat(env, d))
-    plays = [s for s in deal_seeds for _ in range(2)]
-    if batch is not None:
-        totals = list(play_deals_batched(batch, plays, assign))
-    else:
-        totals = [play_deal(env, assign(None, -1, p), s) for p, s in enumerate(plays)]
+        seat_agents = [
+            [player if s == seat else reference for s in range(n)]
+            for seat in seats
+            for player in (agent, opponent)
+        ]
+        if batch is not None:
+            totals = list(play_deals_batched(batch, plays, seat_agents))
+        else:
+            totals = [play_deal(env, a, s) for a, s in zip(seat_agents, plays, strict=True)]
     res = MatchResult()
     for d, seat in enumerate(seats):
         rewards = [totals[2 * d][seat], totals[2 * d + 1][seat]]
