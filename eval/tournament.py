@@ -96,18 +96,19 @@ def round_robin(
     env_options: dict[str, Any] | None = None,
     rating_block: int = 1,
     include_self: bool = False,
+    batched: bool | None = None,
 ) -> dict[str, Any]:
     """Every agent against every opponent; rows + ratings.
 
     Self-matches (the same name on both sides) are skipped unless ``include_self``: then they are
-    control rows between differently seeded copies (not rated).
+    control rows between differently seeded copies (not rated). ``batched`` as in ``eval.games.matchup``.
     """
     rows, raw = [], []
     for i, a in enumerate(agents):
         for j, o in enumerate(opponents):
             if a == o and not include_self:
                 continue
-            row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options)
+            row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options, batched)
             rows.append(row)
             raw.append((a, o, res.advantages))
     return {"matchups": rows, "ratings": openskill_ratings(raw, block=rating_block)}

@@ -141,3 +141,15 @@ def test_matchup_picks_the_batched_path_when_it_can(monkeypatch):
 def test_no_deals_no_plays():
     res = matchup("kakeya", RandomAgent(seed=1), RandomAgent(seed=2), deals=0, batched=True)
     assert res.advantages == [] and np.isnan(res.mean_reward)
+
+
+def test_eval_cli_scalar_flag_writes_the_same_results(tmp_path):
+    from eval.__main__ import main
+
+    args = ["--game", "kakeya", "--agents", "ppo_kakeya", "random", "--opponents", "random", "--deals", "30"]
+    outs = []
+    for extra in ([], ["--scalar"]):
+        out = tmp_path / f"out{len(outs)}.json"
+        assert main([*args, *extra, "--json", str(out)]) == 0
+        outs.append(out.read_text())
+    assert outs[0] == outs[1] and '"ppo_kakeya"' in outs[0]
