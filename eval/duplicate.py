@@ -48,6 +48,49 @@ def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence([int(p) & 0xFFFFFFFF for p in parts]).generate_state(1)[0])
 
 
+# numpy's SeedSequence constants (numpy/random/bit_generator.pyx), for ``_seeds``
+_U32 = np.uint32
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = _U32(0x43B0D7E5), _U32(0x931E8875), _U32(0x8B51F9DD), _U32(0x58F38DED)
+_MIX_L, _MIX_R, _POOL = _U32(0xCA01F9DD), _U32(0x4973F715), 4
+
+
+def _seeds(*parts: Any) -> np.ndarray:
+    """``_seed(*parts)`` element-wise over broadcast integer arrays (at most 4 parts), uint32.
+
+    Why: a duplicate match seeds every deal (and every agent of every play) with ``_seed``, and one
+    ``SeedSequence`` per call costs more than a deal of the batched path plays. This is the same hash
+    (SeedSequence's entropy mixing and ``generate_state(1)``) on whole arrays; a test compares the two.
+    """
+    if not 1 <= len(parts) <= _POOL:
+        raise ValueError(f"_seeds takes 1 to {_POOL} parts, got {len(parts)}")
+    words = [np.asarray(np.asarray(p, dtype=np.int64) & 0xFFFFFFFF, dtype=_U32) for p in parts]
+    words = list(np.broadcast_arrays(*words))
+    words += [np.zeros_like(words[0])] * (_POOL - len(words))
+    h = _INIT_A
+    with np.errstate(over="ignore"):
+
+        def hashmix(v: np.ndarray) -> np.ndarray:
+            nonlocal h
+            v = v ^ h
+            h = _U32(h * _MULT_A)
+            v = v * h
+            return v ^ (v >> _U32(16))
+
+        pool = [hashmix(w) for w in words]
+        for src in range(_POOL):
+            for dst in range(_POOL):
+                if src != dst:
+                    r = _MIX_L * pool[dst] - _MIX_R * hashmix(pool[src])
+                    pool[dst] = r ^ (r >> _U32(16))
+        v = (pool[0] ^ _INIT_B) * _U32(_INIT_B * _MULT_B)
+    return v ^ (v >> _U32(16))
+
+
+def match_deal_seeds(seed: int, deals: int) -> list[int]:
+    """The seeds of a match's deals: ``_seed(seed, d)`` for d < ``deals``."""
+    return [int(x) for x in _seeds(int(seed) & 0xFFFFFFFF, np.arange(deals))] if deals > 0 else []
+
+
 def play_deal(env: Any, seat_agents: Sequence[Any], deal_seed: int) -> np.ndarray:
     """Play one episode of an AEC env; returns each seat's total reward.
 
@@ -81,19 +124,14 @@ class _DealGenerators(Sequence[np.random.Generator]):
     """The ``rngs`` of one ``act_batch`` call: agent ``k``'s generator in each of these plays.
 
     A generator is made on first use, seeded as ``play_deal`` re-seeds the agent (``BaseAgent.reset``
-    with ``_seed(deal_seed, first seat, 7)``), and kept for the rest of the play; deterministic agents
-    never ask, so they cost nothing.
+    with ``seeds[play, k]`` = ``_seed(deal_seed, first seat, 7)``), and kept for the rest of the play;
+    deterministic agents never ask, so they cost nothing.
     """
 
     def __init__(
-        self,
-        store: dict[tuple[int, int], np.random.Generator],
-        seeds: np.ndarray,
-        first: np.ndarray,
-        k: int,
-        rows: np.ndarray,
+        self, store: dict[tuple[int, int], np.random.Generator], seeds: np.ndarray, k: int, rows: np.ndarray
     ) -> None:
-        self.store, self.seeds, self.first, self.k, self.rows = store, seeds, first, k, rows
+        self.store, self.seeds, self.k, self.rows = store, seeds, k, rows
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -110,7 +148,7 @@ class _DealGenerators(Sequence[np.random.Generator]):
         play = int(self.rows[i])  # raises IndexError past the end, as a Sequence must
         gen = self.store.get((play, self.k))
         if gen is None:
-            seed = _seed(int(self.seeds[play]), int(self.first[play, self.k]), 7)
+            seed = int(self.seeds[play, self.k])
             gen = self.store[(play, self.k)] = np.random.Generator(np.random.PCG64(seed))
         return gen
 
@@ -180,7 +218,7 @@ def _play_chunk(
     first = np.full((len(table), len(agents)), -1, dtype=np.int64)
     for seat in range(table.shape[1] - 1, -1, -1):
         first[np.arange(len(table)), table[:, seat]] = seat
-    seeds = np.asarray([int(s) for s in deal_seeds], dtype=object)
+    agent_seeds = _seeds(np.asarray(deal_seeds, dtype=np.int64)[:, None], first, 7)
     total = np.zeros(env.rewards.shape)
     total += env.rewards
     store: dict[tuple[int, int], np.random.Generator] = {}
@@ -193,7 +231,7 @@ def _play_chunk(
         obs, masks = env.observation, env.legal_action_mask
         for k in np.unique(who).tolist():
             sel = live[who == k]
-            rngs = _DealGenerators(store, seeds, first, k, sel)
+            rngs = _DealGenerators(store, agent_seeds, k, sel)
             actions[sel] = agents[k].act_batch(obs[sel], masks[sel], rngs=rngs)
         env.step(actions)
         total += env.rewards
@@ -239,8 +277,7 @@ def partnership_duplicate(
     """
     n = len(env.possible_agents)
     plan: list[tuple[int, list[Sequence[int]]]] = []
-    for d in range(deals):
-        deal_seed = _seed(seed, d)
+    for deal_seed in match_deal_seeds(seed, deals):
         if callable(teams):
             env.reset(seed=deal_seed)
             deal_teams = list(teams(env))
@@ -284,7 +321,7 @@ def role_duplicate(
     per deal), else from ``env`` reset to the deal as in the scalar path.
     """
     n = len(env.possible_agents)
-    deal_seeds = [_seed(seed, d) for d in range(deals)]
+    deal_seeds = match_deal_seeds(seed, deals)
     seats: list[int] = []
     players, (ka, ko, kr) = agent_indices([agent, opponent, reference])
 
