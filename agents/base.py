@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -38,6 +39,28 @@ def legal_from_mask(action_mask: np.ndarray) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("action_mask is all zeros: this seat is not to act")
     return legal
+
+
+def batch_masks(action_masks: np.ndarray, rngs: Sequence[np.random.Generator] | None = None) -> np.ndarray:
+    """``(B, A)`` bool masks of an ``act_batch`` call, checked: a legal action in every row, one
+    generator per row when ``rngs`` is given."""
+    masks = np.asarray(action_masks).astype(bool)
+    if masks.ndim != 2 or not masks.any(axis=1).all():
+        raise ValueError("act_batch needs (B, A) masks with a legal action in every row")
+    if rngs is not None and len(rngs) != len(masks):
+        raise ValueError(f"act_batch: {len(rngs)} generators for {len(masks)} rows (one per row)")
+    return masks
+
+
+def can_act_batched(agent: Any) -> bool:
+    """True when ``agent.act_batch`` plays a batch of decisions exactly as ``act`` plays them one by one.
+
+    The batched-agent protocol: ``act_batch(observations (B, obs), action_masks (B, A), rngs=None)
+    -> (B,) int64``, row i being what ``act`` returns with ``self.rng`` = ``rngs[i]`` (which it leaves
+    in the same state). An agent whose ``act_batch`` exists but cannot serve its current configuration
+    says so with ``batched = False``.
+    """
+    return callable(getattr(agent, "act_batch", None)) and bool(getattr(agent, "batched", True))
 
 
 @runtime_checkable
@@ -103,10 +126,24 @@ class RandomAgent(BaseAgent):
         legal = legal_from_mask(action_mask)
         return int(legal[self.rng.integers(legal.size)])
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """A uniformly random legal action per row of ``(B, A)`` masks, ``(B,)`` int64, in one call."""
-        masks = np.asarray(action_masks).astype(bool)
-        if masks.ndim != 2 or not masks.any(axis=1).all():
-            raise ValueError("act_batch needs (B, A) masks with a legal action in every row")
-        keys = self.rng.random(masks.shape)
-        return np.where(masks, keys, -1.0).argmax(axis=1).astype(np.int64)
+    def act_batch(
+        self,
+        observations: np.ndarray | None,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        """A uniformly random legal action per row of ``(B, A)`` masks, ``(B,)`` int64.
+
+        With ``rngs``, row i draws from ``rngs[i]`` exactly as ``act`` draws from ``self.rng`` (so a
+        batched evaluation replays the scalar one); without, one vectorised draw from ``self.rng``.
+        """
+        masks = batch_masks(action_masks, rngs)
+        if rngs is None:
+            keys = self.rng.random(masks.shape)
+            return np.where(masks, keys, -1.0).argmax(axis=1).astype(np.int64)
+        # legal ids of every row, in order: row i's k-th legal action is ids[starts[i] + k]
+        rows, ids = np.nonzero(masks)
+        counts = np.bincount(rows, minlength=len(masks))
+        starts = np.cumsum(counts) - counts
+        picks = [rng.integers(c) for rng, c in zip(rngs, counts.tolist(), strict=True)]
+        return ids[starts + np.asarray(picks, dtype=np.int64)].astype(np.int64)

@@ -214,22 +214,30 @@ class Policy:
         return x
 
     def logits_batch(self, observations: np.ndarray) -> np.ndarray:
-        """The actor's logits for a batch ``(B, obs_size)`` -> ``(B, num_actions)``, float32."""
+        """The actor's logits for a batch ``(B, obs_size)`` -> ``(B, num_actions)``, float32, each row
+        bit for bit what ``logits`` gives for it.
+
+        Why not one ``x @ w.T``: a matrix product sums in another order than the matrix-vector product
+        of ``logits`` (last-bit differences here), and a near-tie could then play another action than
+        ``act``. ``np.matmul`` over a stack of column vectors runs that same matrix-vector product per
+        row inside one call: exact, and still a single numpy call per layer.
+        """
         x = np.asarray(observations, dtype=np.float32)
         if x.ndim != 2 or x.shape[1] != self.obs_size:
             raise ValueError(
                 f"observations of shape {x.shape} for a policy trained on size {self.obs_size} "
                 f"(expected (B, {self.obs_size}); {self.describe()})"
             )
+        x = np.ascontiguousarray(x)[:, :, None]
         for w, b, hidden in self._actor:
-            x = x @ w.T + b
+            x = np.matmul(w, x)
+            x += b[:, None]
             if hidden:
                 x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, np.float32(0.0))
-        return x
+        return x[:, :, 0]
 
-    def masked_argmax_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """The deterministic action of every row, ``(B,)`` int64: row by row the arg-max of
-        ``masked_probs`` (the same float32 steps, so ties resolve as ``act`` resolves them)."""
+    def masked_probs_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``masked_probs`` of every row, ``(B, num_actions)`` float32, equal to it bit for bit."""
         masks = np.asarray(action_masks).astype(bool)
         if masks.ndim != 2 or masks.shape[1] != self.num_actions:
             raise ValueError(
@@ -240,8 +248,12 @@ class Policy:
         z = _normalise_rows(self.logits_batch(observations))
         z = _normalise_rows(np.where(masks, z, MASKED_LOGIT))
         e = np.exp(z - z.max(axis=1, keepdims=True))
-        p = e / e.sum(axis=1, dtype=np.float32, keepdims=True)
-        return p.argmax(axis=1).astype(np.int64)
+        return e / e.sum(axis=1, dtype=np.float32, keepdims=True)
+
+    def masked_argmax_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The deterministic action of every row, ``(B,)`` int64: the arg-max of ``masked_probs``
+        (the same float32 numbers, so ties resolve as ``act`` resolves them)."""
+        return self.masked_probs_batch(observations, action_masks).argmax(axis=1).astype(np.int64)
 
     def masked_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """float32 probabilities of the masked policy, computed the way sb3-contrib does.

@@ -21,13 +21,13 @@ SB3 ``.zip`` files are refused with a message saying why and how to convert them
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent, legal_from_mask
+from agents.base import BaseAgent, batch_masks, legal_from_mask
 from agents.policy_file import (
     RECORD_FILE,
     Policy,
@@ -143,12 +143,40 @@ class PPOAgent(BaseAgent):
                 f"model {self.name!r} has observation size {have[0]} and {have[1]} actions, not {want}"
             )
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """The actions of a batch of decisions ``(B, obs)``, ``(B, A)`` -> ``(B,)`` int64, in one
-        numpy pass: deterministic play of a policy file (what ``act`` plays row by row)."""
-        if self.policy is None or not self.deterministic:
-            raise ValueError("act_batch needs a deterministic agent playing a policy file")
-        return self.policy.masked_argmax_batch(observations, action_masks)
+    @property
+    def batched(self) -> bool:
+        """Whether ``act_batch`` can serve this agent (``agents.base.can_act_batched``): a policy file
+        plays batched in numpy; an in-memory MaskablePPO model acts one decision at a time."""
+        return self.policy is not None
+
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        """The actions of a batch of decisions ``(B, obs)``, ``(B, A)`` -> ``(B,)`` int64: row i is
+        what ``act`` plays (with ``self.rng`` = ``rngs[i]`` when sampling), the network run once.
+
+        Deterministic play is the arg-max of the same float32 probabilities; stochastic play computes
+        the probabilities as ``action_probs`` does and samples each row with ``Generator.choice`` from
+        its own generator (``rngs[i]``, else ``self.rng`` row after row), so the draws are ``act``'s.
+        """
+        if self.policy is None:
+            raise ValueError(
+                f"agent {self.name!r} plays an in-memory MaskablePPO model, which acts one decision at a "
+                "time (act); act_batch needs a policy file (can_act_batched() is False for it)"
+            )
+        masks = batch_masks(action_masks, rngs)
+        probs = self.policy.masked_probs_batch(observations, masks)
+        if self.deterministic:
+            return probs.argmax(axis=1).astype(np.int64)
+        p = probs.astype(np.float64)
+        p[~masks] = 0.0
+        p /= p.sum(axis=1, keepdims=True)
+        gens = rngs if rngs is not None else [self.rng] * len(p)
+        n = p.shape[1]
+        return np.array([g.choice(n, p=row) for g, row in zip(gens, p, strict=True)], dtype=np.int64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask, dtype=bool)

@@ -49,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--option", action="append", default=[], metavar="KEY=JSON", help="a rule option")
     ap.add_argument("--json", help="write matchups + ratings here")
     ap.add_argument("--heatmap", help="write the matchup heatmap PNG here")
+    ap.add_argument(
+        "--scalar",
+        action="store_true",
+        help="play one decision at a time even where the batched path could (same results, slower)",
+    )
     args = ap.parse_args(argv)
 
     from agents.registry import make_agent
@@ -83,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         opts,
         args.rating_block,
         include_self=controls,
+        batched=False if args.scalar else None,
     )
     print(format_table(args.game, out["matchups"]))
     print("openskill:", json.dumps(out["ratings"]))

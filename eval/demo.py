@@ -58,12 +58,14 @@ def plan(models: Path) -> list[tuple[str, str, str, str]]:
     return jobs
 
 
-def _run(job: tuple[str, str, str, str], deals: int, seed: int, models: str) -> tuple[dict, list[float]]:
+def _run(
+    job: tuple[str, str, str, str], deals: int, seed: int, models: str, batched: bool | None = None
+) -> tuple[dict, list[float]]:
     os.environ["KABU_MODELS_DIR"] = models
     from eval.tournament import matchup_record
 
     game, agent, opp, role = job
-    row, res = matchup_record(game, agent, opp, role, deals, seed)
+    row, res = matchup_record(game, agent, opp, role, deals, seed, batched=batched)
     return row, res.advantages
 
 
@@ -96,7 +98,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="reports")
     ap.add_argument("--models", default=None, help="models dir (default: the repository's models/)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--scalar",
+        action="store_true",
+        help="play every deal one decision at a time (the reference path; same results, slower)",
+    )
     args = ap.parse_args(argv)
+    batched = False if args.scalar else None
 
     from agents.registry import models_dir
     from eval.plots import learning_curves, matchup_heatmap
@@ -117,9 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
             n = [deals[j[0]] for j in jobs]
-            results = list(pool.map(_run, jobs, n, seeds, [str(models)] * len(jobs)))
+            results = list(pool.map(_run, jobs, n, seeds, [str(models)] * len(jobs), [batched] * len(jobs)))
     else:
-        results = [_run(j, deals[j[0]], s, str(models)) for j, s in zip(jobs, seeds, strict=False)]
+        results = [_run(j, deals[j[0]], s, str(models), batched) for j, s in zip(jobs, seeds, strict=False)]
 
     summary: dict[str, Any] = {}
     for game in games:

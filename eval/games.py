@@ -9,13 +9,21 @@ decides how:
   groups deal by deal (seat rotation).
 * ``"team"`` (a Kakeya partnership, a Toy Card seat): ``partnership_duplicate``, the agent playing
   every group of the role in turn.
+
+When the game has a vectorised batch engine (``GameSpec.batch``) and every agent of the match
+``can_act_batched``, the deals are played on it (``kabu_envs.batch.make``), many at once; the results
+are those of the scalar path (same deals, same decisions). ``batched=False`` forces the scalar path,
+``batched=True`` the batched one (on the reference loop ``LoopBatchEnv`` for a game without an engine
+of its own: exact, but no faster than the scalar path).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from eval.duplicate import MatchResult, partnership_duplicate, role_duplicate
+from agents.base import can_act_batched
+from eval.duplicate import BatchFactory, MatchResult, partnership_duplicate, role_duplicate
+from kabu_envs import batch as kabu_batch
 from kabu_envs import registry
 
 
@@ -38,6 +46,16 @@ def rotating_seat(role: registry.Role):
     return seat
 
 
+def rotating_batch_seat(role: registry.Role):
+    """``rotating_seat`` read from game ``b`` of a batch engine just reset (``Role.batch_groups``)."""
+
+    def seat(batch_env: Any, b: int, deal_index: int) -> int:
+        groups = role.batch_groups(batch_env, b)
+        return groups[deal_index % len(groups)][0]
+
+    return seat
+
+
 def matchup(
     game: str,
     agent: Any,
@@ -47,16 +65,41 @@ def matchup(
     seed: int = 0,
     env_options: dict[str, Any] | None = None,
     reference: Any = None,
+    batched: bool | None = None,
 ) -> MatchResult:
-    """Duplicate match of ``agent`` vs ``opponent`` (see the module docstring)."""
+    """Duplicate match of ``agent`` vs ``opponent`` (see the module docstring).
+
+    ``batched``: None picks the batched path when the game has a vectorised batch engine and every
+    agent of the match can act batched; True insists on it (raising, naming the agents that cannot);
+    False plays one decision at a time.
+    """
     env_options = dict(env_options or {})
     spec = registry.get(game)
     the_role = spec.role(role)
     env = spec.make_raw_env(**env_options)
-    if the_role.duplicate == "seat":
-        if reference is None:
-            from agents.registry import make_agent
+    if the_role.duplicate == "seat" and reference is None:
+        from agents.registry import make_agent
 
-            reference = make_agent(game, spec.reference, seed, **env_options)
-        return role_duplicate(env, agent, opponent, reference, rotating_seat(the_role), deals, seed)
-    return partnership_duplicate(env, agent, opponent, the_role.groups, deals, seed)
+        reference = make_agent(game, spec.reference, seed, **env_options)
+    players = [agent, opponent] + ([reference] if the_role.duplicate == "seat" else [])
+    scalar_only = [getattr(p, "name", type(p).__name__) for p in players if not can_act_batched(p)]
+    if batched and scalar_only:
+        raise ValueError(f"batched=True, but these agents cannot act batched: {scalar_only}")
+    if batched is None:
+        batched = spec.batch is not None and not scalar_only
+    batch = batch_factory(game, env_options) if batched else None
+    if the_role.duplicate == "seat":
+        seats = rotating_seat(the_role)
+        return role_duplicate(
+            env, agent, opponent, reference, seats, deals, seed, batch, rotating_batch_seat(the_role)
+        )
+    return partnership_duplicate(env, agent, opponent, the_role.groups, deals, seed, batch)
+
+
+def batch_factory(game: str, env_options: dict[str, Any]) -> BatchFactory:
+    """batch size -> the game's batch engine with these rule options (what the batched path plays on)."""
+
+    def make(batch_size: int) -> Any:
+        return kabu_batch.make(game, batch_size=batch_size, **env_options)
+
+    return make

@@ -20,13 +20,15 @@ def matchup_record(
     deals: int = 1000,
     seed: int = 0,
     env_options: dict[str, Any] | None = None,
+    batched: bool | None = None,
 ) -> tuple[dict[str, Any], MatchResult]:
-    """One summary.json matchup row (agent's duplicate advantage over the opponent)."""
+    """One summary.json matchup row (agent's duplicate advantage over the opponent); ``batched`` as in
+    ``eval.games.matchup``."""
     opts = dict(env_options or {})
     role = role or default_role(game)
     agent = make_agent(game, agent_name, seed, role=role, **opts)
     opponent = make_agent(game, opponent_name, seed + 1, role=role, **opts)
-    res = matchup(game, agent, opponent, role, deals, seed, opts)
+    res = matchup(game, agent, opponent, role, deals, seed, opts, batched=batched)
     s = res.summary()
     row = {
         "agent": agent_name,
@@ -94,18 +96,19 @@ def round_robin(
     env_options: dict[str, Any] | None = None,
     rating_block: int = 1,
     include_self: bool = False,
+    batched: bool | None = None,
 ) -> dict[str, Any]:
     """Every agent against every opponent; rows + ratings.
 
     Self-matches (the same name on both sides) are skipped unless ``include_self``: then they are
-    control rows between differently seeded copies (not rated).
+    control rows between differently seeded copies (not rated). ``batched`` as in ``eval.games.matchup``.
     """
     rows, raw = [], []
     for i, a in enumerate(agents):
         for j, o in enumerate(opponents):
             if a == o and not include_self:
                 continue
-            row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options)
+            row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options, batched)
             rows.append(row)
             raw.append((a, o, res.advantages))
     return {"matchups": rows, "ratings": openskill_ratings(raw, block=rating_block)}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from kabu_envs.toy_card.game import Action
+from kabu_envs.toy_card.game import NUM_ACTIONS, Action
 
 
 class ScriptedAgent:
@@ -22,3 +23,15 @@ class ScriptedAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(Action.RAISE) if action_mask[Action.RAISE] else int(Action.PASS)
+
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        """``act`` for every row of ``(B, A)`` masks at once (deterministic: ``rngs`` is unused)."""
+        masks = np.asarray(action_masks).astype(bool)
+        if masks.ndim != 2 or masks.shape[1] != NUM_ACTIONS:
+            raise ValueError(f"act_batch needs (B, {NUM_ACTIONS}) action masks, got shape {masks.shape}")
+        return np.where(masks[:, Action.RAISE], int(Action.RAISE), int(Action.PASS)).astype(np.int64)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent
+from agents.base import RandomAgent, can_act_batched
+from agents.ppo_agent import PPOAgent
 from agents.registry import make_agent
 from kabu_envs import batch
 
@@ -49,11 +50,78 @@ def test_random_act_batch_is_legal_seeded_and_uniform():
         RandomAgent(seed=0).act_batch(None, np.zeros((2, 3), dtype=bool))
 
 
+def _generators(seed: int, n: int) -> list[np.random.Generator]:
+    return [np.random.Generator(np.random.PCG64(seed + i)) for i in range(n)]
+
+
+def _rowwise_with_rngs(agent, obs, masks, rngs) -> np.ndarray:
+    """``act`` row by row with ``agent.rng`` = ``rngs[i]`` (the protocol's definition of row i)."""
+    out = []
+    for o, m, g in zip(obs, masks, rngs, strict=True):
+        agent.rng = g
+        out.append(agent.act(o, m.astype(np.int8)))
+    return np.array(out)
+
+
+def _states(rngs) -> list:
+    return [g.bit_generator.state for g in rngs]
+
+
+@pytest.mark.parametrize(
+    ("game", "name", "role", "deterministic"),
+    [
+        ("kakeya", "random", None, True),
+        ("oicho_kabu", "random", None, True),
+        ("kakeya", "ppo_kakeya", "partnership", False),
+        ("oicho_kabu", "ppo_oicho_bettor", "bettor", False),
+        ("oicho_kabu", "ppo_oicho_dealer", "dealer", False),
+        ("oicho_kabu", "ppo_oicho_dealer", "dealer", True),
+    ],
+)
+def test_act_batch_with_rngs_replays_act_row_by_row(game, name, role, deterministic):
+    """Row i = ``act`` with ``self.rng`` = ``rngs[i]``, and each generator ends in the same state."""
+    obs, masks = _decisions(game, 1200, seed=5)
+    agent = make_agent(game, name, 0, role=role)
+    agent.deterministic = deterministic
+    batched_rngs, scalar_rngs = _generators(11, len(obs)), _generators(11, len(obs))
+    batched = agent.act_batch(obs, masks, rngs=batched_rngs)
+    assert batched.dtype == np.int64
+    assert np.array_equal(batched, _rowwise_with_rngs(agent, obs, masks, scalar_rngs))
+    assert _states(batched_rngs) == _states(scalar_rngs)
+
+
+def test_stochastic_policy_batch_probabilities_equal_action_probs():
+    """``choice`` draws the same only from the same numbers: the batch's probabilities are exact."""
+    obs, masks = _decisions("kakeya", 800, seed=2)
+    agent = make_agent("kakeya", "ppo_kakeya", 0, role="partnership")
+    batch_probs = agent.policy.masked_probs_batch(obs, masks)
+    for o, m, p in zip(obs, masks, batch_probs, strict=True):
+        assert np.array_equal(agent.policy.masked_probs(o, m), p)
+
+
+def test_can_act_batched():
+    assert can_act_batched(RandomAgent(seed=0))
+    stochastic = make_agent("kakeya", "ppo_kakeya", 0)
+    stochastic.deterministic = False
+    assert can_act_batched(make_agent("kakeya", "ppo_kakeya", 0)) and can_act_batched(stochastic)
+    in_memory = PPOAgent(model=object())  # an SB3 model acts one decision at a time
+    assert not can_act_batched(in_memory)
+    with pytest.raises(ValueError, match="in-memory MaskablePPO"):
+        in_memory.act_batch(np.zeros((1, 3), np.float32), np.ones((1, 2), bool))
+
+    class ScalarOnly:
+        def act(self, observation, action_mask):
+            return 0
+
+    assert not can_act_batched(ScalarOnly())
+
+
 def test_act_batch_refuses_what_it_cannot_do():
     agent = make_agent("kakeya", "ppo_kakeya", 0)
     obs, masks = _decisions("kakeya", 4)
     with pytest.raises(ValueError, match="observations of shape"):
         agent.act_batch(obs[:, :10], masks)
-    agent.deterministic = False
-    with pytest.raises(ValueError, match="deterministic"):
-        agent.act_batch(obs, masks)
+    with pytest.raises(ValueError, match="one per row"):
+        agent.act_batch(obs, masks, rngs=_generators(0, 3))
+    with pytest.raises(ValueError, match="one per row"):
+        RandomAgent(seed=0).act_batch(None, masks, rngs=_generators(0, 5))

@@ -1,0 +1,169 @@
+"""Batched duplicate evaluation: the same deals, decisions and results as the scalar path.
+
+Every registered game and role, every agent the registry names and every shipped model that fits:
+``matchup(..., batched=True)`` must return the scalar path's ``MatchResult`` exactly (the same
+advantages and rewards, float for float). An agent that cannot act batched yet is skipped, with
+the reason, where it is needed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eval.duplicate as duplicate
+import eval.games as games
+from agents.base import RandomAgent, can_act_batched
+from agents.policy_file import read_policy
+from agents.registry import make_agent, model_path, shipped_models
+from eval.games import matchup
+from kabu_envs import registry
+from kabu_envs.batch import LoopBatchEnv
+
+DEALS = 200
+
+
+def _models(game: str, role: str) -> list[str]:
+    """Shipped models trained for this game and role."""
+    out = []
+    for name in shipped_models():
+        t = read_policy(model_path(name)).trained_for
+        if (t["game"], t["role"]) == (game, role):
+            out.append(name)
+    return out
+
+
+def _cases() -> list[tuple[str, str, str, str]]:
+    """(game, role, agent, opponent): every name of a role's line-up meets the next one (cyclically),
+    so each plays once on each side."""
+    out = []
+    for spec in registry.games():
+        for role in spec.role_names:
+            names = [*spec.agent_names, *_models(spec.id, role)]
+            out += [(spec.id, role, a, names[(i + 1) % len(names)]) for i, a in enumerate(names)]
+    return out
+
+
+def _both(game, role, agent, opponent, deals=DEALS, reference=None, **options):
+    """(batched, scalar) results of one matchup, each on freshly built agents."""
+    results = []
+    for batched in (True, False):
+        a = make_agent(game, agent, 1, role=role, **options)
+        o = make_agent(game, opponent, 2, role=role, **options)
+        ref = reference() if reference else None
+        results.append(matchup(game, a, o, role, deals, 3, options, reference=ref, batched=batched))
+    return results
+
+
+@pytest.mark.parametrize(("game", "role", "agent", "opponent"), _cases())
+def test_batched_duplicate_equals_scalar(game, role, agent, opponent):
+    spec = registry.get(game)
+    needed = [agent, opponent] + ([spec.reference] if spec.role(role).duplicate == "seat" else [])
+    for name in needed:
+        if not can_act_batched(make_agent(game, name, 0, role=role)):
+            pytest.skip(f"{game}: agent {name!r} cannot act batched (no act_batch yet)")
+    batched, scalar = _both(game, role, agent, opponent)
+    assert len(batched.advantages) == DEALS
+    assert batched.advantages == scalar.advantages
+    assert batched == scalar
+
+
+@pytest.mark.parametrize(
+    ("game", "role"), [(g.id, r.name) for g in registry.games() for r in g.roles if r.duplicate == "seat"]
+)
+def test_batched_role_duplicate_with_a_batched_reference(game, role, monkeypatch):
+    """The seat format with a reference that acts batched today (random), a model and a sampling model;
+    seats read from the batch engine, a deal's two plays split over two batches now and then."""
+    monkeypatch.setattr(duplicate, "CHUNK", 101)
+    names = [*_models(game, role), "random"]
+    for agent, opponent in zip(names, names[1:] + names[:1], strict=True):
+        batched, scalar = _both(game, role, agent, opponent, reference=lambda: RandomAgent(seed=17))
+        assert batched == scalar and len(set(batched.advantages)) > 1
+    for model in _models(game, role):
+        sampled = []
+        for batched_ in (True, False):
+            a = make_agent(game, model, 1, role=role)
+            a.deterministic = False  # samples with the per-deal generators
+            o = RandomAgent(seed=2)
+            sampled.append(matchup(game, a, o, role, 200, 4, reference=RandomAgent(17), batched=batched_))
+        assert sampled[0] == sampled[1]
+
+
+def test_batched_team_duplicate_fractional_rewards_sum_as_the_scalar_path():
+    """Kakeya's egara reward pays fractions every deal of a game: the sums must agree float for float."""
+    batched, scalar = _both("kakeya", "partnership", "random", "random", deals=150, reward="egara")
+    assert batched == scalar
+    assert any(x != round(x) for x in batched.agent_rewards)
+
+
+def test_chunks_and_the_reference_loop_give_the_same_results(monkeypatch):
+    """Plays split over several batches, on the reference loop engine: still the scalar results."""
+    monkeypatch.setattr(duplicate, "CHUNK", 37)
+    made = []
+
+    def loop_factory(game, env_options):
+        def make(batch_size):
+            made.append(batch_size)
+            return LoopBatchEnv(game, batch_size=batch_size, **env_options)
+
+        return make
+
+    monkeypatch.setattr(games, "batch_factory", loop_factory)
+    batched, scalar = _both("toy_card", "seat", "random", "scripted", deals=60, num_players=3)
+    assert batched == scalar and made == [37] * 4 + [180 - 37 * 4]
+
+
+def test_matchup_picks_the_batched_path_when_it_can(monkeypatch):
+    calls = []
+    real = duplicate.play_deals_batched
+
+    def spy(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(duplicate, "play_deals_batched", spy)
+    random_pair = (RandomAgent(seed=1), RandomAgent(seed=2))
+    matchup("kakeya", *random_pair, deals=3)
+    assert len(calls) == 1 and len(calls[0]) == 6  # 3 deals x 2 partnerships, in one call
+    matchup("kakeya", *random_pair, deals=3, batched=False)
+    assert len(calls) == 1
+
+    class ScalarOnly(RandomAgent):
+        name = "scalar_only"
+        batched = False
+
+    matchup("kakeya", ScalarOnly(seed=1), RandomAgent(seed=2), deals=2)  # falls back to scalar
+    assert len(calls) == 1
+    with pytest.raises(ValueError, match="cannot act batched: \\['scalar_only'\\]"):
+        matchup("kakeya", ScalarOnly(seed=1), RandomAgent(seed=2), deals=2, batched=True)
+
+
+def test_no_deals_no_plays():
+    res = matchup("kakeya", RandomAgent(seed=1), RandomAgent(seed=2), deals=0, batched=True)
+    assert res.advantages == [] and np.isnan(res.mean_reward)
+
+
+def test_eval_cli_scalar_flag_writes_the_same_results(tmp_path):
+    from eval.__main__ import main
+
+    args = ["--game", "kakeya", "--agents", "ppo_kakeya", "random", "--opponents", "random", "--deals", "30"]
+    outs = []
+    for extra in ([], ["--scalar"]):
+        out = tmp_path / f"out{len(outs)}.json"
+        assert main([*args, *extra, "--json", str(out)]) == 0
+        outs.append(out.read_text())
+    assert outs[0] == outs[1] and '"ppo_kakeya"' in outs[0]
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 4])
+def test_vectorised_seeds_equal_seed_sequence(parts):
+    """``_seeds`` is numpy's SeedSequence hash on arrays: every deal and agent seed as ``_seed`` gives."""
+    rng = np.random.default_rng(parts)
+    cols = rng.integers(-(2**40), 2**40, size=(parts, 2000))
+    cols[:, :4] = np.array([0, 2**32 - 1, -1, 2**32])[None, :]
+    got = duplicate._seeds(*cols)
+    assert got.dtype == np.uint32
+    assert got.tolist() == [duplicate._seed(*map(int, c)) for c in cols.T]
+    assert duplicate.match_deal_seeds(2**40 + 7, 50) == [duplicate._seed(2**40 + 7, d) for d in range(50)]
+    with pytest.raises(ValueError, match="1 to 4 parts"):
+        duplicate._seeds(1, 2, 3, 4, 5)
