@@ -32,7 +32,6 @@ contract) and the role's ``batch_seat_groups`` (its registry record; the referen
 from __future__ import annotations
 
 import bisect
-import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,28 +40,12 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
+from agents.base import can_act_batched
 from kabu_envs import batch, registry
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import PARTNER_MODES, resolve_opponents
 
 _SEED_BOUND = 2**63 - 1  # the view's seed draws: rng.integers(2**63 - 1)
-
-
-def can_act_batched(agent: Any) -> bool:
-    """Whether ``agent`` takes the batched-agent protocol ``act_batch(obs, masks, rngs=...)``.
-
-    ``agents.base.can_act_batched`` decides once it exists (branch batch-eval); until then: an
-    ``act_batch`` that accepts ``rngs`` and no ``batched = False`` flag.
-    """
-    import agents.base
-
-    helper = getattr(agents.base, "can_act_batched", None)
-    if helper is not None:
-        return bool(helper(agent))
-    fn = getattr(agent, "act_batch", None)
-    if not callable(fn) or not getattr(agent, "batched", True):
-        return False
-    return "rngs" in inspect.signature(fn).parameters
 
 
 class _RowRngs(Sequence[np.random.Generator]):
