@@ -89,6 +89,22 @@ def _egara16(bits: np.ndarray) -> np.ndarray:
     )
 
 
+class _Scratch:
+    """Preallocated buffers of one observation rebuild over ``B`` games (no allocation per step)."""
+
+    def __init__(self, B: int, n: int, P: int, prefix: int) -> None:
+        self.prefix = np.empty((B, prefix), dtype=np.float32)
+        self.rot = np.empty((B, n), dtype=np.int64)
+        self.rotp = np.empty((B, P), dtype=np.int64)
+        self.v = np.empty((B, n), dtype=np.uint8)
+        self.eg = np.empty((B, P), dtype=np.uint16)
+        self.ve = np.empty((B, n // 2 + 2 * P), dtype=np.uint8)
+        self.t_bits = np.empty((B, n), dtype=_U64)
+        self.counts = np.empty((B, n), dtype=np.int64)
+        self.counts_f = np.empty((B, n), dtype=np.float32)
+        self.totals = np.empty((B, P), dtype=np.int64)
+
+
 class KakeyaBatch(BatchEnv):
     """B Kakeya matches as arrays (see the module docstring)."""
 
@@ -203,6 +219,13 @@ class KakeyaBatch(BatchEnv):
         self.observation = np.zeros((B, self.obs_size), dtype=np.float32)
         cards_at = slice(off["hand"], off["hand"] + (3 + n) * NUM_CARDS)
         self._cards_view = self.observation[:, cards_at].reshape(B, 3 + n, NUM_CARDS)  # a view
+        if off["egara"] != off["voids"] + n * NUM_SUITS or n % 2:
+            raise ValueError("the pieces voids and egara must be adjacent, for an even number of seats")
+        self._bits_at = slice(off["voids"], off["egara"] + 16 * P)  # voids and egara, unpacked together
+        # hand counts as a float32 table: the same float64 division rounded once, so a gather gives the
+        # AEC encoder's values bit for bit
+        self._count_tab = (np.arange(NUM_CARDS + 1) / _LARGEST_HAND).astype(np.float32)
+        self._scratch = _Scratch(B, n, P, self._prefix)
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
         self._seed_rng = np.random.Generator(np.random.PCG64())
@@ -589,30 +612,41 @@ class KakeyaBatch(BatchEnv):
         mask[:, TRUMP_BASE : TRUMP_BASE + NUM_SUITS] = is_trump[:, None]
         mask[:, LEAD_SELF] = mask[:, LEAD_PARTNER] = phase == LEAD if all_live else live & (phase == LEAD)
         # --- observation ---
+        # gathers go through np.take into contiguous scratch (mode="clip" skips the bounds buffer: the
+        # indices are in range by construction), then one copy into the observation's columns
+        sc = self._scratch if self.batch_size == B else _Scratch(B, n, P, self._prefix)
         off, sl = self._off, self._sl
         mine = seat % P
         leader = (pick(self.t_leader) - seat) % n + 1
         leader *= is_play
         tab_row = ((seat * P + pick(self.dealer_p)) * len(Phase) + phase) * NUM_SUITS + pick(self.trump)
         tab_row = (tab_row * (n + 1) + leader) * (NUM_SUITS + 1) + led + 1  # (led = -1 outside a trick)
-        obs[:, : self._prefix] = self._prefix_tab[tab_row]
-        rot = self._rot[seat]  # (a copy)
+        np.take(self._prefix_tab, tab_row, axis=0, out=sc.prefix, mode="clip")
+        obs[:, : self._prefix] = sc.prefix
+        rot = np.take(self._rot, seat, axis=0, out=sc.rot, mode="clip")
         rot += flat_n[:, None]  # (B, n): flat index of (game, relative seat k)
-        v = self.voids.reshape(-1)[rot]  # (B, n) uint8, 4 suit bits each: two seats per byte
-        obs[:, sl["voids"]] = np.unpackbits(v[:, 0::2] | (v[:, 1::2] << 4), axis=1, bitorder="little")
-        rotp = self._rotp[mine]
+        v = np.take(self.voids.reshape(-1), rot, out=sc.v, mode="clip")  # 4 suit bits each
+        ve = sc.ve  # voids two seats per byte, then the egara bits: the adjacent pieces' bytes
+        half = n // 2
+        np.left_shift(v[:, 1::2], 4, out=ve[:, :half])
+        ve[:, :half] |= v[:, 0::2]
+        rotp = np.take(self._rotp, mine, axis=0, out=sc.rotp, mode="clip")
         rotp += flat_p[:, None]  # (B, P): flat index of (game, relative partnership k)
-        eg = self.egara.reshape(-1)[rotp]
-        obs[:, sl["egara"]] = np.unpackbits(eg.view(np.uint8), axis=1, bitorder="little")
+        np.take(self.egara.reshape(-1), rotp, out=sc.eg, mode="clip")
+        ve[:, half:] = sc.eg.view(np.uint8)
+        obs[:, self._bits_at] = np.unpackbits(ve, axis=1, bitorder="little")
         played = pick(self.played)
         cards[:, 0] = hand
         cards[:, 1] = played
         np.bitwise_or(hand, played, out=cards[:, 2])
-        cards[:, 3:] = self.t_bits.reshape(-1)[rot]
+        cards[:, 3:] = np.take(self.t_bits.reshape(-1), rot, out=sc.t_bits, mode="clip")
         bits = np.unpackbits(cards.view(np.uint8), axis=1, bitorder="little").reshape(B, 3 + n, 64)
         np.copyto(cards_view, bits[:, :, :NUM_CARDS], casting="unsafe")
-        obs[:, sl["hand_counts"]] = self.counts.reshape(-1)[rot] / _LARGEST_HAND
+        np.take(self.counts.reshape(-1), rot, out=sc.counts, mode="clip")
+        obs[:, sl["hand_counts"]] = np.take(self._count_tab, sc.counts, out=sc.counts_f, mode="clip")
         obs[:, off["deal"]] = pick(self.deal_no) * self._inv_deals
-        obs[:, sl["stones"]] = self.totals.reshape(-1)[rotp] * self._inv_stones
+        obs[:, sl["stones"]] = (
+            np.take(self.totals.reshape(-1), rotp, out=sc.totals, mode="clip") * self._inv_stones
+        )
         if not all_live:
             obs[~live] = 0.0
