@@ -311,11 +311,17 @@ class KakeyaBatch(BatchEnv):
         else:
             self._deal(rows)
 
+    def _sel(self, rows: np.ndarray) -> np.ndarray | slice:
+        """``rows`` (sorted, distinct) as a slice when they are every game: the games of a whole-batch
+        step move in lockstep, and a slice reads views and writes in place where an index array copies."""
+        return slice(None) if len(rows) == self.batch_size else rows
+
     def _clear_trick(self, rows: np.ndarray) -> None:
-        self.t_led[rows] = -1
-        self.t_card[rows] = -1
-        self.t_bits[rows] = 0
-        self.t_num[rows] = 0
+        at = self._sel(rows)  # (constants: the order of rows does not matter)
+        self.t_led[at] = -1
+        self.t_card[at] = -1
+        self.t_bits[at] = 0
+        self.t_num[at] = 0
 
     def _deal(self, rows: np.ndarray) -> None:
         """Deal one card at a time from the seat after the first dealer (Game._deal)."""
@@ -392,30 +398,32 @@ class KakeyaBatch(BatchEnv):
 
     def _start_trick(self, rows: np.ndarray, leader: np.ndarray) -> None:
         self._clear_trick(rows)
-        self.t_leader[rows] = leader
-        self.t_len[rows] = (self.counts[rows] > 0).sum(axis=1)
-        self.current_player[rows] = leader
+        at = self._sel(rows)
+        self.t_leader[at] = leader
+        self.t_len[at] = (self.counts[at] > 0).sum(axis=1)
+        self.current_player[at] = leader
 
     def _play(self, rows: np.ndarray, cards: np.ndarray) -> None:
         n = self.num_players
-        seat = self.current_player[rows]
+        sel = self._sel(rows)  # (seat, led and t_len may be views: copied before the state they see changes)
+        seat = self.current_player[sel]
         at = rows * n + seat  # flat (game, seat) index
         bit = _CARD_BIT[cards]
         self.hands.reshape(-1)[at] ^= bit
         self.counts.reshape(-1)[at] -= 1
-        self.played[rows] |= bit
-        led = self.t_led[rows]
+        self.played[sel] |= bit
+        led = self.t_led[sel]
         suit = _SUIT[cards]
         # a seat that does not follow, with a card other than Rensho, shows out of the led suit (§6)
-        shows_out = (led >= 0) & (suit != led) & (cards != self.rensho[rows])
+        shows_out = (led >= 0) & (suit != led) & (cards != self.rensho[sel])
         if shows_out.any():
             self.voids.reshape(-1)[at[shows_out]] |= _SUIT_BIT[led[shows_out]]
-        self.t_led[rows] = np.where(led < 0, suit, led)
+        self.t_led[sel] = np.where(led < 0, suit, led)
         self.t_card.reshape(-1)[at] = cards
         self.t_bits.reshape(-1)[at] = bit
-        num = self.t_num[rows] + 1
-        self.t_num[rows] = num
-        t_len = self.t_len[rows]
+        num = self.t_num[sel] + 1
+        self.t_num[sel] = num
+        t_len = self.t_len[sel]
         done = num == t_len
         if done.any():
             go = ~done
@@ -445,14 +453,15 @@ class KakeyaBatch(BatchEnv):
         n, P = self.num_players, self.num_partnerships
         # each card's key from the table [trump, led suit, 1 + card]; trick_winner takes the first best
         # card in play order, and keys are distinct among the cards that count
-        base = (self.trump[rows] * NUM_SUITS + self.t_led[rows]) * (NUM_CARDS + 1) + 1
-        key = self._key_tab[base[:, None] + self.t_card[rows]]
+        sel = self._sel(rows)
+        base = (self.trump[sel] * NUM_SUITS + self.t_led[sel]) * (NUM_CARDS + 1) + 1
+        key = self._key_tab[base[:, None] + self.t_card[sel]]
         winner = key.argmax(axis=1)
-        won = np.bitwise_or.reduce(self.t_bits[rows], axis=1) & _EGARA
+        won = np.bitwise_or.reduce(self.t_bits[sel], axis=1) & _EGARA
         wp = winner % P
         self.captured[rows, wp] |= won
         self.egara[rows, wp] |= _egara16(won).astype(np.uint16)
-        counts = self.counts[rows]
+        counts = self.counts[sel]
         over = ~counts.any(axis=1)
         go = ~over
         if go.any():
