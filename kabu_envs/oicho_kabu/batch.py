@@ -157,6 +157,7 @@ class OichoKabuBatch(BatchEnv):
         self.terminated = np.ones(B, dtype=bool)
         self._seed_rng = np.random.Generator(np.random.PCG64())
         self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
+        self._seeded = np.zeros(B, dtype=bool)  # [b]: self._rngs[b] is not None (no Python loop over B)
         # observation scratch: the one-hot positions and the flat (game, seat) index
         self._code = np.zeros((27, B), dtype=i64)
         self._dec_eq = np.zeros((NUM_SPREADS, B), dtype=bool)
@@ -305,7 +306,7 @@ class OichoKabuBatch(BatchEnv):
         """``Deck.fresh`` (a new round): per game where it has its own stream or a stacked prefix left."""
         if not len(rows):
             return
-        own = np.array([self._rngs[b] is not None for b in rows.tolist()], dtype=bool)
+        own = self._seeded[rows]
         own |= self.stacked[rows] > self.top[rows]
         for b in rows[own].tolist():
             d = self._row_deck(b)
@@ -338,6 +339,7 @@ class OichoKabuBatch(BatchEnv):
             rng = np.random.Generator(np.random.PCG64(game_seeds[i]))
             self._store_deck(b, Deck(rng, prefixes[i]))
             self._rngs[b] = rng
+        self._seeded[target] = True
         self.rewards[target] = 0.0
         self.terminated[target] = False
         self._new_episode(target)
@@ -474,7 +476,8 @@ class OichoKabuBatch(BatchEnv):
         at = rows * n + seat  # flat (game, seat)
         room = self.chips.reshape(-1)[at] - self.seat_total.reshape(-1)[at]
         np.minimum(room, self.config.domae - self.round_total[rows], out=room)
-        np.clip(room, -1, self._max_size, out=room)
+        np.maximum(room, -1, out=room)  # (np.clip's per-call overhead is most of this step's cost)
+        np.minimum(room, self._max_size, out=room)
         room += 1
         open_sizes = self._open_sizes[room]  # how many sizes fit (sizes <= room, increasing)
         open_sizes += _M_BET
@@ -579,8 +582,9 @@ class OichoKabuBatch(BatchEnv):
             fin = rows[over]
             self.terminated[fin] = True
             if self.autoreset:
-                for b in fin.tolist():
+                for b in fin[self._seeded[fin]].tolist():
                     self._rngs[b] = None
+                self._seeded[fin] = False
                 self._shuffled(fin)
                 self._new_episode(fin)
             else:
