@@ -160,6 +160,7 @@ class OichoKabuBatch(BatchEnv):
         self._seeded = np.zeros(B, dtype=bool)  # [b]: self._rngs[b] is not None (no Python loop over B)
         # observation scratch: the one-hot positions and the flat (game, seat) index
         self._code = np.zeros((27, B), dtype=i64)
+        self._pos_scratch = np.zeros((27, B), dtype=i64)
         self._dec_eq = np.zeros((NUM_SPREADS, B), dtype=bool)
         self._flat_seat = np.zeros(B, dtype=i64)
         self._row_base = (self._rows * self.obs_size)[:, None]
@@ -717,13 +718,14 @@ class OichoKabuBatch(BatchEnv):
         it moved, so a partial step (``active=``) costs in proportion to them; past half the batch the
         whole-batch pass (no gathers, no scatter) is cheaper, and it rewrites unchanged games identically."""
         if rows is None or 2 * len(rows) > self.batch_size:
-            scratch = (self._code, self._dec_eq, self._flat_seat, self._row_base)
+            scratch = (self._code, self._pos_scratch, self._dec_eq, self._flat_seat, self._row_base)
             self._encode(None, self.legal_action_mask, self.observation, scratch)
         elif len(rows):
             k = len(rows)
             mask = np.empty((k, self.num_actions), dtype=bool)
             obs = np.empty((k, self.obs_size), dtype=np.float32)
             scratch = (
+                np.empty((self._code.shape[0], k), dtype=np.int64),
                 np.empty((self._code.shape[0], k), dtype=np.int64),
                 np.empty((NUM_SPREADS, k), dtype=bool),
                 np.empty(k, dtype=np.int64),
@@ -739,13 +741,14 @@ class OichoKabuBatch(BatchEnv):
         """The mask (a row of the mask table) and the current player's observation (observation.Encoder)
         of the games ``rows`` (None: all) into ``mask`` and ``obs``, one row per game: the one-hot
         positions from the position tables, scattered at once, then the numbers. ``scratch``: the codes
-        (column, game), a (4, games) bool, the flat (game, seat) index, each row's start in ``obs``."""
+        and their positions (column, game), a (4, games) bool, the flat (game, seat) index, each row's
+        start in ``obs``."""
         cfg, n, o = self.config, self.num_players, self._o
 
         def pick(a: np.ndarray) -> np.ndarray:
             return a if rows is None else a[rows]
 
-        code, dec_eq, at, row_base = scratch
+        code, pos, dec_eq, at, row_base = scratch
         B = len(obs)
         np.take(self._masks, pick(self.mask_id), axis=0, out=mask)
         cur = pick(self.current_player)
@@ -784,7 +787,9 @@ class OichoKabuBatch(BatchEnv):
         np.multiply(see, c41, out=code[24:27])
         code[24:27] += dealer_cards.T
         code[24:27] += base[7][:, None]
-        idx = self._pos[code].T
+        # (column, game) positions: contiguous along the batch; the scatter's order does not matter
+        idx = np.take(self._pos, code, out=pos, mode="clip")  # (codes index _pos by construction)
+        idx += row_base.T
         extra = []
         if cfg.info_cards:
             info = self.info.reshape(-1)[at]
@@ -803,10 +808,13 @@ class OichoKabuBatch(BatchEnv):
             sel = self.selection.reshape(-1)[rot]
             pos = o["selection_cards"] + NUM_VALUES * np.arange(n)
             extra.append(np.where(sel >= 0, pos + (sel >> 2), trash))
-        ones = np.concatenate([idx, *extra], axis=1) if extra else idx
-        ones += row_base
         obs.fill(0.0)
-        obs.reshape(-1)[ones] = 1.0
+        flat = obs.reshape(-1)
+        flat[idx] = 1.0
+        if extra:
+            ones = np.concatenate(extra, axis=1)
+            ones += row_base
+            flat[ones] = 1.0
         # --- the numbers ---
         inv_d = self._inv_domae
         obs[:, self._sl["own_stakes"]] = my_stake * inv_d
