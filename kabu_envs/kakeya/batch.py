@@ -231,6 +231,7 @@ class KakeyaBatch(BatchEnv):
         self._seed_rng = np.random.Generator(np.random.PCG64())
         self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
         self._decks: list[list[int] | None] = [None] * B  # stacked first deals
+        self._seeded = np.zeros(B, dtype=bool)  # [b]: self._rngs[b] is not None (no Python loop over B)
 
     # --- state arrays ----------------------------------------------------------------------------
     _STATE = (
@@ -281,6 +282,7 @@ class KakeyaBatch(BatchEnv):
         for i, b in enumerate(target.tolist()):
             self._rngs[b] = np.random.Generator(np.random.PCG64(game_seeds[i]))
             self._decks[b] = checked[i]
+        self._seeded[target] = True
         self.rewards[target] = 0.0
         self.terminated[target] = False
         self._new_match(target)
@@ -329,16 +331,17 @@ class KakeyaBatch(BatchEnv):
             return
         self.rensho[rows] = self._rensho_of[self.trump[rows]]
         orders = np.empty((len(rows), NUM_CARDS), dtype=np.int64)
-        batch_rows = []
-        for i, b in enumerate(rows.tolist()):
+        seeded = self._seeded[rows]
+        for i in np.flatnonzero(seeded).tolist():
+            b = int(rows[i])
             rng = self._rngs[b]
-            if rng is None:
-                batch_rows.append(i)
-                continue
+            if rng is None:  # (self._seeded mirrors self._rngs)
+                raise RuntimeError(f"game {b} is marked seeded but has no deal stream")
             deck = self._decks[b]
             prefix = deck if deck is not None and self.deal_no[b] == 0 else ()
             orders[i] = ordered_deck(rng, NUM_CARDS, prefix)
-        if batch_rows:
+        batch_rows = np.flatnonzero(~seeded)
+        if len(batch_rows):
             k = len(batch_rows)
             orders[batch_rows] = self._seed_rng.permuted(np.tile(np.arange(NUM_CARDS), (k, 1)), axis=1)
         dp = self.dealer_p[rows]
@@ -556,9 +559,10 @@ class KakeyaBatch(BatchEnv):
         if len(fin):
             self.terminated[fin] = True
             if self.autoreset:
-                for b in fin.tolist():
+                for b in fin[self._seeded[fin]].tolist():
                     self._rngs[b] = None
                     self._decks[b] = None
+                self._seeded[fin] = False
                 self._new_match(fin)
             else:
                 self.phase[fin] = OVER
