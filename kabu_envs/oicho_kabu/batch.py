@@ -803,7 +803,8 @@ class OichoKabuBatch(BatchEnv):
             dl = _IS_LIGHT[np.maximum(dealer_cards, 0)] & (dealer_cards >= 0)
             dl[:, :2] &= see[:, None]
             extra.append(np.where(dl, o["dealer_lights"] + np.arange(MAX_CARDS), trash))
-        rot = self._rot[seat] + game_n[:, None]  # (B, n): flat index of (game, relative seat j)
+        rot = self._rot[seat]  # (a copy)
+        rot += game_n[:, None]  # (B, n): flat index of (game, relative seat j)
         if cfg.dealer_selection_each_deal:
             sel = self.selection.reshape(-1)[rot]
             pos = o["selection_cards"] + NUM_VALUES * np.arange(n)
@@ -826,8 +827,11 @@ class OichoKabuBatch(BatchEnv):
         room = mine - self.seat_total.reshape(-1)[at]
         obs[:, o["stake_room"]] = np.where(room > 0, np.minimum(room, left) * inv_d, 0.0)
         chips = self.chips.reshape(-1)[rot]
-        obs[:, self._sl["chips"]] = np.where(chips > 0, np.minimum(chips * self._inv_total, 1.0), 0.0)
-        obs[:, o["own_chips"]] = np.where(mine > 0, np.minimum(mine * inv_d, 1.0), 0.0)
+        # where(x > 0, min(x * inv, 1), 0) for integers x is the product clipped to [0, 1], in place
+        share = chips * self._inv_total
+        obs[:, self._sl["chips"]] = np.maximum(np.minimum(share, 1.0, out=share), 0.0, out=share)
+        own = mine * inv_d
+        obs[:, o["own_chips"]] = np.maximum(np.minimum(own, 1.0, out=own), 0.0, out=own)
         obs[:, o["round"]] = pick(self.round_index) * self._inv_rounds
         obs[:, o["dealer_deals"]] = np.minimum(pick(self.deals_by_dealer) * self._inv_deals, 1.0)
         limit = self._minso_limit
