@@ -89,6 +89,22 @@ def _egara16(bits: np.ndarray) -> np.ndarray:
     )
 
 
+class _Scratch:
+    """Preallocated buffers of one observation rebuild over ``B`` games (no allocation per step)."""
+
+    def __init__(self, B: int, n: int, P: int, prefix: int) -> None:
+        self.prefix = np.empty((B, prefix), dtype=np.float32)
+        self.rot = np.empty((B, n), dtype=np.int64)
+        self.rotp = np.empty((B, P), dtype=np.int64)
+        self.v = np.empty((B, n), dtype=np.uint8)
+        self.eg = np.empty((B, P), dtype=np.uint16)
+        self.ve = np.empty((B, n // 2 + 2 * P), dtype=np.uint8)
+        self.t_bits = np.empty((B, n), dtype=_U64)
+        self.counts = np.empty((B, n), dtype=np.int64)
+        self.counts_f = np.empty((B, n), dtype=np.float32)
+        self.totals = np.empty((B, P), dtype=np.int64)
+
+
 class KakeyaBatch(BatchEnv):
     """B Kakeya matches as arrays (see the module docstring)."""
 
@@ -203,11 +219,19 @@ class KakeyaBatch(BatchEnv):
         self.observation = np.zeros((B, self.obs_size), dtype=np.float32)
         cards_at = slice(off["hand"], off["hand"] + (3 + n) * NUM_CARDS)
         self._cards_view = self.observation[:, cards_at].reshape(B, 3 + n, NUM_CARDS)  # a view
+        if off["egara"] != off["voids"] + n * NUM_SUITS or n % 2:
+            raise ValueError("the pieces voids and egara must be adjacent, for an even number of seats")
+        self._bits_at = slice(off["voids"], off["egara"] + 16 * P)  # voids and egara, unpacked together
+        # hand counts as a float32 table: the same float64 division rounded once, so a gather gives the
+        # AEC encoder's values bit for bit
+        self._count_tab = (np.arange(NUM_CARDS + 1) / _LARGEST_HAND).astype(np.float32)
+        self._scratch = _Scratch(B, n, P, self._prefix)
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
         self._seed_rng = np.random.Generator(np.random.PCG64())
         self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
         self._decks: list[list[int] | None] = [None] * B  # stacked first deals
+        self._seeded = np.zeros(B, dtype=bool)  # [b]: self._rngs[b] is not None (no Python loop over B)
 
     # --- state arrays ----------------------------------------------------------------------------
     _STATE = (
@@ -258,6 +282,7 @@ class KakeyaBatch(BatchEnv):
         for i, b in enumerate(target.tolist()):
             self._rngs[b] = np.random.Generator(np.random.PCG64(game_seeds[i]))
             self._decks[b] = checked[i]
+        self._seeded[target] = True
         self.rewards[target] = 0.0
         self.terminated[target] = False
         self._new_match(target)
@@ -288,11 +313,17 @@ class KakeyaBatch(BatchEnv):
         else:
             self._deal(rows)
 
+    def _sel(self, rows: np.ndarray) -> np.ndarray | slice:
+        """``rows`` (sorted, distinct) as a slice when they are every game: the games of a whole-batch
+        step move in lockstep, and a slice reads views and writes in place where an index array copies."""
+        return slice(None) if len(rows) == self.batch_size else rows
+
     def _clear_trick(self, rows: np.ndarray) -> None:
-        self.t_led[rows] = -1
-        self.t_card[rows] = -1
-        self.t_bits[rows] = 0
-        self.t_num[rows] = 0
+        at = self._sel(rows)  # (constants: the order of rows does not matter)
+        self.t_led[at] = -1
+        self.t_card[at] = -1
+        self.t_bits[at] = 0
+        self.t_num[at] = 0
 
     def _deal(self, rows: np.ndarray) -> None:
         """Deal one card at a time from the seat after the first dealer (Game._deal)."""
@@ -300,16 +331,17 @@ class KakeyaBatch(BatchEnv):
             return
         self.rensho[rows] = self._rensho_of[self.trump[rows]]
         orders = np.empty((len(rows), NUM_CARDS), dtype=np.int64)
-        batch_rows = []
-        for i, b in enumerate(rows.tolist()):
+        seeded = self._seeded[rows]
+        for i in np.flatnonzero(seeded).tolist():
+            b = int(rows[i])
             rng = self._rngs[b]
-            if rng is None:
-                batch_rows.append(i)
-                continue
+            if rng is None:  # (self._seeded mirrors self._rngs)
+                raise RuntimeError(f"game {b} is marked seeded but has no deal stream")
             deck = self._decks[b]
             prefix = deck if deck is not None and self.deal_no[b] == 0 else ()
             orders[i] = ordered_deck(rng, NUM_CARDS, prefix)
-        if batch_rows:
+        batch_rows = np.flatnonzero(~seeded)
+        if len(batch_rows):
             k = len(batch_rows)
             orders[batch_rows] = self._seed_rng.permuted(np.tile(np.arange(NUM_CARDS), (k, 1)), axis=1)
         dp = self.dealer_p[rows]
@@ -369,30 +401,32 @@ class KakeyaBatch(BatchEnv):
 
     def _start_trick(self, rows: np.ndarray, leader: np.ndarray) -> None:
         self._clear_trick(rows)
-        self.t_leader[rows] = leader
-        self.t_len[rows] = (self.counts[rows] > 0).sum(axis=1)
-        self.current_player[rows] = leader
+        at = self._sel(rows)
+        self.t_leader[at] = leader
+        self.t_len[at] = (self.counts[at] > 0).sum(axis=1)
+        self.current_player[at] = leader
 
     def _play(self, rows: np.ndarray, cards: np.ndarray) -> None:
         n = self.num_players
-        seat = self.current_player[rows]
+        sel = self._sel(rows)  # (seat, led and t_len may be views: copied before the state they see changes)
+        seat = self.current_player[sel]
         at = rows * n + seat  # flat (game, seat) index
         bit = _CARD_BIT[cards]
         self.hands.reshape(-1)[at] ^= bit
         self.counts.reshape(-1)[at] -= 1
-        self.played[rows] |= bit
-        led = self.t_led[rows]
+        self.played[sel] |= bit
+        led = self.t_led[sel]
         suit = _SUIT[cards]
         # a seat that does not follow, with a card other than Rensho, shows out of the led suit (§6)
-        shows_out = (led >= 0) & (suit != led) & (cards != self.rensho[rows])
+        shows_out = (led >= 0) & (suit != led) & (cards != self.rensho[sel])
         if shows_out.any():
             self.voids.reshape(-1)[at[shows_out]] |= _SUIT_BIT[led[shows_out]]
-        self.t_led[rows] = np.where(led < 0, suit, led)
+        self.t_led[sel] = np.where(led < 0, suit, led)
         self.t_card.reshape(-1)[at] = cards
         self.t_bits.reshape(-1)[at] = bit
-        num = self.t_num[rows] + 1
-        self.t_num[rows] = num
-        t_len = self.t_len[rows]
+        num = self.t_num[sel] + 1
+        self.t_num[sel] = num
+        t_len = self.t_len[sel]
         done = num == t_len
         if done.any():
             go = ~done
@@ -422,14 +456,15 @@ class KakeyaBatch(BatchEnv):
         n, P = self.num_players, self.num_partnerships
         # each card's key from the table [trump, led suit, 1 + card]; trick_winner takes the first best
         # card in play order, and keys are distinct among the cards that count
-        base = (self.trump[rows] * NUM_SUITS + self.t_led[rows]) * (NUM_CARDS + 1) + 1
-        key = self._key_tab[base[:, None] + self.t_card[rows]]
+        sel = self._sel(rows)
+        base = (self.trump[sel] * NUM_SUITS + self.t_led[sel]) * (NUM_CARDS + 1) + 1
+        key = self._key_tab[base[:, None] + self.t_card[sel]]
         winner = key.argmax(axis=1)
-        won = np.bitwise_or.reduce(self.t_bits[rows], axis=1) & _EGARA
+        won = np.bitwise_or.reduce(self.t_bits[sel], axis=1) & _EGARA
         wp = winner % P
         self.captured[rows, wp] |= won
         self.egara[rows, wp] |= _egara16(won).astype(np.uint16)
-        counts = self.counts[rows]
+        counts = self.counts[sel]
         over = ~counts.any(axis=1)
         go = ~over
         if go.any():
@@ -524,9 +559,10 @@ class KakeyaBatch(BatchEnv):
         if len(fin):
             self.terminated[fin] = True
             if self.autoreset:
-                for b in fin.tolist():
+                for b in fin[self._seeded[fin]].tolist():
                     self._rngs[b] = None
                     self._decks[b] = None
+                self._seeded[fin] = False
                 self._new_match(fin)
             else:
                 self.phase[fin] = OVER
@@ -589,30 +625,41 @@ class KakeyaBatch(BatchEnv):
         mask[:, TRUMP_BASE : TRUMP_BASE + NUM_SUITS] = is_trump[:, None]
         mask[:, LEAD_SELF] = mask[:, LEAD_PARTNER] = phase == LEAD if all_live else live & (phase == LEAD)
         # --- observation ---
+        # gathers go through np.take into contiguous scratch (mode="clip" skips the bounds buffer: the
+        # indices are in range by construction), then one copy into the observation's columns
+        sc = self._scratch if self.batch_size == B else _Scratch(B, n, P, self._prefix)
         off, sl = self._off, self._sl
         mine = seat % P
         leader = (pick(self.t_leader) - seat) % n + 1
         leader *= is_play
         tab_row = ((seat * P + pick(self.dealer_p)) * len(Phase) + phase) * NUM_SUITS + pick(self.trump)
         tab_row = (tab_row * (n + 1) + leader) * (NUM_SUITS + 1) + led + 1  # (led = -1 outside a trick)
-        obs[:, : self._prefix] = self._prefix_tab[tab_row]
-        rot = self._rot[seat]  # (a copy)
+        np.take(self._prefix_tab, tab_row, axis=0, out=sc.prefix, mode="clip")
+        obs[:, : self._prefix] = sc.prefix
+        rot = np.take(self._rot, seat, axis=0, out=sc.rot, mode="clip")
         rot += flat_n[:, None]  # (B, n): flat index of (game, relative seat k)
-        v = self.voids.reshape(-1)[rot]  # (B, n) uint8, 4 suit bits each: two seats per byte
-        obs[:, sl["voids"]] = np.unpackbits(v[:, 0::2] | (v[:, 1::2] << 4), axis=1, bitorder="little")
-        rotp = self._rotp[mine]
+        v = np.take(self.voids.reshape(-1), rot, out=sc.v, mode="clip")  # 4 suit bits each
+        ve = sc.ve  # voids two seats per byte, then the egara bits: the adjacent pieces' bytes
+        half = n // 2
+        np.left_shift(v[:, 1::2], 4, out=ve[:, :half])
+        ve[:, :half] |= v[:, 0::2]
+        rotp = np.take(self._rotp, mine, axis=0, out=sc.rotp, mode="clip")
         rotp += flat_p[:, None]  # (B, P): flat index of (game, relative partnership k)
-        eg = self.egara.reshape(-1)[rotp]
-        obs[:, sl["egara"]] = np.unpackbits(eg.view(np.uint8), axis=1, bitorder="little")
+        np.take(self.egara.reshape(-1), rotp, out=sc.eg, mode="clip")
+        ve[:, half:] = sc.eg.view(np.uint8)
+        obs[:, self._bits_at] = np.unpackbits(ve, axis=1, bitorder="little")
         played = pick(self.played)
         cards[:, 0] = hand
         cards[:, 1] = played
         np.bitwise_or(hand, played, out=cards[:, 2])
-        cards[:, 3:] = self.t_bits.reshape(-1)[rot]
+        cards[:, 3:] = np.take(self.t_bits.reshape(-1), rot, out=sc.t_bits, mode="clip")
         bits = np.unpackbits(cards.view(np.uint8), axis=1, bitorder="little").reshape(B, 3 + n, 64)
         np.copyto(cards_view, bits[:, :, :NUM_CARDS], casting="unsafe")
-        obs[:, sl["hand_counts"]] = self.counts.reshape(-1)[rot] / _LARGEST_HAND
+        np.take(self.counts.reshape(-1), rot, out=sc.counts, mode="clip")
+        obs[:, sl["hand_counts"]] = np.take(self._count_tab, sc.counts, out=sc.counts_f, mode="clip")
         obs[:, off["deal"]] = pick(self.deal_no) * self._inv_deals
-        obs[:, sl["stones"]] = self.totals.reshape(-1)[rotp] * self._inv_stones
+        obs[:, sl["stones"]] = (
+            np.take(self.totals.reshape(-1), rotp, out=sc.totals, mode="clip") * self._inv_stones
+        )
         if not all_live:
             obs[~live] = 0.0

@@ -157,8 +157,10 @@ class OichoKabuBatch(BatchEnv):
         self.terminated = np.ones(B, dtype=bool)
         self._seed_rng = np.random.Generator(np.random.PCG64())
         self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
+        self._seeded = np.zeros(B, dtype=bool)  # [b]: self._rngs[b] is not None (no Python loop over B)
         # observation scratch: the one-hot positions and the flat (game, seat) index
         self._code = np.zeros((27, B), dtype=i64)
+        self._pos_scratch = np.zeros((27, B), dtype=i64)
         self._dec_eq = np.zeros((NUM_SPREADS, B), dtype=bool)
         self._flat_seat = np.zeros(B, dtype=i64)
         self._row_base = (self._rows * self.obs_size)[:, None]
@@ -305,7 +307,7 @@ class OichoKabuBatch(BatchEnv):
         """``Deck.fresh`` (a new round): per game where it has its own stream or a stacked prefix left."""
         if not len(rows):
             return
-        own = np.array([self._rngs[b] is not None for b in rows.tolist()], dtype=bool)
+        own = self._seeded[rows]
         own |= self.stacked[rows] > self.top[rows]
         for b in rows[own].tolist():
             d = self._row_deck(b)
@@ -338,6 +340,7 @@ class OichoKabuBatch(BatchEnv):
             rng = np.random.Generator(np.random.PCG64(game_seeds[i]))
             self._store_deck(b, Deck(rng, prefixes[i]))
             self._rngs[b] = rng
+        self._seeded[target] = True
         self.rewards[target] = 0.0
         self.terminated[target] = False
         self._new_episode(target)
@@ -474,7 +477,8 @@ class OichoKabuBatch(BatchEnv):
         at = rows * n + seat  # flat (game, seat)
         room = self.chips.reshape(-1)[at] - self.seat_total.reshape(-1)[at]
         np.minimum(room, self.config.domae - self.round_total[rows], out=room)
-        np.clip(room, -1, self._max_size, out=room)
+        np.maximum(room, -1, out=room)  # (np.clip's per-call overhead is most of this step's cost)
+        np.minimum(room, self._max_size, out=room)
         room += 1
         open_sizes = self._open_sizes[room]  # how many sizes fit (sizes <= room, increasing)
         open_sizes += _M_BET
@@ -579,8 +583,9 @@ class OichoKabuBatch(BatchEnv):
             fin = rows[over]
             self.terminated[fin] = True
             if self.autoreset:
-                for b in fin.tolist():
+                for b in fin[self._seeded[fin]].tolist():
                     self._rngs[b] = None
+                self._seeded[fin] = False
                 self._shuffled(fin)
                 self._new_episode(fin)
             else:
@@ -713,13 +718,14 @@ class OichoKabuBatch(BatchEnv):
         it moved, so a partial step (``active=``) costs in proportion to them; past half the batch the
         whole-batch pass (no gathers, no scatter) is cheaper, and it rewrites unchanged games identically."""
         if rows is None or 2 * len(rows) > self.batch_size:
-            scratch = (self._code, self._dec_eq, self._flat_seat, self._row_base)
+            scratch = (self._code, self._pos_scratch, self._dec_eq, self._flat_seat, self._row_base)
             self._encode(None, self.legal_action_mask, self.observation, scratch)
         elif len(rows):
             k = len(rows)
             mask = np.empty((k, self.num_actions), dtype=bool)
             obs = np.empty((k, self.obs_size), dtype=np.float32)
             scratch = (
+                np.empty((self._code.shape[0], k), dtype=np.int64),
                 np.empty((self._code.shape[0], k), dtype=np.int64),
                 np.empty((NUM_SPREADS, k), dtype=bool),
                 np.empty(k, dtype=np.int64),
@@ -735,13 +741,14 @@ class OichoKabuBatch(BatchEnv):
         """The mask (a row of the mask table) and the current player's observation (observation.Encoder)
         of the games ``rows`` (None: all) into ``mask`` and ``obs``, one row per game: the one-hot
         positions from the position tables, scattered at once, then the numbers. ``scratch``: the codes
-        (column, game), a (4, games) bool, the flat (game, seat) index, each row's start in ``obs``."""
+        and their positions (column, game), a (4, games) bool, the flat (game, seat) index, each row's
+        start in ``obs``."""
         cfg, n, o = self.config, self.num_players, self._o
 
         def pick(a: np.ndarray) -> np.ndarray:
             return a if rows is None else a[rows]
 
-        code, dec_eq, at, row_base = scratch
+        code, pos, dec_eq, at, row_base = scratch
         B = len(obs)
         np.take(self._masks, pick(self.mask_id), axis=0, out=mask)
         cur = pick(self.current_player)
@@ -780,7 +787,9 @@ class OichoKabuBatch(BatchEnv):
         np.multiply(see, c41, out=code[24:27])
         code[24:27] += dealer_cards.T
         code[24:27] += base[7][:, None]
-        idx = self._pos[code].T
+        # (column, game) positions: contiguous along the batch; the scatter's order does not matter
+        idx = np.take(self._pos, code, out=pos, mode="clip")  # (codes index _pos by construction)
+        idx += row_base.T
         extra = []
         if cfg.info_cards:
             info = self.info.reshape(-1)[at]
@@ -794,15 +803,19 @@ class OichoKabuBatch(BatchEnv):
             dl = _IS_LIGHT[np.maximum(dealer_cards, 0)] & (dealer_cards >= 0)
             dl[:, :2] &= see[:, None]
             extra.append(np.where(dl, o["dealer_lights"] + np.arange(MAX_CARDS), trash))
-        rot = self._rot[seat] + game_n[:, None]  # (B, n): flat index of (game, relative seat j)
+        rot = self._rot[seat]  # (a copy)
+        rot += game_n[:, None]  # (B, n): flat index of (game, relative seat j)
         if cfg.dealer_selection_each_deal:
             sel = self.selection.reshape(-1)[rot]
             pos = o["selection_cards"] + NUM_VALUES * np.arange(n)
             extra.append(np.where(sel >= 0, pos + (sel >> 2), trash))
-        ones = np.concatenate([idx, *extra], axis=1) if extra else idx
-        ones += row_base
         obs.fill(0.0)
-        obs.reshape(-1)[ones] = 1.0
+        flat = obs.reshape(-1)
+        flat[idx] = 1.0
+        if extra:
+            ones = np.concatenate(extra, axis=1)
+            ones += row_base
+            flat[ones] = 1.0
         # --- the numbers ---
         inv_d = self._inv_domae
         obs[:, self._sl["own_stakes"]] = my_stake * inv_d
@@ -814,8 +827,11 @@ class OichoKabuBatch(BatchEnv):
         room = mine - self.seat_total.reshape(-1)[at]
         obs[:, o["stake_room"]] = np.where(room > 0, np.minimum(room, left) * inv_d, 0.0)
         chips = self.chips.reshape(-1)[rot]
-        obs[:, self._sl["chips"]] = np.where(chips > 0, np.minimum(chips * self._inv_total, 1.0), 0.0)
-        obs[:, o["own_chips"]] = np.where(mine > 0, np.minimum(mine * inv_d, 1.0), 0.0)
+        # where(x > 0, min(x * inv, 1), 0) for integers x is the product clipped to [0, 1], in place
+        share = chips * self._inv_total
+        obs[:, self._sl["chips"]] = np.maximum(np.minimum(share, 1.0, out=share), 0.0, out=share)
+        own = mine * inv_d
+        obs[:, o["own_chips"]] = np.maximum(np.minimum(own, 1.0, out=own), 0.0, out=own)
         obs[:, o["round"]] = pick(self.round_index) * self._inv_rounds
         obs[:, o["dealer_deals"]] = np.minimum(pick(self.deals_by_dealer) * self._inv_deals, 1.0)
         limit = self._minso_limit
