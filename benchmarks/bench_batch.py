@@ -204,6 +204,8 @@ def main() -> None:
                 f"| {game} | {name} | {B} | {rate:,.0f} | {rate / aec:.1f}x | {per_game:,.0f} |", flush=True
             )
             for frac in args.active:
+                if B * frac < 1:  # (a share of one game is no partial step)
+                    continue
                 rate, per_game = bench_batch(game, B, args.duration, args.repeat, active=frac)
                 label = f"{name}, {frac:.0%} active"
                 print(
