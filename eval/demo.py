@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from agents.registry import models_dir
     from eval.plots import learning_curves, matchup_heatmap
+    from eval.progress import progress
     from eval.tournament import format_table, openskill_ratings
 
     t0 = time.time()
@@ -125,9 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
             n = [deals[j[0]] for j in jobs]
-            results = list(pool.map(_run, jobs, n, seeds, [str(models)] * len(jobs), [batched] * len(jobs)))
+            done = pool.map(_run, jobs, n, seeds, [str(models)] * len(jobs), [batched] * len(jobs))
+            results = list(progress(done, total=len(jobs), desc="demo matchups"))
     else:
-        results = [_run(j, deals[j[0]], s, str(models), batched) for j, s in zip(jobs, seeds, strict=False)]
+        pairs = progress(zip(jobs, seeds, strict=False), total=len(jobs), desc="demo matchups")
+        results = [_run(j, deals[j[0]], s, str(models), batched) for j, s in pairs]
 
     summary: dict[str, Any] = {}
     for game in games:

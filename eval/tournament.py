@@ -103,14 +103,16 @@ def round_robin(
     Self-matches (the same name on both sides) are skipped unless ``include_self``: then they are
     control rows between differently seeded copies (not rated). ``batched`` as in ``eval.games.matchup``.
     """
+    from eval.progress import progress
+
     rows, raw = [], []
-    for i, a in enumerate(agents):
-        for j, o in enumerate(opponents):
-            if a == o and not include_self:
-                continue
-            row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options, batched)
-            rows.append(row)
-            raw.append((a, o, res.advantages))
+    pairs = [
+        (i, a, j, o) for i, a in enumerate(agents) for j, o in enumerate(opponents) if a != o or include_self
+    ]
+    for i, a, j, o in progress(pairs, total=len(pairs), desc=f"{game} matchups"):
+        row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options, batched)
+        rows.append(row)
+        raw.append((a, o, res.advantages))
     return {"matchups": rows, "ratings": openskill_ratings(raw, block=rating_block)}
 
 
