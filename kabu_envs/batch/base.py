@@ -110,26 +110,43 @@ class BatchEnv:
         return a
 
     def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
+        """The actions of a ``step`` as int64, after checking each live (and ``active``) game's against
+        its mask; an illegal one raises ``IllegalActionError`` naming the game and its legal actions.
+
+        Every engine calls this once per step, so the check is a handful of whole-batch operations
+        (one flat gather from the mask, no per-game work) and the input is not copied when it is
+        already int64.
+        """
         a = np.asarray(actions)
-        if a.shape != (self.batch_size,) or not np.issubdtype(a.dtype, np.integer):
+        if a.shape != (self.batch_size,) or a.dtype.kind not in "iu":
             raise ValueError(
                 f"step(actions): expected {self.batch_size} integer action ids (shape ({self.batch_size},)), "
                 f"got a {a.dtype} array of shape {a.shape}"
             )
-        live = self.current_player >= 0  # (with autoreset a just-ended game is already live again)
+        inside = (a >= 0) & (a < self.num_actions)
+        flat = self._action_base() + np.where(inside, a, 0).astype(np.int64, copy=False)
+        ok = self.legal_action_mask.reshape(-1)[flat]
+        ok &= inside
+        ok |= self.current_player < 0  # (with autoreset a just-ended game is already live again)
         if active is not None:
-            live &= active
-        bad = live & ~self.legal_action_mask[np.arange(self.batch_size), np.clip(a, 0, self.num_actions - 1)]
-        bad |= live & ((a < 0) | (a >= self.num_actions))
-        if bad.any():
-            b = int(np.flatnonzero(bad)[0])
+            ok |= ~active
+        if not ok.all():
+            b = int(np.flatnonzero(~ok)[0])
             raise IllegalActionError(
                 int(a[b]),
                 np.flatnonzero(self.legal_action_mask[b]).tolist(),
                 seat=int(self.current_player[b]),
                 reason=f"game {b} of the batch",
             )
-        return a.astype(np.int64)
+        return a.astype(np.int64, copy=False)
+
+    def _action_base(self) -> np.ndarray:
+        """Index of each game's first mask entry in the flattened ``(B, A)`` mask (made once)."""
+        base = getattr(self, "_flat_action_base", None)
+        if base is None:
+            base = np.arange(self.batch_size, dtype=np.int64) * self.num_actions
+            self._flat_action_base: np.ndarray = base
+        return base
 
 
 class LoopBatchEnv(BatchEnv):

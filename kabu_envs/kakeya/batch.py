@@ -188,7 +188,6 @@ class KakeyaBatch(BatchEnv):
         self._rows = np.arange(B)
         self._flat_rows = self._rows * n
         self._flat_rows_p = self._rows * P
-        self._flat_rows_a = self._rows * NUM_ACTIONS
         # hand, played, gone and the trick's n blocks: adjacent 52-card pieces, unpacked together
         self._cards = np.zeros((B, 3 + n), dtype=_U64)
         if [off[k] for k in ("played", "gone", "trick")] != [off["hand"] + NUM_CARDS * i for i in (1, 2, 3)]:
@@ -359,21 +358,6 @@ class KakeyaBatch(BatchEnv):
         self.current_player[rows] = self._chooser[dp, self.lead_p[rows] + 1]
 
     # --- step ------------------------------------------------------------------------------------
-    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
-        """``BatchEnv._check_actions`` with a fast path for legal integer actions (the base class
-        names the problem otherwise)."""
-        a = np.asarray(actions)
-        if a.shape == (self.batch_size,) and a.dtype.kind in "iu":
-            inside = (a >= 0) & (a < NUM_ACTIONS)
-            ok = self.legal_action_mask.reshape(-1)[self._flat_rows_a + np.where(inside, a, 0)]
-            ok &= inside
-            ok |= self.current_player < 0
-            if active is not None:
-                ok |= ~active
-            if ok.all():
-                return a.astype(np.int64, copy=False)
-        return super()._check_actions(actions, active)
-
     def step(self, actions: Any, active: Any = None) -> None:
         moving = None if active is None else self._check_active(active)
         acts = self._check_actions(actions, moving)
