@@ -27,7 +27,7 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -532,6 +532,20 @@ def policy_from_sb3_state_dict(
     unknown = sorted(set(state) - set(sb3_names(layers["pi"], layers["vf"])))
     if unknown:
         raise ValueError(f"unsupported policy: parameters {unknown} are not those of an SB3 MlpPolicy")
+    return policy_from_arrays(arrays, layers, activation, game, role, env_options, training)
+
+
+def policy_from_arrays(
+    arrays: dict[str, np.ndarray],
+    layers: Mapping[str, Sequence[int]],
+    activation: str,
+    game: str,
+    role: str,
+    env_options: Mapping[str, Any],
+    training: dict[str, Any] | None = None,
+) -> Policy:
+    """A ``Policy`` of named ``arrays`` (``pi.<i>.weight`` ... as written to ``policy.npz``) with the
+    hidden sizes ``layers["pi"]``, ``layers["vf"]``: the one place a converter (SB3, RLlib) builds one."""
     n_obs = int(arrays["pi.0.weight"].shape[1])
     n_act = int(arrays[f"pi.{len(layers['pi'])}.weight"].shape[0])
     return Policy(

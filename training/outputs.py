@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +112,14 @@ def write_json(path: Path, data: Any) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True))
     os.replace(tmp, path)
+
+
+def versions(packages: Iterable[str]) -> dict[str, str]:
+    """Python's and ``packages``' installed versions, for a run record (reproducibility)."""
+    out = {"python": platform.python_version()}
+    for p in packages:
+        try:
+            out[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            out[p] = "not installed"
+    return out

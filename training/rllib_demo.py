@@ -31,10 +31,8 @@ import argparse
 import csv
 import math
 import os
-import platform
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +41,7 @@ import numpy as np
 from agents.policy_file import Policy, write_policy
 from kabu_envs import registry
 from kabu_envs.core.options import parse_assignments
-from training.outputs import RunPaths, swap_into_place, write_json
+from training.outputs import RunPaths, swap_into_place, versions, write_json
 from training.rllib_env import rllib_env
 from training.rllib_export import model_activation, policy_from_rllib_state
 
@@ -65,17 +63,6 @@ CURVE_FIELDS = (
     "dup_hi",
     "dup_deals",
 )
-
-
-def versions() -> dict[str, str]:
-    """Python and package versions, for the run record."""
-    out = {"python": platform.python_version()}
-    for p in PACKAGES:
-        try:
-            out[p] = metadata.version(p)
-        except metadata.PackageNotFoundError:
-            out[p] = "not installed"
-    return out
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -251,7 +238,7 @@ def learner_state(algo: Any) -> dict[str, np.ndarray]:
 def export_policy(state: dict[str, np.ndarray], cfg: dict[str, Any], env_steps: int) -> Policy:
     """The module's actor and critic as a policy file in memory (what ``write_policy`` writes)."""
     training: dict[str, Any] = {"name": f"rllib_{cfg['game']}", "seed": cfg["seed"], "timesteps": env_steps}
-    version = versions()["kabu-envs"]
+    version = versions(PACKAGES)["kabu-envs"]
     if version != "not installed":
         training["package_version"] = version
     act = model_activation(cfg["model"])
@@ -418,7 +405,7 @@ def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
             "total": round(t_done - t_start, 1),
         },
         "eval": {k: evaluation[k] for k in ("games", "mean", "ci95")},
-        "versions": versions(),
+        "versions": versions(PACKAGES),
         "command": " ".join([Path(sys.executable).name, "-m", "training.rllib_demo", *sys.argv[1:]]),
     }
     write_json(stage / "run.json", record)

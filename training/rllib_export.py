@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_file import ACTIVATIONS, Policy, make_trained_for
+from agents.policy_file import ACTIVATIONS, Policy, policy_from_arrays
 
 # RLlib's Gaussian heads keep this constant buffer even for discrete actions; it is no weight.
 IGNORED_SUFFIX = "log_std_clip_param_const"
@@ -82,18 +82,7 @@ def policy_from_rllib_state(
             arrays[f"{key}.{i}.weight"] = np.asarray(state[w], dtype=np.float32)
             arrays[f"{key}.{i}.bias"] = np.asarray(state[b], dtype=np.float32)
         layers[key] = [int(arrays[f"{key}.{i}.weight"].shape[0]) for i in range(len(stack) - 1)]
-    n_obs = int(arrays["pi.0.weight"].shape[1])
-    n_act = int(arrays[f"pi.{len(layers['pi'])}.weight"].shape[0])
-    return Policy(
-        obs_size=n_obs,
-        num_actions=n_act,
-        activation=activation,
-        policy_layers=tuple(layers["pi"]),
-        value_layers=tuple(layers["vf"]),
-        trained_for=make_trained_for(game, role, env_options, n_obs, n_act),
-        training=dict(training or {}),
-        arrays=arrays,
-    )
+    return policy_from_arrays(arrays, layers, activation, game, role, env_options, training)
 
 
 def model_activation(model_config: Mapping[str, Any]) -> str:

@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import csv
 import json
-import platform
 import shutil
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import Any, SupportsFloat
 
@@ -34,7 +32,15 @@ import gymnasium
 from agents.registry import REPO_ROOT, make_agent
 from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
 from training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
-from training.outputs import RunPaths, check_name, copy_published, inside, swap_into_place, write_json
+from training.outputs import (
+    RunPaths,
+    check_name,
+    copy_published,
+    inside,
+    swap_into_place,
+    versions,
+    write_json,
+)
 
 PACKAGES = ("kabu-envs", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy")
 # config keys that may differ between a run and its resumption (the budget and the evaluation)
@@ -43,16 +49,6 @@ RESUMABLE_CHANGES = ("timesteps", "eval_deals")
 
 class TrainingInterrupted(KeyboardInterrupt):
     """Ctrl-C during learning: a checkpoint was saved; the message says how to resume."""
-
-
-def versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for p in PACKAGES:
-        try:
-            out[p] = metadata.version(p)
-        except metadata.PackageNotFoundError:
-            out[p] = "not installed"
-    return out
 
 
 class ScaleReward(gymnasium.RewardWrapper):
@@ -119,7 +115,7 @@ def save_policy(model: Any, cfg: dict[str, Any], out: Path, seed: int) -> None:
         "name": cfg["name"],
         "seed": seed,
         "timesteps": int(model.num_timesteps),
-        "package_version": versions()["kabu-envs"],
+        "package_version": versions(PACKAGES)["kabu-envs"],
     }
     if training["package_version"] == "not installed":
         del training["package_version"]
@@ -336,7 +332,7 @@ def train(
         "vec_env": type(vec.unwrapped).__name__,
         "bc": bc_record,
         "resumed_from": str(start.name) if start is not None else None,
-        "versions": versions(),
+        "versions": versions(PACKAGES),
         "command": " ".join([Path(sys.executable).name, "-m", "training", *sys.argv[1:]]),
     }
     _finish(model, cfg, paths, record, seed)
