@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, check_batch_size
-from kabu_envs.core.rng import validate_deck_prefix
+from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.oicho_kabu.actions import (
     BET_BASE,
     CHOICE_ACTIONS,
@@ -336,15 +336,36 @@ class OichoKabuBatch(BatchEnv):
         # a bad stacked deck raises here, before anything changes, as the AEC env's reset does
         prefixes = [None if d is None else validate_deck_prefix(d, DECK_SIZE) for d in game_decks]
         target = self._rows if picked is None else picked
-        for i, b in enumerate(target.tolist()):
-            rng = np.random.Generator(np.random.PCG64(game_seeds[i]))
-            self._store_deck(b, Deck(rng, prefixes[i]))
-            self._rngs[b] = rng
+        self._deal_seeded(target, game_seeds, prefixes)
         self._seeded[target] = True
         self.rewards[target] = 0.0
         self.terminated[target] = False
         self._new_episode(target)
         self._refresh(target)
+
+    def _deal_seeded(
+        self, rows: np.ndarray, seeds: list[int | None], prefixes: list[list[int] | None]
+    ) -> None:
+        """``Deck(Generator(PCG64(seed)), prefix)`` for each game of ``rows``, without the ``Deck``: the
+        same generator and the same call on it (``permutation``, or ``ordered_deck`` under a stacked
+        prefix), so the deal and the stream left for later reshuffles stay bit for bit the AEC env's.
+        Only the generator has to be made per game (the autoreset hot path); the decks go in at once."""
+        rngs = [np.random.Generator(np.random.PCG64(s)) for s in seeds]
+        decks = np.empty((len(rows), DECK_SIZE), dtype=np.int64)
+        stacked = np.zeros(len(rows), dtype=np.int64)
+        for i, (rng, prefix) in enumerate(zip(rngs, prefixes, strict=True)):
+            if prefix:
+                decks[i] = ordered_deck(rng, DECK_SIZE, prefix)
+                stacked[i] = len(prefix)
+            else:
+                decks[i] = rng.permutation(DECK_SIZE)
+        self.deck[rows] = decks
+        self.top[rows] = 0
+        self.dlen[rows] = DECK_SIZE
+        self.stacked[rows] = stacked
+        rng_list = self._rngs
+        for b, rng in zip(rows.tolist(), rngs, strict=True):
+            rng_list[b] = rng
 
     def _new_episode(self, rows: np.ndarray) -> None:
         """``Game.__init__`` after the deck."""
