@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, check_batch_size
+from kabu_envs.core.batch_seeds import make_generators
 from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.oicho_kabu.actions import (
     BET_BASE,
@@ -349,8 +350,9 @@ class OichoKabuBatch(BatchEnv):
         """``Deck(Generator(PCG64(seed)), prefix)`` for each game of ``rows``, without the ``Deck``: the
         same generator and the same call on it (``permutation``, or ``ordered_deck`` under a stacked
         prefix), so the deal and the stream left for later reshuffles stay bit for bit the AEC env's.
-        Only the generator has to be made per game (the autoreset hot path); the decks go in at once."""
-        rngs = [np.random.Generator(np.random.PCG64(s)) for s in seeds]
+        The generators' seeding is hashed for all games at once (``make_generators``), the decks go in
+        at once: the autoreset hot path."""
+        rngs = make_generators(seeds)
         decks = np.empty((len(rows), DECK_SIZE), dtype=np.int64)
         stacked = np.zeros(len(rows), dtype=np.int64)
         for i, (rng, prefix) in enumerate(zip(rngs, prefixes, strict=True)):
