@@ -348,19 +348,20 @@ class OichoKabuBatch(BatchEnv):
         self, rows: np.ndarray, seeds: list[int | None], prefixes: list[list[int] | None]
     ) -> None:
         """``Deck(Generator(PCG64(seed)), prefix)`` for each game of ``rows``, without the ``Deck``: the
-        same generator and the same call on it (``permutation``, or ``ordered_deck`` under a stacked
+        same generator and the same draws from it (``permutation``, or ``ordered_deck`` under a stacked
         prefix), so the deal and the stream left for later reshuffles stay bit for bit the AEC env's.
         The generators' seeding is hashed for all games at once (``make_generators``), the decks go in
         at once: the autoreset hot path."""
         rngs = make_generators(seeds)
-        decks = np.empty((len(rows), DECK_SIZE), dtype=np.int64)
+        # rng.permutation(40) is rng.shuffle(np.arange(40)): done in place on each row
+        decks = np.tile(np.arange(DECK_SIZE, dtype=np.int64), (len(rows), 1))
         stacked = np.zeros(len(rows), dtype=np.int64)
-        for i, (rng, prefix) in enumerate(zip(rngs, prefixes, strict=True)):
+        for rng, prefix, row, i in zip(rngs, prefixes, decks, range(len(rngs)), strict=True):
             if prefix:
-                decks[i] = ordered_deck(rng, DECK_SIZE, prefix)
+                row[:] = ordered_deck(rng, DECK_SIZE, prefix)
                 stacked[i] = len(prefix)
             else:
-                decks[i] = rng.permutation(DECK_SIZE)
+                rng.shuffle(row)
         self.deck[rows] = decks
         self.top[rows] = 0
         self.dlen[rows] = DECK_SIZE
