@@ -24,8 +24,9 @@ selection draws, triple-table and minso reshuffles, a new round's deck in a mult
 seeded game. Deals: a game reset with a seed (``reset(seeds=...)`` / ``reset(seed=...)`` /
 ``reset(decks=...)``) keeps its own ``np.random.Generator(np.random.PCG64(seed))`` and draws from it
 exactly as ``Game`` does, so its deals match the AEC env's (made for all games of a reset at once:
-``core.batch_seeds.make_generators``, then one in-place shuffle per row, no ``Deck``). An episode started by ``autoreset`` deals
-from the batch's own seeded stream (``self._seed_rng``), all such decks of one step in one call.
+``core.batch_seeds.make_generators``, then one in-place shuffle per row, no ``Deck``). An episode
+started by ``autoreset`` deals from the batch's own seeded stream (``self._seed_rng``), all such decks
+of one step in one call.
 """
 
 from __future__ import annotations
