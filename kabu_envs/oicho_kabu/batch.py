@@ -23,8 +23,10 @@ Rare events run per game in Python on a ``Deck`` rebuilt from the row (the AEC c
 selection draws, triple-table and minso reshuffles, a new round's deck in a multi-round episode of a
 seeded game. Deals: a game reset with a seed (``reset(seeds=...)`` / ``reset(seed=...)`` /
 ``reset(decks=...)``) keeps its own ``np.random.Generator(np.random.PCG64(seed))`` and draws from it
-exactly as ``Game`` does, so its deals match the AEC env's. An episode started by ``autoreset`` deals
-from the batch's own seeded stream (``self._seed_rng``), all such decks of one step in one call.
+exactly as ``Game`` does, so its deals match the AEC env's (made for all games of a reset at once:
+``core.batch_seeds.make_generators``, then one in-place shuffle per row, no ``Deck``). An episode
+started by ``autoreset`` deals from the batch's own seeded stream (``self._seed_rng``), all such decks
+of one step in one call.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, check_batch_size
-from kabu_envs.core.rng import validate_deck_prefix
+from kabu_envs.core.batch_seeds import make_generators
+from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.oicho_kabu.actions import (
     BET_BASE,
     CHOICE_ACTIONS,
@@ -336,15 +339,38 @@ class OichoKabuBatch(BatchEnv):
         # a bad stacked deck raises here, before anything changes, as the AEC env's reset does
         prefixes = [None if d is None else validate_deck_prefix(d, DECK_SIZE) for d in game_decks]
         target = self._rows if picked is None else picked
-        for i, b in enumerate(target.tolist()):
-            rng = np.random.Generator(np.random.PCG64(game_seeds[i]))
-            self._store_deck(b, Deck(rng, prefixes[i]))
-            self._rngs[b] = rng
+        self._deal_seeded(target, game_seeds, prefixes)
         self._seeded[target] = True
         self.rewards[target] = 0.0
         self.terminated[target] = False
         self._new_episode(target)
         self._refresh(target)
+
+    def _deal_seeded(
+        self, rows: np.ndarray, seeds: list[int | None], prefixes: list[list[int] | None]
+    ) -> None:
+        """``Deck(Generator(PCG64(seed)), prefix)`` for each game of ``rows``, without the ``Deck``: the
+        same generator and the same draws from it (``permutation``, or ``ordered_deck`` under a stacked
+        prefix), so the deal and the stream left for later reshuffles stay bit for bit the AEC env's.
+        The generators' seeding is hashed for all games at once (``make_generators``), the decks go in
+        at once: the autoreset hot path."""
+        rngs = make_generators(seeds)
+        # rng.permutation(40) is rng.shuffle(np.arange(40)): done in place on each row
+        decks = np.tile(np.arange(DECK_SIZE, dtype=np.int64), (len(rows), 1))
+        stacked = np.zeros(len(rows), dtype=np.int64)
+        for rng, prefix, row, i in zip(rngs, prefixes, decks, range(len(rngs)), strict=True):
+            if prefix:
+                row[:] = ordered_deck(rng, DECK_SIZE, prefix)
+                stacked[i] = len(prefix)
+            else:
+                rng.shuffle(row)
+        self.deck[rows] = decks
+        self.top[rows] = 0
+        self.dlen[rows] = DECK_SIZE
+        self.stacked[rows] = stacked
+        rng_list = self._rngs
+        for b, rng in zip(rows.tolist(), rngs, strict=True):
+            rng_list[b] = rng
 
     def _new_episode(self, rows: np.ndarray) -> None:
         """``Game.__init__`` after the deck."""
