@@ -625,21 +625,6 @@ class OichoKabuBatch(BatchEnv):
         self.mask_id[rows] = mask_id
 
     # --- step --------------------------------------------------------------------------------------
-    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
-        """``BatchEnv._check_actions`` with a fast path for legal integer actions (the base class
-        names the problem otherwise)."""
-        a = np.asarray(actions)
-        if a.shape == (self.batch_size,) and a.dtype.kind in "iu":
-            inside = (a >= 0) & (a < self.num_actions)
-            ok = self.legal_action_mask[self._rows, np.where(inside, a, 0)]
-            ok &= inside
-            ok |= self.current_player < 0
-            if active is not None:
-                ok |= ~active
-            if ok.all():
-                return a.astype(np.int64, copy=False)
-        return super()._check_actions(actions, active)
-
     def step(self, actions: Any, active: Any = None) -> None:
         moving = None if active is None else self._check_active(active)
         acts = self._check_actions(actions, moving)
