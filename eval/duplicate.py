@@ -32,6 +32,7 @@ from typing import Any, overload
 import numpy as np
 
 from eval.stats import Summary, summarize
+from kabu_envs.core.batch_seeds import hash_words
 
 RoleSeat = Callable[[Any, int], int]
 # (batch engine just reset, game b of it, deal index) -> the role's seat in that game
@@ -48,42 +49,20 @@ def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence([int(p) & 0xFFFFFFFF for p in parts]).generate_state(1)[0])
 
 
-# numpy's SeedSequence constants (numpy/random/bit_generator.pyx), for ``_seeds``
-_U32 = np.uint32
-_INIT_A, _MULT_A, _INIT_B, _MULT_B = _U32(0x43B0D7E5), _U32(0x931E8875), _U32(0x8B51F9DD), _U32(0x58F38DED)
-_MIX_L, _MIX_R, _POOL = _U32(0xCA01F9DD), _U32(0x4973F715), 4
-
-
 def _seeds(*parts: Any) -> np.ndarray:
-    """``_seed(*parts)`` element-wise over broadcast integer arrays (at most 4 parts), uint32.
+    """``_seed(*parts)`` element-wise over broadcast integer arrays, uint32.
 
     Why: a duplicate match seeds every deal (and every agent of every play) with ``_seed``, and one
     ``SeedSequence`` per call costs more than a deal of the batched path plays. This is the same hash
-    (SeedSequence's entropy mixing and ``generate_state(1)``) on whole arrays; a test compares the two.
+    (SeedSequence's entropy mixing and ``generate_state(1)``, ``core.batch_seeds.hash_words``) on whole
+    arrays; a test compares the two.
     """
-    if not 1 <= len(parts) <= _POOL:
-        raise ValueError(f"_seeds takes 1 to {_POOL} parts, got {len(parts)}")
-    words = [np.asarray(np.asarray(p, dtype=np.int64) & 0xFFFFFFFF, dtype=_U32) for p in parts]
-    words = list(np.broadcast_arrays(*words))
-    words += [np.zeros_like(words[0])] * (_POOL - len(words))
-    h = _INIT_A
-    with np.errstate(over="ignore"):
-
-        def hashmix(v: np.ndarray) -> np.ndarray:
-            nonlocal h
-            v = v ^ h
-            h = _U32(h * _MULT_A)
-            v = v * h
-            return v ^ (v >> _U32(16))
-
-        pool = [hashmix(w) for w in words]
-        for src in range(_POOL):
-            for dst in range(_POOL):
-                if src != dst:
-                    r = _MIX_L * pool[dst] - _MIX_R * hashmix(pool[src])
-                    pool[dst] = r ^ (r >> _U32(16))
-        v = (pool[0] ^ _INIT_B) * _U32(_INIT_B * _MULT_B)
-    return v ^ (v >> _U32(16))
+    if not parts:
+        raise ValueError("_seeds takes at least one part")
+    low = (np.asarray(np.asarray(p, dtype=np.int64) & 0xFFFFFFFF, np.uint32) for p in parts)
+    words = np.broadcast_arrays(*low)
+    entropy = np.stack([w.reshape(-1) for w in words], axis=1)
+    return hash_words(entropy, 1)[:, 0].reshape(words[0].shape)
 
 
 def match_deal_seeds(seed: int, deals: int) -> list[int]:

@@ -88,17 +88,25 @@ def _pools(entropy: np.ndarray) -> np.ndarray:
     return np.stack(mixer, axis=1)
 
 
+def hash_words(entropy: np.ndarray, n_words: int) -> np.ndarray:
+    """``SeedSequence(row).generate_state(n_words)`` (uint32) for every row of ``(n, L)`` uint32 entropy
+    words: the one vectorised copy of numpy's seed hash (the batch engines' generators, the duplicate
+    evaluation's deal and agent seeds)."""
+    pools = _pools(np.asarray(entropy, dtype=np.uint32))
+    consts = _hash_consts(_INIT_B, _MULT_B, n_words)
+    return np.stack([_hashmix(pools[:, k % _POOL], c, _MULT_B) for k, c in enumerate(consts)], axis=1)
+
+
 def seed_states(seeds: Sequence[int]) -> np.ndarray:
     """``SeedSequence(s).generate_state(4, np.uint64)`` for every seed, as an (n, 4) uint64 array."""
     entropies = [_entropy_words(int(s)) for s in seeds]
-    pools = np.empty((len(seeds), _POOL), dtype=np.uint32)
+    state = np.empty((len(seeds), 8), dtype=np.uint32)
     by_length: dict[int, list[int]] = {}
     for i, words in enumerate(entropies):
         by_length.setdefault(len(words), []).append(i)
     for length, idx in by_length.items():
-        pools[idx] = _pools(np.array([entropies[i] for i in idx], dtype=np.uint32).reshape(-1, length))
-    consts = _hash_consts(_INIT_B, _MULT_B, 2 * 4)
-    state = np.stack([_hashmix(pools[:, k % _POOL], c, _MULT_B) for k, c in enumerate(consts)], axis=1)
+        group = np.array([entropies[i] for i in idx], dtype=np.uint32).reshape(-1, length)
+        state[idx] = hash_words(group, 8)
     return state.astype("<u4").view("<u8").astype(np.uint64)  # as generate_state: little-endian pairs
 
 
