@@ -83,6 +83,20 @@ class BatchEnv:
             self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else out[0]))
         return out, list(decks) if decks is not None else [None] * n
 
+    def _reset_targets(
+        self,
+        seed: int | None,
+        seeds: Sequence[int] | None,
+        decks: Sequence[Any] | None,
+        rows: Any,
+    ) -> tuple[np.ndarray, list[int | None], list[Any]]:
+        """What a ``reset`` call deals, checked: the games (every one, or ``rows``) as an int64 array,
+        with one seed and one deck (or None) per game, in that order."""
+        picked = self._check_rows(rows)
+        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
+        target = np.arange(self.batch_size, dtype=np.int64) if picked is None else picked
+        return target, game_seeds, game_decks
+
     def _check_rows(self, rows: Any) -> np.ndarray | None:
         """``reset(rows=...)``: distinct game indices of the batch, as an int64 array (None: all)."""
         if rows is None:
@@ -187,10 +201,8 @@ class LoopBatchEnv(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
         rows: Any = None,
     ) -> None:
-        picked = self._check_rows(rows)
-        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
-        targets = range(self.batch_size) if picked is None else picked.tolist()
-        for i, b in enumerate(targets):
+        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows)
+        for i, b in enumerate(target.tolist()):
             deck = game_decks[i]
             self.envs[b].reset(seed=game_seeds[i], options=None if deck is None else {"deck": deck})
             self._sync(b)

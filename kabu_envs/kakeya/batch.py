@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, check_batch_size
+from kabu_envs.core.batch_seeds import make_generators
 from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
 from kabu_envs.kakeya.cards import (
@@ -273,13 +274,12 @@ class KakeyaBatch(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
         rows: Any = None,
     ) -> None:
-        picked = self._check_rows(rows)
-        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
+        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows)
         # a bad stacked deck raises here, as the AEC env's reset does (before the trump choice)
         checked = [None if d is None else validate_deck_prefix(d, NUM_CARDS) for d in game_decks]
-        target = self._rows if picked is None else picked
-        for i, b in enumerate(target.tolist()):
-            self._rngs[b] = np.random.Generator(np.random.PCG64(game_seeds[i]))
+        # the same generators as PCG64(seed), their seeding hashed for all games at once
+        for i, (b, rng) in enumerate(zip(target.tolist(), make_generators(game_seeds), strict=True)):
+            self._rngs[b] = rng
             self._decks[b] = checked[i]
         self._seeded[target] = True
         self.rewards[target] = 0.0

@@ -334,11 +334,9 @@ class OichoKabuBatch(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
         rows: Any = None,
     ) -> None:
-        picked = self._check_rows(rows)
-        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
+        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows)
         # a bad stacked deck raises here, before anything changes, as the AEC env's reset does
         prefixes = [None if d is None else validate_deck_prefix(d, DECK_SIZE) for d in game_decks]
-        target = self._rows if picked is None else picked
         self._deal_seeded(target, game_seeds, prefixes)
         self._seeded[target] = True
         self.rewards[target] = 0.0

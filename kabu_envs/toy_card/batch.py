@@ -57,9 +57,7 @@ class ToyCardBatch(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
         rows: Any = None,
     ) -> None:
-        picked = self._check_rows(rows)
-        game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
-        target = self._rows if picked is None else picked
+        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows)
         for i, b in enumerate(target.tolist()):
             self._deal(b, game_seeds[i], game_decks[i])
         self.rewards[target] = 0.0
