@@ -555,7 +555,7 @@ class KakeyaBatch(BatchEnv):
     # --- mask and observation --------------------------------------------------------------------
     def _refresh(self, rows: np.ndarray | None = None) -> None:
         """Rewrite the mask and observation of the games ``rows`` (None: all). A step passes the games
-        it moved, so a partial step (``active=``) costs in proportion to them; past half the batch the
+        it moved, so a partial step's (``active=``) refresh work follows them; past half the batch the
         whole-batch pass (no gathers, no scatter) is cheaper, and it rewrites unchanged games identically."""
         if rows is None or 2 * len(rows) > self.batch_size:
             self._encode(None, self.legal_action_mask, self.observation, self._cards, self._cards_view)

@@ -724,7 +724,7 @@ class OichoKabuBatch(BatchEnv):
     # --- mask and observation ----------------------------------------------------------------------
     def _refresh(self, rows: np.ndarray | None = None) -> None:
         """Rewrite the mask and observation of the games ``rows`` (None: all). A step passes the games
-        it moved, so a partial step (``active=``) costs in proportion to them; past half the batch the
+        it moved, so a partial step's (``active=``) refresh work follows them; past half the batch the
         whole-batch pass (no gathers, no scatter) is cheaper, and it rewrites unchanged games identically."""
         if rows is None or 2 * len(rows) > self.batch_size:
             scratch = (self._code, self._pos_scratch, self._dec_eq, self._flat_seat, self._row_base)
