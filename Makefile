@@ -11,13 +11,22 @@ TORCH_INDEX ?=
 
 .PHONY: test demo lint bench install clean
 
-# kabu_envs/__init__.py holds the version: a bump reinstalls, so the installed metadata follows it
-$(VENV)/.installed: pyproject.toml constraints.txt kabu_envs/__init__.py
+# kabu_envs/__init__.py holds the version: a bump reinstalls, so the installed metadata follows it.
+# Two stamps: `make demo` installs the runtime and the plots only (no torch); `make test` adds the
+# training and development extras to the same venv.
+$(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(if $(TORCH_INDEX),$(PY) -m pip install -c constraints.txt torch --index-url $(TORCH_INDEX))
-	$(PY) -m pip install -c constraints.txt -e ".[train,dev]"
 	touch $@
+
+$(VENV)/.installed-demo: $(VENV)/.created pyproject.toml constraints.txt kabu_envs/__init__.py
+	$(PY) -m pip install -c constraints.txt -e ".[demo]"
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.created pyproject.toml constraints.txt kabu_envs/__init__.py
+	$(if $(TORCH_INDEX),$(PY) -m pip install -c constraints.txt torch --index-url $(TORCH_INDEX))
+	$(PY) -m pip install -c constraints.txt -e ".[train,dev,demo]"
+	touch $@ $(VENV)/.installed-demo
 
 install: $(VENV)/.installed
 
@@ -25,8 +34,8 @@ install: $(VENV)/.installed
 test: lint
 	$(PY) -m pytest -n 2 -q
 
-demo: $(VENV)/.installed
-	$(PY) -m eval.demo
+demo: $(VENV)/.installed-demo
+	$(PY) -m kabu_envs.eval.demo
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_envs.py
@@ -36,7 +45,7 @@ bench: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy kabu_envs agents eval training
+	$(PY) -m mypy
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .ruff_cache .mypy_cache
@@ -59,7 +68,7 @@ $(RLLIB_VENV)/.installed: pyproject.toml constraints.txt kabu_envs/__init__.py
 	touch $@
 
 rllib-demo: $(RLLIB_VENV)/.installed
-	$(RLLIB_PY) -m training.rllib_demo $(RLLIB_ARGS)
+	$(RLLIB_PY) -m kabu_envs.training.rllib_demo $(RLLIB_ARGS)
 
 rllib-test: $(RLLIB_VENV)/.installed
 	$(RLLIB_PY) -m pytest -q tests/test_rllib_demo.py tests/test_rllib_export.py

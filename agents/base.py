@@ -22,7 +22,12 @@ _T = TypeVar("_T", bound=type)
 # class name (module.qualname) -> class, filled by @loadable
 LOADABLE: dict[str, type] = {}
 # modules of this package whose classes are @loadable; imported by BaseAgent.load on demand
-LOADABLE_MODULES = ("agents.base", "agents.kakeya_scripted", "agents.oicho_scripted", "agents.oicho_expert")
+LOADABLE_MODULES = (
+    "kabu_envs.agents.base",
+    "kabu_envs.agents.kakeya_scripted",
+    "kabu_envs.agents.oicho_scripted",
+    "kabu_envs.agents.oicho_expert",
+)
 
 
 def loadable(cls: _T) -> _T:

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent, legal_from_mask, loadable
-from agents.batching import check_batch, check_rngs, require_legal
+from kabu_envs.agents.base import BaseAgent, legal_from_mask, loadable
+from kabu_envs.agents.batching import check_batch, check_rngs, require_legal
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.cards import (
     ACE,

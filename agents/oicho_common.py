@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import BaseAgent, legal_from_mask
-from agents.batching import check_batch, check_rngs, replace_illegal, require_legal
+from kabu_envs.agents.base import BaseAgent, legal_from_mask
+from kabu_envs.agents.batching import check_batch, check_rngs, replace_illegal, require_legal
 from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, STAND, Action
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id

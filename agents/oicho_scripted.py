@@ -32,9 +32,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import loadable
-from agents.batching import sequential_sum
-from agents.oicho_common import (
+from kabu_envs.agents.base import loadable
+from kabu_envs.agents.batching import sequential_sum
+from kabu_envs.agents.oicho_common import (
     COMMON_PARAMS,
     Decoded,
     OichoAgentBase,

@@ -64,7 +64,8 @@ def sb3_zip_refusal(path: str | Path) -> str:
         f"{path} is a Stable-Baselines3 model zip; kabu-envs does not load these. Its 'data' entry holds "
         "pickled Python objects, and unpickling a file can run any code it carries, so a model from "
         "elsewhere could run code on this machine. Convert it once (only its weights are read, with "
-        f"torch's weights_only loader): python -m training.export {path} <out_dir> --game GAME --role ROLE "
+        f"torch's weights_only loader): python -m kabu_envs.training.export {path} <out_dir> "
+        "--game GAME --role ROLE "
         "[--option KEY=VALUE ...], then load <out_dir> (policy.npz + policy.json)."
     )
 

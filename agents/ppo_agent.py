@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent, batch_masks, legal_from_mask
-from agents.policy_file import (
+from kabu_envs.agents.base import BaseAgent, batch_masks, legal_from_mask
+from kabu_envs.agents.policy_file import (
     RECORD_FILE,
     Policy,
     looks_like_sb3_zip,
@@ -224,7 +224,8 @@ class PPOAgent(BaseAgent):
         if self.policy is None:
             raise ValueError(
                 "an in-memory MaskablePPO model does not know what it was trained for; write it with "
-                "agents.policy_file.write_policy(policy_from_sb3(model.policy, game, role, env_options), dir)"
+                "kabu_envs.agents.policy_file.write_policy("
+                "policy_from_sb3(model.policy, game, role, env_options), dir)"
             )
         write_policy(self.policy, path)
 

@@ -6,12 +6,13 @@ Names:
   thumb) and, in Oicho-Kabu, ``expert`` (the expected-value player); each is built with the env's rule
   options so that it reads the same observation layout as the env it plays in;
 * ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/`` (``policy.npz`` +
-  ``policy.json``; ``models_dir`` defaults to ``models/`` of the repository, or ``$KABU_MODELS_DIR``);
+  ``policy.json``; ``models_dir`` is ``$KABU_MODELS_DIR`` when set, else the shipped models,
+  ``kabu_envs/models/``, package data that a wheel install carries);
 * a model directory or ``policy.json`` path — any policy file (agents/policy_file.py).
 
 A model is checked against the table it will play at (game, ``role`` when given, number of players,
 observation and action sizes) and refused with what it was trained for when it does not fit.
-SB3 ``.zip`` files are refused (they can carry code); ``python -m training.export`` converts them.
+SB3 ``.zip`` files are refused (they can carry code); ``python -m kabu_envs.training.export`` converts them.
 """
 
 from __future__ import annotations
@@ -21,19 +22,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.base import RandomAgent
 from kabu_envs import registry
+from kabu_envs.agents.base import RandomAgent
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+# The models shipped with the package (package data: found after a wheel install as in a checkout).
+SHIPPED_MODELS = Path(registry.__file__).resolve().parent / "models"
 
 
 def models_dir() -> Path:
-    return Path(os.environ.get("KABU_MODELS_DIR", REPO_ROOT / "models"))
+    """Where ``ppo...`` names are looked up: ``$KABU_MODELS_DIR``, else the shipped models."""
+    return Path(os.environ.get("KABU_MODELS_DIR", SHIPPED_MODELS))
 
 
 def model_path(name: str) -> Path:
     """The ``policy.json`` of a ``ppo...`` name or a path (it must exist)."""
-    from agents.ppo_agent import find_policy
+    from kabu_envs.agents.ppo_agent import find_policy
 
     return find_policy(name, models_dir())
 
@@ -63,7 +66,7 @@ def make_agent(
     if name in spec.agents:
         return registry.resolve(spec.agents[name])(seed=seed, **rule_options)
     if is_model_name(name):
-        from agents.ppo_agent import load_policy_agent
+        from kabu_envs.agents.ppo_agent import load_policy_agent
 
         expect = {"game": game, "role": role, "env_options": rule_options}
         return load_policy_agent(name, seed, models_dir=models_dir(), expect=expect)

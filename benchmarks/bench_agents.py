@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's code
-from agents.base import RandomAgent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
 from kabu_envs import registry  # noqa: E402
+from kabu_envs.agents.base import RandomAgent  # noqa: E402
+from kabu_envs.agents.registry import make_agent  # noqa: E402
 
 
 def decisions(game: str, name: str, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -75,8 +75,8 @@ def _timed(vec: Any) -> Any:
 def _vec(game: str, role: str, batch_envs: int | None, seed: int) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
+    from kabu_envs.training.batch_vec_env import BatchVecEnv
     from kabu_envs.wrappers.views import make_view
-    from training.batch_vec_env import BatchVecEnv
 
     if batch_envs:
         vec: Any = BatchVecEnv(game, batch_envs, role=role, opponents="scripted", seed=seed)
@@ -94,7 +94,7 @@ def run(case: str, timesteps: int, batch_envs: int | None, seed: int = 0) -> dic
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.config import load_config
+    from kabu_envs.training.config import load_config
 
     torch.set_num_threads(1)
     preset, game, role = CASES[case]

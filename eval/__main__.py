@@ -1,4 +1,4 @@
-"""``python -m eval --game G --agents A [B ...] --opponents X [Y ...] [--role R] [--deals N]``.
+"""``python -m kabu_envs.eval --game G --agents A [B ...] --opponents X [Y ...] [--role R] [--deals N]``.
 
 Duplicate-deal tournament: every agent against every opponent; prints the matchup
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     from kabu_envs import registry
     from kabu_envs.core.options import parse_assignments
 
-    ap = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m kabu_envs.eval", description=__doc__)
     ap.add_argument("--game", required=True, choices=registry.game_ids())
     ap.add_argument("--agents", nargs="+", required=True)
     ap.add_argument("--opponents", nargs="+", default=["random", "scripted"])
@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
 
-    from agents.registry import make_agent
-    from eval.tournament import format_table, round_robin
+    from kabu_envs.agents.registry import make_agent
+    from kabu_envs.eval.tournament import format_table, round_robin
 
     spec = registry.get(args.game)
     try:  # every input is checked before the first deal, so a typo costs no time
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
     if args.heatmap:
-        from eval.plots import matchup_heatmap
+        from kabu_envs.eval.plots import matchup_heatmap
 
         matchup_heatmap(out["matchups"], f"{spec.title} duplicate advantage", args.heatmap)
     return 0

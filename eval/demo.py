@@ -1,4 +1,4 @@
-"""``make demo`` = ``python -m eval.demo [--quick] [--deals N] [--out reports]``.
+"""``make demo`` = ``python -m kabu_envs.eval.demo [--quick] [--deals N] [--out reports]``.
 
 What it evaluates is data: each registered game's ``DemoPlan`` (``kabu_envs.registry``) names its
 roles, the opponents every shipped model meets, the reference rows between the hand-written players
@@ -24,7 +24,7 @@ from kabu_envs import registry
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-# openskill rates blocks of duplicate deals as games (eval.tournament.openskill_ratings),
+# openskill rates blocks of duplicate deals as games (kabu_envs.eval.tournament.openskill_ratings),
 # this many games per matchup
 RATED_GAMES = 200
 
@@ -62,7 +62,7 @@ def _run(
     job: tuple[str, str, str, str], deals: int, seed: int, models: str, batched: bool | None = None
 ) -> tuple[dict, list[float]]:
     os.environ["KABU_MODELS_DIR"] = models
-    from eval.tournament import matchup_record
+    from kabu_envs.eval.tournament import matchup_record
 
     game, agent, opp, role = job
     row, res = matchup_record(game, agent, opp, role, deals, seed, batched=batched)
@@ -71,9 +71,9 @@ def _run(
 
 def render_samples(seed: int) -> str:
     """One deal of every demo game played by its reference (scripted) agents, rendered."""
-    from agents.registry import make_agent
-    from eval.duplicate import play_deal
-    from eval.games import make_aec
+    from kabu_envs.agents.registry import make_agent
+    from kabu_envs.eval.duplicate import play_deal
+    from kabu_envs.eval.games import make_aec
 
     parts = []
     for spec in registry.demo_games():
@@ -87,7 +87,7 @@ def render_samples(seed: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.demo", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m kabu_envs.eval.demo", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="a few deals per matchup (smoke test)")
     ap.add_argument(
         "--deals",
@@ -96,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--out", default="reports")
-    ap.add_argument("--models", default=None, help="models dir (default: the repository's models/)")
+    ap.add_argument(
+        "--models",
+        default=None,
+        help=r"models dir (default: \$KABU_MODELS_DIR or the shipped kabu_envs/models/)",
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
         "--scalar",
@@ -106,10 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     batched = False if args.scalar else None
 
-    from agents.registry import models_dir
-    from eval.plots import learning_curves, matchup_heatmap
-    from eval.progress import progress
-    from eval.tournament import format_table, openskill_ratings
+    from kabu_envs.agents.registry import models_dir
+    from kabu_envs.eval.plots import learning_curves, matchup_heatmap
+    from kabu_envs.eval.progress import progress
+    from kabu_envs.eval.tournament import format_table, openskill_ratings
 
     t0 = time.time()
     models = Path(args.models) if args.models else models_dir()

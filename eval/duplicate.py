@@ -31,8 +31,8 @@ from typing import Any, overload
 
 import numpy as np
 
-from eval.stats import Summary, summarize
 from kabu_envs.core.batch_seeds import hash_words
+from kabu_envs.eval.stats import Summary, summarize
 
 RoleSeat = Callable[[Any, int], int]
 # (batch engine just reset, game b of it, deal index) -> the role's seat in that game

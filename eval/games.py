@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import can_act_batched
-from eval.duplicate import BatchFactory, MatchResult, partnership_duplicate, role_duplicate
 from kabu_envs import batch as kabu_batch
 from kabu_envs import registry
+from kabu_envs.agents.base import can_act_batched
+from kabu_envs.eval.duplicate import BatchFactory, MatchResult, partnership_duplicate, role_duplicate
 
 
 def make_aec(game: str, render_mode: str | None = None, **env_options: Any) -> Any:
@@ -78,7 +78,7 @@ def matchup(
     the_role = spec.role(role)
     env = spec.make_raw_env(**env_options)
     if the_role.duplicate == "seat" and reference is None:
-        from agents.registry import make_agent
+        from kabu_envs.agents.registry import make_agent
 
         reference = make_agent(game, spec.reference, seed, **env_options)
     players = [agent, opponent] + ([reference] if the_role.duplicate == "seat" else [])

@@ -1,6 +1,6 @@
 """Progress bars for the long evaluation jobs, shown on a terminal only.
 
-Why: ``make demo`` and a large ``python -m eval`` run for a minute or more; a person at a terminal
+Why: ``make demo`` and a large ``python -m kabu_envs.eval`` run for a minute or more; a person at a terminal
 wants to see they move, while logs and CI (no TTY) must stay free of bar noise. tqdm's
 ``disable=None`` does exactly that: the bar is drawn only when stderr is a terminal.
 """

@@ -1,6 +1,6 @@
 """The results table of README.md and docs/baselines.md, generated from ``reports/summary.json``.
 
-``python -m eval.report`` prints the table; ``--write`` rewrites the blocks between
+``python -m kabu_envs.eval.report`` prints the table; ``--write`` rewrites the blocks between
 ``<!-- BEGIN generated:results -->`` and ``<!-- END generated:results -->`` in both files, so the
 published numbers are always the ones ``make demo`` wrote (a test checks they agree).
 """
@@ -59,7 +59,7 @@ def render_into(text: str, table: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.report", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m kabu_envs.eval.report", description=__doc__)
     ap.add_argument("--summary", default=str(SUMMARY))
     ap.add_argument("--write", action="store_true", help="rewrite README.md and docs/baselines.md")
     args = ap.parse_args(argv)

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import make_agent
-from eval.duplicate import MatchResult
-from eval.games import default_role, matchup
+from kabu_envs.agents.registry import make_agent
+from kabu_envs.eval.duplicate import MatchResult
+from kabu_envs.eval.games import default_role, matchup
 
 
 def matchup_record(
@@ -23,7 +23,7 @@ def matchup_record(
     batched: bool | None = None,
 ) -> tuple[dict[str, Any], MatchResult]:
     """One summary.json matchup row (agent's duplicate advantage over the opponent); ``batched`` as in
-    ``eval.games.matchup``."""
+    ``kabu_envs.eval.games.matchup``."""
     opts = dict(env_options or {})
     role = role or default_role(game)
     agent = make_agent(game, agent_name, seed, role=role, **opts)
@@ -101,9 +101,10 @@ def round_robin(
     """Every agent against every opponent; rows + ratings.
 
     Self-matches (the same name on both sides) are skipped unless ``include_self``: then they are
-    control rows between differently seeded copies (not rated). ``batched`` as in ``eval.games.matchup``.
+    control rows between differently seeded copies (not rated). ``batched`` as in
+    ``kabu_envs.eval.games.matchup``.
     """
-    from eval.progress import progress
+    from kabu_envs.eval.progress import progress
 
     rows, raw = [], []
     pairs = [

@@ -122,7 +122,7 @@ class GameSpec:
     * ``agents``: the named agents the game offers (``"scripted"``, ``"expert"``, ...) as factories
       ``(seed=None, **rule_options) -> Agent``; ``"random"`` and trained models exist for every game.
     * ``eval_opponents``: whom a freshly trained model meets in its run's quick evaluation.
-    * ``eval_deals``: default duplicate deals for ``python -m eval``; ``demo``: see ``DemoPlan``.
+    * ``eval_deals``: default duplicate deals for ``python -m kabu_envs.eval``; ``demo``: see ``DemoPlan``.
     * ``gym_ids``: Gymnasium ids of the single-agent views -> the view's fixed keyword arguments.
     * ``training_presets``: ``"package:folder"`` of YAML training presets shipped with the game.
     * ``batch``: a vectorised batch engine ``(batch_size, autoreset, **rule_options)`` (see

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from agents import Agent, BaseAgent, RandomAgent
+from kabu_envs.agents import Agent, BaseAgent, RandomAgent
 
 
 def test_random_agent_only_legal_and_seeded(tmp_path):

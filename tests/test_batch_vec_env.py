@@ -12,11 +12,11 @@ import pytest
 import torch
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from agents.base import RandomAgent
+from kabu_envs.agents.base import RandomAgent
 from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.training.batch_vec_env import BatchVecEnv, VecScaleReward, can_act_batched
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import make_view
-from training.batch_vec_env import BatchVecEnv, VecScaleReward, can_act_batched
 
 torch.set_num_threads(1)
 

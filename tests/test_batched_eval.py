@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import eval.duplicate as duplicate
-import eval.games as games
-from agents.base import RandomAgent, can_act_batched
-from agents.policy_file import read_policy
-from agents.registry import make_agent, model_path, shipped_models
-from eval.games import matchup
+import kabu_envs.eval.duplicate as duplicate
+import kabu_envs.eval.games as games
 from kabu_envs import registry
+from kabu_envs.agents.base import RandomAgent, can_act_batched
+from kabu_envs.agents.policy_file import read_policy
+from kabu_envs.agents.registry import make_agent, model_path, shipped_models
 from kabu_envs.batch import LoopBatchEnv
+from kabu_envs.eval.games import matchup
 
 DEALS = 200
 
@@ -144,7 +144,7 @@ def test_no_deals_no_plays():
 
 
 def test_eval_cli_scalar_flag_writes_the_same_results(tmp_path):
-    from eval.__main__ import main
+    from kabu_envs.eval.__main__ import main
 
     args = ["--game", "kakeya", "--agents", "ppo_kakeya", "random", "--opponents", "random", "--deals", "30"]
     outs = []

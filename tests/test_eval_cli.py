@@ -1,4 +1,4 @@
-"""``python -m eval``: bad arguments are argparse errors naming the problem, never tracebacks."""
+"""``python -m kabu_envs.eval``: bad arguments are argparse errors naming the problem, never tracebacks."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from eval.__main__ import main
-from eval.tournament import format_table
+from kabu_envs.eval.__main__ import main
+from kabu_envs.eval.tournament import format_table
 
 BASE = ["--game", "toy_card", "--agents", "scripted", "--opponents", "random"]
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from eval.progress import progress
+from kabu_envs.eval.progress import progress
 
 
 class _Terminal(io.StringIO):
@@ -30,7 +30,7 @@ def test_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_eval_round_robin_output_unchanged_without_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
-    from eval.tournament import round_robin
+    from kabu_envs.eval.tournament import round_robin
 
     out = round_robin("toy_card", ["random"], ["scripted"], deals=20, seed=0)
     assert [r["games"] for r in out["matchups"]] == [20]

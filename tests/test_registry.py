@@ -11,10 +11,10 @@ import gymnasium
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
-from eval.__main__ import main as eval_main
-from eval.games import matchup
 from kabu_envs import registry
+from kabu_envs.agents.registry import make_agent
+from kabu_envs.eval.__main__ import main as eval_main
+from kabu_envs.eval.games import matchup
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,8 +81,8 @@ def test_toy_card_runs_through_eval_cli(tmp_path, capsys):
 
 
 def test_toy_card_trains_through_its_own_preset(tmp_path):
-    from training.config import load_config, presets
-    from training.run import train
+    from kabu_envs.training.config import load_config, presets
+    from kabu_envs.training.run import train
 
     assert "ppo_toy_card" in presets()  # shipped in the game's own package
     cfg = load_config("ppo_toy_card", timesteps=512, eval_deals=30)
@@ -117,7 +117,7 @@ def test_a_game_registered_at_run_time_is_served_by_every_tool():
 
 def test_seat_duplicate_rotates_over_the_role_groups():
     """Oicho-Kabu's bettor role: deal d is judged on bettor seat d % (number of bettors)."""
-    from eval.games import rotating_seat
+    from kabu_envs.eval.games import rotating_seat
 
     spec = registry.get("oicho_kabu")
     env = spec.make_raw_env(num_players=4)

@@ -21,9 +21,9 @@ pytest.importorskip(
     "gymnasium); run `make rllib-test`, which builds .venv-rllib with the 'rllib' extra",
 )
 
-from agents.registry import make_agent  # noqa: E402
-from training.rllib_demo import export_policy, module_state, parse_args, resolve_config, run  # noqa: E402
-from training.rllib_env import MASK_KEY, OBS_KEY, make_aec, rllib_env  # noqa: E402
+from kabu_envs.agents.registry import make_agent  # noqa: E402
+from kabu_envs.training.rllib_demo import export_policy, module_state, parse_args, resolve_config, run  # noqa: E402
+from kabu_envs.training.rllib_env import MASK_KEY, OBS_KEY, make_aec, rllib_env  # noqa: E402
 
 GAME = "kakeya"
 

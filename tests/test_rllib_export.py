@@ -10,12 +10,12 @@ import json
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
-from eval.games import matchup
 from kabu_envs import registry
-from training.rllib_demo import parse_args, resolve_config, write_curve
-from training.rllib_env import MASK_KEY, OBS_KEY, make_aec
-from training.rllib_export import model_activation, policy_from_rllib_state, rllib_names
+from kabu_envs.agents.registry import make_agent
+from kabu_envs.eval.games import matchup
+from kabu_envs.training.rllib_demo import parse_args, resolve_config, write_curve
+from kabu_envs.training.rllib_env import MASK_KEY, OBS_KEY, make_aec
+from kabu_envs.training.rllib_export import model_activation, policy_from_rllib_state, rllib_names
 
 GAME = "kakeya"
 
@@ -149,7 +149,7 @@ def test_converted_policy_computes_rllib_forward_pass(hidden, head, shared, acti
 
 
 def test_converted_policy_file_plays_through_make_agent(tmp_path) -> None:
-    from agents.policy_file import write_policy
+    from kabu_envs.agents.policy_file import write_policy
 
     n_obs, n_act = _sizes()
     policy = policy_from_rllib_state(

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 import torch
 
-import training.run as run_mod
-from agents.base import RandomAgent
-from training.__main__ import main as train_main
-from training.config import load_config
-from training.outputs import check_name, inside
-from training.run import TrainingInterrupted, train
+import kabu_envs.training.run as run_mod
+from kabu_envs.agents.base import RandomAgent
+from kabu_envs.training.__main__ import main as train_main
+from kabu_envs.training.config import load_config
+from kabu_envs.training.outputs import check_name, inside
+from kabu_envs.training.run import TrainingInterrupted, train
 
 torch.set_num_threads(1)
 
@@ -33,7 +33,8 @@ def test_names_that_leave_their_folder_are_refused(name, tmp_path):
 
 
 def test_default_output_is_runs_and_publishing_is_explicit(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_mod, "REPO_ROOT", tmp_path)
+    monkeypatch.chdir(tmp_path)  # runs/ is under the working directory
+    monkeypatch.setenv("KABU_MODELS_DIR", str(tmp_path / "models"))  # publishing goes to models_dir()
     train(_cfg(), progress_bar=False)
     model = tmp_path / "runs" / "ppo_toy_card" / "model"
     assert (model / "policy.json").is_file() and (model / "run.json").is_file()

@@ -1,9 +1,9 @@
-"""``python -m training <config.yaml | preset> [--seed N] [--timesteps N] [--out DIR] [--publish]``.
+"""``python -m kabu_envs.training <config.yaml | preset> [--seed N] [--timesteps N] [--out DIR] [--publish]``.
 
 ``--batch-envs N`` trains on N games stepped together by the batch engine (training/batch_vec_env.py)
 instead of ``n_envs`` copies of the single-agent view (the same views, several times faster).
 
-Presets are the files in training/configs/ and those games ship (``python -m training --list``).
+Presets are the files in training/configs/ and those games ship (``python -m kabu_envs.training --list``).
 A run writes to ``runs/<name>/`` (``model/`` = the result, ``work/`` = checkpoints and logs);
 ``--publish`` also copies the result to ``models/<name>/``. Ctrl-C saves a checkpoint; ``--resume``
 continues from it.
@@ -20,9 +20,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def main(argv: list[str] | None = None) -> int:
-    from training.config import load_config, presets
+    from kabu_envs.training.config import load_config, presets
 
-    ap = argparse.ArgumentParser(prog="python -m training", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m kabu_envs.training", description=__doc__)
     ap.add_argument("config", nargs="?", help="a YAML config path or a preset name")
     ap.add_argument("--seed", type=int)
     ap.add_argument("--timesteps", type=int, help="PPO steps (after the behaviour-cloning warm start)")
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     except ValueError as exc:
         ap.error(str(exc))
-    from training.run import TrainingInterrupted, run_paths, train
+    from kabu_envs.training.run import TrainingInterrupted, run_paths, train
 
     try:
         record = train(

@@ -40,8 +40,8 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from agents.base import can_act_batched
 from kabu_envs import batch, registry
+from kabu_envs.agents.base import can_act_batched
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import PARTNER_MODES, resolve_opponents
 
@@ -331,8 +331,8 @@ class BatchVecEnv(VecEnv):
 
 
 class VecScaleReward(VecEnvWrapper):
-    """Constant reward scale for the optimiser only (``training.run.ScaleReward`` for a VecEnv); put it
-    outside ``VecMonitor`` so that the logged episode returns stay unscaled, as with the views."""
+    """Constant reward scale for the optimiser only (``kabu_envs.training.run.ScaleReward`` for a VecEnv);
+    put it outside ``VecMonitor`` so that the logged episode returns stay unscaled, as with the views."""
 
     def __init__(self, venv: VecEnv, scale: float) -> None:
         super().__init__(venv)

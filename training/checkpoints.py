@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from training.outputs import clear
+from kabu_envs.training.outputs import clear
 
 META = "optimizer.json"
 STATE = "optimizer.npz"

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from kabu_envs import registry
-from training.outputs import check_name
+from kabu_envs.training.outputs import check_name
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 

@@ -1,4 +1,4 @@
-"""``python -m training.export <model.zip> <out_dir> [--game G] [--role R] [--option KEY=VALUE ...]``.
+"""``python -m kabu_envs.training.export <model.zip> <out_dir> [--game G] [--role R] [--option K=V ...]``.
 
 Converts a Stable-Baselines3 MaskablePPO zip into a policy file (``policy.npz`` + ``policy.json``,
 agents/policy_file.py) WITHOUT unpickling anything from the zip: only its ``policy.pth`` entry is
@@ -6,7 +6,7 @@ read, with ``torch.load(..., weights_only=True)`` (torch's restricted loader, wh
 and plain containers and refuses anything else). The ``data`` entry, where SB3 keeps cloudpickled
 objects, is never read. What the zip cannot say safely is given on the command line: the game, the
 learner's role and the rule options (``--option``, values parsed as JSON when they parse). A
-``run.json`` beside the zip (written by ``python -m training``) supplies them and the training run's
+``run.json`` beside the zip (written by ``python -m kabu_envs.training``) supplies them and the training run's
 record when the flags are left out; a flag that contradicts it is an error. The activation is the
 MlpPolicy default, Tanh, unless ``--activation relu`` (SB3 keeps it only in the pickled ``data``).
 The network's sizes must be those of the game's table with these options, or the conversion fails.
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_file import ACTIVATIONS, policy_from_sb3_state_dict, write_policy
+from kabu_envs.agents.policy_file import ACTIVATIONS, policy_from_sb3_state_dict, write_policy
 from kabu_envs.core.options import parse_assignments
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -49,7 +49,7 @@ def read_sb3_weights(zip_path: str | Path) -> dict[str, np.ndarray]:
 
 
 def _run_record(run_json: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(config, training record) from a run.json written by ``python -m training``."""
+    """(config, training record) from a run.json written by ``python -m kabu_envs.training``."""
     run = json.loads(run_json.read_text())
     training = {
         "name": run.get("name"),
@@ -93,7 +93,7 @@ def convert(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.export", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m kabu_envs.training.export", description=__doc__)
     ap.add_argument("zip", help="a Stable-Baselines3 MaskablePPO model .zip")
     ap.add_argument("out_dir", help="where policy.npz and policy.json go")
     ap.add_argument("--game", help="a registered game id (kabu_envs.registry)")

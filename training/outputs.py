@@ -9,8 +9,8 @@ A run folder (default ``runs/<name>/``) holds:
 * ``work/`` — what the run needs while it runs: resumable checkpoints, monitor CSVs, SB3's
   tensorboard/CSV logs, the behaviour-cloning warm start (``bc_policy/``) and ``config.json``.
 
-Publishing (``python -m training <preset> --publish``) copies ``model/`` to ``models/<name>/`` by the
-same swap. Names are checked so that no path leaves its folder.
+Publishing (``kabu-train <preset> --publish``) copies ``model/`` to ``<models_dir>/<name>/`` (the shipped
+models, or ``$KABU_MODELS_DIR``) by the same swap. Names are checked so that no path leaves its folder.
 """
 
 from __future__ import annotations

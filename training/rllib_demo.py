@@ -1,5 +1,5 @@
-"""``python -m training.rllib_demo [--game kakeya] [--address ADDR] [--num-env-runners N] [--iterations K]
-[--out runs/rllib_<game>]``: multi-agent self-play PPO with action masking on Ray RLlib.
+"""``python -m kabu_envs.training.rllib_demo [--game kakeya] [--address ADDR] [--num-env-runners N]
+[--iterations K] [--out runs/rllib_<game>]``: multi-agent self-play PPO with action masking on Ray RLlib.
 
 Why RLlib: when one machine is not enough, the suite scales on an existing distributed engine
 rather than a home-made one. The same script runs on a local Ray instance (default,
@@ -12,7 +12,7 @@ rather than a home-made one. The same script runs on a local Ray instance (defau
   illegal actions get logit ``FLOAT_MIN`` before sampling, in training and inference.
 * Learning curve: self-play returns sum to zero, so the curve that shows learning is the duplicate
   score of the current policy against ``random`` every ``--eval-every`` iterations (numpy copy of
-  the weights, ``eval.games.matchup``); RLlib's own episode metrics are kept beside it.
+  the weights, ``kabu_envs.eval.games.matchup``); RLlib's own episode metrics are kept beside it.
 * Result (``<out>/model/``, swapped into place only when complete): the policy file
   (``policy.npz`` + ``policy.json``, converted by ``training/rllib_export.py``, so
   ``agents.registry.make_agent(game, "<out>/model")`` plays it with numpy), ``run.json`` (resolved
@@ -38,12 +38,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_file import Policy, write_policy
 from kabu_envs import registry
+from kabu_envs.agents.policy_file import Policy, write_policy
 from kabu_envs.core.options import parse_assignments
-from training.outputs import RunPaths, swap_into_place, versions, write_json
-from training.rllib_env import rllib_env
-from training.rllib_export import model_activation, policy_from_rllib_state
+from kabu_envs.training.outputs import RunPaths, swap_into_place, versions, write_json
+from kabu_envs.training.rllib_env import rllib_env
+from kabu_envs.training.rllib_export import model_activation, policy_from_rllib_state
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -66,7 +66,7 @@ CURVE_FIELDS = (
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m training.rllib_demo", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m kabu_envs.training.rllib_demo", description=__doc__)
     ap.add_argument("--game", default="kakeya", help="a registered game id (kabu_envs.registry)")
     ap.add_argument(
         "--role", help="the role the policy file records and is evaluated in (default: the first)"
@@ -247,9 +247,9 @@ def export_policy(state: dict[str, np.ndarray], cfg: dict[str, Any], env_steps: 
 
 # --- evaluation and the curve --------------------------------------------------------------------------
 def duplicate_vs_random(cfg: dict[str, Any], agent: Any, deals: int, seed: int) -> Any:
-    """The project's duplicate match of ``agent`` against ``random`` (``eval.stats.Summary``)."""
-    from agents.registry import make_agent
-    from eval.games import matchup
+    """The project's duplicate match of ``agent`` against ``random`` (``kabu_envs.eval.stats.Summary``)."""
+    from kabu_envs.agents.registry import make_agent
+    from kabu_envs.eval.games import matchup
 
     opts = cfg["env_options"]
     opponent = make_agent(cfg["game"], OPPONENT, seed + 1, **opts)
@@ -321,8 +321,8 @@ def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
     import ray  # type: ignore[import-not-found,unused-ignore]
     import torch
 
-    from agents.ppo_agent import PPOAgent
-    from agents.registry import make_agent
+    from kabu_envs.agents.ppo_agent import PPOAgent
+    from kabu_envs.agents.registry import make_agent
 
     paths = RunPaths(out)
     paths.work.mkdir(parents=True, exist_ok=True)
@@ -406,7 +406,9 @@ def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
         },
         "eval": {k: evaluation[k] for k in ("games", "mean", "ci95")},
         "versions": versions(PACKAGES),
-        "command": " ".join([Path(sys.executable).name, "-m", "training.rllib_demo", *sys.argv[1:]]),
+        "command": " ".join(
+            [Path(sys.executable).name, "-m", "kabu_envs.training.rllib_demo", *sys.argv[1:]]
+        ),
     }
     write_json(stage / "run.json", record)
     swap_into_place(stage, paths.model)

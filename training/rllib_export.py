@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_file import ACTIVATIONS, Policy, policy_from_arrays
+from kabu_envs.agents.policy_file import ACTIVATIONS, Policy, policy_from_arrays
 
 # RLlib's Gaussian heads keep this constant buffer even for discrete actions; it is no weight.
 IGNORED_SUFFIX = "log_std_clip_param_const"

@@ -29,10 +29,9 @@ from typing import Any, SupportsFloat
 
 import gymnasium
 
-from agents.registry import REPO_ROOT, make_agent
-from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
-from training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
-from training.outputs import (
+from kabu_envs.agents.registry import make_agent, models_dir
+from kabu_envs.training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
+from kabu_envs.training.outputs import (
     RunPaths,
     check_name,
     copy_published,
@@ -41,6 +40,7 @@ from training.outputs import (
     versions,
     write_json,
 )
+from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
 
 PACKAGES = ("kabu-envs", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy")
 # config keys that may differ between a run and its resumption (the budget and the evaluation)
@@ -86,7 +86,7 @@ def make_vec_env(cfg: dict[str, Any], pool: OpponentPool, paths: RunPaths) -> An
     the episode log in ``work/monitor_batch.monitor.csv`` and unscaled, as the views' monitors."""
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from training.batch_vec_env import BatchVecEnv, VecScaleReward
+    from kabu_envs.training.batch_vec_env import BatchVecEnv, VecScaleReward
 
     venv = BatchVecEnv(
         cfg["game"],
@@ -101,15 +101,16 @@ def make_vec_env(cfg: dict[str, Any], pool: OpponentPool, paths: RunPaths) -> An
 
 
 def run_paths(cfg: dict[str, Any], out: str | Path | None) -> RunPaths:
-    """The run folder: ``out`` or ``runs/<name>/`` (a name that would leave ``runs/`` is refused)."""
+    """The run folder: ``out`` or ``runs/<name>/`` under the working directory (a name that would
+    leave ``runs/`` is refused)."""
     if out is not None:
         return RunPaths(Path(out))
-    return RunPaths(inside(REPO_ROOT / "runs", cfg["name"]))
+    return RunPaths(inside(Path("runs").resolve(), cfg["name"]))
 
 
 def save_policy(model: Any, cfg: dict[str, Any], out: Path, seed: int) -> None:
     """Write the policy file of ``model`` (trained for the config's game, role and rule options)."""
-    from agents.policy_file import policy_from_sb3, write_policy
+    from kabu_envs.agents.policy_file import policy_from_sb3, write_policy
 
     training = {
         "name": cfg["name"],
@@ -153,15 +154,15 @@ def _new_model(cfg: dict[str, Any], vec: Any, seed: int, start: Path | None) -> 
     """A MaskablePPO: fresh, from ``init_from``'s policy file, or from the checkpoint ``start``."""
     from sb3_contrib import MaskablePPO
 
-    from agents.policy_file import load_into_sb3, read_policy, sb3_policy_kwargs
-    from agents.ppo_agent import find_policy
+    from kabu_envs.agents.policy_file import load_into_sb3, read_policy, sb3_policy_kwargs
+    from kabu_envs.agents.ppo_agent import find_policy
 
     init = None
     if start is not None:
         init = read_policy(start)
     elif cfg["init_from"]:  # a policy file (never an SB3 zip: those can carry code)
         path = Path(cfg["init_from"])
-        init = read_policy(find_policy(path if path.is_absolute() else REPO_ROOT / path))
+        init = read_policy(find_policy(str(path), models_dir()))
         init.check_fits(
             game=cfg["game"], env_options=cfg["env_options"], label=f"init_from {cfg['init_from']!r}"
         )
@@ -181,7 +182,7 @@ def _callbacks(model: Any, cfg: dict[str, Any], pool: OpponentPool, paths: RunPa
     """Self-play snapshots into the pool and pickle-free checkpoints, every so many steps."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
-    from agents.ppo_agent import PPOAgent
+    from kabu_envs.agents.ppo_agent import PPOAgent
 
     sp = cfg["self_play"]
     every_ckpt = int(cfg["checkpoint_every"])
@@ -241,7 +242,7 @@ def _learn(
         ckpt = save_checkpoint(model, paths.checkpoints, lambda m, d: save_policy(m, cfg, d, seed))
         raise TrainingInterrupted(
             f"training interrupted at {model.num_timesteps} steps; checkpoint {ckpt}. Resume with: "
-            f"python -m training <config> --resume --out {paths.root}"
+            f"python -m kabu_envs.training <config> --resume --out {paths.root}"
         ) from None
 
 
@@ -289,7 +290,7 @@ def train(
 
     check_name(cfg["name"])
     paths = run_paths(cfg, out)
-    published = inside(REPO_ROOT / "models", cfg["name"]) if publish else None
+    published = inside(models_dir(), cfg["name"]) if publish else None
     start = _prepare(paths, cfg, resume)
     torch.set_num_threads(1)
     seed = int(cfg["seed"])
@@ -313,7 +314,7 @@ def train(
     bc_file = paths.work / "bc.json"
     bc_record = json.loads(bc_file.read_text()) if start is not None and bc_file.is_file() else None
     if cfg["bc"]["teacher"] and start is None:
-        from training.bc import warm_start
+        from kabu_envs.training.bc import warm_start
 
         teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), seed + 500, **cfg["env_options"])
         bc_record = warm_start(model, cfg, make_view(cfg, pool), teacher, seed + 501, progress=progress_bar)
@@ -333,7 +334,7 @@ def train(
         "bc": bc_record,
         "resumed_from": str(start.name) if start is not None else None,
         "versions": versions(PACKAGES),
-        "command": " ".join([Path(sys.executable).name, "-m", "training", *sys.argv[1:]]),
+        "command": " ".join([Path(sys.executable).name, "-m", "kabu_envs.training", *sys.argv[1:]]),
     }
     _finish(model, cfg, paths, record, seed)
     vec.close()
@@ -344,8 +345,8 @@ def train(
 
 def quick_eval(cfg: dict[str, Any], model_dir: Path, deals: int, seed: int) -> dict[str, Any]:
     """Duplicate-deal check of the fresh model against the game's ``eval_opponents``."""
-    from eval.games import matchup
     from kabu_envs import registry
+    from kabu_envs.eval.games import matchup
 
     opts = cfg["env_options"]
     role = cfg["role"]

@@ -39,7 +39,7 @@ SPEC = register(
                 batch_seat_groups=batch_partnerships,
             ),
         ),
-        agents={"scripted": "agents.kakeya_scripted:KakeyaScriptedAgent"},
+        agents={"scripted": "kabu_envs.agents.kakeya_scripted:KakeyaScriptedAgent"},
         reference="scripted",
         eval_opponents=("random", "scripted"),
         eval_deals=1000,

@@ -47,8 +47,8 @@ SPEC = register(
             Role("dealer", dealer_seat, "seat", "the dealer's seat", batch_seat_groups=batch_dealer_seat),
         ),
         agents={
-            "scripted": "agents.oicho_scripted:OichoScriptedAgent",
-            "expert": "agents.oicho_expert:OichoExpertAgent",
+            "scripted": "kabu_envs.agents.oicho_scripted:OichoScriptedAgent",
+            "expert": "kabu_envs.agents.oicho_expert:OichoExpertAgent",
         },
         reference="scripted",
         eval_opponents=("random", "scripted", "expert"),

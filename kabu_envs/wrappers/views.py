@@ -51,7 +51,7 @@ def fixed_learner(seats: Sequence[int], together: bool) -> LearnerSeats | tuple[
 
 def resolve_opponents(game: str, opponents: Any, seed: int | None, rule_options: dict[str, Any]) -> Any:
     """Turn names into agents (each name once), leave agents and pools alone."""
-    from agents.registry import make_agent
+    from kabu_envs.agents.registry import make_agent
 
     if isinstance(opponents, str):
         opponents = [opponents]

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent
-from agents.kakeya_scripted import KakeyaScriptedAgent
-from agents.oicho_expert import OichoExpertAgent
-from agents.oicho_scripted import OichoScriptedAgent
 from kabu_envs import kakeya_v1, oicho_kabu_v1
+from kabu_envs.agents.base import RandomAgent
+from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent
+from kabu_envs.agents.oicho_expert import OichoExpertAgent
+from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
 from kabu_envs.oicho_kabu.actions import DRAW, STAND
 from kabu_envs.oicho_kabu.game import Phase
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent, can_act_batched
-from agents.ppo_agent import PPOAgent
-from agents.registry import make_agent
 from kabu_envs import batch
+from kabu_envs.agents.base import RandomAgent, can_act_batched
+from kabu_envs.agents.ppo_agent import PPOAgent
+from kabu_envs.agents.registry import make_agent
 
 
 def _decisions(game: str, n: int, seed: int = 0, **options):

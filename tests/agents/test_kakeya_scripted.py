@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from agents.base import BaseAgent, RandomAgent
-from agents.kakeya_scripted import KakeyaScriptedAgent
 from kabu_envs import kakeya_v1
+from kabu_envs.agents.base import BaseAgent, RandomAgent
+from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent
 from kabu_envs.kakeya import Action, card_id
 from kabu_envs.kakeya.cards import card_ids as ids
 from kabu_envs.kakeya.game import partnership_of

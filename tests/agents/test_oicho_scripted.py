@@ -4,11 +4,11 @@ than random in both roles, deterministic, saved and loaded; then the rule-of-thu
 import numpy as np
 import pytest
 
-from agents.base import BaseAgent, RandomAgent
-from agents.oicho_common import bettor_decision
-from agents.oicho_expert import OichoExpertAgent
-from agents.oicho_scripted import OichoScriptedAgent, yaku_starters
 from kabu_envs import oicho_kabu_v1
+from kabu_envs.agents.base import BaseAgent, RandomAgent
+from kabu_envs.agents.oicho_common import bettor_decision
+from kabu_envs.agents.oicho_expert import OichoExpertAgent
+from kabu_envs.agents.oicho_scripted import OichoScriptedAgent, yaku_starters
 from kabu_envs.core.errors import RuleConfigError
 from kabu_envs.oicho_kabu.actions import DRAW, ESCAPE, STAND
 from kabu_envs.oicho_kabu.config import make_config

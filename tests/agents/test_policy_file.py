@@ -14,11 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.policy_file import read_policy, sb3_policy_kwargs, write_policy
-from agents.ppo_agent import load_policy_agent
-from agents.registry import REPO_ROOT, make_agent, shipped_models
+from kabu_envs.agents.policy_file import read_policy, sb3_policy_kwargs, write_policy
+from kabu_envs.agents.ppo_agent import load_policy_agent
+from kabu_envs.agents.registry import SHIPPED_MODELS, make_agent, shipped_models
 
-MODELS = REPO_ROOT / "models"
+MODELS = SHIPPED_MODELS
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = {"ppo_oicho_bettor": ("oicho_kabu", "bettor"), "ppo_oicho_dealer": ("oicho_kabu", "dealer")}
 SHIPPED["ppo_kakeya"] = ("kakeya", "partnership")
 
@@ -170,7 +171,7 @@ def test_a_model_that_does_not_fit_the_table_is_refused_at_load_time():
     with pytest.raises(ValueError, match="observation size 230 != 234; actions 13 != 14"):
         load_policy_agent(MODELS / "ppo_oicho_bettor", expect={"obs_size": 234, "num_actions": 14})
     # the evaluation passes the role it evaluates
-    from eval.tournament import matchup_record
+    from kabu_envs.eval.tournament import matchup_record
 
     with pytest.raises(ValueError, match="role bettor != dealer"):
         matchup_record("oicho_kabu", "ppo_oicho_bettor", "random", "dealer", deals=2)
@@ -214,7 +215,7 @@ def test_numpy_play_equals_maskable_ppo_predict_on_real_observations(name):
     torch = pytest.importorskip("torch")
     from sb3_contrib import MaskablePPO
 
-    from agents.policy_file import load_into_sb3
+    from kabu_envs.agents.policy_file import load_into_sb3
 
     torch.set_num_threads(1)
     game, role = SHIPPED[name]
@@ -244,7 +245,7 @@ def test_numpy_play_equals_maskable_ppo_predict_on_real_observations(name):
 
 def test_stochastic_play_is_seeded_legal_and_follows_the_policy():
     a = make_agent("kakeya", "ppo_kakeya", 7)
-    from agents.ppo_agent import PPOAgent
+    from kabu_envs.agents.ppo_agent import PPOAgent
 
     b = PPOAgent(path=MODELS / "ppo_kakeya", deterministic=False, seed=7)
     c = PPOAgent(path=MODELS / "ppo_kakeya", deterministic=False, seed=7)
@@ -268,8 +269,8 @@ class Block(importlib.abc.MetaPathFinder):
         if name.split(".")[0] in BLOCKED:
             raise ImportError(f"{name} is blocked in this test")
 sys.meta_path.insert(0, Block())
-from agents.registry import make_agent
-from eval.games import matchup
+from kabu_envs.agents.registry import make_agent
+from kabu_envs.eval.games import matchup
 MODELS = (
     ("oicho_kabu", "ppo_oicho_bettor", "bettor"),
     ("oicho_kabu", "ppo_oicho_dealer", "dealer"),
@@ -279,7 +280,7 @@ for game, name, role in MODELS:
     agent = make_agent(game, name, 0, role=role)
     other = make_agent(game, "scripted", 1)
     assert matchup(game, agent, other, role, deals=3, seed=0).summary().n == 3
-from eval.__main__ import main
+from kabu_envs.eval.__main__ import main
 main(["--game", "kakeya", "--agents", "ppo_kakeya", "--opponents", "random", "--deals", "2"])
 assert not BLOCKED & set(sys.modules), BLOCKED & set(sys.modules)
 print("ok")

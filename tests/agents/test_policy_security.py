@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.base import LOADABLE, BaseAgent, RandomAgent
-from agents.ppo_agent import PPOAgent, load_policy_agent
-from agents.registry import make_agent
+from kabu_envs.agents.base import LOADABLE, BaseAgent, RandomAgent
+from kabu_envs.agents.ppo_agent import PPOAgent, load_policy_agent
+from kabu_envs.agents.registry import make_agent
 
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)
@@ -94,8 +94,8 @@ def test_every_loading_entry_point_refuses_the_zip_without_running_it(evil, tmp_
     monkeypatch.setenv("KABU_MODELS_DIR", str(tmp_path / "models"))
     with pytest.raises(ValueError, match="Stable-Baselines3 model zip"):
         make_agent("toy_card", "ppo_evil", 0)
-    from training.config import load_config
-    from training.run import build_pool, train
+    from kabu_envs.training.config import load_config
+    from kabu_envs.training.run import build_pool, train
 
     with pytest.raises(ValueError, match="Stable-Baselines3 model zip"):
         build_pool(load_config("ppo_toy_card", opponents={"ppo_evil": 1.0}), 0)
@@ -107,7 +107,7 @@ def test_every_loading_entry_point_refuses_the_zip_without_running_it(evil, tmp_
 
 
 def test_converter_reads_only_the_weights(evil, tmp_path):
-    from training.export import main
+    from kabu_envs.training.export import main
 
     path, marker, model = evil
     out = tmp_path / "converted"
@@ -126,7 +126,7 @@ def test_converter_reads_only_the_weights(evil, tmp_path):
 
 
 def test_converter_refuses_a_pickle_in_the_weights_and_bad_arguments(tmp_path):
-    from training.export import convert
+    from kabu_envs.training.export import convert
 
     marker = tmp_path / "PWNED"
     buf = io.BytesIO()
@@ -164,8 +164,11 @@ def test_base_agent_load_builds_only_allow_listed_classes(tmp_path, monkeypatch)
         ("os.system", {"command": f"touch {marker}"}),
         ("subprocess.Popen", {"args": ["touch", str(marker)]}),
         ("builtins.exec", {"source": f"open({str(marker)!r}, 'w').close()"}),
-        ("agents.ppo_agent.PPOAgent", {"path": "models/ppo_kakeya"}),  # an agent class, not allow-listed
-        ("agents.base.BaseAgent", {}),
+        (
+            "kabu_envs.agents.ppo_agent.PPOAgent",
+            {"path": "models/ppo_kakeya"},
+        ),  # an agent class, not allow-listed
+        ("kabu_envs.agents.base.BaseAgent", {}),
         (["os", "system"], {}),
     ):
         path = tmp_path / "agent.json"
@@ -173,18 +176,18 @@ def test_base_agent_load_builds_only_allow_listed_classes(tmp_path, monkeypatch)
         with pytest.raises(ValueError, match="not an agent class that can be loaded"):
             BaseAgent.load(path)
         assert not marker.exists()
-    path.write_text(json.dumps({"class": "agents.base.RandomAgent", "params": ["x"]}))
+    path.write_text(json.dumps({"class": "kabu_envs.agents.base.RandomAgent", "params": ["x"]}))
     with pytest.raises(ValueError, match="params"):
         BaseAgent.load(path)
-    path.write_text(json.dumps({"class": "agents.base.RandomAgent", "params": {}, "module": "os"}))
+    path.write_text(json.dumps({"class": "kabu_envs.agents.base.RandomAgent", "params": {}, "module": "os"}))
     with pytest.raises(ValueError, match="keys 'class' and 'params'"):
         BaseAgent.load(path)
     # the allow-list: every hand-written agent, each loading back
     RandomAgent(seed=1).save(path)
     assert type(BaseAgent.load(path)) is RandomAgent
-    from agents.kakeya_scripted import KakeyaScriptedAgent
-    from agents.oicho_expert import OichoExpertAgent
-    from agents.oicho_scripted import OichoScriptedAgent
+    from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent
+    from kabu_envs.agents.oicho_expert import OichoExpertAgent
+    from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
 
     for cls in (RandomAgent, KakeyaScriptedAgent, OichoScriptedAgent, OichoExpertAgent):
         assert LOADABLE[f"{cls.__module__}.{cls.__qualname__}"] is cls

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from agents.registry import make_agent
+from kabu_envs.agents.registry import make_agent
 from kabu_envs.toy_card.agents import ScriptedAgent as ToyScriptedAgent
 from kabu_envs.toy_card.game import Action
-from training.bc import agreement, collect, fit
-from training.config import load_config
+from kabu_envs.training.bc import agreement, collect, fit
+from kabu_envs.training.config import load_config
 
 torch.set_num_threads(1)
 PASS, RAISE = Action.PASS, Action.RAISE
@@ -77,7 +77,7 @@ def test_bc_config_keys_validate():
 
 
 def test_training_with_bc_records_the_warm_start(tmp_path, toy_view):
-    from training.run import train
+    from kabu_envs.training.run import train
 
     cfg = load_config(
         "ppo_toy_card",

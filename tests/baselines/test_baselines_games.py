@@ -5,7 +5,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from agents.base import RandomAgent
+from kabu_envs.agents.base import RandomAgent
 from kabu_envs.kakeya.game import partnership_seats
 from kabu_envs.wrappers.views import make_view
 

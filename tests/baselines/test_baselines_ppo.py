@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from agents.base import RandomAgent
-from agents.ppo_agent import PPOAgent
-from agents.registry import make_agent
-from eval.games import matchup
+from kabu_envs.agents.base import RandomAgent
+from kabu_envs.agents.ppo_agent import PPOAgent
+from kabu_envs.agents.registry import make_agent
+from kabu_envs.eval.games import matchup
 from kabu_envs.toy_card.game import Action
-from training.config import load_config
+from kabu_envs.training.config import load_config
 
 torch.set_num_threads(1)
 RAISE = Action.RAISE
@@ -65,8 +65,8 @@ def test_registry_names_and_errors(tmp_path):
         make_agent("toy_card", "ppo_does_not_exist")
     with pytest.raises(ValueError, match="unknown game"):
         make_agent("chess", "random")
-    from agents.oicho_expert import OichoExpertAgent
-    from agents.oicho_scripted import OichoScriptedAgent
+    from kabu_envs.agents.oicho_expert import OichoExpertAgent
+    from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
 
     assert type(make_agent("oicho_kabu", "scripted", 0, rules="kansai")) is OichoScriptedAgent
     expert = make_agent("oicho_kabu", "expert", 0, rules="kansai")
@@ -87,7 +87,7 @@ def test_config_validation():
 
 
 def test_short_training_beats_random_with_ci_above_zero(tmp_path):
-    from training.run import train
+    from kabu_envs.training.run import train
 
     cfg = load_config("ppo_toy_card", timesteps=3072, eval_deals=0)
     record = train(cfg, out=tmp_path / "ppo_toy", progress_bar=False)

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from eval import report
 from kabu_envs import registry
+from kabu_envs.eval import report
 
 SUMMARY = json.loads(report.SUMMARY.read_text())
 
@@ -14,7 +14,7 @@ SUMMARY = json.loads(report.SUMMARY.read_text())
 def test_published_tables_match_reports_summary(doc):
     text = doc.read_text()
     assert report.render_into(text, report.results_markdown(SUMMARY)) == text, (
-        f"{doc.name} is out of date: run python -m eval.report --write"
+        f"{doc.name} is out of date: run python -m kabu_envs.eval.report --write"
     )
 
 

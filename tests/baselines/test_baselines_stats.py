@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent
-from eval.duplicate import partnership_duplicate, play_deal, role_duplicate
-from eval.stats import mean_ci, summarize, t_cdf, t_quantile
-from eval.tournament import format_table, openskill_ratings
+from kabu_envs.agents.base import RandomAgent
+from kabu_envs.eval.duplicate import partnership_duplicate, play_deal, role_duplicate
+from kabu_envs.eval.stats import mean_ci, summarize, t_cdf, t_quantile
+from kabu_envs.eval.tournament import format_table, openskill_ratings
 from kabu_envs.toy_card.agents import ScriptedAgent as ToyScriptedAgent
 from kabu_envs.toy_card.env import raw_env
 
