@@ -27,7 +27,7 @@ from kabu_envs.agents.batching import check_batch, check_rngs, replace_illegal, 
 from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, STAND, Action
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id
-from kabu_envs.oicho_kabu.game import MAX_CARDS, NUM_SPREADS, Phase
+from kabu_envs.oicho_kabu.game import DREW, MAX_CARDS, NUM_SPREADS, UNDECIDED, Phase
 from kabu_envs.oicho_kabu.observation import obs_spec
 from kabu_envs.oicho_kabu.rules import best_yaku, draw_options, hand_value
 from kabu_envs.oicho_kabu.yaku import voided_by_third
@@ -110,6 +110,20 @@ def decide_table(cfg: Config, params: tuple[tuple[str, Any], ...]) -> np.ndarray
 def threshold_table(cfg: Config, threshold: int) -> np.ndarray:
     """``dealer_threshold_decision`` for every two-card dealer hand (see ``_two_card_table``)."""
     return _two_card_table(lambda cards: dealer_threshold_decision(cfg, cards, threshold))
+
+
+@lru_cache(maxsize=64)
+def dealer_mask_tables(cfg: Config) -> tuple[np.ndarray, np.ndarray]:
+    """``[v0, v1]`` (values 1..10, no lights): may the dealer stand, may it draw on this two-card hand."""
+    stand = np.zeros((NUM_VALUES + 1, NUM_VALUES + 1), dtype=bool)
+    draw = np.zeros_like(stand)
+    for v0 in range(1, NUM_VALUES + 1):
+        for v1 in range(1, NUM_VALUES + 1):
+            stand[v0, v1], draw[v0, v1], _ = draw_options(
+                cfg, representative_ids([v0, v1], [False, False]), "dealer"
+            )
+    stand.flags.writeable = draw.flags.writeable = False
+    return stand, draw
 
 
 @dataclass(frozen=True)
@@ -227,6 +241,61 @@ class OichoAgentBase(BaseAgent):
 
     def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
         raise NotImplementedError
+
+    # --- what a planner asks of this policy (kabu_envs.agents.oicho_best_response) -----------------
+    def draw_rule_table(self) -> np.ndarray:
+        """``[first value, second value]`` (1..10) -> this player's STAND / DRAW / ESCAPE on such a
+        two-card spread: the whole draw rule, which looks at the spread's two cards only."""
+        return decide_table(self.cfg, tuple((k, self.p[k]) for k in BETTOR_KEYS))[:, :, 0, 0]
+
+    def dealer_draw_model(
+        self,
+        dealer_values: np.ndarray,
+        first: np.ndarray,
+        third: np.ndarray,
+        status: np.ndarray,
+        total_stakes: np.ndarray,
+    ) -> np.ndarray:
+        """The dealer's STAND / DRAW at its draw decision for many hypothetical tables given as arrays
+        (no lights): ``dealer_values`` (n, 2), each spread's ``first`` and drawn ``third`` value (n, 4;
+        0 = none), its ``status`` (n, 4; ``game.UNDECIDED .. ESCAPED``) and the chips on it
+        (``total_stakes``, n, 4). Row i is ``act`` on the dealer's observation of that table (forced
+        choices included): the arrays are those ``act_batch`` decodes from such an observation, the
+        stakes in the encoder's float32 (tested against real observations)."""
+        dv = np.asarray(dealer_values, dtype=np.int64)
+        stand_ok, draw_ok = dealer_mask_tables(self.cfg)
+        can_stand, can_draw = stand_ok[dv[:, 0], dv[:, 1]], draw_ok[dv[:, 0], dv[:, 1]]
+        out = np.where(can_stand, STAND, DRAW).astype(np.int64)
+        rows = np.flatnonzero(can_stand & can_draw)
+        if rows.size == 0:
+            return out
+        m = rows.size
+        f, t, st = np.asarray(first)[rows], np.asarray(third)[rows], np.asarray(status)[rows]
+        if ((f == 0) & (st != UNDECIDED)).any() or ((t == 0) & (st == DREW)).any():
+            raise ValueError("a decided spread needs its first card, a spread that drew its third card")
+        # the Decoded that ``_decode`` makes of such an observation, built directly (no one-hot round trip)
+        values = np.zeros((m, NUM_SPREADS, MAX_CARDS), dtype=np.int64)
+        values[:, :, 0], values[:, :, 2] = f, np.where(st == DREW, t, 0)
+        dealer = np.zeros((m, MAX_CARDS), dtype=np.int64)
+        dealer[:, :2] = dv[rows]
+        obs = np.zeros((m, self.spec.size), dtype=np.float32)
+        obs[:, self.sl["total_stakes"]] = (np.asarray(total_stakes)[rows] * (1.0 / self.cfg.domae)).astype(
+            np.float32
+        )
+        d = Decoded(
+            obs=obs,
+            phase=np.full(m, int(Phase.DEALER_DRAW)),
+            active=np.zeros(m, dtype=np.int64),
+            values=values,
+            lights=np.zeros(values.shape, dtype=bool),
+            dealer_values=dealer,
+            dealer_lights=np.zeros(dealer.shape, dtype=bool),
+            status=(st[:, :, None] == np.arange(1, 4)).astype(np.float32),  # bit state - 1
+        )
+        masks = np.zeros((m, BET_BASE + len(self.cfg.bet_sizes) + 1), dtype=bool)
+        masks[:, STAND] = masks[:, DRAW] = True
+        out[rows] = self._dealer_draw_batch(d, masks)
+        return out
 
     # --- batched decisions (the protocol of agents/batching.py) ---------------------------------
     def act_batch(

@@ -69,6 +69,63 @@ def _run(
     return row, res.advantages
 
 
+def best_response_plan(models: Path, seed: int, deals: int | None) -> list[dict[str, Any]]:
+    """One entry per (game, role) whose ``DemoPlan`` asks for best-response gaps: the agents (the
+    plan's hand-written ones, then the game's shipped models of that role), the deals and the match
+    seed (after the matchups' seeds: ``seed + 7919 * (1000 + k)``, disjoint from them)."""
+    out = []
+    found = shipped(models)
+    for spec in registry.demo_games():
+        p = spec.demo
+        assert p is not None
+        n = p.best_response_deals if deals is None else deals
+        if spec.best_response is None or n <= 0 or not p.best_response_agents:
+            continue
+        for role in p.roles:
+            models_here = [m["name"] for m in found if m["game"] == spec.id and m["role"] == role]
+            agents = [*p.best_response_agents, *models_here]
+            out.append({"game": spec.id, "role": role, "agents": agents, "deals": n})
+    for k, entry in enumerate(out):
+        entry["seed"] = seed + 7919 * (1000 + k)
+    return out
+
+
+def _run_best_response(entry: dict[str, Any], lo: int, hi: int, models: str) -> dict[str, Any]:
+    """Deals ``lo:hi`` of one best-response entry: each agent's summed regret per deal."""
+    os.environ["KABU_MODELS_DIR"] = models
+    from kabu_envs.agents.registry import make_agent
+    from kabu_envs.eval.best_response import deal_plan, play_regrets
+
+    game, role, seed = entry["game"], entry["role"], entry["seed"]
+    seeds, seats = deal_plan(game, role, seed, entry["deals"], {})
+    agents = {name: make_agent(game, name, seed, role=role) for name in entry["agents"]}
+    play = play_regrets(game, role, agents, seeds[lo:hi], seats[lo:hi], {}, seed)
+    return {"regrets": {k: v.tolist() for k, v in play.regrets.items()}, "cpu": play.cpu_seconds}
+
+
+def best_response_rows(
+    entries: list[dict[str, Any]], results: list[list[dict[str, Any]]]
+) -> dict[str, dict[str, Any]]:
+    """Per game: the ``best_response`` rows (chunks joined in deal order) and CPU ms per deal."""
+    from kabu_envs.eval.best_response import gap_row, rules_name
+
+    out: dict[str, dict[str, Any]] = {}
+    for entry, chunks in zip(entries, results, strict=True):
+        block = out.setdefault(entry["game"], {"rows": [], "cpu_ms_per_deal": {}})
+        rules = rules_name(entry["game"], {})
+        for name in entry["agents"]:
+            per_deal = [x for c in chunks for x in c["regrets"][name]]
+            block["rows"].append(gap_row(name, entry["role"], rules, per_deal, "regret"))
+        cpu = sum(c["cpu"] for c in chunks)
+        block["cpu_ms_per_deal"][entry["role"]] = 1000 * cpu / max(1, entry["deals"])
+    return out
+
+
+def _chunks(n: int, parts: int) -> list[tuple[int, int]]:
+    step = -(-n // max(1, parts))
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+
+
 def render_samples(seed: int) -> str:
     """One deal of every demo game played by its reference (scripted) agents, rendered."""
     from kabu_envs.agents.registry import make_agent
@@ -103,6 +160,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
+        "--best-response-deals",
+        type=int,
+        default=None,
+        help="deals per role for the gaps to a best response (default: each game's plan; quick 20; 0: none)",
+    )
+    ap.add_argument(
         "--scalar",
         action="store_true",
         help="play every deal one decision at a time (the reference path; same results, slower)",
@@ -127,14 +190,29 @@ def main(argv: list[str] | None = None) -> int:
     if not shipped(models):
         print(f"note: no trained models under {models}; only reference rows are evaluated")
     seeds = [args.seed + 7919 * i for i in range(len(jobs))]
+    br_deals = (
+        args.best_response_deals if args.best_response_deals is not None else (20 if args.quick else None)
+    )
+    br_entries = best_response_plan(models, args.seed, br_deals)
+    # each role's deals in chunks, one per worker (the best response is the demo's longest job)
+    br_jobs = [(i, lo, hi) for i, e in enumerate(br_entries) for lo, hi in _chunks(e["deals"], args.workers)]
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
+            br_futures = [
+                pool.submit(_run_best_response, br_entries[i], lo, hi, str(models)) for i, lo, hi in br_jobs
+            ]
             n = [deals[j[0]] for j in jobs]
             done = pool.map(_run, jobs, n, seeds, [str(models)] * len(jobs), [batched] * len(jobs))
             results = list(progress(done, total=len(jobs), desc="demo matchups"))
+            br_done = [f.result() for f in progress(br_futures, total=len(br_jobs), desc="best responses")]
     else:
         pairs = progress(zip(jobs, seeds, strict=False), total=len(jobs), desc="demo matchups")
         results = [_run(j, deals[j[0]], s, str(models), batched) for j, s in pairs]
+        br_done = [_run_best_response(br_entries[i], lo, hi, str(models)) for i, lo, hi in br_jobs]
+    br_results: list[list[dict[str, Any]]] = [[] for _ in br_entries]
+    for (i, _, _), res in zip(br_jobs, br_done, strict=True):
+        br_results[i].append(res)
+    br_rows = best_response_rows(br_entries, br_results)
 
     summary: dict[str, Any] = {}
     for game in games:
@@ -145,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
             raw = [(jobs[i][1], jobs[i][2], results[i][1]) for i in idx if jobs[i][3] == role]
             ratings[role] = openskill_ratings(raw, block=max(1, deals[game] // RATED_GAMES))
         summary[game] = {"matchups": rows, "ratings": ratings, "deals_per_matchup": deals[game]}
+        if game in br_rows:
+            summary[game]["best_response"] = br_rows[game]["rows"]
+            summary[game]["best_response_cpu_ms_per_deal"] = br_rows[game]["cpu_ms_per_deal"]
         if rows:
             title = f"{game}: duplicate advantage per deal ({deals[game]} deals)"
             matchup_heatmap(rows, title, out / f"heatmap_{game}.png")
@@ -158,6 +239,12 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(game, summary[game]["matchups"]))
         for role, r in summary[game]["ratings"].items():
             print(f"  openskill ({role}):", ", ".join(f"{n} {v['ordinal']:.1f}" for n, v in r.items()))
+        for row in summary[game].get("best_response", []):
+            lo, hi = row["ci95"]
+            print(
+                f"  gap to a best response ({row['role']}, {row['rules']}, {row['deals']} deals): "
+                f"{row['agent']} {row['gap']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+            )
         print()
     print("(* = 95% CI lower bound above 0; mean = agent's advantage over the opponent per duplicate deal)")
     print(f"wrote {out / 'summary.json'} and plots in {out}/ in {time.time() - t0:.0f}s")

@@ -107,6 +107,10 @@ class DemoPlan:
     deals: int
     sample_title: str
     order: int = 0  # position of the game in the demo's reports (lower first)
+    # gap to a best response (``GameSpec.best_response``): these agents (plus the shipped models of
+    # the game) in each of ``roles``, on ``best_response_deals`` deals per role (0: not in the demo)
+    best_response_agents: tuple[str, ...] = ()
+    best_response_deals: int = 0
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,10 @@ class GameSpec:
     * ``training_presets``: ``"package:folder"`` of YAML training presets shipped with the game.
     * ``batch``: a vectorised batch engine ``(batch_size, autoreset, **rule_options)`` (see
       ``kabu_envs.batch``); without one, ``batch.make`` serves the game with the reference loop.
+    * ``best_response``: a factory ``(role, seed, **options) -> player`` of a best response to the
+      ``reference`` seats (``kabu_envs.eval.best_response``): per deal ``player.begin(state, seat,
+      seat_agents)``, then ``player.act(state, seat, observation, action_mask) -> action`` at each of
+      the seat's turns, ``state`` being the raw env's ``game`` (read only to simulate, never to peek).
     """
 
     id: str
@@ -144,6 +152,7 @@ class GameSpec:
     gym_ids: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     training_presets: str | None = None
     batch: Ref | None = None
+    best_response: Ref | None = None
     doc: str = ""
 
     def __post_init__(self) -> None:

@@ -129,6 +129,44 @@ class Game:
     def action_name(self, action: int) -> str:
         return action_name(action, self.bet_sizes)
 
+    def clone(self, rng: np.random.Generator) -> Game:
+        """An independent copy of this state for simulation (a planner's what-if), with its own
+        generator ``rng`` (never this game's, whose state decides future shuffles) and an empty log.
+
+        Cheaper than ``copy.deepcopy`` (which would rebuild and re-validate the config).
+        """
+        g = object.__new__(Game)
+        g.__dict__.update(self.__dict__)
+        g.rng = rng
+        deck = object.__new__(Deck)
+        deck.cards, deck.top, deck.stacked, deck.rng = (
+            list(self.deck.cards),
+            self.deck.top,
+            self.deck.stacked,
+            rng,
+        )
+        g.deck = deck
+        for name in (
+            "chips",
+            "selection_cards",
+            "betting_order",
+            "info_cards",
+            "spread_total",
+            "seat_total",
+            "decider",
+            "spread_state",
+            "dealer_cards",
+            "results",
+            "round_rewards",
+            "_legal",
+        ):
+            setattr(g, name, list(getattr(self, name)))
+        g.spreads = [list(sp) for sp in self.spreads]
+        g.stakes = [list(st) for st in self.stakes]
+        g._rewards = self._rewards.copy()
+        g.log = []
+        return g
+
     def cards_in_play(self) -> list[int]:
         """Every card of the current round that left the deck (info, table, dealer)."""
         out = [c for c in self.info_cards if c >= 0]

@@ -62,9 +62,12 @@ SPEC = register(
             deals=20000,
             sample_title="Oicho-Kabu round",
             order=0,
+            best_response_agents=("random", "scripted", "expert"),
+            best_response_deals=2000,
         ),
         pettingzoo_id="kabu_envs/oicho_kabu-v1",
         batch="kabu_envs.oicho_kabu.batch:make_batch",
+        best_response="kabu_envs.agents.oicho_best_response:OichoBestResponse",
         gym_ids={
             "kabu_envs/OichoKabuBettor-v1": {"role": "bettor"},
             "kabu_envs/OichoKabuDealer-v1": {"role": "dealer"},

@@ -23,12 +23,24 @@ def _check_schema(summary, deals):
             assert m["role"] in (("bettor", "dealer") if game == "oicho_kabu" else ("partnership",))
         opponents = {m["opponent"] for m in block["matchups"]}
         assert "random" in opponents
+    # gaps to a best response: Oicho-Kabu's plan asks for them, per role, for its agents and models
+    rows = summary["oicho_kabu"]["best_response"]
+    assert {(r["agent"], r["role"]) for r in rows} >= {
+        (a, role) for a in ("random", "scripted", "expert") for role in ("bettor", "dealer")
+    }
+    for r in rows:
+        assert {"agent", "role", "rules", "gap", "ci95", "deals"} <= set(r) and r["rules"] == "standard"
+        assert r["ci95"][0] <= r["gap"] <= r["ci95"][1]
+    assert set(summary["oicho_kabu"]["best_response_cpu_ms_per_deal"]) == {"bettor", "dealer"}
+    assert "best_response" not in summary["kakeya"]
 
 
 def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys):
-    assert demo.main(["--quick", "--deals", "4", "--out", str(tmp_path), "--workers", "1"]) == 0
+    args = ["--quick", "--deals", "4", "--best-response-deals", "6", "--out", str(tmp_path), "--workers", "1"]
+    assert demo.main(args) == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     _check_schema(summary, 4)
+    assert {r["deals"] for r in summary["oicho_kabu"]["best_response"]} == {6}
     for model in demo.shipped(models_dir()):  # every shipped model vs random, scripted (and expert)
         rows = [m for m in summary[model["game"]]["matchups"] if m["agent"] == model["name"]]
         assert {m["opponent"] for m in rows} == set(registry.get(model["game"]).demo.opponents)
@@ -72,4 +84,6 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
         assert run["config"]["bc"]["teacher"] == teacher, model["name"]
         assert run["bc"]["accuracy"] >= 0.95 and run["bc"]["decisions"] >= run["config"]["bc"]["steps"]
         # the shipped models were trained before 0.2.0 moved the package to kabu_envs.training
-        assert run["command"].startswith(("python -m training ", "python -m kabu_envs.training ")), run["command"]
+        assert run["command"].startswith(("python -m training ", "python -m kabu_envs.training ")), run[
+            "command"
+        ]

@@ -1,0 +1,342 @@
+"""Gap to a best response: an absolute quality number for any agent in a role (issue #11).
+
+For a game whose registry record has a ``best_response`` factory, and a role of the ``"seat"``
+duplicate format (the other seats are the game's ``reference`` agents, as in the evaluation):
+
+    gap = mean over deals of (best response's reward - agent's reward)
+
+on the same deals (the duplicate evaluation's seeds and seat rotation: common random numbers), each
+deal played twice from the same deck: once with the agent in the role's seat, once with the best
+response there. The difference is paired, so the interval is tight where the two play alike. The
+best response is computed by the game (it knows the reference policies and sees only what its seat
+sees), so the gap is >= 0 up to noise; how exact it is, is the game's business (docs/baselines.md).
+
+``python -m kabu_envs.eval.best_response --game oicho_kabu --role bettor --agents expert scripted
+--deals 500`` prints a table (``--json`` writes the rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kabu_envs import registry
+from kabu_envs.agents.base import can_act_batched
+from kabu_envs.eval.duplicate import _seed, match_deal_seeds, play_deal, play_deals_batched
+from kabu_envs.eval.games import batch_factory, rotating_seat
+from kabu_envs.eval.stats import summarize
+
+
+@dataclass
+class BestResponsePlay:
+    """The best response's reward per deal, the seat it held, and what it cost."""
+
+    deal_seeds: list[int]
+    seats: list[int]
+    rewards: np.ndarray
+    cpu_seconds: float
+    decisions: dict[str, int]
+
+    @property
+    def cpu_per_deal(self) -> float:
+        return self.cpu_seconds / max(1, len(self.deal_seeds))
+
+
+def _factory(game: str) -> Any:
+    """The game's best-response factory (``GameSpec.best_response``)."""
+    ref = registry.get(game).best_response
+    if ref is None:
+        raise ValueError(f"{registry.get(game).title} has no best response (its registry record sets none)")
+    return registry.resolve(ref)
+
+
+def _role(game: str, role: str | None) -> registry.Role:
+    spec = registry.get(game)
+    if spec.best_response is None:
+        raise ValueError(f"{spec.title} has no best response (its registry record sets no best_response)")
+    the_role = spec.role(role)
+    if the_role.duplicate != "seat":
+        raise ValueError(f"role {the_role.name!r} is not played seat by seat against reference seats")
+    return the_role
+
+
+def deal_plan(game: str, role: str | None, seed: int, deals: int, env_options: dict[str, Any]) -> tuple:
+    """The evaluation's deals of a match with this seed: (deal seeds, the role's seat in each)."""
+    the_role = _role(game, role)
+    env = registry.get(game).make_raw_env(**env_options)
+    seats_of = rotating_seat(the_role)
+    seeds = match_deal_seeds(seed, deals)
+    seats = []
+    for d, s in enumerate(seeds):
+        env.reset(seed=s)
+        seats.append(seats_of(env, d))
+    return seeds, seats
+
+
+def play_best_response(
+    game: str,
+    role: str | None,
+    deal_seeds: Sequence[int],
+    seats: Sequence[int],
+    env_options: dict[str, Any] | None = None,
+    seed: int = 0,
+    **br_options: Any,
+) -> BestResponsePlay:
+    """The best response in ``seats[d]`` of deal ``deal_seeds[d]``, every other seat the game's
+    reference agent, re-seeded per deal as the duplicate evaluation re-seeds it."""
+    from kabu_envs.agents.registry import make_agent
+
+    env_options = dict(env_options or {})
+    spec = registry.get(game)
+    the_role = _role(game, role)
+    br = _factory(game)(role=the_role.name, seed=seed, **br_options, **env_options)
+    reference = make_agent(game, spec.reference, seed, **env_options)
+    env = spec.make_raw_env(**env_options)
+    names = env.possible_agents
+    rewards = np.zeros(len(deal_seeds))
+    t0 = time.process_time()
+    for d, (deal_seed, seat) in enumerate(zip(deal_seeds, seats, strict=True)):
+        first = 0 if seat != 0 else 1  # the reference's first seat (play_deal re-seeds it from there)
+        reference.reset(_seed(deal_seed, first, 7))
+        env.reset(seed=deal_seed)
+        seat_agents = [reference] * len(names)
+        br.begin(env.game, seat, seat_agents)
+        total = env.rewards.get(names[seat], 0.0)
+        while env.agents:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+            else:
+                obs = env.observe(agent)
+                i = names.index(agent)
+                if i == seat:
+                    a = br.act(env.game, seat, obs["observation"], obs["action_mask"])
+                else:
+                    a = reference.act(obs["observation"], obs["action_mask"])
+                env.step(int(a))
+            total += env.rewards.get(names[seat], 0.0)
+        rewards[d] = total
+    cpu = time.process_time() - t0
+    return BestResponsePlay(list(deal_seeds), list(seats), rewards, cpu, dict(getattr(br, "decisions", {})))
+
+
+@dataclass
+class RegretPlay:
+    """Per agent, its summed regret on each deal (the gap estimator), and what it cost."""
+
+    regrets: dict[str, np.ndarray]
+    rewards: dict[str, np.ndarray]
+    cpu_seconds: float
+    decisions: dict[str, int]
+    deals: int
+
+    @property
+    def cpu_per_deal(self) -> float:
+        """CPU seconds per deal for all the agents together."""
+        return self.cpu_seconds / max(1, self.deals)
+
+
+def play_regrets(
+    game: str,
+    role: str | None,
+    agents: dict[str, Any],
+    deal_seeds: Sequence[int],
+    seats: Sequence[int],
+    env_options: dict[str, Any] | None = None,
+    seed: int = 0,
+    **br_options: Any,
+) -> RegretPlay:
+    """Each agent plays ``seats[d]`` of deal ``deal_seeds[d]`` (the reference agent on every other seat,
+    everyone re-seeded per deal as the duplicate evaluation does); at each of its turns the best
+    response says how many chips its own choice would gain there (``player.regret``). A deal's
+    regrets summed = the best response's advantage over the agent on that deal, in expectation
+    (the performance-difference identity; docs/baselines.md)."""
+    from kabu_envs.agents.registry import make_agent
+
+    env_options = dict(env_options or {})
+    spec = registry.get(game)
+    the_role = _role(game, role)
+    br = _factory(game)(role=the_role.name, seed=seed, **br_options, **env_options)
+    reference = make_agent(game, spec.reference, seed, **env_options)
+    env = spec.make_raw_env(**env_options)
+    names = env.possible_agents
+    regrets = {name: np.zeros(len(deal_seeds)) for name in agents}
+    rewards = {name: np.zeros(len(deal_seeds)) for name in agents}
+    t0 = time.process_time()
+    for d, (deal_seed, seat) in enumerate(zip(deal_seeds, seats, strict=True)):
+        for name, agent in agents.items():
+            reference.reset(_seed(deal_seed, 0 if seat != 0 else 1, 7))
+            agent.reset(_seed(deal_seed, seat, 7))
+            env.reset(seed=deal_seed)
+            br.begin(env.game, seat, [reference] * len(names), deal=int(deal_seed))
+            total = env.rewards.get(names[seat], 0.0)
+            while env.agents:
+                who = env.agent_selection
+                if env.terminations[who] or env.truncations[who]:
+                    env.step(None)
+                else:
+                    obs = env.observe(who)
+                    if names.index(who) == seat:
+                        a = int(agent.act(obs["observation"], obs["action_mask"]))
+                        regrets[name][d] += br.regret(
+                            env.game, seat, obs["observation"], obs["action_mask"], a
+                        )
+                    else:
+                        a = int(reference.act(obs["observation"], obs["action_mask"]))
+                    env.step(a)
+                total += env.rewards.get(names[seat], 0.0)
+            rewards[name][d] = total
+    cpu = time.process_time() - t0
+    return RegretPlay(regrets, rewards, cpu, dict(getattr(br, "decisions", {})), len(deal_seeds))
+
+
+def agent_rewards(
+    game: str,
+    agent: Any,
+    deal_seeds: Sequence[int],
+    seats: Sequence[int],
+    env_options: dict[str, Any] | None = None,
+    seed: int = 0,
+) -> np.ndarray:
+    """``agent``'s reward in ``seats[d]`` of each deal, the reference agent on every other seat
+    (batched when the game and both agents can)."""
+    from kabu_envs.agents.registry import make_agent
+
+    env_options = dict(env_options or {})
+    spec = registry.get(game)
+    reference = make_agent(game, spec.reference, seed, **env_options)
+    env = spec.make_raw_env(**env_options)
+    n = len(env.possible_agents)
+    seat_agents = [[agent if s == seat else reference for s in range(n)] for seat in seats]
+    if spec.batch is not None and can_act_batched(agent) and can_act_batched(reference):
+        totals = play_deals_batched(batch_factory(game, env_options), list(deal_seeds), seat_agents)
+    else:
+        totals = np.array([play_deal(env, a, s) for a, s in zip(seat_agents, deal_seeds, strict=True)])
+    return totals[np.arange(len(seats)), np.asarray(seats)]
+
+
+def gap_row(
+    agent_name: str, role: str, rules: str, per_deal: np.ndarray | Sequence[float], method: str
+) -> dict[str, Any]:
+    """One ``best_response`` row of summary.json (``per_deal``: the estimator's value on each deal)."""
+    s = summarize(np.asarray(per_deal, dtype=np.float64).tolist())
+    return {
+        "agent": agent_name,
+        "role": role,
+        "rules": rules,
+        "gap": s.mean,
+        "ci95": [s.lo, s.hi],
+        "deals": s.n,
+        "method": method,
+        "zero_rate": s.tie_rate,
+    }
+
+
+def gaps(
+    game: str,
+    role: str | None,
+    agent_names: Sequence[str],
+    deals: int,
+    seed: int = 0,
+    env_options: dict[str, Any] | None = None,
+    realized: bool = False,
+    **br_options: Any,
+) -> tuple[list[dict[str, Any]], float, dict[str, int]]:
+    """The gap rows of these agents in ``role``, the best response's CPU seconds per deal and its
+    decision counts. ``realized``: the paired difference of the chips actually won on each deal (the
+    best response plays the deal, then each agent) instead of the summed regrets."""
+    from kabu_envs.agents.registry import make_agent
+
+    env_options = dict(env_options or {})
+    the_role = _role(game, role)
+    seeds, seats = deal_plan(game, the_role.name, seed, deals, env_options)
+    rules = rules_name(game, env_options)
+    agents = {name: make_agent(game, name, seed, role=the_role.name, **env_options) for name in agent_names}
+    if realized:
+        br = play_best_response(game, the_role.name, seeds, seats, env_options, seed, **br_options)
+        rows = [
+            gap_row(
+                n,
+                the_role.name,
+                rules,
+                br.rewards - agent_rewards(game, a, seeds, seats, env_options, seed),
+                "realized",
+            )
+            for n, a in agents.items()
+        ]
+        return rows, br.cpu_per_deal, br.decisions
+    play = play_regrets(game, the_role.name, agents, seeds, seats, env_options, seed, **br_options)
+    rows = [gap_row(n, the_role.name, rules, play.regrets[n], "regret") for n in agents]
+    return rows, play.cpu_per_deal, play.decisions
+
+
+def rules_name(game: str, env_options: dict[str, Any]) -> str:
+    """The rule set's name for the rows (the preset, ``+`` when options change it)."""
+    cfg_options = registry.get(game).config(**env_options).options
+    name = str(cfg_options.get("rules", "default"))
+    extra = sorted(k for k in env_options if k != "rules")
+    return name + ("+" + ",".join(extra) if extra else "")
+
+
+def format_rows(rows: Sequence[dict[str, Any]]) -> str:
+    out = ["| role | agent | rules | deals | gap | 95% CI |", "|---|---|---|---:|---:|---|"]
+    for r in rows:
+        lo, hi = r["ci95"]
+        head = f"| {r['role']} | {r['agent']} | {r['rules']} | {r['deals']} |"
+        out.append(f"{head} {r['gap']:+.3f} | [{lo:+.3f}, {hi:+.3f}] |")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    ap = argparse.ArgumentParser(prog="python -m kabu_envs.eval.best_response", description=__doc__)
+    ap.add_argument("--game", default="oicho_kabu")
+    ap.add_argument("--role", default=None)
+    ap.add_argument("--agents", nargs="+", default=["random", "scripted", "expert"])
+    ap.add_argument("--deals", type=int, default=500)
+    ap.add_argument(
+        "--seed", type=int, default=0, help="the match seed (the evaluation's deals of that seed)"
+    )
+    ap.add_argument(
+        "--samples", type=int, default=None, help="Monte Carlo samples per decision (the game's default)"
+    )
+    ap.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (JSON value)"
+    )
+    ap.add_argument("--json", default=None, help="write the rows here")
+    ap.add_argument(
+        "--realized",
+        action="store_true",
+        help="paired chips actually won (best response vs agent) instead of the summed regrets",
+    )
+    args = ap.parse_args(argv)
+    env_options: dict[str, Any] = {}
+    for kv in args.option:
+        k, sep, v = kv.partition("=")
+        if not sep:
+            ap.error(f"--option needs KEY=VALUE, got {kv!r}")
+        try:
+            env_options[k] = json.loads(v)
+        except json.JSONDecodeError:
+            env_options[k] = v
+    br_options = {} if args.samples is None else {"samples": args.samples}
+    rows, cpu, decisions = gaps(
+        args.game, args.role, args.agents, args.deals, args.seed, env_options, args.realized, **br_options
+    )
+    print(format_rows(rows))
+    print(f"best response: {cpu * 1000:.1f} ms CPU per deal (all agents); decisions {decisions}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows, "cpu_per_deal": cpu, "decisions": decisions}, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

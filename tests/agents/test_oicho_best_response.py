@@ -1,0 +1,323 @@
+"""The Oicho-Kabu best response (agents/oicho_best_response.py): its values against brute force, its
+models of the reference players against their real play, and that it never reads a hidden card."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from kabu_envs.agents.base import RandomAgent
+from kabu_envs.agents.oicho_best_response import OichoBestResponse, _Seen, check_supported
+from kabu_envs.agents.oicho_expert import OichoExpertAgent, SettleTable
+from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
+from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, STAND
+from kabu_envs.oicho_kabu.config import make_config
+from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id, card_ids
+from kabu_envs.oicho_kabu.env import raw_env
+from kabu_envs.oicho_kabu.game import Game, Phase
+from kabu_envs.oicho_kabu.observation import encode
+from kabu_envs.oicho_kabu.rules import settle
+
+
+def _mask(game: Game) -> np.ndarray:
+    m = np.zeros(game.num_actions, dtype=np.int8)
+    m[game.legal_actions()] = 1
+    return m
+
+
+def _play_until(game: Game, agents, stop) -> None:
+    """Play ``game`` with ``agents[seat]`` until ``stop(game)`` or the end."""
+    while not game.terminal and not stop(game):
+        seat = game.current_player
+        game.apply_action(int(agents[seat].act(encode(game, seat), _mask(game))))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"rules": "kansai"}, {"rules": "kabufuda_site"}, {"local_yaku": ["zoro", "pin_basami", "nobori"]}],
+)
+def test_settle_table_fill_equals_settle(options):
+    cfg = make_config(**options)
+    table = SettleTable(cfg)
+    table.fill()
+    rng = np.random.default_rng(0)
+    d, b = rng.integers(0, table.num_dealer, 3000), rng.integers(0, table.num_bettor, 3000)
+    want = [
+        settle(cfg, table._dealer_ids(x), table._bettor_ids(y))
+        for x, y in zip(d.tolist(), b.tolist(), strict=True)
+    ]
+    assert table.values[d, b].tolist() == want
+
+
+@pytest.mark.parametrize("options", [{}, {"rules": "kansai"}, {"local_yaku": ["zoro", "pin_basami"]}])
+def test_dealer_draw_model_equals_act_on_real_observations(options):
+    env = raw_env(**options)
+    dealers = [OichoScriptedAgent(0, **options), OichoExpertAgent(0, **options)]
+    bettors = RandomAgent(0)
+    rows, want = [], [[], []]
+    for seed in range(150):
+        env.reset(seed=seed)
+        while env.agents:
+            a = env.agent_selection
+            if env.terminations[a]:
+                env.step(None)
+                continue
+            g, o = env.game, env.observe(a)
+            if g.phase == Phase.DEALER_DRAW:
+                rows.append(
+                    (
+                        [VALUES[c] for c in g.dealer_cards[:2]],
+                        [VALUES[sp[0]] for sp in g.spreads],
+                        [VALUES[sp[2]] if len(sp) > 2 else 0 for sp in g.spreads],
+                        list(g.spread_state),
+                        list(g.spread_total),
+                    )
+                )
+                for k, dealer in enumerate(dealers):
+                    want[k].append(dealer.act(o["observation"], o["action_mask"]))
+                act = want[0][-1]
+            else:
+                act = (dealers[0] if a == env.possible_agents[g.dealer] else bettors).act(
+                    o["observation"], o["action_mask"]
+                )
+            env.step(int(act))
+    arrays = [np.array([r[i] for r in rows]) for i in range(5)]
+    assert len(rows) > 50
+    for k, dealer in enumerate(dealers):
+        assert dealer.dealer_draw_model(*arrays).tolist() == want[k]
+
+
+def test_game_clone_is_an_independent_copy():
+    env = raw_env()
+    env.reset(seed=3)
+    agents = [OichoScriptedAgent(0)] * 4
+    g = env.game
+    _play_until(g, agents, lambda x: x.phase == Phase.DECIDE)
+    copy = g.clone(np.random.default_rng(0))
+
+    def snapshot(x: Game) -> tuple:
+        return list(x.deck.cards), [list(s) for s in x.spreads], [list(s) for s in x.stakes], list(x.chips)
+
+    before = snapshot(g)
+    _play_until(copy, agents, lambda x: False)
+    assert copy.terminal and not g.terminal
+    assert (
+        list(g.deck.cards),
+        [list(s) for s in g.spreads],
+        [list(s) for s in g.stakes],
+        list(g.chips),
+    ) == before
+    _play_until(g, agents, lambda x: False)  # the same cards and players: the same round
+    assert g.round_rewards == copy.round_rewards
+
+
+def test_unsupported_rule_sets_are_refused_by_name():
+    with pytest.raises(ValueError, match="minso=True"):
+        check_supported(make_config(rules="kansai"))
+    with pytest.raises(ValueError, match="dealer_card_choice=True"):
+        OichoBestResponse("dealer", rules="kabufuda_site")
+    with pytest.raises(ValueError, match="role must be"):
+        OichoBestResponse("partnership")
+    check_supported(make_config(local_yaku=["pin_basami"], free_draw=True))
+
+
+def test_dealer_values_equal_brute_force_over_every_hidden_card():
+    # One scripted bettor staking only on shippin starters (1, 4): spreads 0 and 2 backed. Table 1 7 4 8,
+    # the dealer's 2 (face down), second cards 5 6 9 3 (hidden from the dealer), spread 2 draws a 6,
+    # the dealer's 3: a 5, where it may stand or draw.
+    bettor = OichoScriptedAgent(0, num_players=2, weak_share=0.0)
+    prefix = [(1, 0), (7, 0), (4, 0), (8, 0), (2, 0), (5, 0), (6, 0), (9, 0), (3, 0), (6, 1), (3, 1)]
+    env = raw_env(num_players=2)
+    env.reset(seed=0, options={"deck": [card_id(v, k) for v, k in prefix]})
+    _play_until(env.game, [None, bettor], lambda x: x.phase == Phase.BET and x.active_spread == 3)
+    last_bet = env.game.clone(np.random.default_rng(0))  # before any hidden card is dealt
+    _play_until(env.game, [None, bettor], lambda x: x.phase == Phase.DEALER_DRAW)
+    game = env.game
+    assert game.legal_actions() == [STAND, DRAW] and game.spread_total[1] == game.spread_total[3] == 0
+    br = OichoBestResponse("dealer", num_players=2)
+    br.begin(game, 0, [None, bettor])
+    seen = _Seen(br.encoder.spec, env.observe("player_0")["observation"])
+    got = br.dealer_values(game, seen)
+
+    # brute force: every value of the four hidden second cards, weighted by the unseen cards that
+    # realise it, the round replayed by the engine and the real bettor from the stacked deal; kept when
+    # the replay shows the dealer what it saw (same stands and draws, same cards); then every next card
+    visible = [1, 7, 4, 8, 2, 6, 3]  # table, the dealer's two cards, spread 2's third card
+    left = {v: COPIES - visible.count(v) for v in range(1, NUM_VALUES + 1)}
+    total = {STAND: 0.0, DRAW: 0.0}
+    weight_sum = 0.0
+    for seconds in itertools.product(range(1, NUM_VALUES + 1), repeat=4):
+        used = dict(left)
+        w = 1.0
+        for v in seconds:
+            w *= used[v]
+            used[v] -= 1
+        if w == 0:
+            continue
+        g = last_bet.clone(np.random.default_rng(0))  # the deal replayed from the last bet on
+        g.deck.cards[g.deck.top : g.deck.top + 6] = _ids([1, 7, 4, 8, 2, *seconds, 6, 3])[5:]
+        _play_until(g, [None, bettor], lambda x: x.phase in (Phase.DEALER_DRAW, Phase.OVER))
+        if g.phase != Phase.DEALER_DRAW or _public(g) != _public(game):
+            continue
+        weight_sum += w
+        stand = g.clone(np.random.default_rng(0))
+        stand.apply_action(STAND)
+        total[STAND] += w * stand.round_rewards[0]
+        n_left = sum(used.values())
+        for y, cnt in used.items():
+            if cnt:
+                d = g.clone(np.random.default_rng(0))
+                d.deck.cards[d.deck.top] = card_id(y, COPIES - 1)  # only the value matters to the rules
+                d.apply_action(DRAW)
+                total[DRAW] += w * cnt / n_left * d.round_rewards[0]
+    assert weight_sum > 0
+    assert got[STAND] == pytest.approx(total[STAND] / weight_sum, abs=1e-9)
+    assert got[DRAW] == pytest.approx(total[DRAW] / weight_sum, abs=1e-9)
+
+
+def _public(g: Game) -> tuple:
+    """What the dealer sees at its draw: stakes, states, first and third cards, its own two cards."""
+    spreads = [(VALUES[sp[0]], VALUES[sp[2]] if len(sp) > 2 else 0) for sp in g.spreads]
+    return (g.stakes, g.spread_state, spreads, [VALUES[c] for c in g.dealer_cards])
+
+
+def _ids(values):
+    """A stacked prefix by value: the next copy of a value for each repeat."""
+    count = dict.fromkeys(range(1, NUM_VALUES + 1), 0)
+    out = []
+    for v in values:
+        out.append(card_id(v, count[v]))
+        count[v] += 1
+    return out
+
+
+def _bettor_draw_state():
+    """Two seats, the bettor (seat 1) backs all four spreads and decides spread 3 on a 5 (5 + 10);
+    spreads 0-2 are forced stands (8, 9, 7); the dealer's first card is face down."""
+    env = raw_env(num_players=2)
+    env.reset(seed=0, options={"deck": card_ids(8, 9, 7, 5, 2, 10, 10, 10, 10)})
+    g = env.game
+    for _ in range(4):
+        g.apply_action(BET_BASE + 1)
+    dealer = OichoScriptedAgent(0, num_players=2)
+    while g.phase == Phase.DECIDE and g.active_spread < 3:
+        g.apply_action(STAND)
+    assert g.phase == Phase.DECIDE and g.active_spread == 3 and g.legal_actions() == [STAND, DRAW]
+    return env, dealer
+
+
+def test_bettor_draw_values_match_brute_force_within_sampling_error():
+    env, dealer = _bettor_draw_state()
+    game = env.game
+    br = OichoBestResponse("bettor", samples=20000, num_players=2)
+    br.begin(game, 1, [dealer, None])
+    seen = _Seen(br.encoder.spec, env.observe("player_1")["observation"])
+    q = br.draw_values(game, 1, seen, [STAND, DRAW], np.random.default_rng(1))
+
+    # brute force: the dealer's face-down card and the next three cards of the deck, every value
+    visible = [8, 9, 7, 5, 10, 10, 10, 10]
+    left = {v: COPIES - visible.count(v) for v in range(1, NUM_VALUES + 1)}
+    exact = {STAND: 0.0, DRAW: 0.0}
+    total_w = 0.0
+    for d1, n1, n2, n3 in itertools.product(range(1, NUM_VALUES + 1), repeat=4):
+        used, w = dict(left), 1.0
+        for v in (d1, n1, n2, n3):
+            w *= used[v]
+            used[v] -= 1
+        if w == 0:
+            continue
+        total_w += w
+        for action in (STAND, DRAW):
+            g = game.clone(np.random.default_rng(0))
+            g.dealer_cards[0] = card_id(d1, 0)  # ids: only the values matter to the rules
+            g.deck.cards[g.deck.top : g.deck.top + 3] = [card_id(n1, 1), card_id(n2, 2), card_id(n3, 3)]
+            g.apply_action(action)
+            _play_until(g, [dealer, None], lambda x: False)
+            exact[action] += w * g.round_rewards[1]
+    for action in (STAND, DRAW):
+        se = q[action].std() / np.sqrt(q[action].size)
+        assert abs(q[action].mean() - exact[action] / total_w) < 4 * se + 1e-9, action
+
+
+def test_planned_bets_value_matches_engine_rollouts():
+    env = raw_env()
+    scripted = OichoScriptedAgent(0)
+    for seed in range(20):  # a deal whose plan stakes something
+        env.reset(seed=seed)
+        g = env.game
+        _play_until(g, [scripted] * 4, lambda x: x.current_player == 1)
+        br = OichoBestResponse("bettor", seed=seed, samples=3000)
+        br.begin(g, 1, [scripted] * 4, deal=seed)
+        seen = _Seen(br.encoder.spec, env.observe("player_1")["observation"])
+        plan = br._plan_bets(g, 1, seen)
+        if sum(plan["profile"]):
+            break
+    rng = np.random.default_rng(7)
+    base = OichoExpertAgent(0)
+    rewards = []
+    for _ in range(3000):  # the engine plays the rest: the stakes, the others, the expert's draws
+        c = br._redealt(g, seen, rng)
+        bets = iter(plan["profile"])
+        while not c.terminal:
+            p = c.current_player
+            if p == 1 and c.phase == Phase.BET:
+                a = BET_BASE + next(bets)
+            else:
+                a = (base if p == 1 else scripted).act(encode(c, p), _mask(c))
+            c.apply_action(int(a))
+        rewards.append(c.round_rewards[1])
+    r, v = np.array(rewards, dtype=float), plan["best_b"]
+    se = np.sqrt(r.var() / r.size + v.var() / v.size)
+    assert abs(r.mean() - v.mean()) < 4 * se
+
+
+def _reshuffled_unseen(game: Game, seat_obs: np.ndarray, spec, seed: int) -> Game:
+    """The same information state with every card the seat does not see moved elsewhere."""
+    seen = _Seen(spec, seat_obs)
+    g = game.clone(np.random.default_rng(0))
+    places = [(sp, k) for s, sp in enumerate(g.spreads) for k in range(len(sp)) if not seen.spread[s, k]]
+    places += [(g.dealer_cards, k) for k in range(len(g.dealer_cards)) if not seen.dealer[k]]
+    places += [(g.deck.cards, i) for i in range(g.deck.top, len(g.deck.cards))]
+    cards = np.random.default_rng(seed).permutation([lst[i] for lst, i in places]).tolist()
+    for (lst, i), c in zip(places, cards, strict=True):
+        lst[i] = c
+    return g
+
+
+def test_decisions_never_depend_on_unseen_cards():
+    env, dealer = _bettor_draw_state()
+    game = env.game
+    obs = env.observe("player_1")["observation"]
+    values = []
+    for variant in (game, _reshuffled_unseen(game, obs, OichoBestResponse("bettor").encoder.spec, 5)):
+        br = OichoBestResponse("bettor", samples=500, num_players=2)
+        br.begin(variant, 1, [dealer, None])
+        assert np.array_equal(encode(variant, 1), obs)  # the seat sees the same thing
+        q = br.draw_values(variant, 1, _Seen(br.encoder.spec, obs), [STAND, DRAW], np.random.default_rng(3))
+        values.append(q)
+    assert all(np.array_equal(values[0][a], values[1][a]) for a in (STAND, DRAW))
+
+    # the bet plan of a first bettor, and the dealer's exact values
+    env = raw_env()
+    env.reset(seed=11)
+    scripted = OichoScriptedAgent(0)
+    _play_until(env.game, [scripted] * 4, lambda x: x.current_player == 1)
+    obs = env.observe("player_1")["observation"]
+    plans = []
+    for variant in (env.game, _reshuffled_unseen(env.game, obs, OichoBestResponse("bettor").encoder.spec, 9)):
+        br = OichoBestResponse("bettor", seed=4, samples=500)
+        br.begin(variant, 1, [scripted] * 4, deal=11)
+        plans.append(br._plan_bets(variant, 1, _Seen(br.encoder.spec, obs)))
+    assert plans[0]["profile"] == plans[1]["profile"] and np.array_equal(
+        plans[0]["best_b"], plans[1]["best_b"]
+    )
+    _play_until(env.game, [scripted] * 4, lambda x: x.phase == Phase.DEALER_DRAW)
+    obs = env.observe("player_0")["observation"]
+    got = []
+    for variant in (env.game, _reshuffled_unseen(env.game, obs, OichoBestResponse("dealer").encoder.spec, 2)):
+        br = OichoBestResponse("dealer")
+        br.begin(variant, 0, [scripted] * 4)
+        got.append(br.dealer_values(variant, _Seen(br.encoder.spec, obs)))
+    assert got[0] == got[1]

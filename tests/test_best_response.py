@@ -1,0 +1,87 @@
+"""The gap to a best response (kabu_envs.eval.best_response) on Oicho-Kabu, its CLI and its refusals."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from kabu_envs.agents.registry import make_agent
+from kabu_envs.eval import best_response as ebr
+
+
+def _gaps(role, deals, names=("random", "scripted", "expert")):
+    rows, cpu, decisions = ebr.gaps("oicho_kabu", role, names, deals, seed=3)
+    assert cpu > 0 and sum(decisions.values()) > 0
+    return {r["agent"]: r for r in rows}
+
+
+def test_gaps_order_random_scripted_expert_as_bettor():
+    rows = _gaps("bettor", 40)
+    assert rows["random"]["gap"] > rows["scripted"]["gap"] > rows["expert"]["gap"]
+    assert rows["scripted"]["ci95"][0] > rows["expert"]["ci95"][1]  # separated, not just ordered
+    assert rows["expert"]["ci95"][1] > -0.01 and rows["expert"]["gap"] > -0.01
+    for r in rows.values():
+        assert (
+            r["role"] == "bettor"
+            and r["rules"] == "standard"
+            and r["deals"] == 40
+            and r["method"] == "regret"
+        )
+
+
+def test_gaps_order_random_scripted_expert_as_dealer():
+    rows = _gaps("dealer", 300)
+    assert rows["random"]["gap"] > rows["scripted"]["gap"] > rows["expert"]["gap"] >= 0
+    assert rows["scripted"]["ci95"][0] > 0
+
+
+def test_regret_is_zero_for_the_best_responses_own_choice_and_never_negative_for_the_dealer():
+    from kabu_envs import registry
+    from kabu_envs.agents.oicho_best_response import OichoBestResponse
+    from kabu_envs.oicho_kabu.game import Phase
+
+    env = registry.get("oicho_kabu").make_raw_env()
+    scripted = make_agent("oicho_kabu", "scripted", 0)
+    br = OichoBestResponse("dealer")
+    checked = 0
+    for seed in range(120):
+        env.reset(seed=seed)
+        br.begin(env.game, 0, [scripted] * 4)
+        while env.agents:
+            who = env.agent_selection
+            if env.terminations[who]:
+                env.step(None)
+                continue
+            obs = env.observe(who)
+            o, m = obs["observation"], obs["action_mask"]
+            if env.game.phase == Phase.DEALER_DRAW and m.sum() == 2:
+                best = br.act(env.game, 0, o, m)
+                assert br.regret(env.game, 0, o, m, best) == 0.0
+                assert br.regret(env.game, 0, o, m, 1 - best) >= 0.0
+                checked += 1
+            env.step(int(scripted.act(o, m)))
+    assert checked > 20
+
+
+def test_realized_estimator_runs_on_the_same_deals():
+    rows, _, decisions = ebr.gaps("oicho_kabu", "dealer", ["expert"], 50, seed=1, realized=True)
+    assert rows[0]["method"] == "realized" and rows[0]["deals"] == 50
+    assert decisions["dealer_exact"] > 0
+
+
+def test_games_without_a_best_response_and_team_roles_are_refused():
+    with pytest.raises(ValueError, match="no best response"):
+        ebr.gaps("toy_card", None, ["random"], 5)
+    with pytest.raises(ValueError, match="no role"):
+        ebr.gaps("oicho_kabu", "partnership", ["random"], 5)
+
+
+def test_cli_prints_and_writes_rows(tmp_path, capsys):
+    path = tmp_path / "br.json"
+    assert ebr.main(["--role", "dealer", "--deals", "30", "--agents", "scripted", "--json", str(path)]) == 0
+    out = json.loads(path.read_text())
+    assert out["rows"][0]["agent"] == "scripted" and out["cpu_per_deal"] > 0
+    assert "| dealer | scripted | standard | 30 |" in capsys.readouterr().out
+    assert np.isfinite(out["rows"][0]["gap"])
