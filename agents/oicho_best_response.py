@@ -136,7 +136,7 @@ class OichoBestResponse:
     """
 
     def __init__(
-        self, role: str, seed: int = 0, samples: int = 4000, z: float = 2.0, **rule_options: Any
+        self, role: str, seed: int = 0, samples: int = 16000, z: float = 1.0, **rule_options: Any
     ) -> None:
         if role not in ("bettor", "dealer"):
             raise ValueError(f"role must be 'bettor' or 'dealer', got {role!r}")

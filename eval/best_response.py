@@ -107,7 +107,7 @@ def play_best_response(
         reference.reset(_seed(deal_seed, first, 7))
         env.reset(seed=deal_seed)
         seat_agents = [reference] * len(names)
-        br.begin(env.game, seat, seat_agents)
+        br.begin(env.game, seat, seat_agents, deal=int(deal_seed))
         total = env.rewards.get(names[seat], 0.0)
         while env.agents:
             agent = env.agent_selection

@@ -132,9 +132,11 @@ class GameSpec:
     * ``batch``: a vectorised batch engine ``(batch_size, autoreset, **rule_options)`` (see
       ``kabu_envs.batch``); without one, ``batch.make`` serves the game with the reference loop.
     * ``best_response``: a factory ``(role, seed, **options) -> player`` of a best response to the
-      ``reference`` seats (``kabu_envs.eval.best_response``): per deal ``player.begin(state, seat,
-      seat_agents)``, then ``player.act(state, seat, observation, action_mask) -> action`` at each of
-      the seat's turns, ``state`` being the raw env's ``game`` (read only to simulate, never to peek).
+      ``reference`` seats (``kabu_envs.eval.best_response``): per play of a deal ``player.begin(state,
+      seat, seat_agents, deal)``, then at each of the seat's turns ``player.act(state, seat,
+      observation, action_mask) -> action`` (it plays) or ``player.regret(state, seat, observation,
+      action_mask, action) -> chips`` (an agent plays; what the best response's choice gains there),
+      ``state`` being the raw env's ``game`` (read only to simulate, never to peek).
     """
 
     id: str

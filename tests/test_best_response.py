@@ -18,15 +18,15 @@ def _gaps(role, deals, names=("random", "scripted", "expert")):
 
 
 def test_gaps_order_random_scripted_expert_as_bettor():
-    rows = _gaps("bettor", 40)
+    rows = _gaps("bettor", 30)
     assert rows["random"]["gap"] > rows["scripted"]["gap"] > rows["expert"]["gap"]
     assert rows["scripted"]["ci95"][0] > rows["expert"]["ci95"][1]  # separated, not just ordered
-    assert rows["expert"]["ci95"][1] > -0.01 and rows["expert"]["gap"] > -0.01
+    assert rows["expert"]["ci95"][1] >= 0  # >= 0 up to noise
     for r in rows.values():
         assert (
             r["role"] == "bettor"
             and r["rules"] == "standard"
-            and r["deals"] == 40
+            and r["deals"] == 30
             and r["method"] == "regret"
         )
 

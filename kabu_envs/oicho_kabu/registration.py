@@ -63,7 +63,7 @@ SPEC = register(
             sample_title="Oicho-Kabu round",
             order=0,
             best_response_agents=("random", "scripted", "expert"),
-            best_response_deals=2000,
+            best_response_deals=1000,
         ),
         pettingzoo_id="kabu_envs/oicho_kabu-v1",
         batch="kabu_envs.oicho_kabu.batch:make_batch",
