@@ -3,8 +3,10 @@
 ``OichoBestResponse`` plays the bettor or the dealer seat of a round in which every other seat is a
 fixed, known, deterministic policy (the evaluation's reference seats: hand-written players). It sees
 only what its seat sees and takes, at each decision, the action of highest expected chips given that
-information; ``kabu_envs.eval.best_response`` plays it on the evaluation's deals and reports the
-**gap** = its chips minus an agent's on the same deals.
+information. ``kabu_envs.eval.best_response`` reports an agent's **gap** = the best response's
+expected chips minus the agent's on the evaluation's deals, from ``regret``: at each of the agent's
+turns, what the best response's own choice gains there (valued on draws independent of those it chose
+on), summed over the deal.
 
 What it conditions on (docs/baselines.md, "Gap to a best response"):
 
@@ -24,7 +26,8 @@ How it decides:
   expected chips of STAND and of DRAW.
 - **Bets (Monte Carlo, common samples).** The bettor's four stakes are consecutive turns with no
   hidden information yet, so they are planned together: a coordinate search over stake vectors
-  (each spread's stake in turn, from the expert's stakes, until no single change gains), every vector
+  (each spread's stake in turn, from the expert's stakes, until no single change gains ``z``
+  standard errors on the draws), every vector
   played out: the later bettors' bets by their policies on a simulated table, then ``samples`` common
   draws of the second, third and dealer cards, each decider's rule, the dealer's policy reacting to
   the stakes and the draws (``dealer_draw_model``) and the settlement.
