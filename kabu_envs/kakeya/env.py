@@ -37,7 +37,8 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     metadata = {
         "name": "kakeya_v1",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "is_parallelizable": False,
     }
 
@@ -45,15 +46,14 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         self, render_mode: str | None = None, render_seat: int | None = None, **options: Any
     ) -> None:
         self.config = make_config(**options)
-        if render_seat is not None and not (
-            isinstance(render_seat, (int, np.integer))
-            and not isinstance(render_seat, (bool, np.bool_))
-            and 0 <= render_seat < self.config.num_players
-        ):
-            raise ValueError(f"render_seat={render_seat!r}: a seat 0..{self.config.num_players - 1} or None")
-        self.render_seat = None if render_seat is None else int(render_seat)
         self._encoder = Encoder(self.config)
-        super().__init__(self.config.num_players, NUM_ACTIONS, obs_spec(self.config), render_mode=render_mode)
+        super().__init__(
+            self.config.num_players,
+            NUM_ACTIONS,
+            obs_spec(self.config),
+            render_mode=render_mode,
+            render_seat=render_seat,
+        )
         self._rewards_dirty = True  # the rewards dict may hold non-zero values
 
     def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> Game:
@@ -66,6 +66,11 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.game is None:
             return "Kakeya: call reset() first"
         return render_text(self.game, self.render_seat)
+
+    def _render_frame(self, seat: int | None) -> np.ndarray:
+        from kabu_envs.kakeya.picture import draw_table  # pillow only when a frame is asked for
+
+        return draw_table(self.game, seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Same result as the base class; the mask is unpacked from the engine's legal-action
