@@ -107,9 +107,10 @@ def _header(c: Canvas, game: Game, seat: int | None, width: int) -> None:
     c.text((16, 17), "KAKEYA", size=17, fill=pic.GOLD, anchor="lm", bold=True)
     deal = min(game.deal_no + 1, cfg.max_deals)
     mode = "" if cfg.num_players == 4 else f" ({cfg.six_player_mode})"
+    trick = f"  |  trick {game.tricks_played + 1}" if game.trick is not None else ""
     c.text(
         (104, 17),
-        f"{cfg.num_players} players{mode}  |  deal {deal}/{cfg.max_deals}  |  trick {game.tricks_played + 1}",
+        f"{cfg.num_players} players{mode}  |  deal {deal}/{cfg.max_deals}{trick}",
         size=13,
         fill=pic.LIGHT,
         anchor="lm",
