@@ -15,7 +15,7 @@ from kabu_envs.kakeya import Action as KAction
 from kabu_envs.kakeya.cards import bits_to_cards, suit_of
 from kabu_envs.oicho_kabu import Action as OAction
 from kabu_envs.oicho_kabu.deck import card_ids
-from kabu_envs.oicho_kabu.picture import BACK, visibility
+from kabu_envs.oicho_kabu.render import BACK, render_text, visibility
 from kabu_envs.toy_card.env import env as toy_env
 from kabu_envs.wrappers.views import make_view
 
@@ -73,6 +73,14 @@ def test_each_seat_view_differs_from_the_god_view_and_render_seat_is_the_default
         assert not np.array_equal(raw.render_frame(seat), god)  # hands or cards hidden, "view" label
 
 
+@pytest.mark.parametrize("name", ["oicho_standard", "kakeya_4p", "toy_card"])
+def test_pettingzoo_render_test(name):
+    """PettingZoo's own check of every render mode the env lists (human, ansi, rgb_array)."""
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: ENVS[name](render_mode=render_mode))
+
+
 def test_render_seat_and_render_frame_refuse_bad_seats_and_need_a_reset():
     with pytest.raises(ValueError, match=r"render_seat=4: a seat 0..3 or None"):
         oicho_kabu_v1.env(render_seat=4)
@@ -91,7 +99,7 @@ def test_render_seat_and_render_frame_refuse_bad_seats_and_need_a_reset():
 # --- hidden information --------------------------------------------------------------------------
 def test_oicho_seat_frame_ignores_the_cards_it_cannot_see():
     """Two decks that differ only in cards seat 1 cannot see: unbacked spreads' second cards, the
-    dealer's face-down first card. Seat 1's frame (and observation) are equal; the god view is not."""
+    dealer's face-down first card. Seat 1's frame, text and observation are equal; the god view's not."""
     table = [0, 4, 8, 12]  # values 1, 2, 3, 4 on the four spreads
     deck_a = table + card_ids(5, 6, 7, 8, 9)[:1] + [24, 28, 33, 37]  # dealer 5; second cards 7, 8, 9, 10
     deck_b = table + card_ids(9)[:1] + [24, 37, 28, 33]  # dealer 9; spreads 1..3 get other cards
@@ -106,9 +114,11 @@ def test_oicho_seat_frame_ignores_the_cards_it_cannot_see():
             env.step(OAction.BET(1) if stake else OAction.BET(0))
         assert game.phase.name == "DECIDE" and game.current_player == 1
         frames[key] = (env.render_frame(1), env.render_frame(None))
-        obs[key] = env.observe("player_1")["observation"]
+        obs[key] = env.observe("player_1")["observation"], render_text(game, 1), render_text(game)
     assert deck_a[5] == deck_b[5]  # spread 0's second card: seat 1 sees it, the same in both
-    assert np.array_equal(obs["a"], obs["b"])
+    assert np.array_equal(obs["a"][0], obs["b"][0])
+    assert obs["a"][1] == obs["b"][1] and "[?]" in obs["a"][1]  # the text view of seat 1 as well
+    assert obs["a"][2] != obs["b"][2]
     assert np.array_equal(frames["a"][0], frames["b"][0])
     assert not np.array_equal(frames["a"][1], frames["b"][1])
 

@@ -165,12 +165,12 @@ def _trick(
     cx, cy = table_w / 2, 76 + (height - 76) / 2 + 4
     trick = game.trick
     if trick is None or not trick.cards:
-        if game.results and game.tricks_played == 0:  # between deals or at the end: the last result
+        if game.results and (game.tricks_played == 0 or game.terminal):  # between deals, at the end
             r = game.results[-1]
             head = f"partnership {r.winner} wins deal {r.deal + 1}" if r.winner >= 0 else "nobody wins"
-            c.text((cx, cy - 10), head, size=15, fill=pic.LIGHT, anchor="mm", bold=True)
-            moved = "   ".join(f"partnership {p}: {v:+d}" for p, v in r.stones_change.items())
-            c.text((cx, cy + 14), f"stones {moved}", size=12, fill=pic.MUTED, anchor="mm")
+            c.text((cx, cy - 100), head, size=15, fill=pic.LIGHT, anchor="mm", bold=True)
+            moved = ", ".join(f"partnership {p} {v:+d}" for p, v in r.stones_change.items())
+            c.text((cx, cy - 78), f"stones: {moved}", size=12, fill=pic.MUTED, anchor="mm")
         return
     rx, ry = (66, 62) if game.num_players == 4 else (105, 84)  # cards of neighbours never overlap
     for s, card in zip(trick.seats, trick.cards, strict=True):

@@ -87,7 +87,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _render_text(self) -> str:
         if self.game is None:
             return "Oicho-Kabu: call reset() first"
-        return render_text(self.game)
+        return render_text(self.game, self.render_seat)
 
     def _render_frame(self, seat: int | None) -> np.ndarray:
         from kabu_envs.oicho_kabu.picture import draw_table  # pillow only when a frame is asked for

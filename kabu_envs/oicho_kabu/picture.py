@@ -5,10 +5,11 @@ seats with their chips at the bottom, and a status line saying whose turn it is 
 
 ``seat=None`` is the god view: every card is drawn face up, and a card that lies face down on the
 table has a blue frame. With a seat, a card is drawn face up only if that seat may see it (the rules
-of ``observation.py``: a spread's second card only to its backers, the dealer's first cards as §3 says,
-an info card only to its owner), otherwise as a card back; the picture then shows no more than the
-seat's observation holds. Card faces follow ``deck``: kabufuda (a numeral and value marks), hanafuda
-(the month, its plant and colour, the lights with a sun) or western (A..10 and a suit).
+of ``observation.py``, applied by ``render.visibility``: a spread's second card only to its backers,
+the dealer's first cards as §3 says, an info card only to its owner), otherwise as a card back; the
+picture then shows no more than the seat's observation holds. Card faces follow ``deck``: kabufuda
+(a numeral and value marks), hanafuda (the month, its plant and colour, the lights with a sun) or
+western (A..10 and a suit).
 """
 
 from __future__ import annotations
@@ -20,8 +21,22 @@ from kabu_envs.core.picture import Canvas
 from kabu_envs.oicho_kabu import rules
 from kabu_envs.oicho_kabu.deck import LIGHT_CARDS, VALUES
 from kabu_envs.oicho_kabu.game import ESCAPED, NUM_SPREADS, STOOD, Game, Phase
+from kabu_envs.oicho_kabu.render import BACK, FACE, MARKED, visibility
 
-WIDTH, HEIGHT = 900, 560
+WIDTH = 900
+SEATS_TOP, SEAT_H, SEAT_GAP = 464, 84, 8  # the seat panels: one row up to 4 players, else two
+
+
+def seat_rows(num_players: int) -> int:
+    return 1 if num_players <= 4 else 2
+
+
+def frame_size(num_players: int) -> tuple[int, int]:
+    """(width, height) of the frames of a table of ``num_players`` (fixed for an env)."""
+    rows = seat_rows(num_players)
+    return WIDTH, SEATS_TOP + rows * SEAT_H + (rows - 1) * SEAT_GAP + 12
+
+
 CARD_W, CARD_H = 60, 88
 MINI_W, MINI_H = 30, 44
 
@@ -40,49 +55,6 @@ MONTHS = (
 )
 KABU_FRAME = (92, 34, 26)  # the kabufuda's dark red-brown frame
 _STATUS = {STOOD: ("stand", pic.MUTED), 2: ("drew", pic.GOLD), ESCAPED: ("escaped", (150, 160, 255))}
-
-# what a card looks like in a frame
-FACE, BACK, MARKED = 0, 1, 2  # face up / card back / face up with the god view's face-down frame
-
-
-def visibility(game: Game, seat: int | None) -> tuple[list[list[int]], list[int], list[int]]:
-    """How each card is drawn for ``seat`` (None: god view): spreads, dealer cards, info cards.
-
-    Mirrors what ``observation.Encoder`` lets the seat see (tests compare the two).
-    """
-    shown = game.showdown
-    spreads = []
-    for s, cards in enumerate(game.spreads):
-        row = []
-        for k in range(len(cards)):
-            down = k == 1 and not shown
-            if not down:
-                row.append(FACE)
-            elif seat is None:
-                row.append(MARKED)
-            else:
-                row.append(FACE if game.stakes[s][seat] else BACK)
-        spreads.append(row)
-    revealed = game.dealer_revealed
-    face_up = game.cfg.dealer_second_card_face_up
-    dealer = []
-    for k in range(len(game.dealer_cards)):
-        down = k < 2 and not (shown or (revealed and face_up))
-        if not down:
-            dealer.append(FACE)
-        elif seat is None:
-            dealer.append(MARKED)
-        else:
-            dealer.append(FACE if revealed and seat == game.dealer else BACK)
-    info = []
-    for owner, card in enumerate(game.info_cards):
-        if card < 0:
-            info.append(-1)
-        elif seat is None:
-            info.append(MARKED)
-        else:
-            info.append(FACE if owner == seat else BACK)
-    return spreads, dealer, info
 
 
 # --- cards ------------------------------------------------------------------------------------
@@ -201,7 +173,7 @@ def _header(c: Canvas, game: Game, seat: int | None) -> None:
     )
 
 
-def _dealer(c: Canvas, game: Game, seat: int | None, how: list[int]) -> None:
+def _dealer(c: Canvas, game: Game, how: list[int]) -> None:
     x0, y0, x1, y1 = 250, 72, 650, 206
     to_act = not game.terminal and game.current_player == game.dealer
     c.rect((x0, y0, x1, y1), fill=pic.FELT_DARK, outline=pic.GOLD if to_act else None, width=2, radius=10)
@@ -281,12 +253,16 @@ def _spreads(c: Canvas, game: Game, how: list[list[int]]) -> None:
 
 def _seats(c: Canvas, game: Game, seat: int | None, info_how: list[int]) -> None:
     n = game.num_players
-    margin, gap, y0, y1 = 18, 8, 464, HEIGHT - 12
-    w = (WIDTH - 2 * margin - (n - 1) * gap) / n
+    margin, gap = 18, SEAT_GAP
+    per_row = -(-n // seat_rows(n))
+    w = (WIDTH - 2 * margin - (per_row - 1) * gap) / per_row
     deck = game.cfg.deck
     for s in range(n):
-        x0 = margin + s * (w + gap)
+        row, col = divmod(s, per_row)
+        x0 = margin + col * (w + gap)
         x1 = x0 + w
+        y0 = SEATS_TOP + row * (SEAT_H + gap)
+        y1 = y0 + SEAT_H
         to_act = not game.terminal and game.current_player == s
         c.rect(
             (x0, y0, x1, y1), fill=pic.FELT_DARK, outline=pic.GOLD if to_act else None, width=2.5, radius=8
@@ -383,12 +359,12 @@ def log_lines(game: Game) -> list[str]:
 
 
 def draw_table(game: Game, seat: int | None = None) -> np.ndarray:
-    """The table as an RGB frame (uint8, ``HEIGHT`` x ``WIDTH`` x 3), as ``seat`` sees it (None: all)."""
-    c = Canvas(WIDTH, HEIGHT)
+    """The table as an RGB frame (uint8, H x W x 3, see ``frame_size``) as ``seat`` sees it (None: all)."""
+    c = Canvas(*frame_size(game.num_players))
     spread_how, dealer_how, info_how = visibility(game, seat)
     _header(c, game, seat)
     _side_notes(c, game, seat)
-    _dealer(c, game, seat, dealer_how)
+    _dealer(c, game, dealer_how)
     _spreads(c, game, spread_how)
     _seats(c, game, seat, info_how)
     return c.frame()
