@@ -2,7 +2,7 @@
 
 What it evaluates is data: each registered game's ``DemoPlan`` (``kabu_envs.registry``) names its
 roles, the opponents every shipped model meets, the reference rows between the hand-written players
-and the deal count. Every shipped model (models/ppo*/, its game and role read from run.json) meets
+and the deal count. Every shipped model (kabu_envs/models/ppo*/, its game and role read from run.json) meets
 its game's opponents on duplicate deals (matchup seeds ``seed + 7919 * i``, disjoint from the
 training validation seeds); the demo adds the reference rows, computes openskill ratings, writes
 ``reports/summary.json``, the matchup heatmaps and the learning curves, prints the

@@ -14,7 +14,7 @@ policy file (``policy.npz`` + ``policy.json``: weights and what they were traine
 ``run.json`` (resolved config, seed, package versions, timings, a short duplicate evaluation) and
 ``progress.csv`` (the learning curve) — swapped into place only when complete, and ``work/``
 (pickle-free resumable checkpoints, logs, the BC warm start). ``publish=True`` copies ``model/`` to
-``models/<name>/``. An interrupted run saves a checkpoint and says how to resume (``resume=True``).
+``kabu_envs/models/<name>/``. An interrupted run saves a checkpoint and says how to resume (``resume=True``).
 """
 
 from __future__ import annotations
