@@ -48,7 +48,12 @@ def learning_curves(runs: dict[str, str | Path], out: str | Path) -> Path | None
 
 def matchup_heatmap(rows: Sequence[dict[str, Any]], title: str, out: str | Path) -> Path:
     """Agents x opponents grid of the duplicate advantage (CI in the cell text)."""
-    labels = [f"{r['agent']} ({r['role']})" for r in rows]
+    labels = [
+        f"{r['agent']} ({r['role']}"
+        + ("" if r.get("rules", "standard") == "standard" else f", {r['rules']}")
+        + ")"
+        for r in rows
+    ]
     agents = list(dict.fromkeys(labels))
     opps = list(dict.fromkeys(r["opponent"] for r in rows))
     grid = np.full((len(agents), len(opps)), np.nan)

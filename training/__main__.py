@@ -91,7 +91,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         record = train(
-            cfg, out=args.out, progress_bar=not args.no_progress, resume=args.resume, publish=args.publish
+            cfg,
+            out=args.out,
+            # quiet when not on a terminal (logs, CI), as the evaluation's bars
+            progress_bar=not args.no_progress and sys.stderr.isatty(),
+            resume=args.resume,
+            publish=args.publish,
         )
     except TrainingInterrupted as exc:
         print(f"\n{exc}", file=sys.stderr)
