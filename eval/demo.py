@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         if rows:
             title = f"{game}: duplicate advantage per deal ({deals[game]} deals)"
             matchup_heatmap(rows, title, out / f"heatmap_{game}.png")
-    curves = {m["name"]: m["dir"] / "progress.csv" for m in shipped(models)}
+    curves = {m["name"]: m["dir"] for m in shipped(models)}
     learning_curves(curves, out / "learning_curves.png")
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
 
