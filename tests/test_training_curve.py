@@ -89,3 +89,33 @@ def test_learning_curves_draw_runs_with_and_without_a_curve(tmp_path):
     out = learning_curves({"with": run, "without": old}, tmp_path / "lc.png")
     assert out is not None and out.stat().st_size > 10_000
     assert learning_curves({"none": tmp_path / "missing"}, tmp_path / "x.png") is None
+
+
+def _run_with_curve(root, name, points):
+    model = root / name / "model"
+    model.mkdir(parents=True)
+    w = CurveWriter(model / "curve.csv")
+    for s, mean, lo, hi in points:
+        w.add(s, s / 100, [{"opponent": "expert", "deals": 9, "mean": mean, "lo": lo, "hi": hi}])
+    return root / name
+
+
+def test_curves_compare_runs_against_a_reference(tmp_path, capsys):
+    from kabu_envs.eval import curves
+
+    a = _run_with_curve(
+        tmp_path, "s1", [(0, -1.0, -1.2, -0.8), (100, -0.1, -0.3, 0.05), (200, 0.0, -0.1, 0.1)]
+    )
+    b = _run_with_curve(tmp_path, "s2", [(0, -1.0, -1.2, -0.8), (100, -0.5, -0.7, -0.3)])
+    got = curves.load([a, b], "expert")
+    assert [c.reached_at for c in got] == [100, None]
+    assert got[0].reached_wall == 1.0
+    text = curves.table(got, "expert")
+    assert "| s1 | 100 | 0.0 min | 200 | +0.000 | [−0.100, +0.100] |" in text
+    assert "| s2 | not reached |" in text
+    assert curves.main([str(a), str(b), "--opponent", "expert", "--out", str(tmp_path / "c.png")]) == 0
+    assert (tmp_path / "c.png").stat().st_size > 5_000
+    with pytest.raises(ValueError, match="no curve against 'scripted'"):
+        curves.load([a], "scripted")
+    with pytest.raises(ValueError, match="no curve.csv"):
+        curves.load([tmp_path], "expert")
