@@ -130,3 +130,17 @@ def test_no_code_imports_the_repository_folders_by_their_bare_names() -> None:
         if bare.search(path.read_text())
     ]
     assert offenders == []
+
+
+def test_frames_render_on_the_runtime_install(runtime_venv: dict[str, Path]) -> None:
+    """pillow is a runtime dependency: ``render_mode="rgb_array"`` works without any extra."""
+    code = (
+        "from kabu_envs import kakeya_v1, oicho_kabu_v1\n"
+        "for make in (kakeya_v1.env, oicho_kabu_v1.env):\n"
+        "    env = make(render_mode='rgb_array')\n"
+        "    env.reset(seed=0)\n"
+        "    frame = env.render()\n"
+        "    print(frame.shape, frame.dtype)\n"
+    )
+    out = _run([runtime_venv["py"], "-c", code], cwd=runtime_venv["work"]).stdout.split("\n")
+    assert out[:2] == ["(640, 1090, 3) uint8", "(560, 900, 3) uint8"]
