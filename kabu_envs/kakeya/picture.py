@@ -39,6 +39,7 @@ HAND_W, HAND_H, HAND_STEP = 40, 58, 18  # a card in a hand, and the fan's step
 TRICK_W, TRICK_H = 52, 76
 MINI_W, MINI_H = 30, 44
 EGARA_W, EGARA_H = 20, 27
+GHOST = (52, 100, 76)  # an egara not taken: its slot, faint on the dark felt
 
 
 def frame_size(num_players: int) -> tuple[int, int]:
@@ -221,20 +222,24 @@ def _side(c: Canvas, game: Game, x0: float, width: int, height: int) -> None:
                 ey = y + 18 + si * (EGARA_H + 4)
                 if captured >> card & 1:
                     _mini_egara(c, card, ex, ey)
-                else:
-                    c.rect((ex, ey, ex + EGARA_W, ey + EGARA_H), outline=pic.FELT_LIGHT, width=1, radius=3)
+                else:  # a faint slot naming the card, so the grid reads without a legend
+                    _mini_egara(c, card, ex, ey, ghost=True)
         y += 154
     last = game.last_trick
     if last is not None:
         _last_trick(c, game, last, x, y)
 
 
-def _mini_egara(c: Canvas, card: int, x: float, y: float) -> None:
+def _mini_egara(c: Canvas, card: int, x: float, y: float, ghost: bool = False) -> None:
     suit = SUIT_NAMES[suit_of(card)]
-    c.rect((x, y, x + EGARA_W, y + EGARA_H), fill=pic.PAPER, outline=pic.INK, width=1, radius=3)
-    ink = pic.suit_colour(suit)
+    if ghost:
+        c.rect((x, y, x + EGARA_W, y + EGARA_H), outline=pic.FELT_LIGHT, width=1, radius=3)
+        ink = GHOST
+    else:
+        c.rect((x, y, x + EGARA_W, y + EGARA_H), fill=pic.PAPER, outline=pic.INK, width=1, radius=3)
+        ink = pic.suit_colour(suit)
     c.text((x + EGARA_W / 2, y + 8), RANK_NAMES[rank_of(card)], size=10, fill=ink, anchor="mm", bold=True)
-    c.suit(suit, (x + EGARA_W / 2, y + 19), 9)
+    c.suit(suit, (x + EGARA_W / 2, y + 19), 9, fill=ink)
 
 
 def _last_trick(c: Canvas, game: Game, last: Trick, x: float, y: float) -> None:
