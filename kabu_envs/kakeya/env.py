@@ -8,8 +8,10 @@ Environment card
   the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md §12 Observation).
 - Rewards: paid at the end of each deal: partnership stone change (``reward="stones"``)
   or normalised egara difference (``reward="egara"``); sitting-out seats get 0.
-- Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); with
-  ``render_seat=i`` only seat i's own hand is shown (the others as card counts).
+- Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); ``"rgb_array"``
+  returns a picture (uint8, 640 x 1090 x 3 with four players, 720 x 1250 x 3 with six; pillow,
+  ``picture.py``). With ``render_seat=i`` only seat i's own hand is shown (the others as card counts
+  or card backs); ``env.unwrapped.render_frame(seat)`` draws any view.
 - Version history: v0 - first release (Rensho had to follow suit when it was its holder's only
   card of the led suit); v1 - option ``rensho_follow``, default ``"free"``: Rensho is never forced
   out to follow suit (seed 002), so default-option masks, play and returns can differ from v0

@@ -17,6 +17,10 @@ Environment card
 - Options: every rule option of docs/oicho_kabu.md §7 Options (``rules=`` preset plus overrides);
   unknown or invalid options raise ``RuleConfigError`` (a ``ValueError``) naming them.
   ``reset(seed=s, options={"deck": [ids...]})`` stacks the deck (those ids are drawn first, in order).
+- Render: ``"ansi"`` returns, ``"human"`` prints, a text table; ``"rgb_array"`` returns a picture
+  (uint8, 560 x 900 x 3, 652 x 900 x 3 with five to eight players; pillow, ``picture.py``). The god
+  view by default; ``render_seat=i`` shows only what seat i may see (``render.visibility``), and
+  ``env.unwrapped.render_frame(seat)`` draws any view.
 - Illegal actions raise ``IllegalActionError`` (a ``ValueError`` listing the legal actions).
   ``env(illegal_reward=x)`` instead adds PettingZoo's ``TerminateIllegalWrapper``: an illegal action
   ends the episode, the offender gets ``x`` and everyone else 0.

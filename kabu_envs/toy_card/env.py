@@ -5,6 +5,8 @@ Environment card
 - Actions: ``Discrete(3)``: PASS=0, PLAY=1, RAISE=2 (RAISE only with a card of value >= 5).
 - Observations: ``{"observation": float32[18], "action_mask": int8[3]}``: own card value, own seat.
 - Rewards: paid when the last seat acts; score minus the table's mean score (zero-sum).
+- Render: ``"ansi"``/``"human"`` text; ``"rgb_array"`` a 320 x 640 x 3 picture (``render_seat=i``:
+  only seat i's card face up).
 - Version history: v0 - first release.
 """
 
