@@ -127,6 +127,9 @@ class GameSpec:
     * ``training_presets``: ``"package:folder"`` of YAML training presets shipped with the game.
     * ``batch``: a vectorised batch engine ``(batch_size, autoreset, **rule_options)`` (see
       ``kabu_envs.batch``); without one, ``batch.make`` serves the game with the reference loop.
+    * ``viewer``: what a person playing a seat is shown (``kabu-play``, ``kabu-replay``): an object with
+      ``seat_view``, ``action_label``, ``move_text`` and ``action_card`` (``kabu_envs.core.views.Viewer``);
+      without one the tools show the raw observation and the engine's action names.
     """
 
     id: str
@@ -144,6 +147,7 @@ class GameSpec:
     gym_ids: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     training_presets: str | None = None
     batch: Ref | None = None
+    viewer: Ref | None = None
     doc: str = ""
 
     def __post_init__(self) -> None:

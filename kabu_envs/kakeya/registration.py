@@ -54,6 +54,7 @@ SPEC = register(
         pettingzoo_id="kabu_envs/kakeya-v1",
         batch="kabu_envs.kakeya.batch:make_batch",
         gym_ids={"kabu_envs/Kakeya-v1": {"role": "partnership"}},
+        viewer="kabu_envs.kakeya.view:VIEWER",
         doc="partnership trick-taking with trumps and Rensho (docs/kakeya.md)",
     )
 )

@@ -72,4 +72,6 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
         assert run["config"]["bc"]["teacher"] == teacher, model["name"]
         assert run["bc"]["accuracy"] >= 0.95 and run["bc"]["decisions"] >= run["config"]["bc"]["steps"]
         # the shipped models were trained before 0.2.0 moved the package to kabu_envs.training
-        assert run["command"].startswith(("python -m training ", "python -m kabu_envs.training ")), run["command"]
+        assert run["command"].startswith(("python -m training ", "python -m kabu_envs.training ")), run[
+            "command"
+        ]
