@@ -9,6 +9,7 @@ let games = [];
 let token = null;
 let busy = false;
 let replay = null; // {frames, pos, timer}
+let turns = 0; // states drawn so far (body[data-turn]: a test waits for it to move)
 
 const MONTH_COLORS = ["#2e7d32", "#c2185b", "#f48fb1", "#7e57c2", "#3949ab", "#d81b60", "#8d6e63",
   "#9e9d24", "#f9a825", "#e65100"];
@@ -176,6 +177,7 @@ function drawState(state) {
     $("download").href = `/api/record?token=${encodeURIComponent(token)}`;
     $("summary-box").classList.remove("hidden");
   }
+  document.body.dataset.turn = String(++turns);
 }
 
 async function move(action) {
