@@ -95,3 +95,24 @@ def test_kabu_replay_prints_the_game_and_refuses_a_bad_record(tmp_path, capsys):
     path.write_text(json.dumps(data))
     assert replay_cli.main([str(path)]) == 1
     assert "action #0 (1) of player_" in capsys.readouterr().err
+
+
+def test_a_game_without_a_viewer_plays_on_the_generic_view(tmp_path):
+    """A game registered with no ``viewer``: the raw observation and the engine's action names."""
+    import dataclasses
+
+    from kabu_envs import registry
+
+    spec = dataclasses.replace(
+        registry.get("toy_card"), id="toy_bare", viewer=None, gym_ids={}, pettingzoo_id=None
+    )
+    registry.register(spec)
+    try:
+        match = Match("toy_bare", [HUMAN, "random"], seed=1)
+        out = io.StringIO()
+        assert run(match, io.StringIO("1\n"), out, str(tmp_path / "bare.json")) == 0
+        text = out.getvalue()
+        assert "observation: " in text and "1) action 0" in text and "=== match summary ===" in text
+        replay(read_record(tmp_path / "bare.json"))
+    finally:
+        registry.unregister("toy_bare")
