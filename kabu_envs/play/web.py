@@ -18,6 +18,7 @@ API (JSON bodies):
 * ``GET /api/record?token=...``: the game record so far.
 * ``POST /api/replay`` ``{record, seat}`` -> ``{frames, seats, seat}``: a record replayed (checked)
   as that seat saw it.
+* ``POST /api/resume`` ``{record}`` -> ``{token, frames, state}``: continue a saved (incomplete) game.
 """
 
 from __future__ import annotations
@@ -119,6 +120,19 @@ class App:
             match = Match(spec.id, seats, options, seed, deck, created_by="kabu-play --web")
         except (ValueError, TypeError) as exc:
             raise ApiError(str(exc)) from None
+        return self._start(match)
+
+    def resume(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Continue a game saved as an incomplete record (``Match.from_json``)."""
+        try:
+            match = Match.from_json(body.get("record"))  # type: ignore[arg-type]
+        except (RecordError, ValueError, TypeError) as exc:
+            raise ApiError(f"cannot continue this record: {exc}") from None
+        if match.seat is None or match.over:
+            raise ApiError("this record is not a game in progress with a person's seat")
+        return self._start(match)
+
+    def _start(self, match: Match) -> dict[str, Any]:
         token = secrets.token_urlsafe(16)
         lock = threading.Lock()
         with self.lock:
@@ -224,6 +238,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         routes = {
+            "/api/resume": self.server.app.resume,
             "/api/new": self.server.app.new,
             "/api/move": self.server.app.move,
             "/api/replay": self.server.app.replay,

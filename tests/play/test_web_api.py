@@ -87,3 +87,20 @@ def test_bad_requests_are_refused_with_a_message(server):
     assert _call(url + "/api/move", {"token": "x", "action": 0})[0] == 404
     status, err = _call(url + "/api/new", b"[1")
     assert status == 400 and "bad JSON" in err["error"]
+
+
+def test_a_saved_game_continues_where_it_stopped(server):
+    url, _, _ = server
+    _, out = _call(url + "/api/new", {"game": "kakeya", "seat": 2, "seed": 6, "opponents": "scripted"})
+    token = out["token"]
+    for _ in range(3):
+        _, out = _call(url + "/api/move", {"token": token, "action": out["state"]["moves"][0]["action"]})
+    _, saved = _call(url + f"/api/record?token={token}")
+    assert saved["complete"] is False and saved["viewer"] == 2
+    status, resumed = _call(url + "/api/resume", {"record": saved})
+    assert status == 200 and resumed["token"] != token
+    assert resumed["frames"] == [] and resumed["state"]["view"] == out["state"]["view"]
+    assert resumed["state"]["moves"] == out["state"]["moves"]
+    saved["viewer"], saved["seats"][2] = None, {"agent": "random", "seed": 1}
+    status, err = _call(url + "/api/resume", {"record": saved})
+    assert status == 400 and "not a game in progress" in err["error"]

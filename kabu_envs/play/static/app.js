@@ -46,7 +46,8 @@ function cardEl(card, fresh) {
     s.append(svg("circle", { cx: 32, cy: 44, r: 16, fill: "#fffdf6", opacity: 0.85 }));
     s.append(svg("text", { x: 32, y: 51, "font-size": 20, "text-anchor": "middle", fill: "#222",
       "font-weight": "bold" }, card.rank));
-    s.append(svg("text", { x: 32, y: 81, "font-size": 8, "text-anchor": "middle", fill: "#fff" }, card.suit));
+    const fit = card.suit.length > 9 ? { textLength: 54, lengthAdjust: "spacingAndGlyphs" } : {};
+    s.append(svg("text", { x: 32, y: 81, "font-size": 8, "text-anchor": "middle", fill: "#fff", ...fit }, card.suit));
     if (card.light) s.append(svg("text", { x: 8, y: 17, "font-size": 14, fill: "#ffd54a" }, "★"));
   } else if (card.kind === "kabufuda") {
     s.append(svg("rect", { x: 3, y: 3, width: 58, height: 84, rx: 4, fill: "#222" }));
@@ -61,15 +62,22 @@ function cardEl(card, fresh) {
   return div;
 }
 
-function cardsEl(cards, fresh) {
+// `before`: the zone's cards in the previous frame; a card that was not there pops in (animated).
+function cardsEl(cards, fresh, before) {
   const box = document.createElement("div");
   box.className = "cards";
-  for (const c of cards) box.append(cardEl(c, fresh));
+  cards.forEach((c, i) => {
+    const same = before && before[i] && JSON.stringify(before[i]) === JSON.stringify(c);
+    box.append(cardEl(c, fresh && !same));
+  });
   return box;
 }
 
 // Draw a seat view into `root` (the game table or the replay viewer).
 function drawView(view, root, ids, fresh) {
+  const before = {};
+  for (const z of ids.last ? ids.last.zones : []) before[z.label] = z.cards;
+  ids.last = view;
   ids.title.textContent = view.title;
   ids.status.replaceChildren(...view.status.map((line) => {
     const li = document.createElement("li");
@@ -85,7 +93,7 @@ function drawView(view, root, ids, fresh) {
     const note = document.createElement("div");
     note.className = "note";
     note.textContent = z.note;
-    div.append(label, cardsEl(z.cards, fresh), note);
+    div.append(label, cardsEl(z.cards, fresh, before[z.label]), note);
     return div;
   }));
   if (ids.hand) {
@@ -148,6 +156,7 @@ async function play(frames, state) {
 
 function drawState(state) {
   drawView(state.view, $("table"), TABLE, false);
+  for (const id of ["download", "save"]) $(id).href = `/api/record?token=${encodeURIComponent(token)}`;
   const moves = state.moves;
   $("moves-box").classList.toggle("hidden", state.over);
   $("moves").replaceChildren(...moves.map((m) => {
@@ -174,7 +183,6 @@ function drawState(state) {
       return li;
     }));
     $("record-file").textContent = state.record_file ? `record written to ${state.record_file}` : "";
-    $("download").href = `/api/record?token=${encodeURIComponent(token)}`;
     $("summary-box").classList.remove("hidden");
   }
   document.body.dataset.turn = String(++turns);
@@ -272,9 +280,25 @@ async function loadReplay() {
     const record = JSON.parse(await file.text());
     const seat = $("replay-seat").value.trim();
     const out = await api("/api/replay", { record, seat });
-    replay = { frames: out.frames, pos: 0, timer: null };
+    replay = { frames: out.frames, pos: 0, timer: null, record };
+    $("replay-resume").classList.toggle("hidden", record.complete || record.viewer === null);
     $("replay-controls").classList.remove("hidden");
     showReplayFrame();
+  } catch (e) {
+    $("replay-error").textContent = e.message;
+  }
+}
+
+// Continue a saved (incomplete) game from its record, in the Play tab.
+async function resumeGame() {
+  try {
+    const out = await api("/api/resume", { record: replay.record });
+    token = out.token;
+    tab("play");
+    $("log").replaceChildren();
+    $("result-box").classList.add("hidden");
+    $("summary-box").classList.add("hidden");
+    await play(out.frames, out.state);
   } catch (e) {
     $("replay-error").textContent = e.message;
   }
@@ -308,6 +332,7 @@ async function init() {
   $("tab-play").addEventListener("click", () => tab("play"));
   $("tab-replay").addEventListener("click", () => tab("replay"));
   $("replay-load").addEventListener("click", loadReplay);
+  $("replay-resume").addEventListener("click", resumeGame);
   $("replay-first").addEventListener("click", () => replayGo(0));
   $("replay-prev").addEventListener("click", () => replayGo(replay.pos - 1));
   $("replay-next").addEventListener("click", () => replayGo(replay.pos + 1));
