@@ -18,17 +18,6 @@ import sys
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def _seats(game: str, seat: int, opponents: list[str], n: int) -> list[str]:
-    from kabu_envs.play.session import HUMAN
-
-    if not 0 <= seat < n:
-        raise ValueError(f"--seat {seat}: this table has seats 0..{n - 1}")
-    if len(opponents) not in (1, n - 1):
-        raise ValueError(f"--opponents: give one name, or {n - 1} (one per other seat), not {len(opponents)}")
-    others = iter(opponents * (n - 1) if len(opponents) == 1 else opponents)
-    return [HUMAN if i == seat else next(others) for i in range(n)]
-
-
 def _pick_game(ids: list[str]) -> str:
     from kabu_envs import registry
 
@@ -71,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         return serve(args.host, args.port, args.record_dir)
 
     from kabu_envs.play.records import RecordError, read_record
-    from kabu_envs.play.session import Match
+    from kabu_envs.play.session import Match, seat_list
     from kabu_envs.play.terminal import main_terminal
 
     try:
@@ -86,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             opts = parse_assignments(args.option)
             n = len(spec.make_raw_env(**opts).possible_agents)
             opponents = args.opponents or [spec.reference if spec.reference in spec.agent_names else "random"]
-            match = Match(game, _seats(game, args.seat, opponents, n), opts, args.seed)
+            match = Match(game, seat_list(args.seat, opponents, n), opts, args.seed)
             record = args.record
     except (RecordError, ValueError) as exc:
         ap.error(str(exc))

@@ -39,6 +39,17 @@ def fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1)[0])
 
 
+def seat_list(seat: int, opponents: Sequence[str], n: int) -> list[str]:
+    """The seats of a table of ``n``: the person on ``seat``, ``opponents`` on the others (one name
+    for all of them, or one per other seat in seat order)."""
+    if not 0 <= seat < n:
+        raise ValueError(f"seat {seat}: this table has seats 0..{n - 1}")
+    if len(opponents) not in (1, n - 1):
+        raise ValueError(f"opponents: give one name, or {n - 1} (one per other seat), not {len(opponents)}")
+    others = iter(list(opponents) * (n - 1) if len(opponents) == 1 else opponents)
+    return [HUMAN if i == seat else str(next(others)) for i in range(n)]
+
+
 class IllegalMove(ValueError):
     """The person chose a move that is not legal now; the message lists the legal ones."""
 

@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, urlparse
 
 from kabu_envs import registry
 from kabu_envs.play.records import GameRecord, RecordError, write_record
-from kabu_envs.play.session import HUMAN, IllegalMove, Match
+from kabu_envs.play.session import IllegalMove, Match, seat_list
 
 MAX_SESSIONS = 64  # the oldest game is dropped beyond this
 MAX_BODY = 4 << 20  # bytes: a record of a long match fits
@@ -102,18 +102,12 @@ class App:
             if not isinstance(options, dict):
                 raise ValueError(f"options must be an object of rule options, got {options!r}")
             n = len(spec.make_raw_env(**options).possible_agents)
-            seat = int(body.get("seat", 0))
-            if not 0 <= seat < n:
-                raise ValueError(f"seat {seat}: this table has seats 0..{n - 1}")
             opponents = body.get("opponents") or [
                 spec.reference if spec.reference in spec.agent_names else "random"
             ]
             if isinstance(opponents, str):
                 opponents = [o.strip() for o in opponents.split(",") if o.strip()]
-            if len(opponents) not in (1, n - 1):
-                raise ValueError(f"give one opponent, or {n - 1} (one per other seat)")
-            others = iter(opponents * (n - 1) if len(opponents) == 1 else opponents)
-            seats = [HUMAN if i == seat else str(next(others)) for i in range(n)]
+            seats = seat_list(int(body.get("seat", 0)), opponents, n)
             seed = body.get("seed")
             seed = None if seed in (None, "") else int(seed)
             deck = body.get("deck")
