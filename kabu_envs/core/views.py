@@ -37,6 +37,14 @@ def hidden_card() -> Card:
     return dict(HIDDEN)
 
 
+def face_card(
+    card_id: int, kind: str, rank: str, name: str, suit: str = "", red: bool = False, light: bool = False
+) -> Card:
+    """A seen card: what the page needs to draw it (``kind``: ``western``, ``hanafuda``, ``kabufuda``,
+    ``number``)."""
+    return {"id": card_id, "kind": kind, "rank": rank, "suit": suit, "red": red, "light": light, "name": name}
+
+
 def zone(label: str, cards: list[Card], note: str = "", active: bool = False) -> dict[str, Any]:
     return {"label": label, "cards": cards, "note": note, "active": active}
 

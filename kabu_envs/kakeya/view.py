@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kabu_envs.core.views import Card, View, zone
+from kabu_envs.core.views import Card, View, face_card, zone
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.cards import NUM_CARDS, RANK_NAMES, SUIT_NAMES, bits_to_cards, rank_of, suit_of
 from kabu_envs.kakeya.game import Game, Phase, partnership_of
@@ -20,8 +20,7 @@ SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
 def card(card_id: int) -> Card:
     """The picture of a seen card."""
     suit, rank = SUIT_SYMBOLS[suit_of(card_id)], RANK_NAMES[rank_of(card_id)]
-    return {"id": card_id, "kind": "western", "rank": rank, "suit": suit, "red": suit in "♦♥",
-            "light": False, "name": rank + suit}  # fmt: skip
+    return face_card(card_id, "western", rank, rank + suit, suit, red=suit in "♦♥")
 
 
 def card_text(card_id: int) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kabu_envs.core.views import Card, View, hidden_card, zone
+from kabu_envs.core.views import Card, View, face_card, hidden_card, zone
 from kabu_envs.oicho_kabu import rules
 from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, ESCAPE, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.deck import COPIES, LIGHT_CARDS, VALUES
@@ -38,15 +38,12 @@ def card(deck: str, card_id: int) -> Card:
     if deck == "western":
         suit = SUITS[card_id % COPIES]
         rank = "A" if value == 1 else str(value)
-        return {"id": card_id, "kind": "western", "rank": rank, "suit": suit, "red": suit in "♦♥",
-                "light": False, "name": f"{rank}{suit}"}  # fmt: skip
+        return face_card(card_id, "western", rank, f"{rank}{suit}", suit, red=suit in "♦♥")
     if deck == "hanafuda":
         light = card_id in LIGHT_CARDS
         name = f"month {value} ({MONTHS[value - 1]})" + (", light" if light else "")
-        return {"id": card_id, "kind": "hanafuda", "rank": str(value), "suit": MONTHS[value - 1],
-                "red": light, "light": light, "name": name}  # fmt: skip
-    return {"id": card_id, "kind": "kabufuda", "rank": str(value), "suit": "", "red": value == 1,
-            "light": False, "name": str(value)}  # fmt: skip
+        return face_card(card_id, "hanafuda", str(value), name, MONTHS[value - 1], red=light, light=light)
+    return face_card(card_id, "kabufuda", str(value), str(value), red=value == 1)
 
 
 def _hand_text(game: Game, cards: list[int], role: str) -> str:

@@ -33,8 +33,9 @@ from kabu_envs import __version__, registry
 
 FORMAT = "kabu-envs game record"
 VERSION = 1
-_KEYS = {"format", "version", "game", "options", "seed", "deck", "seats", "viewer", "actions", "complete",
-         "rewards", "created_by", "kabu_envs_version"}  # fmt: skip
+# every field of a record (to_json writes them all; from_json refuses others)
+_KEYS = frozenset(("format", "version", "game", "options", "seed", "deck", "seats", "viewer", "actions"))
+_KEYS |= {"complete", "rewards", "created_by", "kabu_envs_version"}
 
 
 class RecordError(ValueError):
@@ -253,9 +254,14 @@ class DealRecorder:
     """
 
     def __init__(
-        self, directory: str | Path, game: str, options: dict[str, Any], names: dict[int, str], other: str,
+        self,
+        directory: str | Path,
+        game: str,
+        options: dict[str, Any],
+        names: dict[int, str],
+        other: str,
         prefix: str,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.directory = Path(directory)
         self.game, self.options = game, dict(options)
         self.names, self.other, self.prefix = names, other, prefix
@@ -270,8 +276,14 @@ class DealRecorder:
             for a, s in zip(seat_agents, seeds, strict=True)
         ]
         record = GameRecord(
-            self.game, self.options, int(deal_seed), seats, list(actions), complete=True,
-            rewards=[float(x) for x in totals], created_by="kabu-eval",
-        )  # fmt: skip
+            self.game,
+            self.options,
+            int(deal_seed),
+            seats,
+            list(actions),
+            complete=True,
+            rewards=[float(x) for x in totals],
+            created_by="kabu-eval",
+        )
         write_record(record, self.directory / f"{self.prefix}-{self.count:06d}.json")
         self.count += 1

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kabu_envs.core.views import Card, View, hidden_card, zone
+from kabu_envs.core.views import Card, View, face_card, hidden_card, zone
 from kabu_envs.toy_card.game import Action, Game
 
 
 def card(value: int) -> Card:
-    return {"id": value, "kind": "number", "rank": str(value), "suit": "", "red": False, "light": False,
-            "name": f"value {value}"}  # fmt: skip
+    return face_card(value, "number", str(value), f"value {value}")
 
 
 class ToyViewer:
@@ -43,7 +42,7 @@ class ToyViewer:
                 f"you are player_{seat}",
                 f"to act: {to_act}",
                 f"RAISE needs a card of at least {game.config.raise_threshold}",
-            ],  # fmt: skip
+            ],
             "zones": zones,
             "hand": None,
             "round": int(game.terminal),

@@ -42,8 +42,8 @@ def test_every_registered_game_replays_every_observation(tmp_path, game, options
     match = Match(game, agents, options, seed=11, created_by="test")
     seen = [observations(match.env)]
     while not match.over:
-        match.step(int(match.agents[match.to_act].act(*(match.env.observe(match.env.agent_selection)[k]
-                   for k in ("observation", "action_mask")))))  # fmt: skip
+        obs = match.env.observe(match.env.agent_selection)
+        match.step(int(match.agents[match.to_act].act(obs["observation"], obs["action_mask"])))
         seen.append(observations(match.env))
     record = read_record(write_record(match.record(), tmp_path / "game.json"))
     assert record.complete and record.rewards == pytest.approx(match.totals.tolist())
