@@ -47,6 +47,11 @@ STATIC = {
 }
 
 
+# the JSON API (docs/play.md's table is checked against these): path -> App method
+GET_API = {"/api/games": "games", "/api/record": "record"}
+POST_API = {"/api/new": "new", "/api/move": "move", "/api/replay": "replay", "/api/resume": "resume"}
+
+
 class ApiError(Exception):
     """A request the API refuses, with the HTTP status and a message for the page."""
 
@@ -94,6 +99,9 @@ class App:
         self.written: dict[str, Path] = {}
 
     # --- requests ---------------------------------------------------------------------------------
+    def games(self) -> list[dict[str, Any]]:
+        return games_info()
+
     def new(self, body: dict[str, Any]) -> dict[str, Any]:
         game = body.get("game")
         try:
@@ -223,7 +231,7 @@ class Handler(BaseHTTPRequestHandler):
             data = resources.files("kabu_envs.play").joinpath("static").joinpath(name).read_bytes()
             self._send(HTTPStatus.OK, data, ctype)
         elif url.path == "/api/games":
-            self._json(games_info())
+            self._call(self.server.app.games)
         elif url.path == "/api/record":
             token = parse_qs(url.query).get("token", [""])[0]
             self._call(lambda: self.server.app.record(token))
@@ -231,13 +239,8 @@ class Handler(BaseHTTPRequestHandler):
             self._json({"error": f"no page {url.path}"}, HTTPStatus.NOT_FOUND)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        routes = {
-            "/api/resume": self.server.app.resume,
-            "/api/new": self.server.app.new,
-            "/api/move": self.server.app.move,
-            "/api/replay": self.server.app.replay,
-        }
-        route = routes.get(urlparse(self.path).path)
+        name = POST_API.get(urlparse(self.path).path)
+        route = getattr(self.server.app, name) if name else None
         if route is None:
             self._json({"error": f"no API {self.path}"}, HTTPStatus.NOT_FOUND)
             return

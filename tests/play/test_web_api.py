@@ -104,3 +104,13 @@ def test_a_saved_game_continues_where_it_stopped(server):
     saved["viewer"], saved["seats"][2] = None, {"agent": "random", "seed": 1}
     status, err = _call(url + "/api/resume", {"record": saved})
     assert status == 400 and "not a game in progress" in err["error"]
+
+
+def test_the_docs_list_every_api_route():
+    import re
+
+    from kabu_envs.play.web import GET_API, POST_API
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "play.md").read_text()
+    documented = set(re.findall(r"^\| `(GET|POST) (/api/\w+)", docs, flags=re.M))
+    assert documented == {("GET", p) for p in GET_API} | {("POST", p) for p in POST_API}
