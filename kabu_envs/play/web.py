@@ -38,6 +38,7 @@ from kabu_envs import registry
 from kabu_envs.play.records import GameRecord, RecordError, write_record
 from kabu_envs.play.session import IllegalMove, Match, seat_list
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 MAX_SESSIONS = 64  # the oldest game is dropped beyond this
 MAX_BODY = 4 << 20  # bytes: a record of a long match fits
 STATIC = {
@@ -224,7 +225,22 @@ class Handler(BaseHTTPRequestHandler):
         if getattr(self.server, "verbose", False):
             super().log_message(format, *args)
 
+    def _host_ok(self) -> bool:
+        """On a loopback address, answer only requests made to a loopback name: a web site cannot then
+        reach the games through DNS rebinding (its own name resolving to 127.0.0.1)."""
+        if not getattr(self.server, "loopback", False):
+            return True
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
+        if host in LOOPBACK_NAMES:
+            return True
+        self._json(
+            {"error": f"this page answers on 127.0.0.1 or localhost, not {host!r}"}, HTTPStatus.FORBIDDEN
+        )
+        return False
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        if not self._host_ok():
+            return
         url = urlparse(self.path)
         if url.path in STATIC:
             name, ctype = STATIC[url.path]
@@ -239,6 +255,8 @@ class Handler(BaseHTTPRequestHandler):
             self._json({"error": f"no page {url.path}"}, HTTPStatus.NOT_FOUND)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        if not self._host_ok():
+            return
         name = POST_API.get(urlparse(self.path).path)
         route = getattr(self.server.app, name) if name else None
         if route is None:
@@ -281,6 +299,7 @@ def make_server(
     """The server (not started): ``server.app`` holds the games; port 0 picks a free port."""
     server = ThreadingHTTPServer((host, port), Handler)
     server.daemon_threads = True
+    server.loopback = host in LOOPBACK_NAMES  # type: ignore[attr-defined]
     server.app = App(record_dir)  # type: ignore[attr-defined]
     return server
 
@@ -290,10 +309,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, record_dir: str | Path | No
     h, p = str(server.server_address[0]), int(server.server_address[1])
     print(
         f"kabu-play: open http://{h}:{p}/ (Ctrl-C stops)"
-        + (f"; records go to {record_dir}" if record_dir else "")
+        + (f"; records go to {record_dir}" if record_dir else ""),
+        flush=True,
     )
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: bound to {host}: other machines can reach this page")
+    if host not in LOOPBACK_NAMES:
+        print(f"warning: bound to {host}: other machines can reach this page", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

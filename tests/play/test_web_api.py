@@ -114,3 +114,34 @@ def test_the_docs_list_every_api_route():
     docs = (Path(__file__).resolve().parents[2] / "docs" / "play.md").read_text()
     documented = set(re.findall(r"^\| `(GET|POST) (/api/\w+)", docs, flags=re.M))
     assert documented == {("GET", p) for p in GET_API} | {("POST", p) for p in POST_API}
+
+
+def test_a_request_for_another_host_name_is_refused(server):
+    """DNS rebinding: a site whose name resolves to 127.0.0.1 must not reach the games."""
+    url, _, _ = server
+    req = urllib.request.Request(url + "/api/games", headers={"Host": "evil.example:8000"})
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(req, timeout=30)
+    assert err.value.code == 403
+    req = urllib.request.Request(url + "/api/games", headers={"Host": "localhost"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.status == 200
+
+
+def test_kabu_play_web_serves_from_the_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kabu_envs.play", "--web", "--port", "0", "--record-dir", str(tmp_path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert line.startswith("kabu-play: open http://127.0.0.1:") and str(tmp_path) in line
+        url = line.split("open ", 1)[1].split("/ ", 1)[0]
+        status, games = _call(url + "/api/games")
+        assert status == 200 and games
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
