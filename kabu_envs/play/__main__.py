@@ -4,6 +4,7 @@
     kabu-play --game kakeya --opponents scripted random scripted
     kabu-play --web [--port 8000]          # a local page (http://127.0.0.1:8000/): games, play, replays
     kabu-play --resume game.json           # continue a game saved when you quit (q)
+    kabu-play                              # asks: game, rule options, seat, opponents
 
 Opponents: ``random``, the game's agents (``scripted``, ``expert``, ...), ``ppo_<model>`` (a shipped
 model) or a model directory; one name for every other seat, or one per other seat in seat order.
@@ -14,8 +15,22 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def _ask(prompt: str, default: str, parse: Callable[[str], T]) -> T:
+    """Ask until ``parse`` accepts the answer (an empty answer is ``default``); EOF raises EOFError."""
+    while True:
+        text = input(f"{prompt} [{default}]: ").strip() or default
+        try:
+            return parse(text)
+        except ValueError as exc:
+            print(f"  {exc}")
 
 
 def _pick_game(ids: list[str]) -> str:
@@ -24,13 +39,51 @@ def _pick_game(ids: list[str]) -> str:
     print("games:")
     for i, g in enumerate(ids, 1):
         print(f"  {i}) {registry.get(g).title} ({g})")
-    while True:
-        text = input(f"game [1-{len(ids)}]: ").strip()
+
+    def parse(text: str) -> str:
         if text.isdigit() and 1 <= int(text) <= len(ids):
             return ids[int(text) - 1]
         if text in ids:
             return text
-        print(f"not a choice: {text!r}")
+        raise ValueError(f"not a choice: {text!r}; a number from 1 to {len(ids)} or a game id")
+
+    return _ask("game", "1", parse)
+
+
+def _interactive(args: argparse.Namespace, ids: list[str]) -> Any:
+    """Ask for what the command line did not say: game, rule options, seat, opponents."""
+    from kabu_envs import registry
+    from kabu_envs.core.options import parse_assignments
+    from kabu_envs.play.session import Match, seat_list
+
+    game = args.game or _pick_game(ids)
+    spec = registry.get(game)
+
+    def options(text: str) -> dict[str, Any]:
+        opts = parse_assignments(text.split()) if text != "-" else {}
+        spec.config(**opts)
+        return opts
+
+    opts = options(" ".join(args.option)) if args.option else _ask(
+        "rule options, KEY=JSON separated by spaces (e.g. rules=\"kansai\"; - for the defaults)", "-", options
+    )  # fmt: skip
+    n = len(spec.make_raw_env(**opts).possible_agents)
+
+    def seat_in_table(text: str) -> int:
+        if not text.isdigit() or int(text) >= n:
+            raise ValueError(f"not a seat: {text!r}; this table has seats 0..{n - 1}")
+        return int(text)
+
+    seat = args.seat if args.seat is not None else _ask(f"your seat, 0..{n - 1}", "0", seat_in_table)
+    default = spec.reference if spec.reference in spec.agent_names else "random"
+    if args.opponents:
+        return Match(game, seat_list(seat, args.opponents, n), opts, args.seed)
+    print(f"agents: {', '.join(spec.agent_names)}, or a shipped model (ppo_...)")
+    return _ask(
+        f"opponents (one name, or {n - 1} separated by spaces)",
+        default,
+        lambda text: Match(game, seat_list(seat, text.split(), n), opts, args.seed),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,8 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="kabu-play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--game", choices=ids, help="the game (asked when not given, in the terminal)")
-    ap.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    ap.add_argument(
+        "--game", choices=ids, help="the game; without it the options, seat and opponents not given are asked"
+    )
+    ap.add_argument("--seat", type=int, help="your seat (default 0; asked when --game is not given)")
     ap.add_argument("--opponents", nargs="+", help="agent names (default: the game's reference agent)")
     ap.add_argument("--option", action="append", default=[], metavar="KEY=JSON", help="a rule option")
     ap.add_argument("--seed", type=int, help="the deal's seed (default: fresh; it is recorded)")
@@ -69,13 +124,15 @@ def main(argv: list[str] | None = None) -> int:
             if match.seat is None:
                 raise ValueError(f"{args.resume} has no human seat to continue")
             record = args.record or args.resume
+        elif args.game is None:
+            match, record = _interactive(args, ids), args.record
         else:
-            game = args.game or _pick_game(ids)
-            spec = registry.get(game)
+            spec = registry.get(args.game)
             opts = parse_assignments(args.option)
             n = len(spec.make_raw_env(**opts).possible_agents)
             opponents = args.opponents or [spec.reference if spec.reference in spec.agent_names else "random"]
-            match = Match(game, seat_list(args.seat, opponents, n), opts, args.seed)
+            seat = 0 if args.seat is None else args.seat
+            match = Match(args.game, seat_list(seat, opponents, n), opts, args.seed)
             record = args.record
     except (RecordError, ValueError) as exc:
         ap.error(str(exc))

@@ -116,3 +116,23 @@ def test_a_game_without_a_viewer_plays_on_the_generic_view(tmp_path):
         replay(read_record(tmp_path / "bare.json"))
     finally:
         registry.unregister("toy_bare")
+
+
+def test_without_game_everything_is_asked_and_bad_answers_asked_again(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "asked.json"
+    answers = ["9", "oicho_kabu", 'rules="nope"', 'rules="kansai" num_players=3', "5", "1", "nobody",
+               "expert random", *["1"] * 30]  # fmt: skip
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(answers) + "\n"))
+    assert main(["--seed", "4", "--record", str(path)]) == 0
+    out = capsys.readouterr().out
+    for refusal in (
+        "not a choice: '9'",
+        "'rules' = 'nope' is invalid",
+        "not a seat: '5'",
+        "unknown agent 'nobody'",
+    ):
+        assert refusal in out
+    record = read_record(path)
+    assert record.game == "oicho_kabu" and record.options == {"rules": "kansai", "num_players": 3}
+    assert [s["agent"] for s in record.seats] == ["expert", HUMAN, "random"] and record.seed == 4
+    replay(record)
