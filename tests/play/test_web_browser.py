@@ -1,7 +1,7 @@
 """The web page in a real headless browser (the system Chromium, driven by Selenium).
 
 Plays a whole Oicho-Kabu round and a whole Kakeya deal by clicking the first highlighted move each
-time, then checks the result the page shows against the engine: the record the server wrote is
+time (every other time the first highlighted card of the hand, where there is one), then checks the result the page shows against the engine: the record the server wrote is
 replayed (``kabu_envs.play.records``) and its rewards and final result lines must be what the page says.
 
 Skipped only when /usr/bin/chromium is absent and ``KABU_REQUIRE_BROWSER`` is unset (CI sets it, so
@@ -90,7 +90,9 @@ def _play_by_clicking(
         turn = driver.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
         legal = driver.find_elements(By.CSS_SELECTOR, "#moves button.move.legal")
         assert legal, "the person is to act but no legal move is highlighted"
-        legal[0].click()
+        cards = driver.find_elements(By.CSS_SELECTOR, "#hand .card.legal")  # Kakeya: playable cards
+        assert len(cards) == sum(b.text.startswith("Play ") for b in legal)
+        (cards[0] if cards and clicks % 2 else legal[0]).click()  # a card every other time
         clicks += 1
         wait.until(lambda d, t=turn: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t)
         assert clicks < 200
