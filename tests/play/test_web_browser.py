@@ -1,8 +1,9 @@
 """The web page in a real headless browser (the system Chromium, driven by Selenium).
 
 Plays a whole Oicho-Kabu round and a whole Kakeya deal by clicking the first highlighted move each
-time (every other time the first highlighted card of the hand, where there is one), then checks the result the page shows against the engine: the record the server wrote is
-replayed (``kabu_envs.play.records``) and its rewards and final result lines must be what the page says.
+time (every other time the first highlighted card of the hand, where there is one), then checks the
+result the page shows against the engine: the record the server wrote is replayed
+(``kabu_envs.play.records``) and its rewards and final result lines must be what the page says.
 
 Skipped only when /usr/bin/chromium is absent and ``KABU_REQUIRE_BROWSER`` is unset (CI sets it, so
 CI fails instead of skipping).
