@@ -1,10 +1,10 @@
-"""``python -m kabu_envs.eval --game G --agents A [B ...] --opponents X [Y ...] [--role R] [--deals N]``.
+"""``kabu-eval --game G --agents A [B ...] --opponents X [Y ...] [--role R] [--deals N]``.
 
 Duplicate-deal tournament: every agent against every opponent; prints the matchup
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 ``--json`` writes them, ``--heatmap`` draws the matchup heatmap. Agent names:
 ``random``, the game's own agents (``scripted``, ``expert``, ... as its registry record lists them),
-``ppo_<model>`` (models/<name>/, a policy file) or a model directory. ``--game`` is any registered
+``ppo_<model>`` (kabu_envs/models/<name>/, a policy file) or a model directory. ``--game`` is any registered
 game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writes every play as a game
 record (``kabu-replay`` replays it).
 """
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     from kabu_envs import registry
     from kabu_envs.core.options import parse_assignments
 
-    ap = argparse.ArgumentParser(prog="python -m kabu_envs.eval", description=__doc__)
+    ap = argparse.ArgumentParser(prog="kabu-eval", description=__doc__)
     ap.add_argument("--game", required=True, choices=registry.game_ids())
     ap.add_argument("--agents", nargs="+", required=True)
     ap.add_argument("--opponents", nargs="+", default=["random", "scripted"])

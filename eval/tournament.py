@@ -135,15 +135,19 @@ def format_table(game: str, rows: Sequence[dict[str, Any]]) -> str:
     w_agent = max([len("agent"), *(len(r["agent"]) for r in rows)]) + 2
     w_opp = max([len("opponent"), *(len(r["opponent"]) for r in rows)]) + 2
     w_role = max([len("role"), *(len(r["role"]) for r in rows)]) + 2
+    rules = [r.get("rules", "standard") for r in rows]
+    w_rules = max([len("rules"), *map(len, rules)]) + 2 if any(x != "standard" for x in rules) else 0
     head = f"{'game':<{w_game}}{'agent':<{w_agent}}{'opponent':<{w_opp}}{'role':<{w_role}}"
+    head += f"{'rules':<{w_rules}}" if w_rules else ""
     head += f"{'deals':>6}{'mean':>9}  {'95% CI':<19}{'win':>6}"
     lines = [head, "-" * len(head)]
-    for r in rows:
+    for r, rule in zip(rows, rules, strict=True):
         lo, hi = r["ci95"]
         ok = "*" if lo > 0 else " "
         win = r.get("win_rate", np.nan)
         lines.append(
             f"{game:<{w_game}}{r['agent']:<{w_agent}}{r['opponent']:<{w_opp}}{r['role']:<{w_role}}"
-            f"{r['games']:>6}{r['mean']:>9.3f}  [{lo:>7.3f}, {hi:>7.3f}]{ok} {win:>5.2f}"
+            + (f"{rule:<{w_rules}}" if w_rules else "")
+            + f"{r['games']:>6}{r['mean']:>9.3f}  [{lo:>7.3f}, {hi:>7.3f}]{ok} {win:>5.2f}"
         )
     return "\n".join(lines)

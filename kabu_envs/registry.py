@@ -110,6 +110,25 @@ class DemoPlan:
 
 
 @dataclass(frozen=True)
+class Screenshot:
+    """A picture of the game for the docs, written by ``python -m kabu_envs.render_screenshots``.
+
+    The game is reset with ``seed`` and ``rule_options``, the seats are played by ``agents`` (names,
+    seat i by ``agents[i % len(agents)]``; default: the game's ``reference`` agent) for ``steps``
+    actions (fewer if the episode ends), and the table is drawn as ``seat`` sees it (None: the god
+    view) to ``<name>.png``. ``caption`` is the picture's alt text.
+    """
+
+    name: str
+    steps: int
+    seed: int = 0
+    seat: int | None = None
+    rule_options: Mapping[str, Any] = field(default_factory=dict)
+    agents: tuple[str, ...] = ()
+    caption: str = ""
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """Everything the tools need to know about one game.
 
@@ -127,6 +146,8 @@ class GameSpec:
     * ``training_presets``: ``"package:folder"`` of YAML training presets shipped with the game.
     * ``batch``: a vectorised batch engine ``(batch_size, autoreset, **rule_options)`` (see
       ``kabu_envs.batch``); without one, ``batch.make`` serves the game with the reference loop.
+    * ``screenshots``: pictures of the game for the docs (see ``Screenshot``; the env must draw
+      ``render_mode="rgb_array"`` frames).
     * ``viewer``: what a person playing a seat is shown (``kabu-play``, ``kabu-replay``): an object with
       ``seat_view``, ``action_label``, ``move_text`` and ``action_card`` (``kabu_envs.core.views.Viewer``);
       without one the tools show the raw observation and the engine's action names.
@@ -147,6 +168,7 @@ class GameSpec:
     gym_ids: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     training_presets: str | None = None
     batch: Ref | None = None
+    screenshots: tuple[Screenshot, ...] = ()
     viewer: Ref | None = None
     doc: str = ""
 
@@ -299,6 +321,7 @@ __all__ = [
     "GameSpec",
     "Role",
     "DemoPlan",
+    "Screenshot",
     "register",
     "unregister",
     "get",

@@ -1,6 +1,7 @@
 """What a person playing one Oicho-Kabu seat is shown (``kabu_envs.core.views``; kabu-play, kabu-replay).
 
-The same visibility as the observation encoder (``observation.py``, docs/oicho_kabu.md §3 A round):
+Which cards the seat sees is ``render.visibility`` (the one rule of the text and picture renders),
+the same visibility as the observation encoder (``observation.py``, docs/oicho_kabu.md §3 A round):
 a spread's face-down second card only to the seats with a stake on it, the dealer's first two cards to
 nobody before step 10 (then to everyone with ``dealer_second_card_face_up``, else to the dealer), an
 info card to its owner only; everything but the info cards at the showdown. Bets, decisions and
@@ -16,6 +17,7 @@ from kabu_envs.oicho_kabu import rules
 from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, ESCAPE, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.deck import COPIES, LIGHT_CARDS, VALUES
 from kabu_envs.oicho_kabu.game import DREW, ESCAPED, NUM_SPREADS, STOOD, Game, Phase
+from kabu_envs.oicho_kabu.render import BACK, FACE, visibility
 
 MONTHS = ("pine", "plum", "cherry", "wisteria", "iris", "peony", "clover", "pampas", "chrysanthemum", "maple")
 SUITS = ("♣", "♦", "♥", "♠")  # western deck: the copy index of a card id
@@ -70,17 +72,22 @@ class OichoViewer:
         deck = cfg.deck
         shown = game.showdown
         zones = []
-        d_seen = shown or (game.dealer_revealed and (cfg.dealer_second_card_face_up or seat == game.dealer))
+        spread_vis, dealer_vis, info_vis = visibility(game, seat)  # the one visibility rule (render.py)
         d_cards = [
-            card(deck, c) if d_seen or k == 2 else hidden_card() for k, c in enumerate(game.dealer_cards)
+            card(deck, c) if v == FACE else hidden_card()
+            for c, v in zip(game.dealer_cards, dealer_vis, strict=True)
         ]
+        d_seen = BACK not in dealer_vis
         d_note = _hand_text(game, game.dealer_cards, "dealer") if d_seen else ""
         who = "you" if seat == game.dealer else f"player_{game.dealer}"
         zones.append(zone(f"dealer ({who})", d_cards, d_note))
         for s in range(NUM_SPREADS):
             cards = game.spreads[s]
-            sees = shown or game.stakes[s][seat] > 0
-            pics = [card(deck, c) if k != 1 or sees else hidden_card() for k, c in enumerate(cards)]
+            sees = BACK not in spread_vis[s]
+            pics = [
+                card(deck, c) if v == FACE else hidden_card()
+                for c, v in zip(cards, spread_vis[s], strict=True)
+            ]
             stakes = ", ".join(
                 f"{'you' if p == seat else f'p{p}'}: {st}" for p, st in enumerate(game.stakes[s]) if st
             )
@@ -93,7 +100,7 @@ class OichoViewer:
                 parts.append(_result_text(game.results[s], game.spread_state[s]))
             active = s == game.active_spread and not game.terminal
             zones.append(zone(f"spread {s}", pics, "; ".join(p for p in parts if p), active))
-        if game.info_cards[seat] >= 0:
+        if info_vis[seat] == FACE:
             zones.append(zone("your info card (dead)", [card(deck, game.info_cards[seat])]))
         if any(c >= 0 for c in game.selection_cards):
             sel = [card(deck, c) for c in game.selection_cards if c >= 0]
