@@ -5,7 +5,8 @@ table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 ``--json`` writes them, ``--heatmap`` draws the matchup heatmap. Agent names:
 ``random``, the game's own agents (``scripted``, ``expert``, ... as its registry record lists them),
 ``ppo_<model>`` (kabu_envs/models/<name>/, a policy file) or a model directory. ``--game`` is any registered
-game. Models play in numpy: evaluation needs no torch.
+game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writes every play as a game
+record (``kabu-replay`` replays it).
 """
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="play one decision at a time even where the batched path could (same results, slower)",
     )
+    ap.add_argument(
+        "--record-dir",
+        metavar="DIR",
+        help="write a game record (JSON, replayable with kabu-replay) of every play here; recording plays "
+        "one decision at a time (the scalar path: same results, slower than the batched path)",
+    )
     args = ap.parse_args(argv)
 
     from kabu_envs.agents.registry import make_agent
@@ -88,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         opts,
         args.rating_block,
         include_self=controls,
-        batched=False if args.scalar else None,
+        batched=False if args.scalar or args.record_dir else None,
+        record_dir=args.record_dir,
     )
     print(format_table(args.game, out["matchups"]))
     print("openskill:", json.dumps(out["ratings"]))

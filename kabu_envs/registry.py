@@ -148,6 +148,9 @@ class GameSpec:
       ``kabu_envs.batch``); without one, ``batch.make`` serves the game with the reference loop.
     * ``screenshots``: pictures of the game for the docs (see ``Screenshot``; the env must draw
       ``render_mode="rgb_array"`` frames).
+    * ``viewer``: what a person playing a seat is shown (``kabu-play``, ``kabu-replay``): an object with
+      ``seat_view``, ``action_label``, ``move_text`` and ``action_card`` (``kabu_envs.core.views.Viewer``);
+      without one the tools show the raw observation and the engine's action names.
     """
 
     id: str
@@ -166,6 +169,7 @@ class GameSpec:
     training_presets: str | None = None
     batch: Ref | None = None
     screenshots: tuple[Screenshot, ...] = ()
+    viewer: Ref | None = None
     doc: str = ""
 
     def __post_init__(self) -> None:

@@ -144,3 +144,26 @@ def test_frames_render_on_the_runtime_install(runtime_venv: dict[str, Path]) -> 
     )
     out = _run([runtime_venv["py"], "-c", code], cwd=runtime_venv["work"]).stdout.split("\n")
     assert out[:2] == ["(640, 1090, 3) uint8", "(560, 900, 3) uint8"]
+
+
+def test_kabu_play_and_kabu_replay_on_the_runtime_install(runtime_venv: dict[str, Path]) -> None:
+    """The console scripts exist, a game is played through stdin and replayed, and the web page's
+    files (package data) are served from the installed package."""
+    bin_ = runtime_venv["venv"] / "bin"
+    record = runtime_venv["work"] / "toy.json"
+    play = [bin_ / "kabu-play", "--game", "toy_card", "--seed", "1", "--record", record]
+    out = subprocess.run(play, input="1\n", capture_output=True, text=True, cwd=runtime_venv["work"])
+    assert out.returncode == 0 and "=== match summary ===" in out.stdout, out.stderr
+    assert "replayed exactly" in _run([bin_ / "kabu-replay", record], cwd=runtime_venv["work"]).stdout
+    code = (
+        "import json, threading, urllib.request\n"
+        "from kabu_envs.play.web import make_server\n"
+        "srv = make_server(port=0)\n"
+        "threading.Thread(target=srv.serve_forever, daemon=True).start()\n"
+        "url = f'http://127.0.0.1:{srv.server_address[1]}'\n"
+        "for page in ('/', '/static/app.js', '/static/style.css'):\n"
+        "    print(page, len(urllib.request.urlopen(url + page).read()) > 500)\n"
+        "srv.shutdown()\n"
+    )
+    shown = _run([runtime_venv["py"], "-c", code], cwd=runtime_venv["work"]).stdout.split("\n")
+    assert shown[:3] == ["/ True", "/static/app.js True", "/static/style.css True"]

@@ -67,6 +67,7 @@ SPEC = register(
             ),
         ),
         gym_ids={"kabu_envs/Kakeya-v1": {"role": "partnership"}},
+        viewer="kabu_envs.kakeya.view:VIEWER",
         doc="partnership trick-taking with trumps and Rensho (docs/kakeya.md)",
     )
 )

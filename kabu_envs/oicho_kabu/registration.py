@@ -95,6 +95,7 @@ SPEC = register(
             "kabu_envs/OichoKabuBettor-v1": {"role": "bettor"},
             "kabu_envs/OichoKabuDealer-v1": {"role": "dealer"},
         },
+        viewer="kabu_envs.oicho_kabu.view:VIEWER",
         doc="dealer against bettors, four spreads, closest to 9 (docs/oicho_kabu.md)",
     )
 )
