@@ -1,11 +1,12 @@
-"""``python -m kabu_envs.eval --game G --agents A [B ...] --opponents X [Y ...] [--role R] [--deals N]``.
+"""``kabu-eval --game G --agents A [B ...] --opponents X [Y ...] [--role R] [--deals N]``.
 
 Duplicate-deal tournament: every agent against every opponent; prints the matchup
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 ``--json`` writes them, ``--heatmap`` draws the matchup heatmap. Agent names:
 ``random``, the game's own agents (``scripted``, ``expert``, ... as its registry record lists them),
-``ppo_<model>`` (models/<name>/, a policy file) or a model directory. ``--game`` is any registered
-game. Models play in numpy: evaluation needs no torch.
+``ppo_<model>`` (kabu_envs/models/<name>/, a policy file) or a model directory. ``--game`` is any registered
+game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writes every play as a game
+record (``kabu-replay`` replays it).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     from kabu_envs import registry
     from kabu_envs.core.options import parse_assignments
 
-    ap = argparse.ArgumentParser(prog="python -m kabu_envs.eval", description=__doc__)
+    ap = argparse.ArgumentParser(prog="kabu-eval", description=__doc__)
     ap.add_argument("--game", required=True, choices=registry.game_ids())
     ap.add_argument("--agents", nargs="+", required=True)
     ap.add_argument("--opponents", nargs="+", default=["random", "scripted"])
@@ -53,6 +54,12 @@ def main(argv: list[str] | None = None) -> int:
         "--scalar",
         action="store_true",
         help="play one decision at a time even where the batched path could (same results, slower)",
+    )
+    ap.add_argument(
+        "--record-dir",
+        metavar="DIR",
+        help="write a game record (JSON, replayable with kabu-replay) of every play here; recording plays "
+        "one decision at a time (the scalar path: same results, slower than the batched path)",
     )
     args = ap.parse_args(argv)
 
@@ -88,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         opts,
         args.rating_block,
         include_self=controls,
-        batched=False if args.scalar else None,
+        batched=False if args.scalar or args.record_dir else None,
+        record_dir=args.record_dir,
     )
     print(format_table(args.game, out["matchups"]))
     print("openskill:", json.dumps(out["ratings"]))

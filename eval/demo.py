@@ -2,7 +2,7 @@
 
 What it evaluates is data: each registered game's ``DemoPlan`` (``kabu_envs.registry``) names its
 roles, the opponents every shipped model meets, the reference rows between the hand-written players
-and the deal count. Every shipped model (models/ppo*/, its game and role read from run.json) meets
+and the deal count. Every shipped model (kabu_envs/models/ppo*/, its game and role read from run.json) meets
 its game's opponents on duplicate deals (matchup seeds ``seed + 7919 * i``, disjoint from the
 training validation seeds); the demo adds the reference rows, computes openskill ratings, writes
 ``reports/summary.json``, the matchup heatmaps and the learning curves, prints the
@@ -29,8 +29,18 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 RATED_GAMES = 200
 
 
+def rules_label(env_options: dict[str, Any]) -> str:
+    """The ``rules`` field of a summary row: ``standard`` (no options), the preset's name (only
+    ``rules=...``), else the options as compact JSON."""
+    if not env_options:
+        return "standard"
+    if set(env_options) == {"rules"} and isinstance(env_options["rules"], str):
+        return env_options["rules"]
+    return json.dumps(env_options, sort_keys=True, separators=(",", ":"))
+
+
 def shipped(models: Path) -> list[dict[str, Any]]:
-    """Shipped models: name, game, role (from each run.json)."""
+    """Shipped models: name, game, role, the rule options they were trained for (from each run.json)."""
     out = []
     demo_ids = {g.id for g in registry.demo_games()}
     for run in sorted(models.glob("ppo*/run.json")):
@@ -38,40 +48,56 @@ def shipped(models: Path) -> list[dict[str, Any]]:
             continue
         cfg = json.loads(run.read_text())["config"]
         if cfg["game"] in demo_ids:
-            role = cfg["role"]
-            out.append({"name": run.parent.name, "game": cfg["game"], "role": role, "dir": run.parent})
+            opts = dict(cfg.get("env_options") or {})
+            out.append(
+                {"name": run.parent.name, "game": cfg["game"], "role": cfg["role"], "dir": run.parent}
+                | {"env_options": opts, "rules": rules_label(opts)}
+            )
     return out
 
 
-def plan(models: Path) -> list[tuple[str, str, str, str]]:
-    """(game, agent, opponent, role) for every row of the summary."""
-    jobs = []
+# (game, agent, opponent, role, rule options as JSON): one row of the summary
+Job = tuple[str, str, str, str, str]
+
+
+def plan(models: Path) -> list[Job]:
+    """Every row of the summary. Each rule setting a shipped model was trained for (the standard rules
+    always) gets the game's reference rows, and each model meets the game's opponents at its own
+    table; rows of the standard rules come first, as before settings existed."""
+    jobs: list[Job] = []
     found = shipped(models)
     for spec in registry.demo_games():
         plan_ = spec.demo
         assert plan_ is not None
-        for role in plan_.roles:
-            for m in found:
-                if m["game"] == spec.id and m["role"] == role:
-                    jobs += [(spec.id, m["name"], o, role) for o in plan_.opponents]
-            jobs += [(spec.id, a, o, role) for a, o in plan_.reference_rows]
+        mine = [m for m in found if m["game"] == spec.id]
+        settings = {"standard": {}} | {m["rules"]: m["env_options"] for m in mine}
+        for rules, opts in settings.items():
+            key = json.dumps(opts, sort_keys=True)
+            for role in plan_.roles:
+                for m in mine:
+                    if m["role"] == role and m["rules"] == rules:
+                        jobs += [(spec.id, m["name"], o, role, key) for o in plan_.opponents]
+                if rules == "standard" or any(m["role"] == role and m["rules"] == rules for m in mine):
+                    jobs += [(spec.id, a, o, role, key) for a, o in plan_.reference_rows]
     return jobs
 
 
 def _run(
-    job: tuple[str, str, str, str], deals: int, seed: int, models: str, batched: bool | None = None
+    job: Job, deals: int, seed: int, models: str, batched: bool | None = None
 ) -> tuple[dict, list[float]]:
     os.environ["KABU_MODELS_DIR"] = models
     from kabu_envs.eval.tournament import matchup_record
 
-    game, agent, opp, role = job
-    row, res = matchup_record(game, agent, opp, role, deals, seed, batched=batched)
-    return row, res.advantages
+    game, agent, opp, role, options = job
+    opts = json.loads(options)
+    row, res = matchup_record(game, agent, opp, role, deals, seed, env_options=opts, batched=batched)
+    return {**row, "rules": rules_label(opts)}, res.advantages
 
 
 def best_response_plan(models: Path, seed: int, deals: int | None) -> list[dict[str, Any]]:
     """One entry per (game, role) whose ``DemoPlan`` asks for best-response gaps: the agents (the
-    plan's hand-written ones, then the game's shipped models of that role), the deals and the match
+    plan's hand-written ones, then the game's shipped models of that role trained for the standard
+    rules), the deals and the match
     seed (after the matchups' seeds: ``seed + 7919 * (1000 + k)``, disjoint from them)."""
     out = []
     found = shipped(models)
@@ -82,7 +108,11 @@ def best_response_plan(models: Path, seed: int, deals: int | None) -> list[dict[
         if spec.best_response is None or n <= 0 or not p.best_response_agents:
             continue
         for role in p.roles:
-            models_here = [m["name"] for m in found if m["game"] == spec.id and m["role"] == role]
+            models_here = [  # the rows are of the standard rules: the models trained for them
+                m["name"]
+                for m in found
+                if m["game"] == spec.id and m["role"] == role and not m["env_options"]
+            ]
             agents = [*p.best_response_agents, *models_here]
             out.append({"game": spec.id, "role": role, "agents": agents, "deals": n})
     for k, entry in enumerate(out):
@@ -218,10 +248,15 @@ def main(argv: list[str] | None = None) -> int:
     for game in games:
         idx = [i for i, j in enumerate(jobs) if j[0] == game]
         rows = [results[i][0] for i in idx]
-        ratings = {}
-        for role in dict.fromkeys(jobs[i][3] for i in idx):
-            raw = [(jobs[i][1], jobs[i][2], results[i][1]) for i in idx if jobs[i][3] == role]
-            ratings[role] = openskill_ratings(raw, block=max(1, deals[game] // RATED_GAMES))
+        ratings = {}  # per role, and per role and rule setting beyond the standard rules ("bettor, kansai")
+        for role, rules in dict.fromkeys((jobs[i][3], rows[k]["rules"]) for k, i in enumerate(idx)):
+            raw = [
+                (jobs[i][1], jobs[i][2], results[i][1])
+                for k, i in enumerate(idx)
+                if jobs[i][3] == role and rows[k]["rules"] == rules
+            ]
+            key = role if rules == "standard" else f"{role}, {rules}"
+            ratings[key] = openskill_ratings(raw, block=max(1, deals[game] // RATED_GAMES))
         summary[game] = {"matchups": rows, "ratings": ratings, "deals_per_matchup": deals[game]}
         if game in br_rows:
             summary[game]["best_response"] = br_rows[game]["rows"]
@@ -229,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         if rows:
             title = f"{game}: duplicate advantage per deal ({deals[game]} deals)"
             matchup_heatmap(rows, title, out / f"heatmap_{game}.png")
-    curves = {m["name"]: m["dir"] / "progress.csv" for m in shipped(models)}
+    curves = {m["name"]: m["dir"] for m in shipped(models)}
     learning_curves(curves, out / "learning_curves.png")
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
 

@@ -43,6 +43,9 @@ SeatTable = Callable[[Any, np.ndarray], tuple[Sequence[Any], np.ndarray]]
 BatchFactory = Callable[[int], Any]
 # plays (rows) per batch: large enough that numpy's per-call overhead is spread over many games
 CHUNK = 4096
+# (seat agents, each seat's agent seed, deal seed, actions in order, total rewards) after a scalar play:
+# what ``kabu_envs.play.records.DealRecorder`` writes as a game record (``kabu-eval --record-dir``)
+Recorder = Callable[[Sequence[Any], list[int], int, list[int], np.ndarray], None]
 
 
 def _seed(*parts: int) -> int:
@@ -70,17 +73,21 @@ def match_deal_seeds(seed: int, deals: int) -> list[int]:
     return [int(x) for x in _seeds(int(seed) & 0xFFFFFFFF, np.arange(deals))] if deals > 0 else []
 
 
-def play_deal(env: Any, seat_agents: Sequence[Any], deal_seed: int) -> np.ndarray:
+def play_deal(
+    env: Any, seat_agents: Sequence[Any], deal_seed: int, record: Recorder | None = None
+) -> np.ndarray:
     """Play one episode of an AEC env; returns each seat's total reward.
 
     ``seat_agents[i]`` plays seat ``i``; agents are reset per deal from ``deal_seed``
-    (an agent playing several seats is reset once, from its first seat).
+    (an agent playing several seats is reset once, from its first seat). ``record`` is given the
+    play's actions at its end (a game record, see ``Recorder``).
     """
-    done: set[int] = set()
+    first: dict[int, int] = {}
     for seat, agent in enumerate(seat_agents):
-        if id(agent) not in done:
-            done.add(id(agent))
-            agent.reset(_seed(deal_seed, seat, 7))
+        if id(agent) not in first:
+            first[id(agent)] = _seed(deal_seed, seat, 7)
+            agent.reset(first[id(agent)])
+    actions: list[int] = []
     env.reset(seed=deal_seed)
     names = env.possible_agents
     index = {a: i for i, a in enumerate(names)}
@@ -94,8 +101,12 @@ def play_deal(env: Any, seat_agents: Sequence[Any], deal_seed: int) -> np.ndarra
             env.step(None)
         else:
             obs = env.observe(agent)
-            env.step(int(seat_agents[index[agent]].act(obs["observation"], obs["action_mask"])))
+            action = int(seat_agents[index[agent]].act(obs["observation"], obs["action_mask"]))
+            env.step(action)
+            actions.append(action)
         total += [env.rewards.get(a, 0.0) for a in names]
+    if record is not None:
+        record(seat_agents, [first[id(a)] for a in seat_agents], deal_seed, actions, total)
     return total
 
 
@@ -248,12 +259,16 @@ def partnership_duplicate(
     deals: int,
     seed: int = 0,
     batch: BatchFactory | None = None,
+    record: Recorder | None = None,
 ) -> MatchResult:
     """Agent plays each partnership in turn on the same deal; opponent plays the rest.
 
     ``teams`` is a list of seat groups, or a function of the env reset to the deal that gives them.
-    With ``batch`` (a batch-engine factory) the plays run batched (``play_deals_batched``).
+    With ``batch`` (a batch-engine factory) the plays run batched (``play_deals_batched``); with
+    ``record`` they run one by one and each play is recorded (``play_deal``).
     """
+    if record is not None:
+        batch = None
     n = len(env.possible_agents)
     plan: list[tuple[int, list[Sequence[int]]]] = []
     for deal_seed in match_deal_seeds(seed, deals):
@@ -269,7 +284,7 @@ def partnership_duplicate(
         totals: Iterator[np.ndarray] = iter(play_deals_batched(batch, seeds, seat_agents))
     else:
         seats_iter = iter(seat_agents)
-        totals = (play_deal(env, next(seats_iter), deal_seed) for deal_seed, ts in plan for _ in ts)
+        totals = (play_deal(env, next(seats_iter), deal_seed, record) for deal_seed, ts in plan for _ in ts)
     res = MatchResult()
     for _, deal_teams in plan:
         own = []
@@ -292,13 +307,17 @@ def role_duplicate(
     seed: int = 0,
     batch: BatchFactory | None = None,
     batch_role_seat: BatchRoleSeat | None = None,
+    record: Recorder | None = None,
 ) -> MatchResult:
     """The role's seat is played by the agent, then by the opponent, on the same deal.
 
     With ``batch`` (a batch-engine factory) the plays run batched (``play_deals_batched``); the seat
     of each deal is then read from the batch engine with ``batch_role_seat`` when given (no AEC reset
-    per deal), else from ``env`` reset to the deal as in the scalar path.
+    per deal), else from ``env`` reset to the deal as in the scalar path. With ``record`` the plays
+    run one by one and each is recorded (``play_deal``).
     """
+    if record is not None:
+        batch = None
     n = len(env.possible_agents)
     deal_seeds = match_deal_seeds(seed, deals)
     seats: list[int] = []
@@ -329,7 +348,7 @@ def role_duplicate(
         if batch is not None:
             totals = list(play_deals_batched(batch, plays, seat_agents))
         else:
-            totals = [play_deal(env, a, s) for a, s in zip(seat_agents, plays, strict=True)]
+            totals = [play_deal(env, a, s, record) for a, s in zip(seat_agents, plays, strict=True)]
     res = MatchResult()
     for d, seat in enumerate(seats):
         rewards = [totals[2 * d][seat], totals[2 * d + 1][seat]]

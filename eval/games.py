@@ -24,7 +24,13 @@ from typing import Any
 from kabu_envs import batch as kabu_batch
 from kabu_envs import registry
 from kabu_envs.agents.base import can_act_batched
-from kabu_envs.eval.duplicate import BatchFactory, MatchResult, partnership_duplicate, role_duplicate
+from kabu_envs.eval.duplicate import (
+    BatchFactory,
+    MatchResult,
+    Recorder,
+    partnership_duplicate,
+    role_duplicate,
+)
 
 
 def make_aec(game: str, render_mode: str | None = None, **env_options: Any) -> Any:
@@ -66,13 +72,21 @@ def matchup(
     env_options: dict[str, Any] | None = None,
     reference: Any = None,
     batched: bool | None = None,
+    record: Recorder | None = None,
 ) -> MatchResult:
     """Duplicate match of ``agent`` vs ``opponent`` (see the module docstring).
 
     ``batched``: None picks the batched path when the game has a vectorised batch engine and every
     agent of the match can act batched; True insists on it (raising, naming the agents that cannot);
-    False plays one decision at a time.
+    False plays one decision at a time. ``record`` (a ``duplicate.Recorder``) records every play;
+    recording plays the scalar path.
     """
+    if record is not None:
+        if batched:
+            raise ValueError(
+                "recording the games plays them one decision at a time: batched=True cannot record"
+            )
+        batched = False
     env_options = dict(env_options or {})
     spec = registry.get(game)
     the_role = spec.role(role)
@@ -91,9 +105,9 @@ def matchup(
     if the_role.duplicate == "seat":
         seats = rotating_seat(the_role)
         return role_duplicate(
-            env, agent, opponent, reference, seats, deals, seed, batch, rotating_batch_seat(the_role)
+            env, agent, opponent, reference, seats, deals, seed, batch, rotating_batch_seat(the_role), record
         )
-    return partnership_duplicate(env, agent, opponent, the_role.groups, deals, seed, batch)
+    return partnership_duplicate(env, agent, opponent, the_role.groups, deals, seed, batch, record)
 
 
 def batch_factory(game: str, env_options: dict[str, Any]) -> BatchFactory:

@@ -26,29 +26,82 @@ def read_progress(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(steps), np.asarray(rew)
 
 
-def learning_curves(runs: dict[str, str | Path], out: str | Path) -> Path | None:
-    """One panel per run: the learner's mean episode reward (training scale) vs steps."""
-    curves = {n: read_progress(p) for n, p in runs.items() if Path(p).is_file()}
-    curves = {n: c for n, c in curves.items() if c[0].size}
-    if not curves:
+def rolling(y: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """Trailing rolling mean of ``y`` and its 95% band half-width (1.96 x the window's standard
+    error); the first points average what there is."""
+    mean, half = np.empty_like(y, dtype=float), np.zeros_like(y, dtype=float)
+    for i in range(y.size):
+        w = y[max(0, i - window + 1) : i + 1]
+        mean[i] = w.mean()
+        half[i] = 1.96 * w.std(ddof=1) / np.sqrt(w.size) if w.size > 1 else 0.0
+    return mean, half
+
+
+def learning_curves(runs: dict[str, str | Path], out: str | Path, window: int = 20) -> Path | None:
+    """One column per run (a model directory): on top, the duplicate advantage over fixed references
+    at the run's checkpoints with 95% CI bands (``curve.csv``, training/curve.py) against samples, and
+    wall time on the top axis; below, the training reward (SB3's ``ep_rew_mean``, training scale) as a
+    rolling mean over ``window`` logged points with its band. A run without ``curve.csv`` (trained
+    before the curve existed) says so in its top panel."""
+    from kabu_envs.training.curve import read_curve
+
+    dirs = {n: Path(d) for n, d in runs.items() if (Path(d) / "progress.csv").is_file()}
+    if not dirs:
         return None
-    fig, axes = plt.subplots(1, len(curves), figsize=(4.5 * len(curves), 3.4), squeeze=False)
-    for ax, (name, (x, y)) in zip(axes[0], curves.items(), strict=False):
-        ax.plot(x, y, lw=1.2)
-        ax.axhline(0.0, color="grey", lw=0.6, ls="--")
-        ax.set_title(name, fontsize=10)
-        ax.set_xlabel("timesteps")
-        ax.set_ylabel("ep_rew_mean (training scale)")
+    fig, axes = plt.subplots(2, len(dirs), figsize=(4.8 * len(dirs), 6.4), squeeze=False)
+    for k, (name, d) in enumerate(dirs.items()):
+        top, bottom = axes[0][k], axes[1][k]
+        top.set_title(name, fontsize=10)
+        top.axhline(0.0, color="grey", lw=0.6, ls="--")
+        if (d / "curve.csv").is_file():
+            curve = read_curve(d / "curve.csv")
+            for opp, c in curve.items():
+                x = np.asarray(c["samples"])
+                (line,) = top.plot(x, c["mean"], marker="o", ms=3, lw=1.2, label=f"vs {opp}")
+                top.fill_between(x, c["lo"], c["hi"], color=line.get_color(), alpha=0.2, lw=0)
+            top.legend(fontsize=8)
+            first = next(iter(curve.values()))
+            xs, ws = np.asarray(first["samples"]), np.asarray(first["wall_seconds"]) / 60.0
+            if xs.size > 1 and np.all(np.diff(xs) > 0) and np.all(np.diff(ws) >= 0):
+                # bound now: matplotlib calls these at draw time, after the loop
+                def to_wall(v: Any, xs: np.ndarray = xs, ws: np.ndarray = ws) -> Any:
+                    return np.interp(v, xs, ws)
+
+                def to_samples(v: Any, xs: np.ndarray = xs, ws: np.ndarray = ws) -> Any:
+                    return np.interp(v, ws, xs)
+
+                sec = top.secondary_xaxis("top", functions=(to_wall, to_samples))
+                sec.set_xlabel("training wall time (min)", fontsize=8)
+        else:
+            top.text(
+                0.5, 0.5, "no evaluation curve recorded", ha="center", va="center", transform=top.transAxes
+            )
+            top.set_xticks([])
+            top.set_yticks([])
+        top.set_ylabel("duplicate advantage per deal (95% CI)")
+        x, y = read_progress(d / "progress.csv")
+        if y.size:
+            m, h = rolling(y, window)
+            bottom.plot(x, m, lw=1.2)
+            bottom.fill_between(x, m - h, m + h, alpha=0.25, lw=0)
+        bottom.axhline(0.0, color="grey", lw=0.6, ls="--")
+        bottom.set_xlabel("training samples")
+        bottom.set_ylabel(f"training reward, rolling mean of {window}")
     fig.tight_layout()
     out = Path(out)
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=100)
     plt.close(fig)
     return out
 
 
 def matchup_heatmap(rows: Sequence[dict[str, Any]], title: str, out: str | Path) -> Path:
     """Agents x opponents grid of the duplicate advantage (CI in the cell text)."""
-    labels = [f"{r['agent']} ({r['role']})" for r in rows]
+    labels = [
+        f"{r['agent']} ({r['role']}"
+        + ("" if r.get("rules", "standard") == "standard" else f", {r['rules']}")
+        + ")"
+        for r in rows
+    ]
     agents = list(dict.fromkeys(labels))
     opps = list(dict.fromkeys(r["opponent"] for r in rows))
     grid = np.full((len(agents), len(opps)), np.nan)

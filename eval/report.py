@@ -33,18 +33,28 @@ def _title(game: str) -> str:
 
 
 def results_markdown(summary: dict[str, Any]) -> str:
-    """One row per matchup: trained agents first, then the hand-written reference rows."""
+    """One row per matchup: the standard rules first, then each richer setting; within them by role,
+    trained agents first, then the hand-written reference rows."""
     lines = [
-        "| game | role | agent | opponent | deals | mean | 95% CI | ties |",
-        "|---|---|---|---|---:|---:|---|---:|",
+        "| game | rules | role | agent | opponent | deals | mean | 95% CI | ties |",
+        "|---|---|---|---|---|---:|---:|---|---:|",
     ]
     for game, block in summary.items():
-        rows = sorted(block["matchups"], key=lambda m: (m["role"], not m["agent"].startswith("ppo")))
+        settings = list(dict.fromkeys(m.get("rules", "standard") for m in block["matchups"]))
+        rows = sorted(
+            block["matchups"],
+            key=lambda m: (
+                settings.index(m.get("rules", "standard")),  # noqa: B023 (used at once, in this loop)
+                m["role"],
+                not m["agent"].startswith("ppo"),
+            ),
+        )
         for m in rows:
             lo, hi = m["ci95"]
             mark = " **(>0)**" if lo > 0 else ""
             lines.append(
-                f"| {_title(game)} | {m['role']} | {m['agent']} | {m['opponent']} | "
+                f"| {_title(game)} | {m.get('rules', 'standard')} | {m['role']} | {m['agent']} | "
+                f"{m['opponent']} | "
                 f"{m['games']} | {_num(m['mean'])} | [{_num(lo)}, {_num(hi)}]{mark} | "
                 f"{m.get('tie_rate', float('nan')):.2f} |"
             )

@@ -21,14 +21,23 @@ def matchup_record(
     seed: int = 0,
     env_options: dict[str, Any] | None = None,
     batched: bool | None = None,
+    record_dir: str | None = None,
 ) -> tuple[dict[str, Any], MatchResult]:
     """One summary.json matchup row (agent's duplicate advantage over the opponent); ``batched`` as in
-    ``kabu_envs.eval.games.matchup``."""
+    ``kabu_envs.eval.games.matchup``; ``record_dir``: write a game record of every play there."""
     opts = dict(env_options or {})
     role = role or default_role(game)
     agent = make_agent(game, agent_name, seed, role=role, **opts)
     opponent = make_agent(game, opponent_name, seed + 1, role=role, **opts)
-    res = matchup(game, agent, opponent, role, deals, seed, opts, batched=batched)
+    record = None
+    if record_dir is not None:
+        from kabu_envs import registry
+        from kabu_envs.play.records import DealRecorder
+
+        names = {id(agent): agent_name, id(opponent): opponent_name}
+        prefix = f"{game}-{role}-{agent_name}-vs-{opponent_name}-seed{seed}".replace("/", "_")
+        record = DealRecorder(record_dir, game, opts, names, registry.get(game).reference, prefix)
+    res = matchup(game, agent, opponent, role, deals, seed, opts, batched=batched, record=record)
     s = res.summary()
     row = {
         "agent": agent_name,
@@ -97,12 +106,13 @@ def round_robin(
     rating_block: int = 1,
     include_self: bool = False,
     batched: bool | None = None,
+    record_dir: str | None = None,
 ) -> dict[str, Any]:
     """Every agent against every opponent; rows + ratings.
 
     Self-matches (the same name on both sides) are skipped unless ``include_self``: then they are
     control rows between differently seeded copies (not rated). ``batched`` as in
-    ``kabu_envs.eval.games.matchup``.
+    ``kabu_envs.eval.games.matchup``; ``record_dir``: write a game record of every play there.
     """
     from kabu_envs.eval.progress import progress
 
@@ -111,7 +121,9 @@ def round_robin(
         (i, a, j, o) for i, a in enumerate(agents) for j, o in enumerate(opponents) if a != o or include_self
     ]
     for i, a, j, o in progress(pairs, total=len(pairs), desc=f"{game} matchups"):
-        row, res = matchup_record(game, a, o, role, deals, seed + 1000 * i + j, env_options, batched)
+        row, res = matchup_record(
+            game, a, o, role, deals, seed + 1000 * i + j, env_options, batched, record_dir
+        )
         rows.append(row)
         raw.append((a, o, res.advantages))
     return {"matchups": rows, "ratings": openskill_ratings(raw, block=rating_block)}
@@ -123,15 +135,19 @@ def format_table(game: str, rows: Sequence[dict[str, Any]]) -> str:
     w_agent = max([len("agent"), *(len(r["agent"]) for r in rows)]) + 2
     w_opp = max([len("opponent"), *(len(r["opponent"]) for r in rows)]) + 2
     w_role = max([len("role"), *(len(r["role"]) for r in rows)]) + 2
+    rules = [r.get("rules", "standard") for r in rows]
+    w_rules = max([len("rules"), *map(len, rules)]) + 2 if any(x != "standard" for x in rules) else 0
     head = f"{'game':<{w_game}}{'agent':<{w_agent}}{'opponent':<{w_opp}}{'role':<{w_role}}"
+    head += f"{'rules':<{w_rules}}" if w_rules else ""
     head += f"{'deals':>6}{'mean':>9}  {'95% CI':<19}{'win':>6}"
     lines = [head, "-" * len(head)]
-    for r in rows:
+    for r, rule in zip(rows, rules, strict=True):
         lo, hi = r["ci95"]
         ok = "*" if lo > 0 else " "
         win = r.get("win_rate", np.nan)
         lines.append(
             f"{game:<{w_game}}{r['agent']:<{w_agent}}{r['opponent']:<{w_opp}}{r['role']:<{w_role}}"
-            f"{r['games']:>6}{r['mean']:>9.3f}  [{lo:>7.3f}, {hi:>7.3f}]{ok} {win:>5.2f}"
+            + (f"{rule:<{w_rules}}" if w_rules else "")
+            + f"{r['games']:>6}{r['mean']:>9.3f}  [{lo:>7.3f}, {hi:>7.3f}]{ok} {win:>5.2f}"
         )
     return "\n".join(lines)

@@ -3,12 +3,14 @@
 A game engine (pure Python, see ``GameEngine``) owns the rules; this class only maps
 seats to agent names, builds the observation dict and the int8 action mask,
 accumulates rewards and handles the AEC termination dance. Game modules subclass it
-with an observation encoder and a renderer.
+with an observation encoder and renderers: ``_render_text`` (``"ansi"``/``"human"``) and, for a game
+that lists ``"rgb_array"`` in its ``metadata["render_modes"]``, ``_render_frame`` (a picture drawn
+with pillow, imported only when a frame is asked for).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar
 
 import gymnasium
 import numpy as np
@@ -126,6 +128,14 @@ class CardGameAECEnv(AECEnv):
     def _render_text(self) -> str:
         raise NotImplementedError
 
+    def _render_frame(self, seat: int | None) -> np.ndarray:
+        """The table as an RGB uint8 (H, W, 3) frame as ``seat`` sees it (None: every card).
+
+        Only games that list ``"rgb_array"`` in ``metadata["render_modes"]`` implement it; the frame
+        size must stay the same for a given env (video recorders need one size).
+        """
+        raise NotImplementedError
+
     # --- construction ------------------------------------------------------------
     def __init__(
         self,
@@ -133,6 +143,7 @@ class CardGameAECEnv(AECEnv):
         num_actions: int,
         obs_spec: ObsSpec,
         render_mode: str | None = None,
+        render_seat: int | None = None,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -141,6 +152,8 @@ class CardGameAECEnv(AECEnv):
                 f"{self.metadata['render_modes']} or None"
             )
         self.render_mode = render_mode
+        self.num_players = num_players
+        self.render_seat = self._check_render_seat(render_seat, "render_seat")
         self.obs_spec = obs_spec
         self.num_actions = num_actions
         self.possible_agents = list(agent_names(num_players))
@@ -297,10 +310,38 @@ class CardGameAECEnv(AECEnv):
         """The int8 legal-action mask of ``agent`` (default: the one to act)."""
         return self.observe(agent or self.agent_selection)["action_mask"]
 
-    def render(self) -> str | None:
+    def _check_render_seat(self, seat: Any, name: str) -> int | None:
+        """``seat`` as an int seat or None; anything else raises naming the legal seats."""
+        if seat is None:
+            return None
+        is_int = isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_))
+        if is_int and 0 <= seat < self.num_players:
+            return int(seat)
+        raise ValueError(f"{name}={seat!r}: a seat 0..{self.num_players - 1} or None (the god view)")
+
+    def render_frame(self, seat: int | None | Literal["render_seat"] = "render_seat") -> np.ndarray:
+        """The table as an RGB uint8 array (H, W, 3), whatever ``render_mode`` is.
+
+        ``seat``: the seat whose view is drawn (only the cards it may see face up), ``None`` for the god
+        view (every card, the face-down ones framed); by default ``self.render_seat``. What
+        ``render()`` returns with ``render_mode="rgb_array"``.
+        """
+        modes = self.metadata.get("render_modes", ())
+        if "rgb_array" not in modes:
+            raise NotImplementedError(
+                f"{type(self).__name__} draws no frames (its render modes are {list(modes)})"
+            )
+        if self.game is None:
+            raise RuntimeError("render_frame(): call reset() first (there is no table to draw yet)")
+        chosen = self.render_seat if isinstance(seat, str) and seat == "render_seat" else seat
+        return self._render_frame(self._check_render_seat(chosen, "seat"))
+
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_frame()
         text = self._render_text()
         if self.render_mode == "human":
             print(text)

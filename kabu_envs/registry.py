@@ -114,6 +114,25 @@ class DemoPlan:
 
 
 @dataclass(frozen=True)
+class Screenshot:
+    """A picture of the game for the docs, written by ``python -m kabu_envs.render_screenshots``.
+
+    The game is reset with ``seed`` and ``rule_options``, the seats are played by ``agents`` (names,
+    seat i by ``agents[i % len(agents)]``; default: the game's ``reference`` agent) for ``steps``
+    actions (fewer if the episode ends), and the table is drawn as ``seat`` sees it (None: the god
+    view) to ``<name>.png``. ``caption`` is the picture's alt text.
+    """
+
+    name: str
+    steps: int
+    seed: int = 0
+    seat: int | None = None
+    rule_options: Mapping[str, Any] = field(default_factory=dict)
+    agents: tuple[str, ...] = ()
+    caption: str = ""
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """Everything the tools need to know about one game.
 
@@ -137,6 +156,11 @@ class GameSpec:
       observation, action_mask) -> action`` (it plays) or ``player.regret(state, seat, observation,
       action_mask, action) -> chips`` (an agent plays; what the best response's choice gains there),
       ``state`` being the raw env's ``game`` (read only to simulate, never to peek).
+    * ``screenshots``: pictures of the game for the docs (see ``Screenshot``; the env must draw
+      ``render_mode="rgb_array"`` frames).
+    * ``viewer``: what a person playing a seat is shown (``kabu-play``, ``kabu-replay``): an object with
+      ``seat_view``, ``action_label``, ``move_text`` and ``action_card`` (``kabu_envs.core.views.Viewer``);
+      without one the tools show the raw observation and the engine's action names.
     """
 
     id: str
@@ -155,6 +179,8 @@ class GameSpec:
     training_presets: str | None = None
     batch: Ref | None = None
     best_response: Ref | None = None
+    screenshots: tuple[Screenshot, ...] = ()
+    viewer: Ref | None = None
     doc: str = ""
 
     def __post_init__(self) -> None:
@@ -306,6 +332,7 @@ __all__ = [
     "GameSpec",
     "Role",
     "DemoPlan",
+    "Screenshot",
     "register",
     "unregister",
     "get",

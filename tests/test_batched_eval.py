@@ -8,6 +8,8 @@ the reason, where it is needed.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -23,24 +25,27 @@ from kabu_envs.eval.games import matchup
 DEALS = 200
 
 
-def _models(game: str, role: str) -> list[str]:
-    """Shipped models trained for this game and role."""
-    out = []
+def _models(game: str, role: str) -> dict[str, list[str]]:
+    """Shipped models trained for this game and role, by the rule options of their table (JSON)."""
+    out: dict[str, list[str]] = {}
     for name in shipped_models():
         t = read_policy(model_path(name)).trained_for
         if (t["game"], t["role"]) == (game, role):
-            out.append(name)
+            out.setdefault(json.dumps(t["env_options"], sort_keys=True), []).append(name)
     return out
 
 
-def _cases() -> list[tuple[str, str, str, str]]:
-    """(game, role, agent, opponent): every name of a role's line-up meets the next one (cyclically),
-    so each plays once on each side."""
+def _cases() -> list[tuple[str, str, str, str, str]]:
+    """(game, role, agent, opponent, rule options as JSON): every name of a role's line-up at a table
+    meets the next one (cyclically), so each plays once on each side; a table of a shipped model's
+    rule setting has its own line-up (the game's agents and that setting's models)."""
     out = []
     for spec in registry.games():
         for role in spec.role_names:
-            names = [*spec.agent_names, *_models(spec.id, role)]
-            out += [(spec.id, role, a, names[(i + 1) % len(names)]) for i, a in enumerate(names)]
+            tables = {"{}": []} | _models(spec.id, role)
+            for opts, models in tables.items():
+                names = [*spec.agent_names, *models]
+                out += [(spec.id, role, a, names[(i + 1) % len(names)], opts) for i, a in enumerate(names)]
     return out
 
 
@@ -55,14 +60,15 @@ def _both(game, role, agent, opponent, deals=DEALS, reference=None, **options):
     return results
 
 
-@pytest.mark.parametrize(("game", "role", "agent", "opponent"), _cases())
-def test_batched_duplicate_equals_scalar(game, role, agent, opponent):
+@pytest.mark.parametrize(("game", "role", "agent", "opponent", "options"), _cases())
+def test_batched_duplicate_equals_scalar(game, role, agent, opponent, options):
     spec = registry.get(game)
     needed = [agent, opponent] + ([spec.reference] if spec.role(role).duplicate == "seat" else [])
+    opts = json.loads(options)
     for name in needed:
-        if not can_act_batched(make_agent(game, name, 0, role=role)):
+        if not can_act_batched(make_agent(game, name, 0, role=role, **opts)):
             pytest.skip(f"{game}: agent {name!r} cannot act batched (no act_batch yet)")
-    batched, scalar = _both(game, role, agent, opponent)
+    batched, scalar = _both(game, role, agent, opponent, **opts)
     assert len(batched.advantages) == DEALS
     assert batched.advantages == scalar.advantages
     assert batched == scalar
@@ -75,11 +81,12 @@ def test_batched_role_duplicate_with_a_batched_reference(game, role, monkeypatch
     """The seat format with a reference that acts batched today (random), a model and a sampling model;
     seats read from the batch engine, a deal's two plays split over two batches now and then."""
     monkeypatch.setattr(duplicate, "CHUNK", 101)
-    names = [*_models(game, role), "random"]
+    models = _models(game, role).get("{}", [])  # the models of the standard table
+    names = [*models, "random"]
     for agent, opponent in zip(names, names[1:] + names[:1], strict=True):
         batched, scalar = _both(game, role, agent, opponent, reference=lambda: RandomAgent(seed=17))
         assert batched == scalar and len(set(batched.advantages)) > 1
-    for model in _models(game, role):
+    for model in models:
         sampled = []
         for batched_ in (True, False):
             a = make_agent(game, model, 1, role=role)

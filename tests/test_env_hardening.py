@@ -4,7 +4,7 @@
 * non-integer actions are refused, never truncated; out-of-space actions name value, range, legal ids;
 * ``last()`` after the episode is over says so;
 * seeds are checked;
-* the views warn on unknown reset options like the AEC envs, and accept ``render_mode="rgb_array"``.
+* the views warn on unknown reset options like the AEC envs, and draw ``render_mode="rgb_array"`` frames.
 """
 
 from __future__ import annotations
@@ -268,16 +268,34 @@ def test_view_deck_reaches_the_oicho_deal():
 
 # --- 6. render_mode="rgb_array" and SB3's make_vec_env ---------------------------------------------
 @pytest.mark.parametrize("game", VIEWS)
-def test_view_accepts_rgb_array_and_render_says_no_frames_yet(game):
+def test_view_accepts_rgb_array_and_renders_frames(game):
     view = VIEWS[game](render_mode="rgb_array")
     assert view.render_mode == "rgb_array"
-    assert "rgb_array" not in view.metadata["render_modes"]  # the games draw no frames yet
+    assert "rgb_array" in view.metadata["render_modes"] and view.metadata["render_fps"] > 0
     view.reset(seed=0)
-    with pytest.raises(NotImplementedError, match="does not draw frames.*render_mode='ansi'"):
-        view.render()
+    frame = view.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
     assert "ansi" in VIEWS[game](render_mode="ansi").metadata["render_modes"]
     with pytest.raises(ValueError, match="render_mode='human' is not supported"):
         VIEWS[game](render_mode="human")
+
+
+def test_view_of_a_game_without_frames_says_so():
+    """A game whose AEC env lists no "rgb_array" still builds a view in that mode; render() says why not."""
+    from kabu_envs.toy_card.env import raw_env
+    from kabu_envs.wrappers.single_agent import SingleAgentView
+
+    class NoFrames(raw_env):
+        metadata = {**raw_env.metadata, "render_modes": ["ansi", "human"]}
+
+    agent = make_view("toy_card", opponents="random").pool.fixed[0][0]
+    view = SingleAgentView(lambda rm: NoFrames(render_mode=rm), [0], agent, render_mode="rgb_array")
+    assert "rgb_array" not in view.metadata["render_modes"]
+    view.reset(seed=0)
+    with pytest.raises(NotImplementedError, match="does not draw frames.*render_mode='ansi'"):
+        view.render()
+    with pytest.raises(NotImplementedError, match="draws no frames"):
+        NoFrames().render_frame()
 
 
 def _step_masked(vec, steps=30, seed=0):

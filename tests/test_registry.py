@@ -133,7 +133,7 @@ GAME_NAME_BRANCH = re.compile(
     r"""(==|!=|\bin\b|\bis\b)\s*[\(\[{]?\s*["'](oicho_kabu|kakeya|toy_card)["']"""
     r"""|["'](oicho_kabu|kakeya|toy_card)["']\s*(==|!=|\bin\b)"""
 )
-GENERIC = ["agents", "eval", "training", "kabu_envs/wrappers", "kabu_envs/core"]
+GENERIC = ["agents", "eval", "training", "kabu_envs/wrappers", "kabu_envs/core", "kabu_envs/play"]
 
 
 def _generic_files() -> list[Path]:

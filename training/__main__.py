@@ -5,13 +5,15 @@ instead of ``n_envs`` copies of the single-agent view (the same views, several t
 
 Presets are the files in training/configs/ and those games ship (``python -m kabu_envs.training --list``).
 A run writes to ``runs/<name>/`` (``model/`` = the result, ``work/`` = checkpoints and logs);
-``--publish`` also copies the result to ``models/<name>/``. Ctrl-C saves a checkpoint; ``--resume``
-continues from it.
+``--publish`` also copies the result to the shipped models (``kabu_envs/models/<name>/``, or
+``$KABU_MODELS_DIR``). Ctrl-C saves a checkpoint; ``--resume`` continues from it. Training needs the
+``train`` extra (torch, stable-baselines3, sb3-contrib, pyyaml): ``pip install "kabu-envs[train]"``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -19,10 +21,32 @@ import sys
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+# what training imports beyond the runtime (the 'train' extra); module name -> distribution name
+TRAIN_MODULES = {
+    "yaml": "pyyaml",
+    "torch": "torch",
+    "stable_baselines3": "stable-baselines3",
+    "sb3_contrib": "sb3-contrib",
+}
+
+
+def missing_train_packages() -> list[str]:
+    """The 'train' extra's packages that are not installed (the runtime install has none of them)."""
+    return [dist for mod, dist in TRAIN_MODULES.items() if importlib.util.find_spec(mod) is None]
+
+
 def main(argv: list[str] | None = None) -> int:
+    missing = missing_train_packages()
+    if missing:
+        print(
+            f"kabu-train needs the 'train' extra; missing: {', '.join(missing)}. Install it with "
+            '`pip install "kabu-envs[train]"` (torch: see the README, "About torch", for the CPU build).',
+            file=sys.stderr,
+        )
+        return 2
     from kabu_envs.training.config import load_config, presets
 
-    ap = argparse.ArgumentParser(prog="python -m kabu_envs.training", description=__doc__)
+    ap = argparse.ArgumentParser(prog="kabu-train", description=__doc__)
     ap.add_argument("config", nargs="?", help="a YAML config path or a preset name")
     ap.add_argument("--seed", type=int)
     ap.add_argument("--timesteps", type=int, help="PPO steps (after the behaviour-cloning warm start)")
@@ -37,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval-deals", type=int)
     ap.add_argument("--out", help="the run folder (default runs/<name>/; the result is in its model/)")
     ap.add_argument(
-        "--publish", action="store_true", help="also copy the result to models/<name>/ (the shipped models)"
+        "--publish",
+        action="store_true",
+        help="also copy the result to the shipped models (models_dir()/<name>/)",
     )
     ap.add_argument(
         "--resume", action="store_true", help="continue an interrupted run from its last checkpoint"
@@ -60,11 +86,17 @@ def main(argv: list[str] | None = None) -> int:
         )
     except ValueError as exc:
         ap.error(str(exc))
+    from kabu_envs.agents.registry import models_dir
     from kabu_envs.training.run import TrainingInterrupted, run_paths, train
 
     try:
         record = train(
-            cfg, out=args.out, progress_bar=not args.no_progress, resume=args.resume, publish=args.publish
+            cfg,
+            out=args.out,
+            # quiet when not on a terminal (logs, CI), as the evaluation's bars
+            progress_bar=not args.no_progress and sys.stderr.isatty(),
+            resume=args.resume,
+            publish=args.publish,
         )
     except TrainingInterrupted as exc:
         print(f"\n{exc}", file=sys.stderr)
@@ -74,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         print("duplicate eval:", json.dumps(record["eval"]))
     print(
         f"result: {run_paths(cfg, args.out).model}"
-        + (f" (published to models/{cfg['name']}/)" if args.publish else "")
+        + (f" (published to {models_dir() / cfg['name']}/)" if args.publish else "")
     )
     return 0
 

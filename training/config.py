@@ -51,6 +51,9 @@ DEFAULTS: dict[str, Any] = {
     "checkpoint_every": 100_000,
     "init_from": None,  # a policy file (model dir) to continue training from (its architecture wins)
     "eval_deals": 200,
+    # the evaluation curve (training/curve.py): duplicate advantage over fixed references every
+    # ``every`` samples (0 = off), on ``deals`` deals, the same deals at every point
+    "curve": {"every": 0, "deals": 1000, "opponents": ["scripted"]},
     # behaviour-cloning warm start before PPO (training/bc.py); teacher None = off
     "bc": {
         "teacher": None,
@@ -159,6 +162,16 @@ def validate(cfg: dict[str, Any]) -> None:
             raise ValueError("bc and init_from exclude each other (both set the starting policy)")
     if int(cfg["timesteps"]) <= 0 or int(cfg["n_envs"]) <= 0:
         raise ValueError("timesteps and n_envs must be positive")
+    curve = cfg["curve"]
+    if isinstance(curve["every"], bool) or not isinstance(curve["every"], int) or curve["every"] < 0:
+        raise ValueError(f"curve.every must be a non-negative integer (0 = off), got {curve['every']!r}")
+    if curve["every"] and (not isinstance(curve["deals"], int) or curve["deals"] < 2):
+        raise ValueError(f"curve.deals must be an integer >= 2, got {curve['deals']!r}")
+    if curve["every"] and not curve["opponents"]:
+        raise ValueError("curve.opponents must name at least one reference agent when curve.every > 0")
+    for name in curve["opponents"]:
+        if not _known_agent(spec, name):
+            raise ValueError(f"unknown curve opponent {name!r}; {spec.title} offers {list(spec.agent_names)}")
     be = cfg["batch_envs"]
     if be is not None and (isinstance(be, bool) or not isinstance(be, int) or be <= 0):
         raise ValueError(f"batch_envs must be a positive integer or null (the views), got {be!r}")

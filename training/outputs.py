@@ -101,7 +101,8 @@ def swap_into_place(staging: Path, dest: Path) -> Path:
 
 
 def copy_published(model_dir: Path, dest: Path) -> Path:
-    """Copy a complete ``model/`` folder to ``dest`` (e.g. ``models/<name>/``) by staging and swap."""
+    """Copy a complete ``model/`` folder to ``dest`` (e.g. ``kabu_envs/models/<name>/``) by staging and
+    swap."""
     stage = clear(dest.with_name(f".{dest.name}.incoming-{os.getpid()}"))
     shutil.copytree(model_dir, stage)
     return swap_into_place(stage, dest)

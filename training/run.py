@@ -14,7 +14,7 @@ policy file (``policy.npz`` + ``policy.json``: weights and what they were traine
 ``run.json`` (resolved config, seed, package versions, timings, a short duplicate evaluation) and
 ``progress.csv`` (the learning curve) — swapped into place only when complete, and ``work/``
 (pickle-free resumable checkpoints, logs, the BC warm start). ``publish=True`` copies ``model/`` to
-``models/<name>/``. An interrupted run saves a checkpoint and says how to resume (``resume=True``).
+``kabu_envs/models/<name>/``. An interrupted run saves a checkpoint and says how to resume (``resume=True``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ import gymnasium
 
 from kabu_envs.agents.registry import make_agent, models_dir
 from kabu_envs.training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
+from kabu_envs.training.curve import make_callback as make_curve_callback
+from kabu_envs.training.curve import read_curve
 from kabu_envs.training.outputs import (
     RunPaths,
     check_name,
@@ -217,7 +219,8 @@ def _callbacks(model: Any, cfg: dict[str, Any], pool: OpponentPool, paths: RunPa
             return True
 
     snaps = Snapshots()
-    return snaps, CallbackList([snaps, Checkpoints()])
+    curve = make_curve_callback(model, cfg, paths.work / "curve.csv", seed)
+    return snaps, CallbackList([snaps, Checkpoints(), *([curve] if curve is not None else [])])
 
 
 def _learn(
@@ -270,6 +273,12 @@ def _finish(model: Any, cfg: dict[str, Any], paths: RunPaths, record: dict[str, 
     stage = paths.staging()
     save_policy(model, cfg, stage, seed)
     _progress_csv(paths, stage / "progress.csv")
+    if (paths.work / "curve.csv").is_file():
+        shutil.copyfile(paths.work / "curve.csv", stage / "curve.csv")
+        record["curve"] = {
+            opp: {k: c[k][-1] for k in ("samples", "mean", "lo", "hi")}
+            for opp, c in read_curve(stage / "curve.csv").items()
+        }
     if cfg["eval_deals"] > 0:
         record["eval"] = quick_eval(cfg, stage, int(cfg["eval_deals"]), seed)
     write_json(stage / "run.json", record)

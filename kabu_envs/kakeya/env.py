@@ -8,8 +8,10 @@ Environment card
   the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md §12 Observation).
 - Rewards: paid at the end of each deal: partnership stone change (``reward="stones"``)
   or normalised egara difference (``reward="egara"``); sitting-out seats get 0.
-- Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); with
-  ``render_seat=i`` only seat i's own hand is shown (the others as card counts).
+- Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); ``"rgb_array"``
+  returns a picture (uint8, 640 x 1090 x 3 with four players, 720 x 1250 x 3 with six; pillow,
+  ``picture.py``). With ``render_seat=i`` only seat i's own hand is shown (the others as card counts
+  or card backs); ``env.unwrapped.render_frame(seat)`` draws any view.
 - Version history: v0 - first release (Rensho had to follow suit when it was its holder's only
   card of the led suit); v1 - option ``rensho_follow``, default ``"free"``: Rensho is never forced
   out to follow suit (seed 002), so default-option masks, play and returns can differ from v0
@@ -37,7 +39,8 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     metadata = {
         "name": "kakeya_v1",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "is_parallelizable": False,
     }
 
@@ -45,15 +48,14 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         self, render_mode: str | None = None, render_seat: int | None = None, **options: Any
     ) -> None:
         self.config = make_config(**options)
-        if render_seat is not None and not (
-            isinstance(render_seat, (int, np.integer))
-            and not isinstance(render_seat, (bool, np.bool_))
-            and 0 <= render_seat < self.config.num_players
-        ):
-            raise ValueError(f"render_seat={render_seat!r}: a seat 0..{self.config.num_players - 1} or None")
-        self.render_seat = None if render_seat is None else int(render_seat)
         self._encoder = Encoder(self.config)
-        super().__init__(self.config.num_players, NUM_ACTIONS, obs_spec(self.config), render_mode=render_mode)
+        super().__init__(
+            self.config.num_players,
+            NUM_ACTIONS,
+            obs_spec(self.config),
+            render_mode=render_mode,
+            render_seat=render_seat,
+        )
         self._rewards_dirty = True  # the rewards dict may hold non-zero values
 
     def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> Game:
@@ -66,6 +68,11 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.game is None:
             return "Kakeya: call reset() first"
         return render_text(self.game, self.render_seat)
+
+    def _render_frame(self, seat: int | None) -> np.ndarray:
+        from kabu_envs.kakeya.picture import draw_table  # pillow only when a frame is asked for
+
+        return draw_table(self.game, seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Same result as the base class; the mask is unpacked from the engine's legal-action

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kabu_envs.registry import DemoPlan, GameSpec, Role, register
+from kabu_envs.registry import DemoPlan, GameSpec, Role, Screenshot, register
 
 
 def partnerships(raw_env: Any) -> list[list[int]]:
@@ -53,7 +53,21 @@ SPEC = register(
         ),
         pettingzoo_id="kabu_envs/kakeya-v1",
         batch="kabu_envs.kakeya.batch:make_batch",
+        screenshots=(
+            Screenshot(
+                "kakeya_god", 33, seed=4, caption="Kakeya, god view: the eighth trick, three cards played"
+            ),
+            Screenshot("kakeya_seat", 33, seed=4, seat=0, caption="the same moment as player_0 sees it"),
+            Screenshot(
+                "kakeya_6p_all_play",
+                19,
+                seed=3,
+                rule_options={"num_players": 6, "six_player_mode": "all_play"},
+                caption="Kakeya, six players, all play: three partnerships",
+            ),
+        ),
         gym_ids={"kabu_envs/Kakeya-v1": {"role": "partnership"}},
+        viewer="kabu_envs.kakeya.view:VIEWER",
         doc="partnership trick-taking with trumps and Rensho (docs/kakeya.md)",
     )
 )

@@ -17,6 +17,10 @@ Environment card
 - Options: every rule option of docs/oicho_kabu.md §7 Options (``rules=`` preset plus overrides);
   unknown or invalid options raise ``RuleConfigError`` (a ``ValueError``) naming them.
   ``reset(seed=s, options={"deck": [ids...]})`` stacks the deck (those ids are drawn first, in order).
+- Render: ``"ansi"`` returns, ``"human"`` prints, a text table; ``"rgb_array"`` returns a picture
+  (uint8, 560 x 900 x 3, 652 x 900 x 3 with five to eight players; pillow, ``picture.py``). The god
+  view by default; ``render_seat=i`` shows only what seat i may see (``render.visibility``), and
+  ``env.unwrapped.render_frame(seat)`` draws any view.
 - Illegal actions raise ``IllegalActionError`` (a ``ValueError`` listing the legal actions).
   ``env(illegal_reward=x)`` instead adds PettingZoo's ``TerminateIllegalWrapper``: an illegal action
   ends the episode, the offender gets ``x`` and everyone else 0.
@@ -60,11 +64,14 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "oicho_kabu_v1",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "is_parallelizable": False,
     }
 
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+    def __init__(
+        self, render_mode: str | None = None, render_seat: int | None = None, **options: Any
+    ) -> None:
         self.config: Config = make_config(**options)
         self._encoder = Encoder(self.config)
         super().__init__(
@@ -72,6 +79,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             num_actions=num_actions(len(self.config.bet_sizes)),
             obs_spec=obs_spec(self.config),
             render_mode=render_mode,
+            render_seat=render_seat,
         )
 
     def _new_game(self, rng: np.random.Generator, deck: list[int] | None) -> Game:
@@ -83,7 +91,12 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _render_text(self) -> str:
         if self.game is None:
             return "Oicho-Kabu: call reset() first"
-        return render_text(self.game)
+        return render_text(self.game, self.render_seat)
+
+    def _render_frame(self, seat: int | None) -> np.ndarray:
+        from kabu_envs.oicho_kabu.picture import draw_table  # pillow only when a frame is asked for
+
+        return draw_table(self.game, seat)
 
     @property
     def chips(self) -> dict[str, int]:
@@ -93,7 +106,12 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return dict(zip(self.possible_agents, self.game.chips, strict=True))
 
 
-def env(render_mode: str | None = None, illegal_reward: float | None = None, **options: Any):
+def env(
+    render_mode: str | None = None,
+    illegal_reward: float | None = None,
+    render_seat: int | None = None,
+    **options: Any,
+):
     """The wrapped env: ``raw_env`` + ``AssertOutOfBoundsWrapper`` + ``OrderEnforcingWrapper``.
 
     With ``illegal_reward`` set, ``TerminateIllegalWrapper`` is added first: an illegal action ends the
@@ -101,4 +119,4 @@ def env(render_mode: str | None = None, illegal_reward: float | None = None, **o
     subclasses of ``kabu_envs.aec_wrappers`` that read the per-step AEC attributes directly (same
     behaviour, a third of the per-step cost).
     """
-    return wrap(raw_env(render_mode=render_mode, **options), illegal_reward)
+    return wrap(raw_env(render_mode=render_mode, render_seat=render_seat, **options), illegal_reward)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kabu_envs.registry import DemoPlan, GameSpec, Role, register
+from kabu_envs.registry import DemoPlan, GameSpec, Role, Screenshot, register
 
 
 def bettor_seats(raw_env: Any) -> list[list[int]]:
@@ -68,10 +68,37 @@ SPEC = register(
         pettingzoo_id="kabu_envs/oicho_kabu-v1",
         batch="kabu_envs.oicho_kabu.batch:make_batch",
         best_response="kabu_envs.agents.oicho_best_response:OichoBestResponse",
+        # a scripted dealer, bettors scripted and random (random stakes leave spreads unbacked, so
+        # player_3's view hides their second cards)
+        screenshots=(
+            Screenshot(
+                "oicho_kabu_god",
+                14,
+                seed=7,
+                agents=("scripted", "random"),
+                caption="Oicho-Kabu, god view: player_1 decides spread 2 (blue frames: face down)",
+            ),
+            Screenshot(
+                "oicho_kabu_seat",
+                14,
+                seed=7,
+                seat=3,
+                agents=("scripted", "random"),
+                caption="the same moment as player_3 sees it (it backs spreads 0 and 1 only)",
+            ),
+            Screenshot(
+                "oicho_kabu_hanafuda_showdown",
+                100,
+                seed=2,
+                rule_options={"rules": "kansai", "deck": "hanafuda", "num_players": 5},
+                caption="Oicho-Kabu, Kansai rules with hanafuda cards: the showdown",
+            ),
+        ),
         gym_ids={
             "kabu_envs/OichoKabuBettor-v1": {"role": "bettor"},
             "kabu_envs/OichoKabuDealer-v1": {"role": "dealer"},
         },
+        viewer="kabu_envs.oicho_kabu.view:VIEWER",
         doc="dealer against bettors, four spreads, closest to 9 (docs/oicho_kabu.md)",
     )
 )

@@ -26,6 +26,7 @@ SPEC = register(
         gym_ids={"kabu_envs/ToyCard-v0": {"role": "seat"}},
         training_presets="kabu_envs.toy_card:presets",
         batch="kabu_envs.toy_card.batch:ToyCardBatch",
+        viewer="kabu_envs.toy_card.view:VIEWER",
         doc="a one-card betting game for tests and as the template of a new game",
     )
 )

@@ -108,16 +108,18 @@ class SingleAgentView(gymnasium.Env):
     pass unknown keys). ``step(action)`` takes an int action id or a NumPy integer (0-d integer
     arrays too); a float or bool raises ``ActionTypeError`` whatever ``illegal_action`` says.
 
-    Rendering: ``render_mode="ansi"`` returns the AEC env's text. ``render_mode="rgb_array"``
-    (what SB3's ``make_vec_env`` passes to ``gymnasium.make``) is accepted so that construction
-    never fails; it is forwarded to the AEC env when that env lists ``"rgb_array"`` in its
-    ``metadata["render_modes"]``, and only then does the view list it in its own
-    ``metadata`` and return frames. Until the games draw frames, ``render()`` in that mode
-    raises ``NotImplementedError`` saying so (a clear error rather than a silent ``None``
-    that would break a video recorder later). Training never calls ``render()``.
+    Rendering: ``render_mode="ansi"`` returns the AEC env's text. ``render_mode="rgb_array"`` (what
+    SB3's ``make_vec_env`` passes to ``gymnasium.make``) returns the AEC env's picture of the table
+    (uint8, H x W x 3) as ``render_seat`` sees it: ``"learner"`` (default) is the learner's seat that
+    acts now (its first seat between its turns), so the frame shows no more than the policy sees;
+    ``None`` is the god view; an int is that seat. A game whose AEC env draws no frames (no
+    ``"rgb_array"`` in its ``metadata["render_modes"]``) still constructs with that mode, and
+    ``render()`` raises ``NotImplementedError`` saying so (a clear error rather than a silent
+    ``None`` that would break a video recorder later). Training never calls ``render()``, and
+    ``step()`` does no rendering work in any mode.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 2}
     # the spaces are set in __init__ (narrower than gymnasium.Env's ``Space`` declarations)
     observation_space: spaces.Box
     action_space: spaces.Discrete
@@ -131,6 +133,7 @@ class SingleAgentView(gymnasium.Env):
         illegal_penalty: float = -1.0,
         render_mode: str | None = None,
         max_redeals: int = 1000,
+        render_seat: int | str | None = "learner",
     ) -> None:
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
@@ -139,7 +142,12 @@ class SingleAgentView(gymnasium.Env):
                 f"render_mode={render_mode!r} is not supported; use 'ansi', 'rgb_array' "
                 "(frames only where the game draws them) or None"
             )
+        if not (
+            render_seat is None or render_seat == "learner" or isinstance(render_seat, (int, np.integer))
+        ):
+            raise ValueError(f"render_seat={render_seat!r}: 'learner', None (the god view) or a seat number")
         self.render_mode = render_mode
+        self.render_seat = render_seat
         self._frames = False  # does the AEC env draw rgb_array frames?
         if render_mode == "rgb_array":
             self.aec = aec_factory(None)
@@ -147,6 +155,8 @@ class SingleAgentView(gymnasium.Env):
                 self.aec = aec_factory("rgb_array")
                 self._frames = True
                 self.metadata = {**type(self).metadata, "render_modes": ["ansi", "rgb_array"]}
+                if isinstance(render_seat, (int, np.integer)):
+                    self.aec.unwrapped._check_render_seat(render_seat, "render_seat")
         else:
             self.aec = aec_factory(render_mode)
         self.aec.reset(seed=0)
@@ -281,7 +291,18 @@ class SingleAgentView(gymnasium.Env):
                 "construction (e.g. SB3's make_vec_env) works, but render() has no frame to return. "
                 "Use render_mode='ansi' for text."
             )
+        if self.render_mode == "rgb_array":
+            return self.aec.unwrapped.render_frame(self._frame_seat())
         return self.aec.render()
+
+    def _frame_seat(self) -> int | None:
+        """The seat whose view ``render()`` draws (see ``render_seat``)."""
+        if self.render_seat != "learner":
+            return None if self.render_seat is None else int(self.render_seat)
+        if not self._learners:
+            raise RuntimeError("render(): call reset() first (the learner's seat is chosen by reset)")
+        agent = self.aec.agent_selection
+        return seat_of(agent if agent in self._learners else self._learners[0])
 
     def close(self) -> None:
         self.aec.close()

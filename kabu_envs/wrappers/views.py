@@ -9,6 +9,9 @@ of several seats (a Kakeya partnership) is played by the learner as a whole with
 ``seats=(...)`` instead fixes the learner's candidate seats (one per episode, or all of them with
 ``together=True``), whatever the role.
 
+``render_mode="rgb_array"`` frames show the table as the learner's acting seat sees it
+(``render_seat="learner"``; ``None`` = every card, or a seat number).
+
 ``opponents`` may be agent names (``"random"``, ``"scripted"``, ``"ppo_..."``), agents, or an
 ``OpponentPool``; names are built with the env's rule options.
 """
@@ -75,6 +78,7 @@ def make_view(
     illegal_action: str = "raise",
     render_mode: str | None = None,
     seed: int | None = None,
+    render_seat: int | str | None = "learner",
     **rule_options: Any,
 ) -> SingleAgentView:
     """``game`` from the learner's seats; every other seat is played by ``opponents``."""
@@ -89,4 +93,5 @@ def make_view(
         resolve_opponents(game, opponents, seed, rule_options),
         illegal_action=illegal_action,
         render_mode=render_mode,
+        render_seat=render_seat,
     )

@@ -22,6 +22,8 @@ MODELS = SHIPPED_MODELS
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = {"ppo_oicho_bettor": ("oicho_kabu", "bettor"), "ppo_oicho_dealer": ("oicho_kabu", "dealer")}
 SHIPPED["ppo_kakeya"] = ("kakeya", "partnership")
+# the richer Oicho-Kabu settings (docs/baselines.md)
+SHIPPED |= {f"ppo_oicho_bettor_{r}": ("oicho_kabu", "bettor") for r in ("kansai", "kabufuda_site")}
 
 
 def test_shipped_models_are_policy_files_recording_what_they_were_trained_for():
@@ -181,15 +183,15 @@ def test_a_model_that_does_not_fit_the_table_is_refused_at_load_time():
     load_policy_agent("ppo_kakeya", models_dir=MODELS, expect={"game": "kakeya", "env_options": {}})
 
 
-def _view(game: str, role: str):
+def _view(game: str, role: str, **opts):
     from kabu_envs.wrappers.views import make_view
 
-    return make_view(game, role=role, opponents=["scripted", "random"], seed=0)
+    return make_view(game, role=role, opponents=["scripted", "random"], seed=0, **opts)
 
 
 def _observations(game: str, role: str, policy, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` real decisions of the model's seat(s): half played by the model, half random."""
-    view = _view(game, role)
+    """``n`` real decisions of the model's seat(s) at its table: half played by the model, half random."""
+    view = _view(game, role, **policy.trained_for["env_options"])
     rng = np.random.default_rng(5)
     obs_l, mask_l = [], []
     episode = 0
@@ -219,11 +221,13 @@ def test_numpy_play_equals_maskable_ppo_predict_on_real_observations(name):
 
     torch.set_num_threads(1)
     game, role = SHIPPED[name]
-    agent = make_agent(game, name, 0, role=role)
+    opts = read_policy(MODELS / name).trained_for["env_options"]
+    agent = make_agent(game, name, 0, role=role, **opts)
     policy = agent.policy
     obs, masks = _observations(game, role, policy, 3000)
     # the torch reference: a MaskablePPO of this architecture holding these weights
-    model = MaskablePPO("MlpPolicy", _view(game, role), device="cpu", policy_kwargs=sb3_policy_kwargs(policy))
+    view = _view(game, role, **opts)
+    model = MaskablePPO("MlpPolicy", view, device="cpu", policy_kwargs=sb3_policy_kwargs(policy))
     load_into_sb3(policy, model.policy)
     want, _ = model.predict(obs, action_masks=masks, deterministic=True)
     got = np.array([agent.act(o, m.astype(np.int8)) for o, m in zip(obs, masks, strict=True)])

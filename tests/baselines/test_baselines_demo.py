@@ -46,6 +46,7 @@ def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys):
         assert {m["opponent"] for m in rows} == set(registry.get(model["game"]).demo.opponents)
         assert {"random", "scripted"} <= {m["opponent"] for m in rows}
         assert {m["role"] for m in rows} == {model["role"]}
+        assert {m["rules"] for m in rows} == {model["rules"]}  # each model plays at its own table
     assert (tmp_path / "heatmap_oicho_kabu.png").stat().st_size > 1000
     assert (tmp_path / "heatmap_kakeya.png").stat().st_size > 1000
     out = capsys.readouterr().out
@@ -87,3 +88,34 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
         assert run["command"].startswith(("python -m training ", "python -m kabu_envs.training ")), run[
             "command"
         ]
+
+
+def _fake_model(models, name, role, env_options):
+    (models / name).mkdir(parents=True)
+    (models / name / "policy.json").write_text("{}")
+    cfg = {"game": "oicho_kabu", "role": role, "env_options": env_options}
+    (models / name / "run.json").write_text(json.dumps({"config": cfg}))
+
+
+def test_demo_plan_gives_every_rule_setting_its_reference_rows(tmp_path):
+    _fake_model(tmp_path, "ppo_a", "bettor", {})
+    _fake_model(tmp_path, "ppo_b", "bettor", {"rules": "kansai"})
+    _fake_model(tmp_path, "ppo_c", "dealer", {"rules": "kansai", "num_players": 3})
+    spec = registry.get("oicho_kabu")
+    jobs = [j for j in demo.plan(tmp_path) if j[0] == "oicho_kabu"]
+    by_rules = {}
+    for _, agent, opp, role, opts in jobs:
+        by_rules.setdefault(demo.rules_label(json.loads(opts)), []).append((agent, opp, role))
+    assert list(by_rules) == ["standard", "kansai", '{"num_players":3,"rules":"kansai"}']
+    refs = set(spec.demo.reference_rows)
+    # the standard rules: every role's reference rows; a richer setting: those of its models' roles
+    assert {(a, o) for a, o, r in by_rules["standard"] if r == "dealer"} == refs
+    assert {(a, o, r) for a, o, r in by_rules["kansai"]} == {
+        ("ppo_b", o, "bettor") for o in spec.demo.opponents
+    } | {(a, o, "bettor") for a, o in refs}
+    assert {r for _, _, r in by_rules['{"num_players":3,"rules":"kansai"}']} == {"dealer"}
+    assert [m["rules"] for m in demo.shipped(tmp_path)] == [
+        "standard",
+        "kansai",
+        '{"num_players":3,"rules":"kansai"}',
+    ]

@@ -177,7 +177,7 @@ def test_bad_options_and_illegal_actions_raise():
     with pytest.raises(ValueError, match="six_player_mode"):
         kakeya_v1.raw_env(num_players=6, six_player_mode="everyone")
     with pytest.raises(ValueError, match="render_mode"):
-        kakeya_v1.env(render_mode="rgb_array")
+        kakeya_v1.env(render_mode="rgb")
     with pytest.raises(ValueError, match=r"option 'num_players' = array\(\[4\]\) is invalid: allowed: 4, 6"):
         kakeya_v1.env(num_players=np.array([4]))
     with pytest.raises(ValueError, match="'six_player_mode' = 'all_play' has no meaning with num_players=4"):

@@ -267,3 +267,18 @@ def test_selection_cards_are_public_in_every_observation_and_the_render(each_dea
     cards = [c // 4 + 1 for c in game.selection_cards]
     sel = np.asarray(spec.decode(e.observe("player_0")["observation"])["selection_cards"]).reshape(3, 10)
     assert [int(b.argmax()) + 1 for b in sel] == cards
+
+
+def test_render_seat_text_hides_what_the_seat_cannot_see():
+    """``env(render_seat=i)``: the text prints unseen cards as [?]; the god view brackets face-down ones."""
+    e = oicho_kabu_v1.env(render_mode="ansi", render_seat=2, rules="kabufuda_site")
+    e.reset(seed=0)
+    text = e.render()
+    assert "view: player_2" in text
+    info = next(line for line in text.splitlines() if "info cards" in line)
+    owners = [part.split(":")[0].strip() for part in info.split("info cards:")[1].split(",")]
+    shown = [p for p in info.split("info cards:")[1].split(",") if "?" not in p]
+    assert owners and [p.split(":")[0].strip() for p in shown] == (["p2"] if "p2" in owners else [])
+    god = oicho_kabu_v1.env(render_mode="ansi", rules="kabufuda_site")
+    god.reset(seed=0)
+    assert "?" not in god.render() and "view:" not in god.render()

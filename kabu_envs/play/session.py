@@ -1,0 +1,211 @@
+"""One game between a person (one seat) and agents (the other seats), for the terminal and the web.
+
+A ``Match`` owns a raw AEC env of any registered game, the agents of the other seats
+(``kabu_envs.agents.registry.make_agent``) and the game's ``Viewer`` (``GameSpec.viewer``). It runs
+the agents until the person must act (``advance``), applies the person's moves (``play``), and turns
+every step into a *frame*: what the person's seat sees after it and the text of the move (as far as
+the seat saw it). Everything the tools show comes from frames and ``legal_moves``, so the person is
+shown nothing their seat may not see. ``record()`` is the game record (``kabu_envs.play.records``);
+``to_json`` / ``from_json`` save and restore a game mid-way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kabu_envs import registry
+from kabu_envs.core.views import GenericViewer, View, Viewer
+from kabu_envs.play.records import GameRecord, episode_over, iter_replay, step_rewards
+
+HUMAN = "human"
+
+
+def viewer_for(game: str) -> Viewer:
+    """The game's viewer (its registry record), else the generic one (raw observation, action names)."""
+    spec = registry.get(game)
+    return registry.resolve(spec.viewer) if spec.viewer is not None else GenericViewer()
+
+
+def agent_seed(seed: int, seat: int) -> int:
+    """The seed of the agent on ``seat`` of a game dealt with ``seed`` (recorded with the game)."""
+    return int(np.random.SeedSequence([int(seed) & 0xFFFFFFFF, seat, 11]).generate_state(1)[0])
+
+
+def fresh_seed() -> int:
+    """A seed from OS entropy, for a game the person did not seed (it is recorded, so it replays)."""
+    return int(np.random.SeedSequence().generate_state(1)[0])
+
+
+def seat_list(seat: int, opponents: Sequence[str], n: int) -> list[str]:
+    """The seats of a table of ``n``: the person on ``seat``, ``opponents`` on the others (one name
+    for all of them, or one per other seat in seat order)."""
+    if not 0 <= seat < n:
+        raise ValueError(f"seat {seat}: this table has seats 0..{n - 1}")
+    if len(opponents) not in (1, n - 1):
+        raise ValueError(f"opponents: give one name, or {n - 1} (one per other seat), not {len(opponents)}")
+    others = iter(list(opponents) * (n - 1) if len(opponents) == 1 else opponents)
+    return [HUMAN if i == seat else str(next(others)) for i in range(n)]
+
+
+class IllegalMove(ValueError):
+    """The person chose a move that is not legal now; the message lists the legal ones."""
+
+
+class Match:
+    """A game of ``game`` with ``seats[i]`` (an agent name, or ``"human"`` for the person) on seat i."""
+
+    def __init__(
+        self,
+        game: str,
+        seats: Sequence[str],
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+        deck: list[int] | None = None,
+        created_by: str = "kabu-play",
+    ) -> None:
+        from kabu_envs.agents.registry import make_agent
+
+        self.spec = registry.get(game)
+        self.options = dict(options or {})
+        self.seed = fresh_seed() if seed is None else int(seed)
+        self.record_ = GameRecord(
+            game,
+            self.options,
+            self.seed,
+            [],
+            deck=None if deck is None else list(deck),
+            created_by=created_by,
+        )
+        self.env = self.spec.make_raw_env(**self.options)
+        n = len(self.env.possible_agents)
+        if len(seats) != n:
+            raise ValueError(f"{self.spec.title} with these options has {n} seats; {len(seats)} were given")
+        self.env.reset(seed=self.seed, options={"deck": list(deck)} if deck is not None else None)
+        humans = [i for i, s in enumerate(seats) if s == HUMAN]
+        if len(humans) > 1:
+            raise ValueError(f"one person per game: seats {humans} are all 'human'")
+        self.seat: int | None = humans[0] if humans else None
+        self.agents: list[Any] = []
+        for i, name in enumerate(seats):
+            if name == HUMAN:
+                self.agents.append(None)
+                self.record_.seats.append({"agent": HUMAN, "seed": None})
+            else:
+                s = agent_seed(self.seed, i)
+                self.agents.append(make_agent(game, name, s, **self.options))
+                self.record_.seats.append({"agent": name, "seed": s})
+        self.record_.viewer = self.seat
+        self.viewer = viewer_for(game)
+        self.totals = step_rewards(self.env)
+        self.n = n
+
+    # --- state -------------------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return episode_over(self.env)
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act, None once the game is over."""
+        return None if self.over else self.env.possible_agents.index(self.env.agent_selection)
+
+    @property
+    def human_to_act(self) -> bool:
+        return self.seat is not None and self.to_act == self.seat
+
+    def view(self, seat: int | None = None) -> View:
+        """What ``seat`` (default: the person's, else seat 0) sees now."""
+        return self.viewer.seat_view(self.env, self._eye(seat))
+
+    def _eye(self, seat: int | None) -> int:
+        return seat if seat is not None else (self.seat if self.seat is not None else 0)
+
+    def legal_moves(self) -> list[dict[str, Any]]:
+        """The person's legal moves now (empty when it is not their turn): action id, label, card."""
+        if not self.human_to_act:
+            return []
+        return [
+            {
+                "action": int(a),
+                "label": self.viewer.action_label(self.env, a),
+                "card": self.viewer.action_card(self.env, a),
+            }
+            for a in self.env.legal_actions()
+        ]
+
+    # --- moves --------------------------------------------------------------------------------------
+    def step(self, action: int, eye: int | None = None) -> dict[str, Any]:
+        """Apply ``action`` of the seat to act; the frame the seat ``eye`` (default: the person's) sees."""
+        seat = self._eye(eye)
+        actor = self.to_act
+        if actor is None:
+            raise IllegalMove("the game is over")
+        legal = [int(a) for a in self.env.legal_actions()]
+        if action not in legal:
+            names = ", ".join(f"{a} ({self.viewer.action_label(self.env, a)})" for a in legal)
+            raise IllegalMove(f"{action} is not a legal move now; legal: {names}")
+        text = self.viewer.move_text(self.env, actor, int(action), seat)
+        before = self.viewer.seat_view(self.env, seat)["round"]
+        self.env.step(int(action))
+        self.record_.actions.append(int(action))
+        paid = step_rewards(self.env)
+        self.totals += paid
+        view = self.viewer.seat_view(self.env, seat)
+        over = self.over
+        if over:
+            self.record_.complete = True
+            self.record_.rewards = self.totals.tolist()
+        return {
+            "actor": actor,
+            "move": text,
+            "view": view,
+            "rewards": paid.tolist() if paid.any() else None,
+            "round_over": over or view["round"] != before,
+            "over": over,
+        }
+
+    def play(self, action: int) -> dict[str, Any]:
+        """The person's move (``IllegalMove`` when it is not their turn or not legal)."""
+        if not self.human_to_act:
+            raise IllegalMove("it is not your turn" if not self.over else "the game is over")
+        return self.step(action)
+
+    def advance(self, limit: int = 100_000) -> list[dict[str, Any]]:
+        """Let the agents act until the person must act or the game ends; their frames, in order."""
+        frames: list[dict[str, Any]] = []
+        while not self.over and not self.human_to_act and len(frames) < limit:
+            actor = self.to_act
+            assert actor is not None
+            obs = self.env.observe(self.env.agent_selection)
+            action = int(self.agents[actor].act(obs["observation"], obs["action_mask"]))
+            frames.append(self.step(action))
+        return frames
+
+    # --- records ----------------------------------------------------------------------------------------
+    def record(self) -> GameRecord:
+        return self.record_
+
+    def to_json(self) -> dict[str, Any]:
+        """The game so far (a record, complete or not): ``Match.from_json`` restores it."""
+        return self.record_.to_json()
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Match:
+        """Restore a game saved by ``to_json``: the same seats (agents re-seeded as recorded) and state.
+
+        The agents are rebuilt from their names and seeds and the recorded actions are replayed; an
+        agent's own generator is not rewound, so its later choices may differ from an unbroken game.
+        """
+        rec = GameRecord.from_json(data)
+        seats = [s["agent"] for s in rec.seats]
+        m = cls(rec.game, seats, rec.options, rec.seed, rec.deck, rec.created_by)
+        for _, _, _, action in iter_replay(rec, m.env):
+            m.record_.actions.append(action)
+            m.totals += step_rewards(m.env)
+        if m.over:
+            m.record_.complete = True
+            m.record_.rewards = m.totals.tolist()
+        return m

@@ -1,0 +1,121 @@
+"""The evaluation curve of a training run (training/curve.py) and its plot."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from kabu_envs.eval.plots import learning_curves, rolling
+from kabu_envs.training.config import load_config
+from kabu_envs.training.curve import CurveWriter, read_curve
+from kabu_envs.training.run import train
+
+torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize(
+    "curve, message",
+    [
+        ({"every": -1}, "curve.every"),
+        ({"every": True}, "curve.every"),
+        ({"every": 100, "deals": 1}, "curve.deals"),
+        ({"every": 100, "opponents": []}, "curve.opponents"),
+        ({"every": 100, "opponents": ["nobody"]}, "unknown curve opponent 'nobody'"),
+    ],
+)
+def test_bad_curve_settings_are_refused(curve, message):
+    with pytest.raises(ValueError, match=message):
+        load_config("ppo_toy_card", curve=curve)
+
+
+def test_a_run_measures_its_curve_on_the_same_deals(tmp_path):
+    curve = {"every": 256, "deals": 40, "opponents": ["random", "scripted"]}
+    cfg = load_config("ppo_toy_card", timesteps=512, eval_deals=0, checkpoint_every=10_000, curve=curve)
+    record = train(cfg, out=tmp_path / "run", progress_bar=False)
+    points = read_curve(tmp_path / "run" / "model" / "curve.csv")
+    assert set(points) == {"random", "scripted"}
+    for c in points.values():
+        # the start (after the warm start), every 256 samples, the end; in sample order
+        assert c["samples"][0] == 0 and c["samples"][-1] == record["timesteps"]
+        assert c["samples"] == sorted(set(c["samples"])) and 256 in c["samples"]
+        assert all(lo <= m <= hi for m, lo, hi in zip(c["mean"], c["lo"], c["hi"], strict=True))
+        assert c["wall_seconds"] == sorted(c["wall_seconds"])
+    run = json.loads((tmp_path / "run" / "model" / "run.json").read_text())
+    assert run["curve"]["random"]["samples"] == record["timesteps"]
+    assert run["curve"]["scripted"]["mean"] == points["scripted"]["mean"][-1]
+
+
+def test_the_curves_deals_are_common_to_every_point(tmp_path):
+    """Two points of the same policy give the same numbers: only the policy changes between points."""
+    from kabu_envs.agents.policy_file import read_policy
+    from kabu_envs.agents.registry import SHIPPED_MODELS
+    from kabu_envs.training.curve import evaluate_point
+
+    cfg = load_config("kakeya", curve={"every": 1, "deals": 6, "opponents": ["random"]})
+    policy = read_policy(SHIPPED_MODELS / "ppo_kakeya" / "policy.json")
+    assert evaluate_point(cfg, policy, seed=3) == evaluate_point(cfg, policy, seed=3)
+    assert evaluate_point(cfg, policy, seed=3) != evaluate_point(cfg, policy, seed=4)
+
+
+def test_the_writer_appends_and_skips_measured_points(tmp_path):
+    w = CurveWriter(tmp_path / "curve.csv")
+    assert w.done_at() == set()
+    w.add(0, 0.0, [{"opponent": "x", "deals": 2, "mean": 0.5, "lo": 0.0, "hi": 1.0}])
+    w.add(10, 1.5, [{"opponent": "x", "deals": 2, "mean": 0.7, "lo": 0.2, "hi": 1.2}])
+    assert w.done_at() == {0, 10}
+    assert read_curve(tmp_path / "curve.csv")["x"]["mean"] == [0.5, 0.7]
+
+
+def test_rolling_mean_and_band():
+    y = np.array([1.0, 3.0, 5.0, 7.0])
+    m, h = rolling(y, 2)
+    assert m.tolist() == [1.0, 2.0, 4.0, 6.0]
+    assert h[0] == 0.0 and h[1] == pytest.approx(1.96 * np.std([1.0, 3.0], ddof=1) / np.sqrt(2))
+
+
+def test_learning_curves_draw_runs_with_and_without_a_curve(tmp_path):
+    run = tmp_path / "with"
+    run.mkdir()
+    (run / "progress.csv").write_text("time/total_timesteps,rollout/ep_rew_mean\n100,0.1\n200,0.3\n300,0.2\n")
+    w = CurveWriter(run / "curve.csv")
+    for s in (0, 150, 300):
+        w.add(s, s / 10, [{"opponent": "scripted", "deals": 9, "mean": s / 1000, "lo": -0.1, "hi": 0.5}])
+    old = tmp_path / "without"
+    old.mkdir()
+    (old / "progress.csv").write_text("time/total_timesteps,rollout/ep_rew_mean\n100,0.1\n200,0.2\n")
+    out = learning_curves({"with": run, "without": old}, tmp_path / "lc.png")
+    assert out is not None and out.stat().st_size > 10_000
+    assert learning_curves({"none": tmp_path / "missing"}, tmp_path / "x.png") is None
+
+
+def _run_with_curve(root, name, points):
+    model = root / name / "model"
+    model.mkdir(parents=True)
+    w = CurveWriter(model / "curve.csv")
+    for s, mean, lo, hi in points:
+        w.add(s, s / 100, [{"opponent": "expert", "deals": 9, "mean": mean, "lo": lo, "hi": hi}])
+    return root / name
+
+
+def test_curves_compare_runs_against_a_reference(tmp_path, capsys):
+    from kabu_envs.eval import curves
+
+    a = _run_with_curve(
+        tmp_path, "s1", [(0, -1.0, -1.2, -0.8), (100, -0.1, -0.3, 0.05), (200, 0.0, -0.1, 0.1)]
+    )
+    b = _run_with_curve(tmp_path, "s2", [(0, -1.0, -1.2, -0.8), (100, -0.5, -0.7, -0.3)])
+    got = curves.load([a, b], "expert")
+    assert [c.reached_at for c in got] == [100, None]
+    assert got[0].reached_wall == 1.0
+    text = curves.table(got, "expert")
+    assert "| s1 | 100 | 0.0 min | 200 | +0.000 | [−0.100, +0.100] |" in text
+    assert "| s2 | not reached |" in text
+    assert curves.main([str(a), str(b), "--opponent", "expert", "--out", str(tmp_path / "c.png")]) == 0
+    assert (tmp_path / "c.png").stat().st_size > 5_000
+    with pytest.raises(ValueError, match="no curve against 'scripted'"):
+        curves.load([a], "scripted")
+    with pytest.raises(ValueError, match="no curve.csv"):
+        curves.load([tmp_path], "expert")

@@ -1,0 +1,122 @@
+"""The evaluation curve of a training run: what the training achieved, measured as it went.
+
+SB3's ``progress.csv`` logs the learner's raw episode reward against a changing opponent pool, which for
+a game as noisy as Oicho-Kabu is indistinguishable from noise. The curve instead plays the current
+policy (its numpy policy file, deterministic, as it would be shipped) against fixed references
+(``curve.opponents``, e.g. ``scripted`` and ``expert``) on ``curve.deals`` duplicate deals: at the start
+of PPO (after the behaviour-cloning warm start, if any), every ``curve.every`` samples and at the end.
+Every point uses the same deals (common random numbers), so differences between points are the policy's,
+not the cards'. Rows go to ``work/curve.csv`` as they are measured and to ``model/curve.csv`` with the
+model; ``kabu_envs.eval.plots.learning_curves`` draws them with their 95% CI bands.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+from typing import Any
+
+FIELDS = ("samples", "wall_seconds", "opponent", "deals", "mean", "lo", "hi")
+# the curve's deal seeds: one set for every point of a run (common random numbers), disjoint from the
+# quick evaluation's (10_000 + seed) and the demo's (2024 + 7919 i)
+SEED_BASE = 20_000
+
+
+def evaluate_point(cfg: dict[str, Any], policy: Any, seed: int) -> list[dict[str, Any]]:
+    """One point of the curve: the policy's duplicate advantage over each ``curve.opponents``."""
+    from kabu_envs.agents.ppo_agent import PPOAgent
+    from kabu_envs.agents.registry import make_agent
+    from kabu_envs.eval.games import matchup
+
+    curve, opts, game, role = cfg["curve"], cfg["env_options"], cfg["game"], cfg["role"]
+    rows = []
+    for opp in curve["opponents"]:
+        agent = PPOAgent(policy=policy, deterministic=True, seed=seed, name=cfg["name"])
+        other = make_agent(game, str(opp), seed + 1, role=role, **opts)
+        s = matchup(game, agent, other, role, int(curve["deals"]), SEED_BASE + seed, opts).summary()
+        rows.append({"opponent": str(opp), "deals": s.n, "mean": s.mean, "lo": s.lo, "hi": s.hi})
+    return rows
+
+
+class CurveWriter:
+    """Appends the points of one run to its ``curve.csv`` (a resumed run goes on in the same file)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def done_at(self) -> set[int]:
+        """The sample counts already measured (so that a resumed run does not measure them twice)."""
+        return {int(r["samples"]) for r in read_rows(self.path)} if self.path.is_file() else set()
+
+    def add(self, samples: int, wall_seconds: float, rows: list[dict[str, Any]]) -> None:
+        new = not self.path.is_file()
+        with open(self.path, "a", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=FIELDS)
+            if new:
+                w.writeheader()
+            for r in rows:
+                w.writerow({"samples": samples, "wall_seconds": round(wall_seconds, 1)} | r)
+
+
+def read_rows(path: str | Path) -> list[dict[str, str]]:
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def read_curve(path: str | Path) -> dict[str, dict[str, list[float]]]:
+    """``opponent -> {"samples", "wall_seconds", "mean", "lo", "hi"}`` (lists in sample order)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for r in sorted(read_rows(path), key=lambda r: int(r["samples"])):
+        d = out.setdefault(r["opponent"], {k: [] for k in ("samples", "wall_seconds", "mean", "lo", "hi")})
+        for k in d:
+            d[k].append(float(r[k]))
+    return out
+
+
+def make_callback(model: Any, cfg: dict[str, Any], path: Path, seed: int) -> Any:
+    """The SB3 callback that measures the curve (``curve.every`` > 0), or None when it is off."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from kabu_envs.agents.policy_file import policy_from_sb3
+
+    every = int(cfg["curve"]["every"])
+    if every <= 0:
+        return None
+    writer = CurveWriter(path)
+
+    def measure(samples: int, wall: float) -> None:
+        if samples in writer.done_at():
+            return
+        policy = policy_from_sb3(model.policy, cfg["game"], cfg["role"], cfg["env_options"])
+        writer.add(samples, wall, evaluate_point(cfg, policy, seed))
+
+    class EvalCurve(BaseCallback):
+        """A point at the start, every ``every`` samples and at the end; evaluation time is not counted
+        in ``wall_seconds`` (the training's own time)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_at = (model.num_timesteps // every + 1) * every
+            self.spent = 0.0  # seconds spent measuring, taken out of the wall time
+            self.t0 = time.time()
+
+        def _measure(self) -> None:
+            t = time.time()
+            measure(int(self.model.num_timesteps), t - self.t0 - self.spent)
+            self.spent += time.time() - t
+
+        def _on_training_start(self) -> None:
+            self.t0 = time.time()
+            self._measure()
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self.next_at:
+                self.next_at += every
+                self._measure()
+            return True
+
+        def _on_training_end(self) -> None:
+            self._measure()
+
+    return EvalCurve()
