@@ -2,9 +2,10 @@
 
 Compares the evaluation curves (``curve.csv``, training/curve.py) of several training runs -- e.g. the
 same config with different seeds -- against one reference opponent: a plot of every run's duplicate
-advantage with its 95% CI band against samples, and a Markdown table of, per run, the first point at
-which the run *reached* the reference (the CI's upper bound at or above 0: the reference is no longer
-significantly better), the last point's advantage and CI, and the samples and wall time it took.
+advantage with its 95% CI band against samples, and a Markdown table of, per run, the point from which
+the run *reached* the reference (the CI's upper bound at or above 0 there and at every later point:
+the reference is no longer significantly better, and stays so -- a noisy early point whose interval
+touches 0 does not count), the last point's advantage and CI, and the samples and wall time it took.
 A RUN is a run folder (its ``model/``) or a model folder holding ``curve.csv``.
 """
 
@@ -26,14 +27,23 @@ class RunCurve:
     lo: list[float]
     hi: list[float]
 
+    def _reached(self) -> int | None:
+        """Index of the first point from which every CI upper bound is >= 0 (None: the last is < 0)."""
+        k = len(self.hi)
+        while k > 0 and self.hi[k - 1] >= 0.0:
+            k -= 1
+        return k if k < len(self.hi) else None
+
     @property
     def reached_at(self) -> int | None:
-        """Samples at the first point whose CI upper bound is >= 0 (None: never)."""
-        return next((int(s) for s, h in zip(self.samples, self.hi, strict=True) if h >= 0.0), None)
+        """Samples at the point from which the run stays level with the reference (None: never)."""
+        k = self._reached()
+        return None if k is None else int(self.samples[k])
 
     @property
     def reached_wall(self) -> float | None:
-        return next((w for w, h in zip(self.wall_seconds, self.hi, strict=True) if h >= 0.0), None)
+        k = self._reached()
+        return None if k is None else self.wall_seconds[k]
 
 
 def curve_file(run: str | Path) -> Path:

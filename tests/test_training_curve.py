@@ -106,9 +106,13 @@ def test_curves_compare_runs_against_a_reference(tmp_path, capsys):
     a = _run_with_curve(
         tmp_path, "s1", [(0, -1.0, -1.2, -0.8), (100, -0.1, -0.3, 0.05), (200, 0.0, -0.1, 0.1)]
     )
-    b = _run_with_curve(tmp_path, "s2", [(0, -1.0, -1.2, -0.8), (100, -0.5, -0.7, -0.3)])
-    got = curves.load([a, b], "expert")
-    assert [c.reached_at for c in got] == [100, None]
+    # a noisy first point touching 0 is not "reached": the run must stay level to the end
+    b = _run_with_curve(tmp_path, "s2", [(0, -0.4, -0.9, 0.1), (100, -0.5, -0.7, -0.3)])
+    c = _run_with_curve(
+        tmp_path, "s3", [(0, -0.4, -0.9, 0.1), (100, -0.5, -0.7, -0.3), (200, 0.1, -0.2, 0.4)]
+    )
+    got = curves.load([a, b, c], "expert")
+    assert [c.reached_at for c in got] == [100, None, 200]
     assert got[0].reached_wall == 1.0
     text = curves.table(got, "expert")
     assert "| s1 | 100 | 0.0 min | 200 | +0.000 | [−0.100, +0.100] |" in text
