@@ -39,7 +39,10 @@ SPEC = register(
                 batch_seat_groups=batch_partnerships,
             ),
         ),
-        agents={"scripted": "kabu_envs.agents.kakeya_scripted:KakeyaScriptedAgent"},
+        agents={
+            "scripted": "kabu_envs.agents.kakeya_scripted:KakeyaScriptedAgent",
+            "expert": "kabu_envs.agents.kakeya_expert:KakeyaExpertAgent",
+        },
         reference="scripted",
         eval_opponents=("random", "scripted"),
         eval_deals=1000,
