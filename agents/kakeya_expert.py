@@ -77,6 +77,9 @@ class KakeyaExpertAgent(BaseAgent):
             raise ValueError(
                 f"KakeyaExpertAgent: dd_tricks must be an int >= 0, got {self.params['dd_tricks']!r}"
             )
+        cap = self.params["max_ms"]
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or cap < 0):
+            raise ValueError(f"KakeyaExpertAgent: max_ms must be None or a number >= 0, got {cap!r}")
         self.decoder = ViewDecoder(self.cfg)
         self._free = self.cfg.rensho_follow == "free"
         self._sims: dict[tuple[Any, ...], DealSim] = {}
@@ -123,8 +126,11 @@ class KakeyaExpertAgent(BaseAgent):
         raise ValueError(f"KakeyaExpertAgent: no decision in phase {view.phase.name} (legal: {legal})")
 
     def _budget(self) -> tuple[float, float | None]:
+        """(start, cap) of the optional CPU-time cap, in seconds (no clock read without a cap)."""
         cap = self.params["max_ms"]
-        return time.process_time(), (None if cap is None else float(cap) / 1000.0)
+        if cap is None:
+            return 0.0, None
+        return time.process_time(), float(cap) / 1000.0
 
     @staticmethod
     def _over(start: float, cap: float | None) -> bool:

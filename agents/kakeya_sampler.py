@@ -7,7 +7,8 @@ with ``rensho_follow="free"``, perhaps Rensho itself). Every consistent deal is 
 uniformly from the consistent deals, exactly:
 
 * cards with the same set of seats allowed to hold them form a group (at most the four suits plus
-  Rensho); the cards of a group are exchangeable;
+  Rensho); the cards of a group are exchangeable; the seats that have shown out of no suit that still
+  has unseen cards count as one seat (any split of its cards among them is equally possible);
 * ``ways(g, quotas)`` counts the deals of groups ``g..`` into the seats' remaining quotas (a
   multinomial per allocation of a group's cards to its allowed seats, memoised);
 * a sample picks each group's allocation with probability proportional to its count, then deals the
@@ -26,20 +27,9 @@ from math import factorial
 
 import numpy as np
 
-from kabu_envs.kakeya.cards import NUM_RANKS, NUM_SUITS, SUIT_MASK, bits_to_cards
+from kabu_envs.kakeya.cards import NUM_SUITS, SUIT_MASK, bits_to_cards
 
 _FACT = tuple(factorial(k) for k in range(53))
-
-
-def allowed_seats(
-    card: int, seats: Sequence[int], voids: Sequence[int], rensho: int, rensho_free: bool
-) -> tuple[int, ...]:
-    """The seats of ``seats`` that may hold ``card``: those not shown out of its suit (Rensho stays
-    possible for a seat shown out of its suit when ``rensho_free``)."""
-    suit = card // NUM_RANKS
-    if card == rensho and rensho_free:
-        return tuple(seats)
-    return tuple(s for s in seats if not (voids[s] >> suit) & 1)
 
 
 class DealSampler:
@@ -75,24 +65,36 @@ class DealSampler:
             if rensho_free:
                 mask &= ~(1 << rensho)
             self.forbidden.append(mask & unseen)
+        # The seats that may hold any unseen card are one pseudo-seat (the last) for the counting: every
+        # split of its cards among them is equally possible, so each counted deal stands for the same
+        # number of deals and a uniform count stays uniform (``_sample_counted`` splits it uniformly).
+        self._constrained = [i for i, f in enumerate(self.forbidden) if f and self.quotas[i]]
+        self._free = [i for i, f in enumerate(self.forbidden) if not f and self.quotas[i]]
+        lump = sum(self.quotas[i] for i in self._free)
+        self._pseudo_quotas = tuple(self.quotas[i] for i in self._constrained) + (
+            (lump,) if self._free else ()
+        )
+        self._free_splits = _FACT[lump]
+        for i in self._free:
+            self._free_splits //= _FACT[self.quotas[i]]
         groups: dict[tuple[int, ...], list[int]] = {}
-        holders = [s for s, q in zip(self.seats, self.quotas, strict=True) if q > 0]
-        index = {s: i for i, s in enumerate(self.seats)}
-        for card in bits_to_cards(unseen):
-            allowed = allowed_seats(card, holders, voids, rensho, rensho_free)
-            groups.setdefault(tuple(index[s] for s in allowed), []).append(card)
+        for card in self.cards:
+            allowed = [k for k, i in enumerate(self._constrained) if not (self.forbidden[i] >> card) & 1]
+            if self._free:
+                allowed.append(len(self._constrained))
+            groups.setdefault(tuple(allowed), []).append(card)
         # larger allowed sets last: the last group's allocation is forced, the others branch
         self.groups = sorted(groups.items(), key=lambda g: (len(g[0]), g[0]))
         self._ways: dict[tuple[int, tuple[int, ...]], int] = {}
         self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[float]]] = {}
         # None: the tables are not built yet (-1: and need not be, as every deal fits)
-        self._total: int | None = None if any(self.forbidden) else -1
+        self._total: int | None = None if self._constrained else -1
 
     @property
     def total(self) -> int:
         """The number of consistent deals (the counting tables are built on first use)."""
         if self._total is None or self._total < 0:
-            self._total = self.ways(0, self.quotas)
+            self._total = self.ways(0, self._pseudo_quotas) * self._free_splits
         return self._total
 
     def _allocations(self, g: int, quotas: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -168,7 +170,7 @@ class DealSampler:
         self._choices[key] = (allocs, cum)
         return allocs, cum
 
-    def sample(self, rng: np.random.Generator, tries: int = 8) -> dict[int, int]:
+    def sample(self, rng: np.random.Generator, tries: int = 32) -> dict[int, int]:
         """One consistent deal: seat -> its cards (52-bit set). ``tries`` plain shuffles first."""
         cards = self.cards
         for _ in range(tries if self._total is None or self._total < 0 else 0):
@@ -191,8 +193,8 @@ class DealSampler:
 
     def _sample_counted(self, rng: np.random.Generator) -> dict[int, int]:
         """A sample through the counting tables (see the module docstring)."""
-        quotas = self.quotas
-        hands = [0] * len(self.seats)
+        quotas = self._pseudo_quotas
+        pseudo = [0] * len(quotas)
         for g, (_, cards) in enumerate(self.groups):
             allocs, cum = self._choice(g, quotas)
             if len(allocs) == 1:
@@ -207,7 +209,18 @@ class DealSampler:
             at = 0
             for i, k in enumerate(x):
                 for j in order[at : at + k]:
-                    hands[i] |= 1 << cards[j]
+                    pseudo[i] |= 1 << cards[j]
                 at += k
             quotas = tuple(q - k for q, k in zip(quotas, x, strict=True))
+        hands = [0] * len(self.seats)
+        for k, i in enumerate(self._constrained):
+            hands[i] = pseudo[k]
+        if self._free:  # the pseudo-seat's cards, split uniformly among the seats it stands for
+            lump = bits_to_cards(pseudo[-1])
+            order = rng.permutation(len(lump)).tolist()
+            at = 0
+            for i in self._free:
+                for j in order[at : at + self.quotas[i]]:
+                    hands[i] |= 1 << lump[j]
+                at += self.quotas[i]
         return dict(zip(self.seats, hands, strict=True))

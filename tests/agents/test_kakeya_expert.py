@@ -13,7 +13,7 @@ import pytest
 from kabu_envs import kakeya_v1
 from kabu_envs.agents.base import BaseAgent
 from kabu_envs.agents.kakeya_expert import KakeyaExpertAgent
-from kabu_envs.agents.kakeya_sampler import DealSampler, allowed_seats
+from kabu_envs.agents.kakeya_sampler import DealSampler
 from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent
 from kabu_envs.agents.kakeya_search import DealSim, Position
 from kabu_envs.agents.kakeya_view import ViewDecoder
@@ -150,16 +150,18 @@ def test_sampled_deals_respect_counts_and_voids_and_hold_the_unseen_cards(opts):
 
 
 def brute_force_deals(unseen, seats, counts, voids, rensho, free):
-    """Every consistent deal, by enumeration (small cases)."""
+    """Every consistent deal, by enumeration (small cases): no seat holds a card of a suit it has
+    shown out of, except Rensho when it is free to follow."""
     cards = bits_to_cards(unseen)
+
+    def fits(card, seat):
+        return (card == rensho and free) or not (voids[seat] >> (card // NUM_RANKS)) & 1
+
     out = []
     for owners in itertools.product(range(len(seats)), repeat=len(cards)):
         if any(owners.count(i) != counts[i] for i in range(len(seats))):
             continue
-        if all(
-            seats[o] in allowed_seats(c, seats, voids, rensho, free)
-            for c, o in zip(cards, owners, strict=True)
-        ):
+        if all(fits(c, seats[o]) for c, o in zip(cards, owners, strict=True)):
             hands = [0] * len(seats)
             for c, o in zip(cards, owners, strict=True):
                 hands[o] |= 1 << c
@@ -167,22 +169,29 @@ def brute_force_deals(unseen, seats, counts, voids, rensho, free):
     return out
 
 
+CASES = {  # (seats, counts, voids by seat): 7 unseen cards, clubs 2-4, diamonds 2-3, AS (Rensho), 2S
+    "two_voids": ([1, 2, 3], [3, 2, 2], [0, 0b0001, 0b1000, 0]),
+    "three_free_seats": ([1, 2, 3, 4, 5], [2, 2, 1, 1, 1], [0, 0b0001, 0, 0, 0, 0]),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("free", [True, False])
 @pytest.mark.parametrize("tries", [8, 0])
-def test_sampler_is_uniform_over_the_consistent_deals(free, tries):
-    """7 unseen cards (clubs 2-4, diamonds 2-3, AS = Rensho, 2S) to seats 1..3 holding 3, 2, 2; seat 1 has
-    shown out of clubs, seat 2 of spades. Every consistent deal must come up equally often (chi-square at
-    p = 0.001, Wilson-Hilferty quantile), through both sampling paths."""
+def test_sampler_is_uniform_over_the_consistent_deals(case, free, tries):
+    """Every consistent deal must come up equally often (chi-square at p = 0.001, Wilson-Hilferty
+    quantile), through both sampling paths (shuffles, counting tables); in the first case seat 1 has
+    shown out of clubs and seat 2 of spades, in the second only seat 1 (the other seats are one
+    pseudo-seat for the counting)."""
     rensho = 51
     unseen = sum(1 << c for c in (0, 1, 2, 13, 14, 51, 39))
-    seats, counts = [1, 2, 3], [3, 2, 2]
-    voids = [0, 0b0001, 0b1000, 0]
+    seats, counts, voids = CASES[case]
     deals = brute_force_deals(unseen, seats, counts, voids, rensho, free)
     sampler = DealSampler(unseen, seats, counts, voids, rensho, free)
     assert sampler.total == len(deals) > 10
     index = {d: i for i, d in enumerate(deals)}
     rng = np.random.default_rng(7)
-    draws = 200 * len(deals)
+    draws = 100 * len(deals)
     hits = np.zeros(len(deals))
     for _ in range(draws):
         hands = sampler.sample(rng, tries=tries)
@@ -396,6 +405,15 @@ def test_expert_is_registered_loadable_and_checks_its_parameters(tmp_path):
         KakeyaExpertAgent(samplez=3)
     with pytest.raises(ValueError, match="samples"):
         KakeyaExpertAgent(samples=0)
+    with pytest.raises(ValueError, match="max_ms"):
+        KakeyaExpertAgent(max_ms=-1)
+
+
+def test_a_zero_time_cap_stops_after_one_sample():
+    """``max_ms`` caps the CPU time: at 0 every decision uses exactly one sampled deal."""
+    one = {"samples": 1, "lead_samples": 1, "trump_samples": 1}
+    assert play_games({}, 2, {"max_ms": 0}, seed=50) == play_games({}, 2, one, seed=50)
+    assert play_games({}, 2, {"samples": 2}, seed=50) != play_games({}, 2, one, seed=50)
 
 
 def test_expert_beats_scripted_on_duplicate_deals():
