@@ -42,7 +42,7 @@ from kabu_envs.kakeya.game import Phase
 from kabu_envs.kakeya.tricks import rensho_card
 
 DEFAULT_PARAMS: dict[str, Any] = {
-    "samples": 12,  # sampled deals per card decision
+    "samples": 16,  # sampled deals per card decision
     "lead_samples": 12,  # per lead choice
     "trump_samples": 8,  # per trump choice
     "dd_tricks": 2,  # exact search once at most this many tricks remain (0: never)

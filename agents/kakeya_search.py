@@ -110,6 +110,14 @@ class DealSim:
         self.part = tuple(k % m for k in range(n))
         self.opponents = tuple(tuple(j for j in range(n) if j % m != k % m) for k in range(n))
         self.trump_mask = SUIT_MASK[trump]
+        tm, no_rensho = self.trump_mask, ~self.rbit
+        # ``_low``'s categories, in order: plain non-egara, trump non-egara, plain egara, trump egara
+        self.low_order = (
+            _NO_EGARA & ~tm & no_rensho,
+            _NO_EGARA & tm & no_rensho,
+            EGARA_MASK & ~tm & no_rensho,
+            EGARA_MASK & tm & no_rensho,
+        )
         self.rotations = tuple(tuple((s + k) % n for k in range(n)) for s in range(n))
         # trick-winner keys per led suit: Rensho 1000, a trump 100 + rank, the led suit its rank, else -1
         self.keys = tuple(
@@ -192,11 +200,10 @@ class DealSim:
     def _low(self, legal: int) -> int:
         """The card I least mind losing: plain non-egara, trump non-egara, plain egara, trump egara,
         Rensho; the lowest rank first (ties: the lower suit)."""
-        tm, rb = self.trump_mask, self.rbit
-        rest = legal & ~rb
-        for cat in (rest & _NO_EGARA & ~tm, rest & _NO_EGARA & tm, rest & EGARA_MASK & ~tm, rest & tm):
-            if cat:
-                return _lowest_rank(cat)
+        for cat in self.low_order:
+            cards = legal & cat
+            if cards:
+                return _lowest_rank(cards)
         return self.rensho
 
     def policy(self, pos: Position) -> int:
@@ -390,6 +397,9 @@ class DealSim:
 
 def _lowest_rank(cards: int) -> int:
     """The lowest-ranked card of a non-empty set (ties: the lower suit)."""
+    low = (cards & -cards).bit_length() - 1
+    if not cards & ~SUIT_MASK[_SUIT[low]]:  # one suit (following suit, mostly): its lowest card
+        return low
     best, best_rank = -1, NUM_RANKS
     for s in range(NUM_SUITS):
         x = cards & SUIT_MASK[s]

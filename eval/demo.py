@@ -82,7 +82,7 @@ def plan(models: Path) -> list[Job]:
     return jobs
 
 
-def job_deals(job: tuple[str, str, str, str], deals: int | None = None, quick: bool = False) -> int:
+def job_deals(job: Job, deals: int | None = None, quick: bool = False) -> int:
     """Duplicate deals of a demo job: ``deals`` when given (``--deals``), 30 with ``--quick``, else the
     game's plan (``DemoPlan.deals_for``: fewer for its slow agents)."""
     if deals:
@@ -94,7 +94,7 @@ def job_deals(job: tuple[str, str, str, str], deals: int | None = None, quick: b
     return plan_.deals_for(job[1], job[2])
 
 
-def slow(job: tuple[str, str, str, str]) -> bool:
+def slow(job: Job) -> bool:
     """A job with an agent its game's plan lists as slow (``DemoPlan.agent_deals``)."""
     plan_ = registry.get(job[0]).demo
     return plan_ is not None and bool({job[1], job[2]} & set(plan_.agent_deals))
