@@ -103,12 +103,21 @@ def slow(job: Job) -> bool:
 def _run(
     job: Job, deals: int, seed: int, models: str, batched: bool | None = None
 ) -> tuple[dict, list[float]]:
-    os.environ["KABU_MODELS_DIR"] = models
     from kabu_envs.eval.tournament import matchup_record
 
     game, agent, opp, role, options = job
     opts = json.loads(options)
-    row, res = matchup_record(game, agent, opp, role, deals, seed, env_options=opts, batched=batched)
+    # the models folder for make_agent, only while this job runs: with --workers 1 the job runs in the
+    # caller's process, whose environment (and its subprocesses') must not keep it
+    before = os.environ.get("KABU_MODELS_DIR")
+    os.environ["KABU_MODELS_DIR"] = models
+    try:
+        row, res = matchup_record(game, agent, opp, role, deals, seed, env_options=opts, batched=batched)
+    finally:
+        if before is None:
+            del os.environ["KABU_MODELS_DIR"]
+        else:
+            os.environ["KABU_MODELS_DIR"] = before
     return {**row, "rules": rules_label(opts)}, res.advantages
 
 
