@@ -46,7 +46,7 @@ SPEC = register(
         reference="scripted",
         eval_opponents=("random", "scripted"),
         eval_deals=1000,
-        # the expert searches every card (about 5 ms a decision, one decision at a time): its matchups
+        # the expert searches every card (about 6 ms a decision, one decision at a time): its matchups
         # play 1000 deals, the batched ones 2000 (docs/baselines.md)
         demo=DemoPlan(
             roles=("partnership",),
