@@ -25,6 +25,7 @@ LOADABLE: dict[str, type] = {}
 LOADABLE_MODULES = (
     "kabu_envs.agents.base",
     "kabu_envs.agents.kakeya_scripted",
+    "kabu_envs.agents.kakeya_expert",
     "kabu_envs.agents.oicho_scripted",
     "kabu_envs.agents.oicho_expert",
 )

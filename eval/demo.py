@@ -82,15 +82,42 @@ def plan(models: Path) -> list[Job]:
     return jobs
 
 
+def job_deals(job: Job, deals: int | None = None, quick: bool = False) -> int:
+    """Duplicate deals of a demo job: ``deals`` when given (``--deals``), 30 with ``--quick``, else the
+    game's plan (``DemoPlan.deals_for``: fewer for its slow agents)."""
+    if deals:
+        return deals
+    if quick:
+        return 30
+    plan_ = registry.get(job[0]).demo
+    assert plan_ is not None
+    return plan_.deals_for(job[1], job[2])
+
+
+def slow(job: Job) -> bool:
+    """A job with an agent its game's plan lists as slow (``DemoPlan.agent_deals``)."""
+    plan_ = registry.get(job[0]).demo
+    return plan_ is not None and bool({job[1], job[2]} & set(plan_.agent_deals))
+
+
 def _run(
     job: Job, deals: int, seed: int, models: str, batched: bool | None = None
 ) -> tuple[dict, list[float]]:
-    os.environ["KABU_MODELS_DIR"] = models
     from kabu_envs.eval.tournament import matchup_record
 
     game, agent, opp, role, options = job
     opts = json.loads(options)
-    row, res = matchup_record(game, agent, opp, role, deals, seed, env_options=opts, batched=batched)
+    # the models folder for make_agent, only while this job runs: with --workers 1 the job runs in the
+    # caller's process, whose environment (and its subprocesses') must not keep it
+    before = os.environ.get("KABU_MODELS_DIR")
+    os.environ["KABU_MODELS_DIR"] = models
+    try:
+        row, res = matchup_record(game, agent, opp, role, deals, seed, env_options=opts, batched=batched)
+    finally:
+        if before is None:
+            del os.environ["KABU_MODELS_DIR"]
+        else:
+            os.environ["KABU_MODELS_DIR"] = before
     return {**row, "rules": rules_label(opts)}, res.advantages
 
 
@@ -226,19 +253,31 @@ def main(argv: list[str] | None = None) -> int:
     br_entries = best_response_plan(models, args.seed, br_deals)
     # each role's deals in chunks, one per worker (the best response is the demo's longest job)
     br_jobs = [(i, lo, hi) for i, e in enumerate(br_entries) for lo, hi in _chunks(e["deals"], args.workers)]
+    n = [job_deals(j, args.deals, args.quick) for j in jobs]
+    # the slow matchups (DemoPlan.agent_deals) first, so that the two workers share them
+    first = sorted(range(len(jobs)), key=lambda i: not slow(jobs[i]))
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
             br_futures = [
                 pool.submit(_run_best_response, br_entries[i], lo, hi, str(models)) for i, lo, hi in br_jobs
             ]
-            n = [deals[j[0]] for j in jobs]
-            done = pool.map(_run, jobs, n, seeds, [str(models)] * len(jobs), [batched] * len(jobs))
-            results = list(progress(done, total=len(jobs), desc="demo matchups"))
+            done = pool.map(
+                _run,
+                [jobs[i] for i in first],
+                [n[i] for i in first],
+                [seeds[i] for i in first],
+                [str(models)] * len(jobs),
+                [batched] * len(jobs),
+            )
+            ordered = list(progress(done, total=len(jobs), desc="demo matchups"))
             br_done = [f.result() for f in progress(br_futures, total=len(br_jobs), desc="best responses")]
     else:
-        pairs = progress(zip(jobs, seeds, strict=False), total=len(jobs), desc="demo matchups")
-        results = [_run(j, deals[j[0]], s, str(models), batched) for j, s in pairs]
+        pairs = progress(first, total=len(jobs), desc="demo matchups")
+        ordered = [_run(jobs[i], n[i], seeds[i], str(models), batched) for i in pairs]
         br_done = [_run_best_response(br_entries[i], lo, hi, str(models)) for i, lo, hi in br_jobs]
+    results: list[tuple[dict, list[float]]] = [({}, [])] * len(jobs)
+    for i, r in zip(first, ordered, strict=True):
+        results[i] = r
     br_results: list[list[dict[str, Any]]] = [[] for _ in br_entries]
     for (i, _, _), res in zip(br_jobs, br_done, strict=True):
         br_results[i].append(res)
@@ -262,7 +301,9 @@ def main(argv: list[str] | None = None) -> int:
             summary[game]["best_response"] = br_rows[game]["rows"]
             summary[game]["best_response_cpu_ms_per_deal"] = br_rows[game]["cpu_ms_per_deal"]
         if rows:
-            title = f"{game}: duplicate advantage per deal ({deals[game]} deals)"
+            counts = sorted({row["games"] for row in rows})
+            span = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+            title = f"{game}: duplicate advantage per deal ({span} deals)"
             matchup_heatmap(rows, title, out / f"heatmap_{game}.png")
     curves = {m["name"]: m["dir"] for m in shipped(models)}
     learning_curves(curves, out / "learning_curves.png")

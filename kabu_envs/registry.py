@@ -98,7 +98,9 @@ class DemoPlan:
     Every shipped model of the game (its role read from its run record) meets each of ``opponents``;
     ``reference_rows`` are extra ``(agent, opponent)`` rows between the hand-written players, in each
     of ``roles``. ``deals`` duplicate deals per matchup; ``sample_title`` heads the rendered sample;
-    ``order`` places the game among the others in the reports.
+    ``order`` places the game among the others in the reports. ``agent_deals`` names agents too slow for
+    ``deals`` (a search player deciding one move at a time): a matchup with one of them plays that many
+    deals instead (the smallest, if both are listed), and the demo starts those matchups first.
     """
 
     roles: tuple[str, ...]
@@ -111,6 +113,11 @@ class DemoPlan:
     # the game) in each of ``roles``, on ``best_response_deals`` deals per role (0: not in the demo)
     best_response_agents: tuple[str, ...] = ()
     best_response_deals: int = 0
+    agent_deals: Mapping[str, int] = field(default_factory=dict)
+
+    def deals_for(self, agent: str, opponent: str) -> int:
+        """Duplicate deals of the ``agent`` vs ``opponent`` matchup."""
+        return min([self.deals] + [self.agent_deals[a] for a in (agent, opponent) if a in self.agent_deals])
 
 
 @dataclass(frozen=True)

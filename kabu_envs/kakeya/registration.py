@@ -39,17 +39,23 @@ SPEC = register(
                 batch_seat_groups=batch_partnerships,
             ),
         ),
-        agents={"scripted": "kabu_envs.agents.kakeya_scripted:KakeyaScriptedAgent"},
+        agents={
+            "scripted": "kabu_envs.agents.kakeya_scripted:KakeyaScriptedAgent",
+            "expert": "kabu_envs.agents.kakeya_expert:KakeyaExpertAgent",
+        },
         reference="scripted",
         eval_opponents=("random", "scripted"),
         eval_deals=1000,
+        # the expert searches every card (about 6 ms a decision, one decision at a time): its matchups
+        # play 1000 deals, the batched ones 2000 (docs/baselines.md)
         demo=DemoPlan(
             roles=("partnership",),
-            opponents=("random", "scripted"),
-            reference_rows=(("scripted", "random"),),
+            opponents=("random", "scripted", "expert"),
+            reference_rows=(("scripted", "random"), ("expert", "random"), ("expert", "scripted")),
             deals=2000,
             sample_title="Kakeya deal",
             order=1,
+            agent_deals={"expert": 1000},
         ),
         pettingzoo_id="kabu_envs/kakeya-v1",
         batch="kabu_envs.kakeya.batch:make_batch",

@@ -47,6 +47,9 @@ def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys):
         assert {"random", "scripted"} <= {m["opponent"] for m in rows}
         assert {m["role"] for m in rows} == {model["role"]}
         assert {m["rules"] for m in rows} == {model["rules"]}  # each model plays at its own table
+    for game, block in summary.items():  # in plan order, though the slow matchups ran first
+        planned = [(j[1], j[2], j[3]) for j in demo.plan(models_dir()) if j[0] == game]
+        assert [(m["agent"], m["opponent"], m["role"]) for m in block["matchups"]] == planned
     assert (tmp_path / "heatmap_oicho_kabu.png").stat().st_size > 1000
     assert (tmp_path / "heatmap_kakeya.png").stat().st_size > 1000
     out = capsys.readouterr().out
@@ -95,6 +98,22 @@ def _fake_model(models, name, role, env_options):
     (models / name / "policy.json").write_text("{}")
     cfg = {"game": "oicho_kabu", "role": role, "env_options": env_options}
     (models / name / "run.json").write_text(json.dumps({"config": cfg}))
+
+
+def test_slow_agents_play_their_own_deal_count_and_start_first():
+    """Kakeya's expert decides one move at a time by search: its matchups play DemoPlan.agent_deals
+    (1000, the bar) while the batched ones keep the plan's deals; --deals and --quick override both."""
+    plan_ = registry.get("kakeya").demo
+    assert plan_.deals_for("expert", "scripted") == plan_.deals_for("ppo_kakeya", "expert") == 1000
+    assert plan_.deals_for("ppo_kakeya", "scripted") == plan_.deals == 2000
+    jobs = [j for j in demo.plan(models_dir()) if j[0] == "kakeya"]
+    pairs = {(j[1], j[2]) for j in jobs}
+    assert {("expert", "random"), ("expert", "scripted"), ("scripted", "random")} <= pairs
+    slow = [j for j in jobs if demo.slow(j)]
+    assert {(j[1], j[2]) for j in slow} == {p for p in pairs if "expert" in p}
+    assert all(demo.job_deals(j) == 1000 and demo.job_deals(j, 50) == 50 for j in slow)
+    assert all(demo.job_deals(j, quick=True) == 30 for j in jobs)
+    assert not demo.slow(next(j for j in demo.plan(models_dir()) if j[0] == "oicho_kabu"))
 
 
 def test_demo_plan_gives_every_rule_setting_its_reference_rows(tmp_path):

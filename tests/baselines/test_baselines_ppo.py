@@ -71,8 +71,11 @@ def test_registry_names_and_errors(tmp_path):
     assert type(make_agent("oicho_kabu", "scripted", 0, rules="kansai")) is OichoScriptedAgent
     expert = make_agent("oicho_kabu", "expert", 0, rules="kansai")
     assert type(expert) is OichoExpertAgent and expert.cfg.free_draw
-    with pytest.raises(ValueError, match="unknown agent .expert. for Kakeya"):
-        make_agent("kakeya", "expert")
+    from kabu_envs.agents.kakeya_expert import KakeyaExpertAgent
+
+    assert type(make_agent("kakeya", "expert", 0)) is KakeyaExpertAgent
+    with pytest.raises(ValueError, match="unknown agent .alphazero. for Kakeya"):
+        make_agent("kakeya", "alphazero")
 
 
 def test_config_validation():

@@ -1,0 +1,297 @@
+"""The expert Kakeya player: Perfect-Information Monte Carlo over deals consistent with its observation.
+
+Every decision is made from the seat's own observation (``agents/kakeya_view.py`` decodes it; hidden
+cards are never read):
+
+1. **Sample** ``samples`` deals of the unseen cards uniformly among those consistent with everything
+   the seat has seen: the hand counts, the cards played, the suits each seat has shown out of (with
+   ``rensho_follow="free"`` a seat shown out of Rensho's suit may still hold Rensho)
+   (``agents/kakeya_sampler.py``). Past plays are not weighted by how likely they were.
+2. **Evaluate** every legal card (equivalent low cards once) on the SAME sampled deals: an exact
+   double-dummy search (``DealSim.solve``, the exact stones of the deal with the 8-8 rule) once at most
+   ``dd_tricks`` tricks remain, else a play-out of the rest of the deal by the scripted rules of thumb
+   (``DealSim.playout``).
+3. **Play** the card with the best mean value; ties go to the scripted choice.
+
+The lead choice (LEAD_SELF / LEAD_PARTNER) and the trump choice use the same machinery: the seat's
+unknown cards (for the trump: every hand, as nothing is dealt yet) are sampled and each option is played
+out from the first trick. For the trump, the leading partnership is taken to be that of the first seat
+dealt to (always right with two sides; with ``all_play`` the observation does not say who won the last
+deal). A seat whose partnership sits the deal out keeps the current trump (its reward is 0 whatever).
+
+The budget per decision is deterministic (``samples``, ``dd_tricks``), so a seed fixes every decision;
+``max_ms`` optionally caps the CPU time of a decision (stopping after the sample that crosses it, at
+least one sample): a cap makes decisions depend on the machine's speed, so it is off by default.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.agents.base import BaseAgent, legal_from_mask, loadable
+from kabu_envs.agents.kakeya_sampler import DealSampler
+from kabu_envs.agents.kakeya_search import DealSim, Position, trick_order
+from kabu_envs.agents.kakeya_view import SeatView, ViewDecoder
+from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
+from kabu_envs.kakeya.cards import ACE, JACK, KING, NUM_CARDS, NUM_RANKS, NUM_SUITS
+from kabu_envs.kakeya.config import OPTIONS, make_config
+from kabu_envs.kakeya.game import Phase
+from kabu_envs.kakeya.tricks import rensho_card
+
+DEFAULT_PARAMS: dict[str, Any] = {
+    "samples": 16,  # sampled deals per card decision
+    "lead_samples": 12,  # per lead choice
+    "trump_samples": 8,  # per trump choice
+    "dd_tricks": 2,  # exact search once at most this many tricks remain (0: never)
+    "max_ms": None,  # optional CPU-time cap per decision (ms)
+    "rensho_min_egara": 2,  # the play-out policy's parameter (as the scripted player's)
+    "lead_self_strength": 2,  # the play-out policy's lead choice (as the scripted player's)
+}
+
+
+@loadable
+class KakeyaExpertAgent(BaseAgent):
+    """Plays any Kakeya decision by sampling and search; ``options`` are the env's rule options plus the
+    parameters above."""
+
+    name = "kakeya_expert"
+    batched = False  # no act_batch: the evaluation plays it one decision at a time
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        unknown = set(options) - set(OPTIONS.names) - set(DEFAULT_PARAMS)
+        if unknown:
+            raise ValueError(
+                f"KakeyaExpertAgent: unknown option(s) {sorted(unknown)}; "
+                f"parameters: {sorted(DEFAULT_PARAMS)}"
+            )
+        super().__init__(seed=seed, **options)
+        self.cfg = make_config(**{k: v for k, v in options.items() if k in OPTIONS})
+        self.params = {**DEFAULT_PARAMS, **{k: v for k, v in options.items() if k in DEFAULT_PARAMS}}
+        for key in ("samples", "lead_samples", "trump_samples"):
+            if not isinstance(self.params[key], int) or self.params[key] < 1:
+                raise ValueError(f"KakeyaExpertAgent: {key} must be an int >= 1, got {self.params[key]!r}")
+        if not isinstance(self.params["dd_tricks"], int) or self.params["dd_tricks"] < 0:
+            raise ValueError(
+                f"KakeyaExpertAgent: dd_tricks must be an int >= 0, got {self.params['dd_tricks']!r}"
+            )
+        cap = self.params["max_ms"]
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or cap < 0):
+            raise ValueError(f"KakeyaExpertAgent: max_ms must be None or a number >= 0, got {cap!r}")
+        self.decoder = ViewDecoder(self.cfg)
+        self._free = self.cfg.rensho_follow == "free"
+        self._sims: dict[tuple[Any, ...], DealSim] = {}
+
+    # --- the deal's fixed facts -------------------------------------------------------------------
+    def _playing(self, view: SeatView) -> tuple[int, ...]:
+        m = self.cfg.num_partnerships
+        dealers = view.first_dealer % m
+        return tuple(p for p in range(m) if not (self.cfg.dealers_sit_out and p == dealers))
+
+    def _sim(self, view: SeatView, trump: int) -> DealSim:
+        """The ``DealSim`` of this deal (cached: its value table is reused across decisions)."""
+        playing = self._playing(view)
+        key = (trump, playing, view.stones)
+        sim = self._sims.get(key)
+        if sim is None:
+            if len(self._sims) > 64:
+                self._sims.clear()
+            sim = self._sims[key] = DealSim(
+                self.cfg.num_players,
+                trump,
+                rensho_card(trump, self.cfg.rensho_rule),
+                self._free,
+                playing,
+                view.stones,
+                self.cfg.all_play,
+                self.cfg.reward,
+                self.params["rensho_min_egara"],
+            )
+        return sim
+
+    # --- the protocol -----------------------------------------------------------------------------
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = [int(a) for a in legal_from_mask(action_mask)]
+        if len(legal) == 1:
+            return legal[0]
+        view = self.decoder.decode(np.asarray(observation))
+        if view.phase is Phase.TRUMP:
+            return self._choose_trump(view, legal)
+        if view.phase is Phase.LEAD:
+            return self._choose_lead(view, legal)
+        if view.phase is Phase.PLAY:
+            return self._choose_card(view, legal)
+        raise ValueError(f"KakeyaExpertAgent: no decision in phase {view.phase.name} (legal: {legal})")
+
+    def _budget(self) -> tuple[float, float | None]:
+        """(start, cap) of the optional CPU-time cap, in seconds (no clock read without a cap)."""
+        cap = self.params["max_ms"]
+        if cap is None:
+            return 0.0, None
+        return time.process_time(), float(cap) / 1000.0
+
+    @staticmethod
+    def _over(start: float, cap: float | None) -> bool:
+        return cap is not None and time.process_time() - start > cap
+
+    # --- card play --------------------------------------------------------------------------------
+    def position(self, view: SeatView, others: dict[int, int]) -> Position:
+        """The position of this decision with the other seats' hands ``others`` (seat -> cards)."""
+        n = self.cfg.num_players
+        hands = [view.hand if k == 0 else others.get(k, 0) for k in range(n)]
+        order = [
+            s
+            for s in ((view.leader + k) % n for k in range(n))
+            if view.hand_counts[s] > 0 or view.trick[s] >= 0
+        ]
+        trick = [view.trick[s] for s in order if view.trick[s] >= 0]
+        if order[len(trick)] != 0:
+            raise ValueError("KakeyaExpertAgent: the observation is not this seat's turn to play")
+        return Position(hands, list(view.captured), view.played, list(view.voids), order, trick)
+
+    def sampler(self, view: SeatView) -> DealSampler:
+        """Uniform consistent deals of the cards this seat cannot see."""
+        seats = list(range(1, self.cfg.num_players))
+        return DealSampler(
+            view.unseen,
+            seats,
+            [view.hand_counts[k] for k in seats],
+            view.voids,
+            view.rensho,
+            self._free,
+        )
+
+    def candidates(self, view: SeatView, legal: list[int]) -> list[int]:
+        """The legal cards, one of each run of equivalent low cards (no egara, same suit, no card
+        between them that is still in play or in the trick)."""
+        alive = view.unseen | view.hand
+        for c in view.trick:
+            if c >= 0:
+                alive |= 1 << c
+        out: list[int] = []
+        prev = -2
+        for c in legal:
+            if (
+                prev >= 0
+                and c % NUM_RANKS < JACK
+                and prev % NUM_RANKS < JACK
+                and c // NUM_RANKS == prev // NUM_RANKS
+                and c != view.rensho
+                and not (alive >> (prev + 1)) & ((1 << (c - prev - 1)) - 1)
+            ):
+                prev = c
+                continue
+            out.append(c)
+            prev = c
+        return out
+
+    def card_values(self, view: SeatView, cards: list[int]) -> list[float]:
+        """Mean value of each card over the sampled deals (the same deals for every card)."""
+        sim = self._sim(view, view.trump)
+        sampler = self.sampler(view)
+        remaining = view.hand.bit_count() + view.unseen.bit_count()
+        playing_seats = sum(1 for c in view.hand_counts if c > 0) + sum(
+            1 for k, c in enumerate(view.trick) if c >= 0 and view.hand_counts[k] == 0
+        )
+        tricks_left = -(-remaining // max(playing_seats, 1))
+        exact = tricks_left <= self.params["dd_tricks"]
+        totals = [0.0] * len(cards)
+        start, cap = self._budget()
+        for _ in range(self.params["samples"]):
+            pos = self.position(view, sampler.sample(self.rng))
+            if exact:
+                values = sim.solve(pos, cards)
+            else:
+                values = []
+                for card in cards:
+                    p = pos.copy()
+                    sim.play(p, card)
+                    values.append(sim.playout(p))
+            for i, v in enumerate(values):
+                totals[i] += v
+            if self._over(start, cap):
+                break
+        return totals
+
+    def _choose_card(self, view: SeatView, legal: list[int]) -> int:
+        if any(a >= NUM_CARDS for a in legal):
+            raise ValueError(f"KakeyaExpertAgent: a play decision with non-card actions legal: {legal}")
+        cards = self.candidates(view, legal)
+        sim = self._sim(view, view.trump)
+        # the scripted choice, from this seat's own view (the policy reads only my hand and public cards)
+        preferred = sim.policy(self.position(view, {}))
+        if len(cards) == 1:
+            return cards[0]
+        totals = self.card_values(view, cards)
+        best = max(totals)
+        ties = [c for c, t in zip(cards, totals, strict=True) if t >= best - 1e-9]
+        if preferred in ties:
+            return preferred
+        return ties[0]
+
+    # --- lead and trump -----------------------------------------------------------------------------
+    def _choose_lead(self, view: SeatView, legal: list[int]) -> int:
+        n, m = self.cfg.num_players, self.cfg.num_partnerships
+        sim = self._sim(view, view.trump)
+        sampler = self.sampler(view)
+        options = [a for a in (LEAD_SELF, LEAD_PARTNER) if a in legal]
+        totals = [0.0] * len(options)
+        start, cap = self._budget()
+        for _ in range(self.params["lead_samples"]):
+            others = sampler.sample(self.rng)
+            hands = [view.hand if k == 0 else others.get(k, 0) for k in range(n)]
+            for i, a in enumerate(options):
+                leader = 0 if a == LEAD_SELF else m
+                pos = Position(hands[:], [0] * m, 0, [0] * n, trick_order(leader, hands))
+                totals[i] += sim.playout(pos)
+            if self._over(start, cap):
+                break
+        preferred = LEAD_SELF if self._strength(view.hand, view.trump, view.rensho) else LEAD_PARTNER
+        best = max(totals)
+        ties = [a for a, t in zip(options, totals, strict=True) if t >= best - 1e-9]
+        return preferred if preferred in ties else ties[0]
+
+    def _strength(self, hand: int, trump: int, rensho: int) -> bool:
+        """The scripted lead rule: at least ``lead_self_strength`` sure winners (Rensho, trump A/K, aces)."""
+        sure = 0
+        for c in range(NUM_CARDS):
+            if (hand >> c) & 1:
+                rank, suit = c % NUM_RANKS, c // NUM_RANKS
+                sure += c == rensho or (suit == trump and rank >= KING) or rank == ACE
+        return sure >= self.params["lead_self_strength"]
+
+    def _choose_trump(self, view: SeatView, legal: list[int]) -> int:
+        current = TRUMP_BASE + view.trump
+        playing = self._playing(view)
+        if 0 not in playing:
+            return current if current in legal else legal[0]
+        n, m = self.cfg.num_players, self.cfg.num_partnerships
+        dealers = view.first_dealer % m
+        receivers = [
+            s
+            for s in ((view.first_dealer + k) % n for k in range(1, n + 1))
+            if not (self.cfg.dealers_sit_out and s % m == dealers)
+        ]
+        leading = receivers[0] % m
+        chooser = receivers[0]
+        suits = [a - TRUMP_BASE for a in legal if TRUMP_BASE <= a < TRUMP_BASE + NUM_SUITS]
+        totals = [0.0] * len(suits)
+        start, cap = self._budget()
+        for _ in range(self.params["trump_samples"]):
+            deck = self.rng.permutation(NUM_CARDS).tolist()
+            hands = [0] * n
+            for i, card in enumerate(deck):
+                hands[receivers[i % len(receivers)]] |= 1 << card
+            for i, trump in enumerate(suits):
+                sim = self._sim(view, trump)
+                partner = next(s for s in range(leading, n, m) if s != chooser)
+                leader = chooser if self._strength(hands[chooser], trump, sim.rensho) else partner
+                pos = Position(hands[:], [0] * m, 0, [0] * n, trick_order(leader, hands))
+                totals[i] += sim.playout(pos)
+            if self._over(start, cap):
+                break
+        best = max(totals)
+        ties = [TRUMP_BASE + s for s, t in zip(suits, totals, strict=True) if t >= best - 1e-9]
+        return current if current in ties else ties[0]

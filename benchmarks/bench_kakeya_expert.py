@@ -1,0 +1,85 @@
+"""CPU time per decision of the Kakeya ``expert`` (``time.process_time`` around each ``act``).
+
+The expert plays one partnership against ``scripted`` in AEC games of each table (4 players, 6 with the
+dealers sitting out, 6 all playing); every expert decision is timed, forced ones (a single legal
+action) included, as the evaluation meets them. Prints mean, p95 and max per table and phase.
+
+    python benchmarks/bench_kakeya_expert.py [--deals 20] [--option samples=16 ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's code
+from kabu_envs import kakeya_v1  # noqa: E402
+from kabu_envs.agents.kakeya_expert import KakeyaExpertAgent  # noqa: E402
+from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent  # noqa: E402
+from kabu_envs.kakeya.actions import NUM_ACTIONS, TRUMP_BASE  # noqa: E402
+
+TABLES = {
+    "4p": {},
+    "6p sit-out": {"num_players": 6},
+    "6p all-play": {"num_players": 6, "six_player_mode": "all_play"},
+}
+
+
+def timings(opts: dict, deals: int, params: dict) -> dict[str, list[float]]:
+    """Milliseconds per expert decision, by kind (trump, lead, card)."""
+    out: dict[str, list[float]] = {"trump": [], "lead": [], "card": []}
+    for d in range(deals):
+        env = kakeya_v1.env(**opts)
+        env.reset(seed=d)
+        n = len(env.possible_agents)
+        side = d % (n // 2)
+        agents = [
+            KakeyaExpertAgent(seed=d, **opts, **params)
+            if s % (n // 2) == side
+            else KakeyaScriptedAgent(**opts)
+            for s in range(n)
+        ]
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            agent = agents[int(name.split("_")[1])]
+            start = time.process_time()
+            action = agent.act(obs["observation"], obs["action_mask"])
+            ms = (time.process_time() - start) * 1000
+            if isinstance(agent, KakeyaExpertAgent):
+                mask = obs["action_mask"]
+                kind = "trump" if mask[TRUMP_BASE] else "lead" if mask[NUM_ACTIONS - 1] else "card"
+                out[kind].append(ms)
+            env.step(action)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--deals", type=int, default=20, help="deals per table")
+    ap.add_argument("--option", action="append", default=[], help="an expert parameter KEY=JSON")
+    args = ap.parse_args(argv)
+    params = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
+    print(f"expert parameters: {params or 'defaults'}; {args.deals} deals per table vs scripted")
+    print("| table | decisions | kind | mean ms | p95 ms | max ms |")
+    print("|---|---|---|---|---|---|")
+    for table, opts in TABLES.items():
+        per_kind = timings(opts, args.deals, params)
+        every = [t for ts in per_kind.values() for t in ts]
+        for kind, ts in [("all", every), *per_kind.items()]:
+            if ts:
+                a = np.asarray(ts)
+                stats = f"{a.mean():.2f} | {np.percentile(a, 95):.2f} | {a.max():.2f}"
+                print(f"| {table} | {a.size} | {kind} | {stats} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
