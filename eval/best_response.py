@@ -49,6 +49,19 @@ class BestResponsePlay:
         return self.cpu_seconds / max(1, len(self.deal_seeds))
 
 
+def _table(
+    game: str, role: str | None, seed: int, env_options: dict[str, Any] | None, br_options: dict[str, Any]
+) -> tuple[Any, Any, Any, Any]:
+    """(role record, best response, reference agent, raw env) of one evaluation's table."""
+    from kabu_envs.agents.registry import make_agent
+
+    opts = dict(env_options or {})
+    spec = registry.get(game)
+    the_role = _role(game, role)
+    br = _factory(game)(role=the_role.name, seed=seed, **br_options, **opts)
+    return the_role, br, make_agent(game, spec.reference, seed, **opts), spec.make_raw_env(**opts)
+
+
 def _factory(game: str) -> Any:
     """The game's best-response factory (``GameSpec.best_response``)."""
     ref = registry.get(game).best_response
@@ -91,14 +104,7 @@ def play_best_response(
 ) -> BestResponsePlay:
     """The best response in ``seats[d]`` of deal ``deal_seeds[d]``, every other seat the game's
     reference agent, re-seeded per deal as the duplicate evaluation re-seeds it."""
-    from kabu_envs.agents.registry import make_agent
-
-    env_options = dict(env_options or {})
-    spec = registry.get(game)
-    the_role = _role(game, role)
-    br = _factory(game)(role=the_role.name, seed=seed, **br_options, **env_options)
-    reference = make_agent(game, spec.reference, seed, **env_options)
-    env = spec.make_raw_env(**env_options)
+    the_role, br, reference, env = _table(game, role, seed, env_options, br_options)
     names = env.possible_agents
     rewards = np.zeros(len(deal_seeds))
     t0 = time.process_time()
@@ -158,14 +164,7 @@ def play_regrets(
     response says how many chips its own choice would gain there (``player.regret``). A deal's
     regrets summed = the best response's advantage over the agent on that deal, in expectation
     (the performance-difference identity; docs/baselines.md)."""
-    from kabu_envs.agents.registry import make_agent
-
-    env_options = dict(env_options or {})
-    spec = registry.get(game)
-    the_role = _role(game, role)
-    br = _factory(game)(role=the_role.name, seed=seed, **br_options, **env_options)
-    reference = make_agent(game, spec.reference, seed, **env_options)
-    env = spec.make_raw_env(**env_options)
+    the_role, br, reference, env = _table(game, role, seed, env_options, br_options)
     names = env.possible_agents
     regrets = {name: np.zeros(len(deal_seeds)) for name in agents}
     rewards = {name: np.zeros(len(deal_seeds)) for name in agents}
