@@ -13,9 +13,11 @@ seats. Matchups run in two worker processes (the machine has 2 cores).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -100,6 +102,22 @@ def slow(job: Job) -> bool:
     return plan_ is not None and bool({job[1], job[2]} & set(plan_.agent_deals))
 
 
+@contextlib.contextmanager
+def models_env(models: str) -> Iterator[None]:
+    """``$KABU_MODELS_DIR`` = ``models`` (where make_agent finds ``ppo...`` names) only inside the block:
+    with --workers 1 a job runs in the caller's process, whose environment (and its subprocesses')
+    must not keep it."""
+    before = os.environ.get("KABU_MODELS_DIR")
+    os.environ["KABU_MODELS_DIR"] = models
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["KABU_MODELS_DIR"]
+        else:
+            os.environ["KABU_MODELS_DIR"] = before
+
+
 def _run(
     job: Job, deals: int, seed: int, models: str, batched: bool | None = None
 ) -> tuple[dict, list[float]]:
@@ -107,17 +125,8 @@ def _run(
 
     game, agent, opp, role, options = job
     opts = json.loads(options)
-    # the models folder for make_agent, only while this job runs: with --workers 1 the job runs in the
-    # caller's process, whose environment (and its subprocesses') must not keep it
-    before = os.environ.get("KABU_MODELS_DIR")
-    os.environ["KABU_MODELS_DIR"] = models
-    try:
+    with models_env(models):
         row, res = matchup_record(game, agent, opp, role, deals, seed, env_options=opts, batched=batched)
-    finally:
-        if before is None:
-            del os.environ["KABU_MODELS_DIR"]
-        else:
-            os.environ["KABU_MODELS_DIR"] = before
     return {**row, "rules": rules_label(opts)}, res.advantages
 
 
@@ -149,13 +158,13 @@ def best_response_plan(models: Path, seed: int, deals: int | None) -> list[dict[
 
 def _run_best_response(entry: dict[str, Any], lo: int, hi: int, models: str) -> dict[str, Any]:
     """Deals ``lo:hi`` of one best-response entry: each agent's summed regret per deal."""
-    os.environ["KABU_MODELS_DIR"] = models
     from kabu_envs.agents.registry import make_agent
     from kabu_envs.eval.best_response import deal_plan, play_regrets
 
     game, role, seed = entry["game"], entry["role"], entry["seed"]
     seeds, seats = deal_plan(game, role, seed, entry["deals"], {})
-    agents = {name: make_agent(game, name, seed, role=role) for name in entry["agents"]}
+    with models_env(models):
+        agents = {name: make_agent(game, name, seed, role=role) for name in entry["agents"]}
     play = play_regrets(game, role, agents, seeds[lo:hi], seats[lo:hi], {}, seed)
     return {"regrets": {k: v.tolist() for k, v in play.regrets.items()}, "cpu": play.cpu_seconds}
 

@@ -1,6 +1,7 @@
 """The demo pipeline end to end in quick mode, and the eval CLI."""
 
 import json
+import os
 
 import pytest
 
@@ -35,9 +36,12 @@ def _check_schema(summary, deals):
     assert "best_response" not in summary["kakeya"]
 
 
-def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys):
+def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("KABU_MODELS_DIR", raising=False)
     args = ["--quick", "--deals", "4", "--best-response-deals", "6", "--out", str(tmp_path), "--workers", "1"]
     assert demo.main(args) == 0
+    # the jobs ran in this process (--workers 1): none may leave its models folder in the environment
+    assert "KABU_MODELS_DIR" not in os.environ
     summary = json.loads((tmp_path / "summary.json").read_text())
     _check_schema(summary, 4)
     assert {r["deals"] for r in summary["oicho_kabu"]["best_response"]} == {6}
