@@ -133,25 +133,12 @@ class DealSampler:
             return 0 if any(quotas) else 1
         key = (g, quotas)
         cached = self._ways.get(key)
-        if cached is not None:
-            return cached
-        size = len(self.groups[g][1])
-        total = 0
-        for x in self._allocations(g, quotas):
-            rest = self.ways(g + 1, tuple(q - k for q, k in zip(quotas, x, strict=True)))
-            if rest:
-                multinomial = _FACT[size]
-                for k in x:
-                    multinomial //= _FACT[k]
-                total += multinomial * rest
-        self._ways[key] = total
-        return total
+        if cached is None:
+            cached = self._ways[key] = sum(self._weighted(g, quotas)[1])
+        return cached
 
-    def _choice(self, g: int, quotas: tuple[int, ...]) -> tuple[list[tuple[int, ...]], list[float]]:
-        key = (g, quotas)
-        cached = self._choices.get(key)
-        if cached is not None:
-            return cached
+    def _weighted(self, g: int, quotas: tuple[int, ...]) -> tuple[list[tuple[int, ...]], list[int]]:
+        """Group g's allocations that leave a completable rest, each with its number of deals."""
         size = len(self.groups[g][1])
         allocs, weights = [], []
         for x in self._allocations(g, quotas):
@@ -162,6 +149,14 @@ class DealSampler:
                     multinomial //= _FACT[k]
                 allocs.append(x)
                 weights.append(multinomial * rest)
+        return allocs, weights
+
+    def _choice(self, g: int, quotas: tuple[int, ...]) -> tuple[list[tuple[int, ...]], list[float]]:
+        key = (g, quotas)
+        cached = self._choices.get(key)
+        if cached is not None:
+            return cached
+        allocs, weights = self._weighted(g, quotas)
         total = sum(weights)
         cum, acc = [], 0
         for w in weights:
