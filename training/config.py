@@ -64,6 +64,10 @@ DEFAULTS: dict[str, Any] = {
         "vf_coef": 0.5,
         "smoothing": 0.0,
     },
+    # DAgger after the warm start (training/dagger.py): ``iterations`` rounds in which the learner plays
+    # (the teacher's action executed with probability beta^k) and the teacher labels ``steps`` new
+    # decisions; the policy is refitted on the aggregate. 0 = plain behaviour cloning.
+    "dagger": {"iterations": 0, "steps": 50_000, "beta": 0.5, "workers": 1},
 }
 
 
@@ -160,6 +164,7 @@ def validate(cfg: dict[str, Any]) -> None:
             raise ValueError(f"bc.smoothing must be in [0, 1), got {bc['smoothing']!r}")
         if cfg["init_from"]:
             raise ValueError("bc and init_from exclude each other (both set the starting policy)")
+    _validate_dagger(cfg)
     if int(cfg["timesteps"]) <= 0 or int(cfg["n_envs"]) <= 0:
         raise ValueError("timesteps and n_envs must be positive")
     curve = cfg["curve"]
@@ -175,3 +180,18 @@ def validate(cfg: dict[str, Any]) -> None:
     be = cfg["batch_envs"]
     if be is not None and (isinstance(be, bool) or not isinstance(be, int) or be <= 0):
         raise ValueError(f"batch_envs must be a positive integer or null (the views), got {be!r}")
+
+
+def _validate_dagger(cfg: dict[str, Any]) -> None:
+    d = cfg["dagger"]
+    for key in ("iterations", "steps", "workers"):
+        v = d[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "iterations" else 1):
+            low = "a non-negative" if key == "iterations" else "a positive"
+            raise ValueError(f"dagger.{key} must be {low} integer, got {v!r}")
+    if isinstance(d["beta"], bool) or not isinstance(d["beta"], (int, float)) or not 0.0 <= d["beta"] <= 1.0:
+        raise ValueError(f"dagger.beta must be a number in [0, 1], got {d['beta']!r}")
+    if d["iterations"] and cfg["bc"]["teacher"] is None:
+        raise ValueError(
+            "dagger.iterations > 0 needs a bc.teacher (the teacher that labels the learner's states)"
+        )

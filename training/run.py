@@ -285,6 +285,23 @@ def _finish(model: Any, cfg: dict[str, Any], paths: RunPaths, record: dict[str, 
     return swap_into_place(stage, paths.model)
 
 
+def _warm_start(
+    model: Any, cfg: dict[str, Any], pool: OpponentPool, paths: RunPaths, seed: int, progress: bool
+) -> dict[str, Any]:
+    """Behaviour cloning of ``bc.teacher`` (training/bc.py), then ``dagger.iterations`` rounds of DAgger
+    (training/dagger.py) when configured; the record for run.json."""
+    if cfg["dagger"]["iterations"]:
+        from kabu_envs.training import dagger
+
+        return dagger.run(
+            model, cfg, seed + 501, paths.work, lambda m, d: save_policy(m, cfg, d, seed), progress
+        )
+    from kabu_envs.training.bc import warm_start
+
+    teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), seed + 500, **cfg["env_options"])
+    return warm_start(model, cfg, make_view(cfg, pool), teacher, seed + 501, progress=progress)
+
+
 def train(
     cfg: dict[str, Any],
     out: str | Path | None = None,
@@ -323,10 +340,7 @@ def train(
     bc_file = paths.work / "bc.json"
     bc_record = json.loads(bc_file.read_text()) if start is not None and bc_file.is_file() else None
     if cfg["bc"]["teacher"] and start is None:
-        from kabu_envs.training.bc import warm_start
-
-        teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), seed + 500, **cfg["env_options"])
-        bc_record = warm_start(model, cfg, make_view(cfg, pool), teacher, seed + 501, progress=progress_bar)
+        bc_record = _warm_start(model, cfg, pool, paths, seed, progress_bar)
         save_policy(model, cfg, paths.work / "bc_policy", seed)  # the warm start alone, for comparison
         write_json(paths.work / "bc.json", bc_record)
     snaps, callbacks = _callbacks(model, cfg, pool, paths, seed)

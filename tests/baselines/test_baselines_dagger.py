@@ -1,0 +1,121 @@
+"""DAgger (training/dagger.py): who acts, who labels, the aggregate, the run record and the config."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from kabu_envs.agents.registry import make_agent
+from kabu_envs.training import dagger
+from kabu_envs.training.config import load_config
+from kabu_envs.training.run import save_policy, train
+
+torch.set_num_threads(1)
+
+
+def _cfg(**over):
+    base = {
+        "name": "ppo_kakeya_dagger_test",
+        "game": "kakeya",
+        "role": "partnership",
+        "timesteps": 256,
+        "n_envs": 1,
+        "eval_deals": 0,
+        "opponents": {"scripted": 1.0},
+        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
+        "policy_kwargs": {"net_arch": [32]},
+        "bc": {"teacher": "scripted", "steps": 120, "epochs": 2, "batch_size": 64},
+        "dagger": {"iterations": 2, "steps": 80, "beta": 0.5, "workers": 1},
+    }
+    return load_config({**base, **over})
+
+
+def _random_policy_dir(cfg, tmp_path):
+    """A policy file of an untrained MaskablePPO: a learner that plays unlike the teacher."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from kabu_envs.training.run import build_pool, make_view
+
+    vec = DummyVecEnv([lambda: make_view(cfg, build_pool(cfg, 0))])
+    model = MaskablePPO("MlpPolicy", vec, seed=0, device="cpu", policy_kwargs={"net_arch": [32]})
+    save_policy(model, cfg, tmp_path / "learner", 0)
+    return str(tmp_path / "learner")
+
+
+def test_teacher_labels_every_recorded_decision_and_forced_moves_are_skipped():
+    cfg = _cfg()
+    data = dagger.collect_mixture(cfg, None, 1.0, 150, seed=3)
+    assert len(data) >= 150 and data.episodes >= 1
+    assert data.masks.sum(1).min() >= 2  # only real choices are recorded
+    teacher = make_agent("kakeya", "scripted", 0)  # deterministic: labels can be recomputed
+    relabel = [teacher.act(o, m.astype(np.int8)) for o, m in zip(data.obs, data.masks, strict=True)]
+    assert np.array_equal(relabel, data.actions)
+    again = dagger.collect_mixture(cfg, None, 1.0, 150, seed=3)
+    assert np.array_equal(again.obs, data.obs) and np.array_equal(again.returns, data.returns)
+
+
+def test_the_learner_drives_when_beta_is_below_one(tmp_path):
+    cfg = _cfg()
+    learner_dir = _random_policy_dir(cfg, tmp_path)
+    teacher_run = dagger.collect_mixture(cfg, learner_dir, 1.0, 200, seed=5)
+    learner_run = dagger.collect_mixture(cfg, learner_dir, 0.0, 200, seed=5)
+    # same deals and first state; then the learner's moves take the game elsewhere
+    assert np.array_equal(teacher_run.obs[0], learner_run.obs[0])
+    n = min(len(teacher_run), len(learner_run))
+    assert not np.array_equal(teacher_run.obs[:n], learner_run.obs[:n])
+    # the labels are still the teacher's, on the learner's states
+    teacher = make_agent("kakeya", "scripted", 0)
+    relabel = [
+        teacher.act(o, m.astype(np.int8)) for o, m in zip(learner_run.obs, learner_run.masks, strict=True)
+    ]
+    assert np.array_equal(relabel, learner_run.actions)
+    # the untrained learner disagrees with the teacher on many of the states it reaches
+    learner = make_agent("kakeya", learner_dir, 0, role="partnership")
+    own = [learner.act(o, m.astype(np.int8)) for o, m in zip(learner_run.obs, learner_run.masks, strict=True)]
+    assert np.mean(np.asarray(own) == learner_run.actions) < 0.8
+
+
+def test_parallel_collection_is_the_workers_shares_in_order():
+    cfg = _cfg(dagger={"iterations": 1, "steps": 80, "beta": 0.5, "workers": 2})
+    both = dagger.collect_parallel(cfg, None, 1.0, 100, seed=11)
+    first = dagger.collect_mixture(cfg, None, 1.0, 50, seed=11)
+    second = dagger.collect_mixture(cfg, None, 1.0, 50, seed=12)
+    assert np.array_equal(both.obs, np.concatenate([first.obs, second.obs]))
+    assert both.episodes == first.episodes + second.episodes
+
+
+def test_train_runs_the_iterations_and_records_them(tmp_path):
+    cfg = _cfg()
+    record = train(cfg, out=tmp_path / "run", progress_bar=False)
+    rows = record["bc"]["dagger"]
+    assert [r["iteration"] for r in rows] == [0, 1, 2]
+    assert [r["beta"] for r in rows] == [1.0, 0.5, 0.25]
+    assert rows[0]["agreement_before_fit"] is None
+    assert all(0.0 <= r["agreement_before_fit"] <= 1.0 for r in rows[1:])
+    assert [r["aggregate"] for r in rows] == list(np.cumsum([r["decisions"] for r in rows]))
+    assert rows[0]["decisions"] >= 120 and all(r["decisions"] >= 80 for r in rows[1:])
+    assert record["bc"]["decisions"] == rows[-1]["aggregate"]
+    for k in range(3):
+        assert (tmp_path / "run" / "work" / "dagger" / f"iter_{k}" / "policy.json").is_file()
+    saved = json.loads((tmp_path / "run" / "model" / "run.json").read_text())
+    assert saved["bc"]["dagger"] == rows and saved["config"]["dagger"]["iterations"] == 2
+
+
+@pytest.mark.parametrize(
+    ("dagger_cfg", "bc", "match"),
+    [
+        ({"iterations": -1}, {"teacher": "scripted"}, "dagger.iterations"),
+        ({"iterations": 1, "steps": 0}, {"teacher": "scripted"}, "dagger.steps"),
+        ({"iterations": 1, "workers": 0}, {"teacher": "scripted"}, "dagger.workers"),
+        ({"iterations": 1, "beta": 1.5}, {"teacher": "scripted"}, "dagger.beta"),
+        ({"iterations": 1}, {"teacher": None}, "needs a bc.teacher"),
+        ({"iterations": 1, "typo": 3}, {"teacher": "scripted"}, r"unknown config key dagger\.'typo'"),
+    ],
+)
+def test_bad_dagger_configs_are_refused(dagger_cfg, bc, match):
+    with pytest.raises(ValueError, match=match):
+        load_config(
+            {"name": "ppo_x", "game": "kakeya", "role": "partnership", "bc": bc, "dagger": dagger_cfg}
+        )

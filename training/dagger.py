@@ -1,0 +1,201 @@
+"""DAgger: imitate a teacher on the states the learner itself visits, before PPO.
+
+Why: plain behaviour cloning fits the teacher on the teacher's own states; the clone's small mistakes
+then lead it to states the teacher never showed it, where it plays poorly (compounding errors). DAgger
+(Ross, Gordon & Bagnell 2011) fixes that by letting the learner drive and the teacher label:
+
+- iteration 0 is behaviour cloning: the teacher plays the learner's seats for ``bc.steps`` decisions;
+- iteration k >= 1: the current policy (its numpy policy file, deterministic, as it would be shipped)
+  plays; at each decision the teacher's action is executed with probability ``beta ** k`` and the
+  learner's otherwise; every decision is labelled with the teacher's action. The new decisions join
+  the aggregate and the policy is fitted again on all of it (``bc.epochs`` passes, from its current
+  weights).
+
+Only decisions with at least two legal actions are recorded (a forced move teaches nothing; its reward
+still counts in the returns). The teacher sees exactly the learner's observation and mask.
+
+Collection runs in ``dagger.workers`` processes (the expensive part when the teacher searches); each
+worker builds its own view, opponent pool and teacher from the config, with its own seeds, and the
+learner from the policy file, so the workers need no torch. Results do not depend on timing: worker w
+of iteration k always gets the same seeds and the same share of the decisions.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.training.bc import Demonstrations
+
+
+def betas(cfg: dict[str, Any]) -> list[float]:
+    """The teacher's share of the executed actions at each iteration: 1, beta, beta^2, ..."""
+    d = cfg["dagger"]
+    return [1.0] + [float(d["beta"]) ** k for k in range(1, int(d["iterations"]) + 1)]
+
+
+def collect_mixture(
+    cfg: dict[str, Any],
+    learner_dir: str | None,
+    beta: float,
+    steps: int,
+    seed: int,
+) -> Demonstrations:
+    """Play the learner's seats for at least ``steps`` recorded decisions, labelled by the teacher.
+
+    ``learner_dir`` None (or ``beta`` 1) executes the teacher's actions only (behaviour cloning).
+    """
+    from kabu_envs.agents.registry import make_agent
+    from kabu_envs.training.run import build_pool, make_view
+
+    if steps <= 0:
+        raise ValueError(f"dagger steps must be positive, got {steps}")
+    rng = np.random.Generator(np.random.PCG64(seed))
+    opts = cfg["env_options"]
+    pool = build_pool(cfg, int(rng.integers(2**31)))
+    view = make_view(cfg, pool)
+    teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), int(rng.integers(2**31)), **opts)
+    learner = None
+    if learner_dir is not None and beta < 1.0:
+        learner = make_agent(cfg["game"], learner_dir, 0, role=cfg["role"], **opts)
+    scale = float(cfg["reward_scale"])
+    obs_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    ret_l: list[float] = []
+    episodes = 0
+    while len(act_l) < steps:
+        obs, _ = view.reset(seed=int(rng.integers(2**63 - 1)))
+        teacher.reset(int(rng.integers(2**63 - 1)))
+        rewards: list[float] = []
+        recorded: list[int] = []  # the episode step of each recorded decision
+        done = False
+        while not done:
+            mask = view.action_masks()
+            if int(mask.sum()) > 1:
+                label = int(teacher.act(obs, mask.astype(np.int8)))
+                action = label
+                if learner is not None and rng.random() >= beta:
+                    action = int(learner.act(obs, mask.astype(np.int8)))
+                obs_l.append(obs)
+                mask_l.append(mask)
+                act_l.append(label)
+                recorded.append(len(rewards))
+            else:
+                action = int(np.flatnonzero(mask)[0])
+            obs, reward, term, trunc, _ = view.step(action)
+            rewards.append(float(reward))
+            done = term or trunc
+        to_go = np.cumsum(rewards[::-1])[::-1] * scale  # return-to-go of each step (gamma = 1)
+        ret_l.extend(to_go[recorded].tolist())
+        episodes += 1
+    return Demonstrations(
+        np.asarray(obs_l, dtype=np.float32),
+        np.asarray(mask_l, dtype=bool),
+        np.asarray(act_l, dtype=np.int64),
+        np.asarray(ret_l, dtype=np.float32),
+        episodes,
+    )
+
+
+def _collect_job(args: tuple[dict[str, Any], str | None, float, int, int]) -> Demonstrations:
+    return collect_mixture(*args)
+
+
+def collect_parallel(
+    cfg: dict[str, Any], learner_dir: str | None, beta: float, steps: int, seed: int
+) -> Demonstrations:
+    """``collect_mixture`` split over ``dagger.workers`` processes (worker w: seed + w, steps / workers)."""
+    workers = int(cfg["dagger"]["workers"])
+    shares = [steps // workers + (w < steps % workers) for w in range(workers)]
+    jobs = [(cfg, learner_dir, beta, n, seed + w) for w, n in enumerate(shares) if n > 0]
+    if len(jobs) == 1:
+        parts = [_collect_job(jobs[0])]
+    else:  # spawn: the workers import numpy and the package only, never the parent's torch state
+        with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn")) as ex:
+            parts = list(ex.map(_collect_job, jobs))
+    return concat(parts)
+
+
+def concat(parts: list[Demonstrations]) -> Demonstrations:
+    return Demonstrations(
+        np.concatenate([p.obs for p in parts]),
+        np.concatenate([p.masks for p in parts]),
+        np.concatenate([p.actions for p in parts]),
+        np.concatenate([p.returns for p in parts]),
+        sum(p.episodes for p in parts),
+    )
+
+
+def run(
+    model: Any,
+    cfg: dict[str, Any],
+    seed: int,
+    work: Path,
+    save: Any,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Behaviour cloning then ``dagger.iterations`` DAgger iterations on ``model.policy``.
+
+    ``save(model, folder)`` writes a policy file: each iteration's policy goes to
+    ``work/dagger/iter_<k>/`` (the next iteration's learner). Returns the run.json record: per iteration
+    the decisions collected, the learner's agreement with the teacher on its OWN new states before the
+    fit (the DAgger progress measure) and the fit statistics.
+    """
+    from kabu_envs.training.bc import agreement, fit
+
+    bc, d = cfg["bc"], cfg["dagger"]
+    data: Demonstrations | None = None
+    learner_dir: str | None = None
+    iterations: list[dict[str, Any]] = []
+    for k, beta in enumerate(betas(cfg)):
+        steps = int(bc["steps"]) if k == 0 else int(d["steps"])
+        t0 = time.time()
+        new = collect_parallel(cfg, learner_dir, beta, steps, seed + 7_919 * k)
+        t1 = time.time()
+        before = agreement(model.policy, new) if k > 0 else None
+        data = new if data is None else concat([data, new])
+        stats = fit(
+            model.policy,
+            data,
+            int(bc["epochs"]),
+            float(bc["lr"]),
+            int(bc["batch_size"]),
+            float(bc["vf_coef"]),
+            seed + k,
+            float(bc["smoothing"]),
+        )
+        learner_dir = str(work / "dagger" / f"iter_{k}")
+        save(model, Path(learner_dir))
+        row = {
+            "iteration": k,
+            "beta": beta,
+            "decisions": len(new),
+            "episodes": new.episodes,
+            "aggregate": len(data),
+            "agreement_before_fit": None if before is None else round(before, 4),
+            "collect_seconds": round(t1 - t0, 1),
+            "fit_seconds": round(time.time() - t1, 1),
+            **{key: round(v, 4) for key, v in stats.items()},
+        }
+        iterations.append(row)
+        if progress:
+            print(f"dagger iteration {k}: {row}", flush=True)
+    assert data is not None
+    return {
+        "teacher": bc["teacher"],
+        "smoothing": bc["smoothing"],
+        "decisions": len(data),
+        "episodes": sum(r["episodes"] for r in iterations),
+        "collect_seconds": round(sum(r["collect_seconds"] for r in iterations), 1),
+        "fit_seconds": round(sum(r["fit_seconds"] for r in iterations), 1),
+        "accuracy": iterations[-1]["accuracy"],
+        "cross_entropy": iterations[-1]["cross_entropy"],
+        "value_mse": iterations[-1]["value_mse"],
+        "dagger": iterations,
+    }
