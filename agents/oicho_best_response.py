@@ -52,30 +52,30 @@ import numpy as np
 
 from kabu_envs.agents.oicho_common import OichoAgentBase
 from kabu_envs.agents.oicho_expert import OichoExpertAgent, settle_table
-from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, STAND
+from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, STAND
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES
 from kabu_envs.oicho_kabu.game import DREW, ESCAPED, MAX_CARDS, NUM_SPREADS, UNDECIDED, Game, Phase
 from kabu_envs.oicho_kabu.observation import Encoder
 
-# Rule options whose other values the best response does not model: decisions it does not take
-# (minso, the dealer's card choice), cards it would have to track (info cards, lights, reshuffled
-# tables), the dealer's private cards at its draw, or rounds after the first.
-SUPPORTED: dict[str, Any] = {
-    "max_rounds": 1,
-    "info_cards": False,
-    "minso": False,
-    "dealer_card_choice": False,
-    "dealer_second_card_face_up": True,
-    "redeal_on_triple_table": False,
-}
+# Rule options whose other values the best response does not model: rounds after the first (chips
+# and dealer changes carry over) and the hanafuda lights (cards it would have to track by identity).
+SUPPORTED: dict[str, Any] = {"max_rounds": 1}
+# Options the best response models for one role only: the dealer's minso (KEEP / REDEAL of the table,
+# valued against every table a redeal could bring) is refused for the dealer seat. For a bettor it is
+# the reference dealer's choice on public cards, which tells nothing about a hidden card.
+ROLE_REFUSED: dict[str, dict[str, Any]] = {"dealer": {"minso": True}}
 
 
-def check_supported(cfg: Config) -> None:
-    """Raise a ValueError naming every rule option outside what the best response models."""
+def check_supported(cfg: Config, role: str | None = None) -> None:
+    """Raise a ValueError naming every rule option outside what the best response models (for
+    ``role``, when given: some options are modelled for the bettor seat only)."""
     bad = [f"{k}={getattr(cfg, k)!r} (needs {v!r})" for k, v in SUPPORTED.items() if getattr(cfg, k) != v]
     if cfg.deck == "hanafuda":
         bad.append("deck='hanafuda' (needs 'kabufuda' or 'western': lights are not modelled)")
+    for k, v in ROLE_REFUSED.get(role or "", {}).items():
+        if getattr(cfg, k) == v:
+            bad.append(f"{k}={v!r} for the {role} seat (that decision is not modelled)")
     if bad:
         raise ValueError("the Oicho-Kabu best response does not model " + "; ".join(bad))
 
@@ -94,12 +94,15 @@ class _Seen:
         self.dealer = values("dealer_cards", (MAX_CARDS,))  # (3,)
         bits = np.asarray(obs[sl["spread_status"]]).reshape(NUM_SPREADS, -1) > 0.5
         self.status = np.where(bits.any(axis=1), bits.argmax(axis=1) + 1, UNDECIDED)
+        info = np.asarray(obs[sl["info_card"]])
+        self.info = int(info.argmax()) + 1 if info.max() > 0.5 else 0  # the seat's own dead card
 
     def pool(self) -> np.ndarray:
-        """Unseen cards per value 1..10 (index 0 unused)."""
+        """Unseen cards per value 1..10 (index 0 unused): the seat's own info card is seen (and dead);
+        the others' info cards, the selection cards (returned to the deck) are not."""
         counts = np.full(NUM_VALUES + 1, COPIES, dtype=np.int64)
         counts[0] = 0
-        for v in np.concatenate([self.spread.ravel(), self.dealer]).tolist():
+        for v in [*np.concatenate([self.spread.ravel(), self.dealer]).tolist(), self.info]:
             if v:
                 counts[v] -= 1
         return counts
@@ -145,7 +148,7 @@ class OichoBestResponse:
             raise ValueError(f"role must be 'bettor' or 'dealer', got {role!r}")
         self.role = role
         self.cfg = make_config(**rule_options)
-        check_supported(self.cfg)
+        check_supported(self.cfg, role)
         self.samples = int(samples)
         self.z = float(z)
         self.seed = int(seed)
@@ -155,7 +158,14 @@ class OichoBestResponse:
         self.encoder = Encoder(self.cfg)
         self.settle = settle_table(self.cfg)
         self.settle.fill()
-        self.decisions = {"forced": 0, "bet_plan": 0, "bet": 0, "draw": 0, "dealer_exact": 0}
+        self.decisions = {
+            "forced": 0,
+            "bet_plan": 0,
+            "bet": 0,
+            "draw": 0,
+            "dealer_exact": 0,
+            "card_choice": 0,
+        }
         self._agents: Sequence[Any] = ()
         self._deal: int | None = None
         self._plans: dict[Any, dict[str, Any]] = {}
@@ -202,6 +212,11 @@ class OichoBestResponse:
         if game.phase == Phase.DECIDE:
             self.decisions["draw"] += 1
             return self._draw(game, seat, seen, legal, action)
+        if game.phase == Phase.DEALER_CHOICE:
+            # The deck's order is unknown to every seat and independent of all it has seen, so the top,
+            # the bottom and the 4th card are the same draw: each take has the same value (regret 0).
+            self.decisions["card_choice"] += 1
+            return CHOICE_ACTIONS[0], 0.0
         if game.phase == Phase.DEALER_DRAW:
             self.decisions["dealer_exact"] += 1
             v = self.dealer_values(game, seen)
@@ -210,14 +225,16 @@ class OichoBestResponse:
         raise ValueError(f"the best response takes no {game.phase.name} decision (rule set not modelled)")
 
     # --- simulation helpers ------------------------------------------------------------------------
-    def _redealt(self, game: Game, seen: _Seen, rng: np.random.Generator) -> Game:
-        """A copy of ``game`` with every card the seat does not see (hidden spread and dealer cards,
-        the undealt deck) shuffled among those places: a state consistent with the seat's information."""
+    def _redealt(self, game: Game, seat: int, seen: _Seen, rng: np.random.Generator) -> Game:
+        """A copy of ``game`` with every card ``seat`` does not see (hidden spread and dealer cards, the
+        other seats' info cards, the undealt deck) shuffled among those places: a state consistent
+        with the seat's information."""
         g = game.clone(np.random.default_rng(rng.integers(2**63)))
         places: list[tuple[list[int], int]] = []
         for s, cards in enumerate(g.spreads):
             places += [(cards, k) for k in range(len(cards)) if not seen.spread[s, k]]
         places += [(g.dealer_cards, k) for k in range(len(g.dealer_cards)) if not seen.dealer[k]]
+        places += [(g.info_cards, s) for s in range(len(g.info_cards)) if s != seat and g.info_cards[s] >= 0]
         deck = g.deck.cards
         places += [(deck, i) for i in range(g.deck.top, len(deck))]
         cards = sorted(lst[i] for lst, i in places)  # sorted: the arrangement depends on nothing unseen
@@ -306,7 +323,7 @@ class OichoBestResponse:
         self.decisions["bet_plan"] += 1
         deal = 0 if self._deal is None else int(self._deal)
         rng = np.random.default_rng([self.seed, deal & 0xFFFFFFFF, game.active_spread])
-        root = self._redealt(game, seen, rng)
+        root = self._redealt(game, seat, seen, rng)
         first = seen.spread[:, 0]
         dealer_agent = self._agents[game.dealer]
         settled: dict[tuple[int, ...], Game | None] = {}
@@ -501,4 +518,4 @@ class OichoBestResponse:
         return {STAND: float(weight @ stand), DRAW: float(weight @ (p_y * draw).sum(axis=1))}
 
 
-__all__ = ["OichoBestResponse", "check_supported", "SUPPORTED"]
+__all__ = ["OichoBestResponse", "check_supported", "SUPPORTED", "ROLE_REFUSED"]

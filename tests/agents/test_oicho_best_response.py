@@ -12,9 +12,9 @@ from kabu_envs.agents.base import RandomAgent
 from kabu_envs.agents.oicho_best_response import OichoBestResponse, _Seen, check_supported
 from kabu_envs.agents.oicho_expert import OichoExpertAgent, SettleTable
 from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
-from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, STAND
+from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, ESCAPE, KEEP, STAND
 from kabu_envs.oicho_kabu.config import make_config
-from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id, card_ids
+from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id
 from kabu_envs.oicho_kabu.env import raw_env
 from kabu_envs.oicho_kabu.game import Game, Phase
 from kabu_envs.oicho_kabu.observation import encode
@@ -51,7 +51,10 @@ def test_settle_table_fill_equals_settle(options):
     assert table.values[d, b].tolist() == want
 
 
-@pytest.mark.parametrize("options", [{}, {"rules": "kansai"}, {"local_yaku": ["zoro", "pin_basami"]}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"rules": "kansai"}, {"rules": "kabufuda_site"}, {"local_yaku": ["zoro", "pin_basami"]}],
+)
 def test_dealer_draw_model_equals_act_on_real_observations(options):
     env = raw_env(**options)
     dealers = [OichoScriptedAgent(0, **options), OichoExpertAgent(0, **options)]
@@ -78,6 +81,8 @@ def test_dealer_draw_model_equals_act_on_real_observations(options):
                 for k, dealer in enumerate(dealers):
                     want[k].append(dealer.act(o["observation"], o["action_mask"]))
                 act = want[0][-1]
+            elif g.phase == Phase.MINSO:
+                act = KEEP  # keep the table (a redeal is the same test on another table)
             else:
                 act = (dealers[0] if a == env.possible_agents[g.dealer] else bettors).act(
                     o["observation"], o["action_mask"]
@@ -114,29 +119,72 @@ def test_game_clone_is_an_independent_copy():
 
 
 def test_unsupported_rule_sets_are_refused_by_name():
-    with pytest.raises(ValueError, match="minso=True"):
-        check_supported(make_config(rules="kansai"))
-    with pytest.raises(ValueError, match="dealer_card_choice=True"):
-        OichoBestResponse("dealer", rules="kabufuda_site")
+    with pytest.raises(ValueError, match="minso=True for the dealer seat"):
+        check_supported(make_config(rules="kansai"), "dealer")
+    with pytest.raises(ValueError, match="minso=True for the dealer seat"):
+        OichoBestResponse("dealer", rules="kansai")
+    with pytest.raises(ValueError, match="max_rounds=3"):
+        OichoBestResponse("bettor", rules="kabufuda_site", max_rounds=3)
+    with pytest.raises(ValueError, match="hanafuda"):
+        OichoBestResponse("bettor", rules="kansai", deck="hanafuda")
     with pytest.raises(ValueError, match="role must be"):
         OichoBestResponse("partnership")
     check_supported(make_config(local_yaku=["pin_basami"], free_draw=True))
+    # the richer presets: both for a bettor, the site's rules for the dealer too
+    for rules in ("kansai", "kabufuda_site"):
+        check_supported(make_config(rules=rules), "bettor")
+    check_supported(make_config(rules="kabufuda_site"), "dealer")
+    check_supported(make_config(rules="kansai", minso=False), "dealer")
 
 
-def test_dealer_values_equal_brute_force_over_every_hidden_card():
-    # One scripted bettor staking only on shippin starters (1, 4): spreads 0 and 2 backed. Table 1 7 4 8,
-    # the dealer's 2 (face down), second cards 5 6 9 3 (hidden from the dealer), spread 2 draws a 6,
-    # the dealer's 3: a 5, where it may stand or draw.
-    bettor = OichoScriptedAgent(0, num_players=2, weak_share=0.0)
-    prefix = [(1, 0), (7, 0), (4, 0), (8, 0), (2, 0), (5, 0), (6, 0), (9, 0), (3, 0), (6, 1), (3, 1)]
-    env = raw_env(num_players=2)
-    env.reset(seed=0, options={"deck": [card_id(v, k) for v, k in prefix]})
-    _play_until(env.game, [None, bettor], lambda x: x.phase == Phase.BET and x.active_spread == 3)
+# The site's rules on two seats: the selection draws (1 for seat 0, 5 for seat 1: seat 0 deals) and the
+# bettor's info card come first; the dealer takes its cards (top) after the bets, face down to the end.
+SITE2 = {"rules": "kabufuda_site", "num_players": 2}
+
+
+class _TwoSpreads(OichoScriptedAgent):
+    """The scripted player, staking 5 on spreads 0 and 2 and nothing elsewhere."""
+
+    def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        return self._stake_to(mask, 5) if self._active_spread(obs) in (0, 2) else BET_BASE
+
+
+def _head(options: dict, info: int = 6) -> list[int]:
+    """The stacked deck's values before the table: selection draws, the bettor's info card."""
+    cfg = make_config(**options)
+    return ([1, 5] if cfg.dealer_selection != "fixed" else []) + ([info] if cfg.info_cards else [])
+
+
+def _advance(game: Game, agents, stop) -> None:
+    """``_play_until``, keeping a minso table."""
+    while not game.terminal and not stop(game):
+        if game.phase == Phase.MINSO:
+            game.apply_action(KEEP)
+        else:
+            seat = game.current_player
+            game.apply_action(int(agents[seat].act(encode(game, seat), _mask(game))))
+
+
+@pytest.mark.parametrize("options", [{"num_players": 2}, SITE2], ids=["standard", "kabufuda_site"])
+def test_dealer_values_equal_brute_force_over_every_hidden_card(options):
+    # One scripted bettor staking on spreads 0 and 2 only. Table 1 7 4 8, the dealer's 2 (face down),
+    # second cards 5 6 9 3 (hidden from the dealer), spread 2 draws a 6, the dealer's 3: a 5, where it
+    # may stand or draw. On the site's rules the bettor's info card is unseen by the dealer.
+    site = "rules" in options
+    bettor = _TwoSpreads(0, **options)
+    dealer = OichoScriptedAgent(0, **options)  # takes its cards from the top (the site's rules)
+    head = _head(options)
+    table = [1, 7, 4, 8]
+    env = raw_env(**options)
+    env.reset(seed=0, options={"deck": _ids([*head, *table, 2, 5, 6, 9, 3, 6, 3])})
+    last = lambda x: x.phase == Phase.BET and x.active_spread == 3  # noqa: E731
+    _advance(env.game, [dealer, bettor], last)
     last_bet = env.game.clone(np.random.default_rng(0))  # before any hidden card is dealt
-    _play_until(env.game, [None, bettor], lambda x: x.phase == Phase.DEALER_DRAW)
+    _advance(env.game, [dealer, bettor], lambda x: x.phase == Phase.DEALER_DRAW)
     game = env.game
-    assert game.legal_actions() == [STAND, DRAW] and game.spread_total[1] == game.spread_total[3] == 0
-    br = OichoBestResponse("dealer", num_players=2)
+    assert game.dealer == 0 and game.legal_actions() == [STAND, DRAW]
+    assert game.spread_total[1] == game.spread_total[3] == 0 < game.spread_total[0] * game.spread_total[2]
+    br = OichoBestResponse("dealer", **options)
     br.begin(game, 0, [None, bettor])
     seen = _Seen(br.encoder.spec, env.observe("player_0")["observation"])
     got = br.dealer_values(game, seen)
@@ -144,10 +192,11 @@ def test_dealer_values_equal_brute_force_over_every_hidden_card():
     # brute force: every value of the four hidden second cards, weighted by the unseen cards that
     # realise it, the round replayed by the engine and the real bettor from the stacked deal; kept when
     # the replay shows the dealer what it saw (same stands and draws, same cards); then every next card
-    visible = [1, 7, 4, 8, 2, 6, 3]  # table, the dealer's two cards, spread 2's third card
+    visible = [*table, 2, 6, 3]  # table, the dealer's two cards, spread 2's third card
     left = {v: COPIES - visible.count(v) for v in range(1, NUM_VALUES + 1)}
     total = {STAND: 0.0, DRAW: 0.0}
     weight_sum = 0.0
+    before = 0 if site else 1  # cards of the dealer already dealt at the last bet
     for seconds in itertools.product(range(1, NUM_VALUES + 1), repeat=4):
         used = dict(left)
         w = 1.0
@@ -157,8 +206,9 @@ def test_dealer_values_equal_brute_force_over_every_hidden_card():
         if w == 0:
             continue
         g = last_bet.clone(np.random.default_rng(0))  # the deal replayed from the last bet on
-        g.deck.cards[g.deck.top : g.deck.top + 6] = _ids([1, 7, 4, 8, 2, *seconds, 6, 3])[5:]
-        _play_until(g, [None, bettor], lambda x: x.phase in (Phase.DEALER_DRAW, Phase.OVER))
+        rest = [2] * (1 - before) + [*seconds, 6, 3]
+        g.deck.cards[g.deck.top : g.deck.top + len(rest)] = [card_id(v, COPIES - 1) for v in rest]
+        _advance(g, [dealer, bettor], lambda x: x.phase in (Phase.DEALER_DRAW, Phase.OVER))
         if g.phase != Phase.DEALER_DRAW or _public(g) != _public(game):
             continue
         weight_sum += w
@@ -193,33 +243,57 @@ def _ids(values):
     return out
 
 
-def _bettor_draw_state():
-    """Two seats, the bettor (seat 1) backs all four spreads and decides spread 3 on a 5 (5 + 10);
-    spreads 0-2 are forced stands (8, 9, 7); the dealer's first card is face down."""
-    env = raw_env(num_players=2)
-    env.reset(seed=0, options={"deck": card_ids(8, 9, 7, 5, 2, 10, 10, 10, 10)})
+# The bettor's draw: the standard rules; Kansai (spread 3 on 4-6: DRAW or ESCAPE; a minso
+# question first, a table kept); the site's rules (its info card 6 seen, the dealer's cards taken
+# after the bets and face down).
+DRAW_CASES = {
+    "standard": ({"num_players": 2}, (5, 10)),
+    "kansai": ({"rules": "kansai", "num_players": 2}, (4, 6)),
+    "kabufuda_site": (SITE2, (5, 10)),
+}
+
+
+def _bettor_draw_state(options=None, last=(5, 10)):
+    """Two seats, the bettor (seat 1) backs all four spreads and decides spread 3 on ``last``; spreads
+    0-2 stand (8, 9, 7 with tens); the dealer's first card (a 2) is face down."""
+    options = {"num_players": 2} if options is None else options
+    env = raw_env(**options)
+    head = _head(options)
+    env.reset(seed=0, options={"deck": _ids([*head, 8, 9, 7, last[0], 2, 10, 10, 10, last[1]])})
     g = env.game
-    for _ in range(4):
-        g.apply_action(BET_BASE + 1)
-    dealer = OichoScriptedAgent(0, num_players=2)
-    while g.phase == Phase.DECIDE and g.active_spread < 3:
-        g.apply_action(STAND)
-    assert g.phase == Phase.DECIDE and g.active_spread == 3 and g.legal_actions() == [STAND, DRAW]
+    dealer = OichoScriptedAgent(0, **options)
+    while not (g.phase == Phase.DECIDE and g.active_spread == 3):
+        phase = g.phase
+        if phase == Phase.MINSO:
+            g.apply_action(KEEP)
+        elif phase == Phase.BET:
+            assert g.current_player == 1
+            g.apply_action(BET_BASE + 1)
+        elif phase == Phase.DEALER_CHOICE:
+            g.apply_action(CHOICE_ACTIONS[0])
+        else:
+            g.apply_action(STAND)
     return env, dealer
 
 
-def test_bettor_draw_values_match_brute_force_within_sampling_error():
-    env, dealer = _bettor_draw_state()
+@pytest.mark.parametrize("case", list(DRAW_CASES))
+def test_bettor_draw_values_match_brute_force_within_sampling_error(case):
+    options, last = DRAW_CASES[case]
+    env, dealer = _bettor_draw_state(options, last)
     game = env.game
-    br = OichoBestResponse("bettor", samples=20000, num_players=2)
+    legal = game.legal_actions()
+    assert legal == ([DRAW, ESCAPE] if case == "kansai" else [STAND, DRAW])  # 4-6 = 0: draw or escape
+    br = OichoBestResponse("bettor", samples=20000, **options)
     br.begin(game, 1, [dealer, None])
     seen = _Seen(br.encoder.spec, env.observe("player_1")["observation"])
-    q = br.draw_values(game, 1, seen, [STAND, DRAW], np.random.default_rng(1))
+    assert seen.info == (6 if case == "kabufuda_site" else 0)
+    q = br.draw_values(game, 1, seen, legal, np.random.default_rng(1))
 
-    # brute force: the dealer's face-down card and the next three cards of the deck, every value
-    visible = [8, 9, 7, 5, 10, 10, 10, 10]
+    # brute force: the dealer's face-down card and the next three cards of the deck, every value, over
+    # the cards the bettor has not seen (its info card is seen: one 6 fewer)
+    visible = [8, 9, 7, last[0], 10, 10, 10, last[1]] + ([6] if seen.info else [])
     left = {v: COPIES - visible.count(v) for v in range(1, NUM_VALUES + 1)}
-    exact = {STAND: 0.0, DRAW: 0.0}
+    exact = dict.fromkeys(legal, 0.0)
     total_w = 0.0
     for d1, n1, n2, n3 in itertools.product(range(1, NUM_VALUES + 1), repeat=4):
         used, w = dict(left), 1.0
@@ -229,14 +303,14 @@ def test_bettor_draw_values_match_brute_force_within_sampling_error():
         if w == 0:
             continue
         total_w += w
-        for action in (STAND, DRAW):
+        for action in legal:
             g = game.clone(np.random.default_rng(0))
             g.dealer_cards[0] = card_id(d1, 0)  # ids: only the values matter to the rules
             g.deck.cards[g.deck.top : g.deck.top + 3] = [card_id(n1, 1), card_id(n2, 2), card_id(n3, 3)]
             g.apply_action(action)
             _play_until(g, [dealer, None], lambda x: False)
             exact[action] += w * g.round_rewards[1]
-    for action in (STAND, DRAW):
+    for action in legal:
         se = q[action].std() / np.sqrt(q[action].size)
         assert abs(q[action].mean() - exact[action] / total_w) < 4 * se + 1e-9, action
 
@@ -258,7 +332,7 @@ def test_planned_bets_value_matches_engine_rollouts():
     base = OichoExpertAgent(0)
     rewards = []
     for _ in range(3000):  # the engine plays the rest: the stakes, the others, the expert's draws
-        c = br._redealt(g, seen, rng)
+        c = br._redealt(g, 1, seen, rng)
         bets = iter(plan["profile"])
         while not c.terminal:
             p = c.current_player
