@@ -293,6 +293,7 @@ def test_bettor_draw_values_match_brute_force_within_sampling_error(case):
     # the cards the bettor has not seen (its info card is seen: one 6 fewer)
     visible = [8, 9, 7, last[0], 10, 10, 10, last[1]] + ([6] if seen.info else [])
     left = {v: COPIES - visible.count(v) for v in range(1, NUM_VALUES + 1)}
+    assert seen.pool()[1:].tolist() == list(left.values())  # the same unseen cards, exactly
     exact = dict.fromkeys(legal, 0.0)
     total_w = 0.0
     for d1, n1, n2, n3 in itertools.product(range(1, NUM_VALUES + 1), repeat=4):
@@ -347,12 +348,14 @@ def test_planned_bets_value_matches_engine_rollouts():
     assert abs(r.mean() - v.mean()) < 4 * se
 
 
-def _reshuffled_unseen(game: Game, seat_obs: np.ndarray, spec, seed: int) -> Game:
-    """The same information state with every card the seat does not see moved elsewhere."""
+def _reshuffled_unseen(game: Game, seat_obs: np.ndarray, spec, seed: int, seat: int = -1) -> Game:
+    """The same information state with every card the seat does not see (the other seats' info cards
+    too) moved elsewhere."""
     seen = _Seen(spec, seat_obs)
     g = game.clone(np.random.default_rng(0))
     places = [(sp, k) for s, sp in enumerate(g.spreads) for k in range(len(sp)) if not seen.spread[s, k]]
     places += [(g.dealer_cards, k) for k in range(len(g.dealer_cards)) if not seen.dealer[k]]
+    places += [(g.info_cards, s) for s, c in enumerate(g.info_cards) if c >= 0 and s != seat]
     places += [(g.deck.cards, i) for i in range(g.deck.top, len(g.deck.cards))]
     cards = np.random.default_rng(seed).permutation([lst[i] for lst, i in places]).tolist()
     for (lst, i), c in zip(places, cards, strict=True):
@@ -373,25 +376,75 @@ def test_decisions_never_depend_on_unseen_cards():
         values.append(q)
     assert all(np.array_equal(values[0][a], values[1][a]) for a in (STAND, DRAW))
 
-    # the bet plan of a first bettor, and the dealer's exact values
-    env = raw_env()
-    env.reset(seed=11)
-    scripted = OichoScriptedAgent(0)
-    _play_until(env.game, [scripted] * 4, lambda x: x.current_player == 1)
-    obs = env.observe("player_1")["observation"]
-    plans = []
-    for variant in (env.game, _reshuffled_unseen(env.game, obs, OichoBestResponse("bettor").encoder.spec, 9)):
-        br = OichoBestResponse("bettor", seed=4, samples=500)
-        br.begin(variant, 1, [scripted] * 4, deal=11)
-        plans.append(br._plan_bets(variant, 1, _Seen(br.encoder.spec, obs)))
-    assert plans[0]["profile"] == plans[1]["profile"] and np.array_equal(
-        plans[0]["best_b"], plans[1]["best_b"]
-    )
-    _play_until(env.game, [scripted] * 4, lambda x: x.phase == Phase.DEALER_DRAW)
-    obs = env.observe("player_0")["observation"]
-    got = []
-    for variant in (env.game, _reshuffled_unseen(env.game, obs, OichoBestResponse("dealer").encoder.spec, 2)):
-        br = OichoBestResponse("dealer")
-        br.begin(variant, 0, [scripted] * 4)
-        got.append(br.dealer_values(variant, _Seen(br.encoder.spec, obs)))
-    assert got[0] == got[1]
+
+@pytest.mark.parametrize("rules", ["standard", "kansai", "kabufuda_site"])
+def test_bet_plans_draws_and_dealer_values_never_depend_on_unseen_cards(rules):
+    """On each preset: a later bettor's bet plan, a bettor's draw values (as many as the deals give)
+    and the dealer's exact values (not for Kansai: its dealer seat is refused) are bit-identical when
+    every card the seat does not see (the others' info cards included) is moved elsewhere."""
+    options = {"rules": rules}
+    env = raw_env(**options)
+    scripted = OichoScriptedAgent(0, **options)
+    spec = OichoBestResponse("bettor", **options).encoder.spec
+    names = env.possible_agents
+    checked = {"plan": 0, "draw": 0, "dealer": 0}
+    moved_info = 0  # deals whose other seats' info cards were moved
+    for deal in range(11, 40):
+        env.reset(seed=deal)
+        g = env.game
+        _advance(g, [scripted] * 4, lambda x: x.phase == Phase.BET and x.current_player == x.betting_order[1])
+        seat = g.current_player
+        obs = env.observe(names[seat])["observation"]
+        plans = []
+        other = _reshuffled_unseen(g, obs, spec, deal, seat)
+        assert other.deck.cards[other.deck.top :] != g.deck.cards[g.deck.top :]
+        moved_info += other.info_cards != g.info_cards
+        # the simulations' copies of the two are the same game, card for card
+        copies = [
+            OichoBestResponse("bettor", **options)._redealt(
+                x, seat, _Seen(spec, obs), np.random.default_rng(1)
+            )
+            for x in (g, other)
+        ]
+        assert [(c.info_cards, c.spreads, c.dealer_cards, c.deck.cards) for c in copies[:1]] == [
+            (c.info_cards, c.spreads, c.dealer_cards, c.deck.cards) for c in copies[1:]
+        ]
+        for variant in (g, other):
+            assert np.array_equal(encode(variant, seat), obs)
+            br = OichoBestResponse("bettor", seed=4, samples=400, **options)
+            br.begin(variant, seat, [scripted] * 4, deal=deal)
+            plans.append(br._plan_bets(variant, seat, _Seen(br.encoder.spec, obs)))
+        assert plans[0]["profile"] == plans[1]["profile"]
+        assert np.array_equal(plans[0]["best_b"], plans[1]["best_b"])
+        checked["plan"] += 1
+        _advance(g, [scripted] * 4, lambda x: x.phase in (Phase.DECIDE, Phase.DEALER_DRAW, Phase.OVER))
+        if g.phase == Phase.DECIDE and g.current_player != g.dealer:
+            seat = g.current_player
+            obs = env.observe(names[seat])["observation"]
+            q = []
+            for variant in (g, _reshuffled_unseen(g, obs, spec, deal, seat)):
+                assert np.array_equal(encode(variant, seat), obs)
+                br = OichoBestResponse("bettor", samples=300, **options)
+                br.begin(variant, seat, [scripted] * 4, deal=deal)
+                legal = variant.legal_actions()
+                rng = np.random.default_rng(deal)
+                q.append(br.draw_values(variant, seat, _Seen(br.encoder.spec, obs), legal, rng))
+            assert all(np.array_equal(q[0][a], q[1][a]) for a in q[0])
+            checked["draw"] += 1
+        _advance(g, [scripted] * 4, lambda x: x.phase in (Phase.DEALER_DRAW, Phase.OVER))
+        if g.phase == Phase.DEALER_DRAW and rules != "kansai":
+            seat = g.dealer
+            obs = env.observe(names[seat])["observation"]
+            got = []
+            for variant in (g, _reshuffled_unseen(g, obs, spec, deal, seat)):
+                assert np.array_equal(encode(variant, seat), obs)
+                br = OichoBestResponse("dealer", **options)
+                br.begin(variant, seat, [scripted] * 4)
+                got.append(br.dealer_values(variant, _Seen(br.encoder.spec, obs)))
+            assert got[0] == got[1]
+            checked["dealer"] += 1
+        if min(checked.values()) >= 3 or (rules == "kansai" and min(checked["plan"], checked["draw"]) >= 3):
+            break
+    assert checked["plan"] >= 3 and checked["draw"] >= 3
+    assert (moved_info > 0) == (rules == "kabufuda_site")
+    assert checked["dealer"] >= (0 if rules == "kansai" else 3)
