@@ -171,6 +171,11 @@ class OichoBestResponse:
         self._plans: dict[Any, dict[str, Any]] = {}
         self._own_bets: list[int] = []
 
+    @staticmethod
+    def check_rules(role: str, **rule_options: Any) -> None:
+        """Raise a ValueError when ``role`` under these rules is not modelled (without building one)."""
+        check_supported(make_config(**rule_options), role)
+
     # --- the per-deal protocol ---------------------------------------------------------------------
     def begin(self, game: Game, seat: int, seat_agents: Sequence[Any], deal: int | None = None) -> None:
         """A new play of a deal: ``seat_agents[s]`` plays seat s (the entry for ``seat`` is ignored)."""
