@@ -52,30 +52,23 @@ import numpy as np
 
 from kabu_envs.agents.oicho_common import OichoAgentBase
 from kabu_envs.agents.oicho_expert import OichoExpertAgent, settle_table
-from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, STAND
+from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.config import Config, make_config
-from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES
+from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, card_id
 from kabu_envs.oicho_kabu.game import DREW, ESCAPED, MAX_CARDS, NUM_SPREADS, UNDECIDED, Game, Phase
 from kabu_envs.oicho_kabu.observation import Encoder
 
 # Rule options whose other values the best response does not model: rounds after the first (chips
 # and dealer changes carry over) and the hanafuda lights (cards it would have to track by identity).
 SUPPORTED: dict[str, Any] = {"max_rounds": 1}
-# Options the best response models for one role only: the dealer's minso (KEEP / REDEAL of the table,
-# valued against every table a redeal could bring) is refused for the dealer seat. For a bettor it is
-# the reference dealer's choice on public cards, which tells nothing about a hidden card.
-ROLE_REFUSED: dict[str, dict[str, Any]] = {"dealer": {"minso": True}}
+ROLES = ("bettor", "dealer")
 
 
-def check_supported(cfg: Config, role: str | None = None) -> None:
-    """Raise a ValueError naming every rule option outside what the best response models (for
-    ``role``, when given: some options are modelled for the bettor seat only)."""
+def check_supported(cfg: Config) -> None:
+    """Raise a ValueError naming every rule option outside what the best response models."""
     bad = [f"{k}={getattr(cfg, k)!r} (needs {v!r})" for k, v in SUPPORTED.items() if getattr(cfg, k) != v]
     if cfg.deck == "hanafuda":
         bad.append("deck='hanafuda' (needs 'kabufuda' or 'western': lights are not modelled)")
-    for k, v in ROLE_REFUSED.get(role or "", {}).items():
-        if getattr(cfg, k) == v:
-            bad.append(f"{k}={v!r} for the {role} seat (that decision is not modelled)")
     if bad:
         raise ValueError("the Oicho-Kabu best response does not model " + "; ".join(bad))
 
@@ -106,6 +99,11 @@ class _Seen:
             if v:
                 counts[v] -= 1
         return counts
+
+
+# The value of a minso REDEAL (``OichoBestResponse.redeal_values``) depends only on the rule set, the
+# other seats' policies, the seed and the questions left: computed once per process (~10 s).
+_REDEAL_VALUES: dict[Any, tuple[float, float, float]] = {}
 
 
 def _sample(rng: np.random.Generator, counts: np.ndarray, k: int, n: int) -> np.ndarray:
@@ -142,15 +140,20 @@ class OichoBestResponse:
     """
 
     def __init__(
-        self, role: str, seed: int = 0, samples: int = 16000, z: float = 1.0, **rule_options: Any
+        self,
+        role: str,
+        seed: int = 0,
+        samples: int = 16000,
+        z: float = 1.0,
+        minso_draws: int = 32,
+        **rule_options: Any,
     ) -> None:
-        if role not in ("bettor", "dealer"):
-            raise ValueError(f"role must be 'bettor' or 'dealer', got {role!r}")
+        self.check_rules(role, **rule_options)
         self.role = role
         self.cfg = make_config(**rule_options)
-        check_supported(self.cfg, role)
         self.samples = int(samples)
         self.z = float(z)
+        self.minso_draws = int(minso_draws)
         self.seed = int(seed)
         self.rng = np.random.default_rng(seed)
         self.base = OichoExpertAgent(seed=0, **rule_options)
@@ -165,6 +168,7 @@ class OichoBestResponse:
             "draw": 0,
             "dealer_exact": 0,
             "card_choice": 0,
+            "minso": 0,
         }
         self._agents: Sequence[Any] = ()
         self._deal: int | None = None
@@ -174,7 +178,9 @@ class OichoBestResponse:
     @staticmethod
     def check_rules(role: str, **rule_options: Any) -> None:
         """Raise a ValueError when ``role`` under these rules is not modelled (without building one)."""
-        check_supported(make_config(**rule_options), role)
+        if role not in ROLES:
+            raise ValueError(f"role must be 'bettor' or 'dealer', got {role!r}")
+        check_supported(make_config(**rule_options))
 
     # --- the per-deal protocol ---------------------------------------------------------------------
     def begin(self, game: Game, seat: int, seat_agents: Sequence[Any], deal: int | None = None) -> None:
@@ -217,6 +223,9 @@ class OichoBestResponse:
         if game.phase == Phase.DECIDE:
             self.decisions["draw"] += 1
             return self._draw(game, seat, seen, legal, action)
+        if game.phase == Phase.MINSO:
+            self.decisions["minso"] += 1
+            return self._minso(game, seat, seen, action)
         if game.phase == Phase.DEALER_CHOICE:
             # The deck's order is unknown to every seat and independent of all it has seen, so the top,
             # the bottom and the 4th card are the same draw: each take has the same value (regret 0).
@@ -484,6 +493,129 @@ class OichoBestResponse:
         q = self.draw_values(game, seat, seen, [best, action], self.rng)  # independent draws to value
         return best, float((q[best] - q[action]).mean())
 
+    # --- the dealer's minso (exact over tables, Monte Carlo over the rest) -------------------------
+    def _after_keep(self, root: Game, values: Sequence[int]) -> Game:
+        """``root`` (at a minso question) with the table of these first-card values kept and the
+        bettors' stakes placed by their policies (they see the table and nothing hidden)."""
+        g = root.clone(root.rng)
+        copies = [0] * (NUM_VALUES + 1)
+        for s, v in enumerate(values):
+            g.spreads[s] = [card_id(int(v), copies[v] % COPIES)]  # ids: only the values matter here
+            copies[v] += 1
+        g.apply_action(KEEP)
+        while g.phase == Phase.BET:
+            p = g.current_player
+            g.apply_action(int(self._agents[p].act(self.encoder.encode(g, p), self._mask(g))))
+        return g
+
+    def keep_chips(self, root: Game, tables: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        """``(K, m)``: the dealer's chips when it keeps table k (first-card values, ``(K, 4)``), on each
+        of its ``m`` draws of the second, third and dealer cards (``(K, m, 11)``): the bettors' stakes by
+        their policies, their draws by their rules, its own draw by the expert's rule."""
+        k_tables, m = draws.shape[:2]
+        totals = np.zeros((k_tables, NUM_SPREADS))
+        status = np.zeros((k_tables, m, NUM_SPREADS), dtype=np.int64)
+        for k, values in enumerate(tables.tolist()):
+            g = self._after_keep(root, values)
+            totals[k] = g.spread_total
+            for sp, table in enumerate(self._tables(g.decider, -1)):
+                if table is not None:
+                    status[k, :, sp] = table[values[sp], draws[k, :, sp]] + 1
+        n = k_tables * m
+        first = np.repeat(tables, m, axis=0)
+        rows = draws.reshape(n, -1)
+        status_rows, total_rows = status.reshape(n, NUM_SPREADS), np.repeat(totals, m, axis=0)
+        out = np.zeros(n)
+        for lo in range(0, n, 20000):  # chunks: the dealer's model builds (rows, 11, 4, 10) arrays
+            sl = slice(lo, lo + 20000)
+            f, second, third, dealer = first[sl], rows[sl, :4], rows[sl, 4:8], rows[sl, 8:]
+            settlements = self._settlements(f, second, third, status_rows[sl], dealer)
+            mult = self._outcomes(f, third, status_rows[sl], dealer, total_rows[sl], self.base, settlements)
+            out[sl] = -(mult * total_rows[sl]).sum(axis=1)
+        return out.reshape(k_tables, m)
+
+    def all_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every table a redeal can bring, as ordered first-card values ``(K, 4)``, and its probability
+        (cards drawn from all 40: the table goes back and the deck is reshuffled; a triple is dealt
+        again under ``redeal_on_triple_table``, so those tables have probability 0)."""
+        grid = np.stack(np.meshgrid(*[np.arange(1, NUM_VALUES + 1)] * NUM_SPREADS, indexing="ij"), -1)
+        grid = grid.reshape(-1, NUM_SPREADS)
+        weight = np.ones(grid.shape[0])
+        for j in range(NUM_SPREADS):
+            weight *= COPIES - (grid[:, :j] == grid[:, j : j + 1]).sum(axis=1)
+        if self.cfg.redeal_on_triple_table:
+            same = (grid[:, :, None] == grid[:, None, :]).sum(axis=2).max(axis=1)
+            weight[same >= 3] = 0
+        keep = weight > 0
+        return grid[keep], weight[keep] / weight[keep].sum()
+
+    def redeal_values(self, root: Game, left: int) -> tuple[float, float, float]:
+        """The dealer's expected chips of a REDEAL that leaves ``left`` more questions, twice (on
+        independent draws: one to choose, one to value) and the standard error of each: every table it
+        can bring (``all_tables``), ``minso_draws`` draws of the rest per table, the table kept or
+        (while questions are left) redealt again by the expert's minso rule."""
+        tables, weight = self.all_tables()
+        rng = np.random.default_rng([self.seed, 0x5EED])
+        full = np.full(NUM_VALUES + 1, COPIES, dtype=np.int64)
+        full[0] = 0
+        m = self.minso_draws
+        draws = np.zeros((tables.shape[0], 2 * m, 2 * NUM_SPREADS + 3), dtype=np.int64)
+        for k, values in enumerate(tables.tolist()):
+            pool = full.copy()
+            np.subtract.at(pool, values, 1)
+            draws[k] = _sample(rng, pool, 2 * NUM_SPREADS + 3, 2 * m)
+        chips = self.keep_chips(root, tables, draws)
+        redeals = np.array([left > 0 and self._expert_redeals(root, t) for t in tables.tolist()], dtype=bool)
+        out = []
+        for half in (chips[:, :m], chips[:, m:]):
+            value = half.mean(axis=1)
+            for _ in range(left):  # the expert's later questions: a redeal is worth the level below
+                value = np.where(redeals, float(weight @ value), half.mean(axis=1))
+            out.append(float(weight @ value))
+        se = float(np.sqrt((weight**2 * chips[:, :m].var(axis=1, ddof=1) / m).sum()))
+        return out[0], out[1], se
+
+    def _expert_redeals(self, root: Game, values: Sequence[int]) -> bool:
+        g = root.clone(root.rng)
+        for s, v in enumerate(values):
+            g.spreads[s] = [card_id(int(v))]
+        return int(self.base.act(self.encoder.encode(g, g.dealer), self._mask(g))) == REDEAL
+
+    def _minso(self, game: Game, seat: int, seen: _Seen, action: int | None) -> tuple[int, float]:
+        """KEEP or REDEAL: the table's value (``keep_chips`` on ``samples`` draws of the unseen cards)
+        against a redeal's (``redeal_values``: computed once per rule set, seats and questions left, as
+        it depends on nothing else). The expert's choice unless the other gains ``z`` standard errors;
+        with ``action``, both valued again on independent draws."""
+        table = seen.spread[:, 0]
+        key = ("minso", game.minso_redeals, tuple(table.tolist()))
+        if key not in self._plans:  # the same deal and question: shared by the agents evaluated on it
+            deal = 0 if self._deal is None else int(self._deal)
+            rng = np.random.default_rng([self.seed, deal & 0xFFFFFFFF, 99, game.minso_redeals])
+            root = self._redealt(game, seat, seen, rng)
+            left = self.cfg.minso_limit - game.minso_redeals - 1  # questions after a redeal
+            agents = tuple((type(a).__name__, repr(getattr(a, "p", None))) for a in self._agents)
+            rkey = (self.cfg, self.seed, self.minso_draws, left, agents)
+            if rkey not in _REDEAL_VALUES:  # per process: the best responses of one evaluation share it
+                _REDEAL_VALUES[rkey] = self.redeal_values(root, left)
+            redeal_a, redeal_b, redeal_se = _REDEAL_VALUES[rkey]
+            n = max(2, self.samples // 4)  # the table's own value: the dealer's model is the cost
+            draws = _sample(rng, seen.pool(), 2 * NUM_SPREADS + 3, 2 * n)
+            keep = self.keep_chips(root, table[None, :], draws[None])[0]
+            keep_a, keep_b = keep[:n], keep[n:]
+            gain_a = redeal_a - keep_a.mean()
+            se = float(np.sqrt(keep_a.var(ddof=1) / keep_a.size + redeal_se**2))
+            best = int(self.base.act(self.encoder.encode(game, seat), self._mask(game)))
+            if best == KEEP and gain_a > max(self.z * se, 1e-12):
+                best = REDEAL
+            elif best == REDEAL and -gain_a > max(self.z * se, 1e-12):
+                best = KEEP
+            gain_b = redeal_b - keep_b.mean()
+            self._plans[key] = {"best": best, "regret": gain_b if best == REDEAL else -gain_b}
+        plan = self._plans[key]
+        if action is None or action == plan["best"]:
+            return plan["best"], 0.0
+        return plan["best"], float(plan["regret"])
+
     # --- the dealer's draw (exact) -----------------------------------------------------------------
     def dealer_values(self, game: Game, seen: _Seen) -> dict[int, float]:
         """The dealer's exact expected chips of STAND and DRAW given what it sees (module docstring)."""
@@ -523,4 +655,4 @@ class OichoBestResponse:
         return {STAND: float(weight @ stand), DRAW: float(weight @ (p_y * draw).sum(axis=1))}
 
 
-__all__ = ["OichoBestResponse", "check_supported", "SUPPORTED", "ROLE_REFUSED"]
+__all__ = ["OichoBestResponse", "check_supported", "SUPPORTED"]

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from kabu_envs.agents.base import RandomAgent
-from kabu_envs.agents.oicho_best_response import OichoBestResponse, _Seen, check_supported
+from kabu_envs.agents.oicho_best_response import _REDEAL_VALUES, OichoBestResponse, _Seen, check_supported
 from kabu_envs.agents.oicho_expert import OichoExpertAgent, SettleTable
 from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
-from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, ESCAPE, KEEP, STAND
+from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, ESCAPE, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id
 from kabu_envs.oicho_kabu.env import raw_env
@@ -119,22 +119,119 @@ def test_game_clone_is_an_independent_copy():
 
 
 def test_unsupported_rule_sets_are_refused_by_name():
-    with pytest.raises(ValueError, match="minso=True for the dealer seat"):
-        check_supported(make_config(rules="kansai"), "dealer")
-    with pytest.raises(ValueError, match="minso=True for the dealer seat"):
-        OichoBestResponse("dealer", rules="kansai")
     with pytest.raises(ValueError, match="max_rounds=3"):
         OichoBestResponse("bettor", rules="kabufuda_site", max_rounds=3)
     with pytest.raises(ValueError, match="hanafuda"):
-        OichoBestResponse("bettor", rules="kansai", deck="hanafuda")
+        OichoBestResponse.check_rules("dealer", rules="kansai", deck="hanafuda")
     with pytest.raises(ValueError, match="role must be"):
         OichoBestResponse("partnership")
     check_supported(make_config(local_yaku=["pin_basami"], free_draw=True))
-    # the richer presets: both for a bettor, the site's rules for the dealer too
+    # the richer presets, in both roles
     for rules in ("kansai", "kabufuda_site"):
-        check_supported(make_config(rules=rules), "bettor")
-    check_supported(make_config(rules="kabufuda_site"), "dealer")
-    check_supported(make_config(rules="kansai", minso=False), "dealer")
+        for role in ("bettor", "dealer"):
+            OichoBestResponse.check_rules(role, rules=rules)
+
+
+def _minso_state(seed: int = 1):
+    """A Kansai deal at the dealer's minso question, its scripted seats, the best response begun."""
+    env = raw_env(rules="kansai")
+    env.reset(seed=seed)
+    scripted = OichoScriptedAgent(0, rules="kansai")
+    br = OichoBestResponse("dealer", rules="kansai", seed=seed)
+    br.begin(env.game, 0, [scripted] * 4, deal=seed)
+    assert env.game.phase == Phase.MINSO
+    return env, scripted, br
+
+
+def test_redeal_tables_have_their_exact_probabilities():
+    """``all_tables``: each ordered table's probability, the falling factorials of its value counts
+    over (40)_4 (another formula than the one used), triples removed under the Kansai rule."""
+    _, _, br = _minso_state()
+    for redeal in (True, False):
+        br.cfg = make_config(rules="kansai", redeal_on_triple_table=redeal)
+        tables, p = br.all_tables()
+        assert p.sum() == pytest.approx(1.0, abs=1e-12)
+        norm = 1.0 - (0.0 if not redeal else sum(_p_table(t) for t in _all_values() if _triple(t)))
+        got = dict(zip(map(tuple, tables.tolist()), p.tolist(), strict=True))
+        for t in [(1, 1, 2, 3), (1, 2, 3, 4), (5, 5, 5, 2), (7, 7, 7, 7), (10, 1, 10, 1)]:
+            want = 0.0 if redeal and _triple(t) else _p_table(t) / norm
+            assert got.get(t, 0.0) == pytest.approx(want, rel=1e-12, abs=1e-15), t
+        assert len(got) == (10**4 - (10 + 4 * 10 * 9) if redeal else 10**4)
+
+
+def _all_values():
+    return itertools.product(range(1, NUM_VALUES + 1), repeat=4)
+
+
+def _triple(t) -> bool:
+    return max(t.count(v) for v in t) >= 3
+
+
+def _p_table(t) -> float:
+    """P(the first four cards of a shuffled 40-card deck have these values, in order)."""
+    num = 1
+    for v in set(t):
+        for i in range(t.count(v)):
+            num *= COPIES - i
+    return num / (40 * 39 * 38 * 37)
+
+
+def test_keep_value_matches_engine_rollouts():
+    """The dealer's chips when it keeps the table (the bettors' stakes and draws by their policies, its
+    draw by the expert's rule), against the engine playing the round out from re-dealt hidden cards."""
+    env, scripted, br = _minso_state(seed=2)
+    game = env.game
+    seen = _Seen(br.encoder.spec, env.observe("player_0")["observation"])
+    rng = np.random.default_rng(5)
+    root = br._redealt(game, 0, seen, rng)
+    table = seen.spread[:, 0]
+    draws = np.random.default_rng(6).permuted(
+        np.broadcast_to(np.repeat(np.arange(NUM_VALUES + 1), seen.pool()), (4000, 36)), axis=1
+    )[:, :11]
+    chips = br.keep_chips(root, table[None], draws[None])[0]
+    expert = OichoExpertAgent(0, rules="kansai")
+    rewards = []
+    for _ in range(4000):
+        g = br._redealt(game, 0, seen, rng)
+        g.apply_action(KEEP)
+        while not g.terminal:
+            p = g.current_player
+            g.apply_action(int((expert if p == 0 else scripted).act(encode(g, p), _mask(g))))
+        rewards.append(g.round_rewards[0])
+    r = np.asarray(rewards, dtype=float)
+    se = np.sqrt(r.var() / r.size + chips.var() / chips.size)
+    assert abs(r.mean() - chips.mean()) < 4 * se
+    assert chips.std() > 0
+
+
+def test_minso_choice_and_regret():
+    """The best response's minso: its own choice has regret 0, the other a positive regret equal to
+    the gap between the two values; agents evaluated on one deal share its computation."""
+    env, _, br = _minso_state(seed=1)
+    o = env.observe("player_0")
+    obs, mask = o["observation"], o["action_mask"]
+    best = br.act(env.game, 0, obs, mask)
+    assert best in (KEEP, REDEAL) and br.decisions["minso"] == 1
+    other = REDEAL if best == KEEP else KEEP
+    assert br.regret(env.game, 0, obs, mask, best) == 0.0
+    assert br.regret(env.game, 0, obs, mask, other) > 0.0
+
+    # the value of a redeal (exact over the tables, sampled draws) against the engine redealing
+    [(redeal_a, redeal_b, se)] = [v for k, v in _REDEAL_VALUES.items() if k[0] == br.cfg and k[1] == 1]
+    assert abs(redeal_a - redeal_b) < 4 * se * np.sqrt(2)
+    seen = _Seen(br.encoder.spec, obs)
+    rng = np.random.default_rng(8)
+    expert, scripted = OichoExpertAgent(0, rules="kansai"), OichoScriptedAgent(0, rules="kansai")
+    rewards = []
+    for _ in range(3000):
+        g = br._redealt(env.game, 0, seen, rng)
+        g.apply_action(REDEAL)
+        while not g.terminal:
+            p = g.current_player
+            g.apply_action(int((expert if p == 0 else scripted).act(encode(g, p), _mask(g))))
+        rewards.append(g.round_rewards[0])
+    r = np.asarray(rewards, dtype=float)
+    assert abs(r.mean() - redeal_a) < 4 * np.sqrt(r.var() / r.size + se**2)
 
 
 # The site's rules on two seats: the selection draws (1 for seat 0, 5 for seat 1: seat 0 deals) and the
