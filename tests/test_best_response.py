@@ -39,7 +39,12 @@ def test_gaps_order_random_scripted_expert_as_dealer():
 
 @pytest.mark.parametrize(
     ("rules", "role", "deals"),
-    [("kansai", "bettor", 40), ("kabufuda_site", "bettor", 40), ("kabufuda_site", "dealer", 300)],
+    [
+        ("kansai", "bettor", 40),
+        ("kabufuda_site", "bettor", 40),
+        ("kansai", "dealer", 80),
+        ("kabufuda_site", "dealer", 300),
+    ],
 )
 def test_gaps_order_random_scripted_expert_on_the_richer_presets(rules, role, deals):
     rows = _gaps(role, deals, env_options={"rules": rules})

@@ -115,7 +115,7 @@ def _fake_model(models, name, role, env_options):
 def test_best_response_plan_adds_each_richer_setting_it_models(tmp_path, capsys):
     _fake_model(tmp_path, "ppo_a", "bettor", {})
     _fake_model(tmp_path, "ppo_b", "bettor", {"rules": "kansai"})
-    _fake_model(tmp_path, "ppo_c", "dealer", {"rules": "kansai"})  # minso: the dealer seat is refused
+    _fake_model(tmp_path, "ppo_c", "dealer", {"rules": "kansai", "max_rounds": 2})  # refused
     _fake_model(tmp_path, "ppo_d", "dealer", {"rules": "kabufuda_site"})
     spec = registry.get("oicho_kabu").demo
     entries = demo.best_response_plan(tmp_path, 5, None)
@@ -127,7 +127,9 @@ def test_best_response_plan_adds_each_richer_setting_it_models(tmp_path, capsys)
         ("bettor", "kansai", [*refs, "ppo_b"], spec.best_response_setting_deals),
         ("dealer", "kabufuda_site", [*refs, "ppo_d"], spec.best_response_setting_deals),
     ]
-    assert "no best-response gaps for oicho_kabu dealer (kansai): " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert 'no best-response gaps for oicho_kabu dealer ({"max_rounds":2,"rules":"kansai"}): ' in out
+    assert "max_rounds=2" in out
     assert [e["seed"] for e in entries] == [5 + 7919 * (1000 + k) for k in range(len(entries))]
     assert entries[2]["env_options"] == {"rules": "kansai"} and entries[0]["env_options"] == {}
     assert {e["deals"] for e in demo.best_response_plan(tmp_path, 5, 7)} == {7}
