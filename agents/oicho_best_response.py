@@ -10,13 +10,16 @@ on), summed over the deal.
 
 What it conditions on (docs/baselines.md, "Gap to a best response"):
 
-- the cards its observation shows, and the bets (public: every stake is placed in the open);
+- the cards its observation shows (its own info card included: one card fewer in the pool), and the
+  bets (public: every stake is placed in the open);
 - the other deciders' STAND / DRAW / ESCAPE: each is the decider's two-card rule
   (``draw_rule_table``) applied to the spread's first card and its hidden second card, so the hidden
   card's posterior is the unseen cards restricted to the values that rule maps to what was done;
-- nothing else: the remaining unseen cards are in uniformly random order. (The bettors bet before any
-  hidden card is dealt and the dealer's first card is seen by nobody, so nothing else carries
-  information in the supported rule sets.)
+- nothing else: the remaining unseen cards (the other bettors' info cards, the dealer's face-down
+  cards, the deck) are in uniformly random order. No other choice carries information: the bettors
+  bet and the dealer calls minso on public cards (and a reshuffled table, minso's or a triple's,
+  leaves the unseen cards uniform given the final table); the dealer's TAKE_TOP / BOTTOM / FOURTH
+  picks a deck position whose card nobody has seen, so whatever it takes is a uniform unseen card.
 
 How it decides:
 
@@ -32,12 +35,21 @@ How it decides:
   draws of the second, third and dealer cards, each decider's rule, the dealer's policy reacting to
   the stakes and the draws (``dealer_draw_model``) and the settlement.
 - **Bettor draw (Monte Carlo, common samples).** ``samples`` draws of the unseen cards consistent with
-  the other deciders' choices (rejection), every legal action played out the same way.
+  the other deciders' choices (rejection), every legal action (free draws, the 4-6 escape) played out
+  the same way.
+- **Dealer's card choice (exact).** The three takes are the same draw: regret 0 for each.
+- **Dealer's minso (exact over tables, Monte Carlo over the rest).** KEEP = the dealer's chips on
+  ``samples / 4`` draws of the cards after this table (the bettors' stakes by their policies on a
+  simulated table, their draws by their rules, its own draw by the expert's rule); REDEAL = the same
+  over every ordered table a redeal can bring, with its exact probability (no triple under
+  ``redeal_on_triple_table``), ``minso_draws`` draws each; computed once per process. Later minso
+  questions (``minso_limit`` > 1) follow the expert's rule.
 
 After the decision being taken the seat's own later decisions follow the expert's rules (its draw
 rule when planning bets, its later draws when deciding a draw), so a bettor decision is the exact
 best response only at the seat's last decision: the evaluator's best response is a lower bound on
-the true one and its gap a lower bound on the true gap (the dealer has one decision: exact).
+the true one and its gap a lower bound on the true gap (the dealer's draw, its last decision, is
+exact; its minso is followed by the expert's draw rule).
 
 The simulation reads the game only to copy it (``Game.clone``) with every card the seat does not see
 re-dealt at random, never to look at a hidden card.
