@@ -114,7 +114,7 @@ class _Seen:
 
 
 # The value of a minso REDEAL (``OichoBestResponse.redeal_values``) depends only on the rule set, the
-# other seats' policies, the seed and the questions left: computed once per process (~10 s).
+# seats (policies, betting order, chips), the seed and the questions left: once per process (~20 s).
 _REDEAL_VALUES: dict[Any, tuple[float, float, float]] = {}
 
 
@@ -596,8 +596,8 @@ class OichoBestResponse:
     def _minso(self, game: Game, seat: int, seen: _Seen, action: int | None) -> tuple[int, float]:
         """KEEP or REDEAL: the table's value (``keep_chips`` on ``samples`` draws of the unseen cards)
         against a redeal's (``redeal_values``: computed once per rule set, seats and questions left, as
-        it depends on nothing else). The expert's choice unless the other gains ``z`` standard errors;
-        with ``action``, both valued again on independent draws."""
+        it depends on nothing else the dealer sees). The expert's choice unless the other gains ``z``
+        standard errors; with ``action``, both valued again on independent draws."""
         table = seen.spread[:, 0]
         key = ("minso", game.minso_redeals, tuple(table.tolist()))
         if key not in self._plans:  # the same deal and question: shared by the agents evaluated on it
@@ -606,7 +606,9 @@ class OichoBestResponse:
             root = self._redealt(game, seat, seen, rng)
             left = self.cfg.minso_limit - game.minso_redeals - 1  # questions after a redeal
             agents = tuple((type(a).__name__, repr(getattr(a, "p", None))) for a in self._agents)
-            rkey = (self.cfg, self.seed, self.minso_draws, left, agents)
+            # the table of seats matters too (who bets in which order, with what chips)
+            seats = (game.dealer, tuple(game.betting_order), tuple(game.chips))
+            rkey = (self.cfg, self.seed, self.minso_draws, left, agents, seats)
             if rkey not in _REDEAL_VALUES:  # per process: the best responses of one evaluation share it
                 _REDEAL_VALUES[rkey] = self.redeal_values(root, left)
             redeal_a, redeal_b, redeal_se = _REDEAL_VALUES[rkey]

@@ -217,7 +217,7 @@ def test_minso_choice_and_regret():
     assert br.regret(env.game, 0, obs, mask, other) > 0.0
 
     # the value of a redeal (exact over the tables, sampled draws) against the engine redealing
-    [(redeal_a, redeal_b, se)] = [v for k, v in _REDEAL_VALUES.items() if k[0] == br.cfg and k[1] == 1]
+    [(redeal_a, redeal_b, se)] = [v for k, v in _REDEAL_VALUES.items() if k[:2] == (br.cfg, 1)]
     assert abs(redeal_a - redeal_b) < 4 * se * np.sqrt(2)
     seen = _Seen(br.encoder.spec, obs)
     rng = np.random.default_rng(8)
