@@ -10,13 +10,16 @@ on), summed over the deal.
 
 What it conditions on (docs/baselines.md, "Gap to a best response"):
 
-- the cards its observation shows, and the bets (public: every stake is placed in the open);
+- the cards its observation shows (its own info card included: one card fewer in the pool), and the
+  bets (public: every stake is placed in the open);
 - the other deciders' STAND / DRAW / ESCAPE: each is the decider's two-card rule
   (``draw_rule_table``) applied to the spread's first card and its hidden second card, so the hidden
   card's posterior is the unseen cards restricted to the values that rule maps to what was done;
-- nothing else: the remaining unseen cards are in uniformly random order. (The bettors bet before any
-  hidden card is dealt and the dealer's first card is seen by nobody, so nothing else carries
-  information in the supported rule sets.)
+- nothing else: the remaining unseen cards (the other bettors' info cards, the dealer's face-down
+  cards, the deck) are in uniformly random order. No other choice carries information: the bettors
+  bet and the dealer calls minso on public cards (and a reshuffled table, minso's or a triple's,
+  leaves the unseen cards uniform given the final table); the dealer's TAKE_TOP / BOTTOM / FOURTH
+  picks a deck position whose card nobody has seen, so whatever it takes is a uniform unseen card.
 
 How it decides:
 
@@ -32,12 +35,21 @@ How it decides:
   draws of the second, third and dealer cards, each decider's rule, the dealer's policy reacting to
   the stakes and the draws (``dealer_draw_model``) and the settlement.
 - **Bettor draw (Monte Carlo, common samples).** ``samples`` draws of the unseen cards consistent with
-  the other deciders' choices (rejection), every legal action played out the same way.
+  the other deciders' choices (rejection), every legal action (free draws, the 4-6 escape) played out
+  the same way.
+- **Dealer's card choice (exact).** The three takes are the same draw: regret 0 for each.
+- **Dealer's minso (exact over tables, Monte Carlo over the rest).** KEEP = the dealer's chips on
+  ``samples / 4`` draws of the cards after this table (the bettors' stakes by their policies on a
+  simulated table, their draws by their rules, its own draw by the expert's rule); REDEAL = the same
+  over every ordered table a redeal can bring, with its exact probability (no triple under
+  ``redeal_on_triple_table``), ``minso_draws`` draws each; computed once per process. Later minso
+  questions (``minso_limit`` > 1) follow the expert's rule.
 
 After the decision being taken the seat's own later decisions follow the expert's rules (its draw
 rule when planning bets, its later draws when deciding a draw), so a bettor decision is the exact
 best response only at the seat's last decision: the evaluator's best response is a lower bound on
-the true one and its gap a lower bound on the true gap (the dealer has one decision: exact).
+the true one and its gap a lower bound on the true gap (the dealer's draw, its last decision, is
+exact; its minso is followed by the expert's draw rule).
 
 The simulation reads the game only to copy it (``Game.clone``) with every card the seat does not see
 re-dealt at random, never to look at a hidden card.
@@ -52,23 +64,16 @@ import numpy as np
 
 from kabu_envs.agents.oicho_common import OichoAgentBase
 from kabu_envs.agents.oicho_expert import OichoExpertAgent, settle_table
-from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, STAND
+from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.config import Config, make_config
-from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES
+from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, card_id
 from kabu_envs.oicho_kabu.game import DREW, ESCAPED, MAX_CARDS, NUM_SPREADS, UNDECIDED, Game, Phase
 from kabu_envs.oicho_kabu.observation import Encoder
 
-# Rule options whose other values the best response does not model: decisions it does not take
-# (minso, the dealer's card choice), cards it would have to track (info cards, lights, reshuffled
-# tables), the dealer's private cards at its draw, or rounds after the first.
-SUPPORTED: dict[str, Any] = {
-    "max_rounds": 1,
-    "info_cards": False,
-    "minso": False,
-    "dealer_card_choice": False,
-    "dealer_second_card_face_up": True,
-    "redeal_on_triple_table": False,
-}
+# Rule options whose other values the best response does not model: rounds after the first (chips
+# and dealer changes carry over) and the hanafuda lights (cards it would have to track by identity).
+SUPPORTED: dict[str, Any] = {"max_rounds": 1}
+ROLES = ("bettor", "dealer")
 
 
 def check_supported(cfg: Config) -> None:
@@ -94,15 +99,23 @@ class _Seen:
         self.dealer = values("dealer_cards", (MAX_CARDS,))  # (3,)
         bits = np.asarray(obs[sl["spread_status"]]).reshape(NUM_SPREADS, -1) > 0.5
         self.status = np.where(bits.any(axis=1), bits.argmax(axis=1) + 1, UNDECIDED)
+        info = np.asarray(obs[sl["info_card"]])
+        self.info = int(info.argmax()) + 1 if info.max() > 0.5 else 0  # the seat's own dead card
 
     def pool(self) -> np.ndarray:
-        """Unseen cards per value 1..10 (index 0 unused)."""
+        """Unseen cards per value 1..10 (index 0 unused): the seat's own info card is seen (and dead);
+        the others' info cards, the selection cards (returned to the deck) are not."""
         counts = np.full(NUM_VALUES + 1, COPIES, dtype=np.int64)
         counts[0] = 0
-        for v in np.concatenate([self.spread.ravel(), self.dealer]).tolist():
+        for v in [*np.concatenate([self.spread.ravel(), self.dealer]).tolist(), self.info]:
             if v:
                 counts[v] -= 1
         return counts
+
+
+# The value of a minso REDEAL (``OichoBestResponse.redeal_values``) depends only on the rule set, the
+# seats (policies, betting order, chips), the seed and the questions left: once per process (~20 s).
+_REDEAL_VALUES: dict[Any, tuple[float, float, float]] = {}
 
 
 def _sample(rng: np.random.Generator, counts: np.ndarray, k: int, n: int) -> np.ndarray:
@@ -139,15 +152,20 @@ class OichoBestResponse:
     """
 
     def __init__(
-        self, role: str, seed: int = 0, samples: int = 16000, z: float = 1.0, **rule_options: Any
+        self,
+        role: str,
+        seed: int = 0,
+        samples: int = 16000,
+        z: float = 1.0,
+        minso_draws: int = 32,
+        **rule_options: Any,
     ) -> None:
-        if role not in ("bettor", "dealer"):
-            raise ValueError(f"role must be 'bettor' or 'dealer', got {role!r}")
+        self.check_rules(role, **rule_options)
         self.role = role
         self.cfg = make_config(**rule_options)
-        check_supported(self.cfg)
         self.samples = int(samples)
         self.z = float(z)
+        self.minso_draws = int(minso_draws)
         self.seed = int(seed)
         self.rng = np.random.default_rng(seed)
         self.base = OichoExpertAgent(seed=0, **rule_options)
@@ -155,11 +173,26 @@ class OichoBestResponse:
         self.encoder = Encoder(self.cfg)
         self.settle = settle_table(self.cfg)
         self.settle.fill()
-        self.decisions = {"forced": 0, "bet_plan": 0, "bet": 0, "draw": 0, "dealer_exact": 0}
+        self.decisions = {
+            "forced": 0,
+            "bet_plan": 0,
+            "bet": 0,
+            "draw": 0,
+            "dealer_exact": 0,
+            "card_choice": 0,
+            "minso": 0,
+        }
         self._agents: Sequence[Any] = ()
         self._deal: int | None = None
         self._plans: dict[Any, dict[str, Any]] = {}
         self._own_bets: list[int] = []
+
+    @staticmethod
+    def check_rules(role: str, **rule_options: Any) -> None:
+        """Raise a ValueError when ``role`` under these rules is not modelled (without building one)."""
+        if role not in ROLES:
+            raise ValueError(f"role must be 'bettor' or 'dealer', got {role!r}")
+        check_supported(make_config(**rule_options))
 
     # --- the per-deal protocol ---------------------------------------------------------------------
     def begin(self, game: Game, seat: int, seat_agents: Sequence[Any], deal: int | None = None) -> None:
@@ -202,6 +235,14 @@ class OichoBestResponse:
         if game.phase == Phase.DECIDE:
             self.decisions["draw"] += 1
             return self._draw(game, seat, seen, legal, action)
+        if game.phase == Phase.MINSO:
+            self.decisions["minso"] += 1
+            return self._minso(game, seat, seen, action)
+        if game.phase == Phase.DEALER_CHOICE:
+            # The deck's order is unknown to every seat and independent of all it has seen, so the top,
+            # the bottom and the 4th card are the same draw: each take has the same value (regret 0).
+            self.decisions["card_choice"] += 1
+            return CHOICE_ACTIONS[0], 0.0
         if game.phase == Phase.DEALER_DRAW:
             self.decisions["dealer_exact"] += 1
             v = self.dealer_values(game, seen)
@@ -210,14 +251,16 @@ class OichoBestResponse:
         raise ValueError(f"the best response takes no {game.phase.name} decision (rule set not modelled)")
 
     # --- simulation helpers ------------------------------------------------------------------------
-    def _redealt(self, game: Game, seen: _Seen, rng: np.random.Generator) -> Game:
-        """A copy of ``game`` with every card the seat does not see (hidden spread and dealer cards,
-        the undealt deck) shuffled among those places: a state consistent with the seat's information."""
+    def _redealt(self, game: Game, seat: int, seen: _Seen, rng: np.random.Generator) -> Game:
+        """A copy of ``game`` with every card ``seat`` does not see (hidden spread and dealer cards, the
+        other seats' info cards, the undealt deck) shuffled among those places: a state consistent
+        with the seat's information."""
         g = game.clone(np.random.default_rng(rng.integers(2**63)))
         places: list[tuple[list[int], int]] = []
         for s, cards in enumerate(g.spreads):
             places += [(cards, k) for k in range(len(cards)) if not seen.spread[s, k]]
         places += [(g.dealer_cards, k) for k in range(len(g.dealer_cards)) if not seen.dealer[k]]
+        places += [(g.info_cards, s) for s in range(len(g.info_cards)) if s != seat and g.info_cards[s] >= 0]
         deck = g.deck.cards
         places += [(deck, i) for i in range(g.deck.top, len(deck))]
         cards = sorted(lst[i] for lst, i in places)  # sorted: the arrangement depends on nothing unseen
@@ -306,7 +349,7 @@ class OichoBestResponse:
         self.decisions["bet_plan"] += 1
         deal = 0 if self._deal is None else int(self._deal)
         rng = np.random.default_rng([self.seed, deal & 0xFFFFFFFF, game.active_spread])
-        root = self._redealt(game, seen, rng)
+        root = self._redealt(game, seat, seen, rng)
         first = seen.spread[:, 0]
         dealer_agent = self._agents[game.dealer]
         settled: dict[tuple[int, ...], Game | None] = {}
@@ -461,6 +504,131 @@ class OichoBestResponse:
             return best, 0.0
         q = self.draw_values(game, seat, seen, [best, action], self.rng)  # independent draws to value
         return best, float((q[best] - q[action]).mean())
+
+    # --- the dealer's minso (exact over tables, Monte Carlo over the rest) -------------------------
+    def _after_keep(self, root: Game, values: Sequence[int]) -> Game:
+        """``root`` (at a minso question) with the table of these first-card values kept and the
+        bettors' stakes placed by their policies (they see the table and nothing hidden)."""
+        g = root.clone(root.rng)
+        copies = [0] * (NUM_VALUES + 1)
+        for s, v in enumerate(values):
+            g.spreads[s] = [card_id(int(v), copies[v] % COPIES)]  # ids: only the values matter here
+            copies[v] += 1
+        g.apply_action(KEEP)
+        while g.phase == Phase.BET:
+            p = g.current_player
+            g.apply_action(int(self._agents[p].act(self.encoder.encode(g, p), self._mask(g))))
+        return g
+
+    def keep_chips(self, root: Game, tables: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        """``(K, m)``: the dealer's chips when it keeps table k (first-card values, ``(K, 4)``), on each
+        of its ``m`` draws of the second, third and dealer cards (``(K, m, 11)``): the bettors' stakes by
+        their policies, their draws by their rules, its own draw by the expert's rule."""
+        k_tables, m = draws.shape[:2]
+        totals = np.zeros((k_tables, NUM_SPREADS))
+        status = np.zeros((k_tables, m, NUM_SPREADS), dtype=np.int64)
+        for k, values in enumerate(tables.tolist()):
+            g = self._after_keep(root, values)
+            totals[k] = g.spread_total
+            for sp, table in enumerate(self._tables(g.decider, -1)):
+                if table is not None:
+                    status[k, :, sp] = table[values[sp], draws[k, :, sp]] + 1
+        n = k_tables * m
+        first = np.repeat(tables, m, axis=0)
+        rows = draws.reshape(n, -1)
+        status_rows, total_rows = status.reshape(n, NUM_SPREADS), np.repeat(totals, m, axis=0)
+        out = np.zeros(n)
+        for lo in range(0, n, 20000):  # chunks: the dealer's model builds (rows, 11, 4, 10) arrays
+            sl = slice(lo, lo + 20000)
+            f, second, third, dealer = first[sl], rows[sl, :4], rows[sl, 4:8], rows[sl, 8:]
+            settlements = self._settlements(f, second, third, status_rows[sl], dealer)
+            mult = self._outcomes(f, third, status_rows[sl], dealer, total_rows[sl], self.base, settlements)
+            out[sl] = -(mult * total_rows[sl]).sum(axis=1)
+        return out.reshape(k_tables, m)
+
+    def all_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every table a redeal can bring, as ordered first-card values ``(K, 4)``, and its probability
+        (cards drawn from all 40: the table goes back and the deck is reshuffled; a triple is dealt
+        again under ``redeal_on_triple_table``, so those tables have probability 0)."""
+        grid = np.stack(np.meshgrid(*[np.arange(1, NUM_VALUES + 1)] * NUM_SPREADS, indexing="ij"), -1)
+        grid = grid.reshape(-1, NUM_SPREADS)
+        weight = np.ones(grid.shape[0])
+        for j in range(NUM_SPREADS):
+            weight *= COPIES - (grid[:, :j] == grid[:, j : j + 1]).sum(axis=1)
+        if self.cfg.redeal_on_triple_table:
+            same = (grid[:, :, None] == grid[:, None, :]).sum(axis=2).max(axis=1)
+            weight[same >= 3] = 0
+        keep = weight > 0
+        return grid[keep], weight[keep] / weight[keep].sum()
+
+    def redeal_values(self, root: Game, left: int) -> tuple[float, float, float]:
+        """The dealer's expected chips of a REDEAL that leaves ``left`` more questions, twice (on
+        independent draws: one to choose, one to value) and the standard error of each: every table it
+        can bring (``all_tables``), ``minso_draws`` draws of the rest per table, the table kept or
+        (while questions are left) redealt again by the expert's minso rule."""
+        tables, weight = self.all_tables()
+        rng = np.random.default_rng([self.seed, 0x5EED])
+        full = np.full(NUM_VALUES + 1, COPIES, dtype=np.int64)
+        full[0] = 0
+        m = self.minso_draws
+        draws = np.zeros((tables.shape[0], 2 * m, 2 * NUM_SPREADS + 3), dtype=np.int64)
+        for k, values in enumerate(tables.tolist()):
+            pool = full.copy()
+            np.subtract.at(pool, values, 1)
+            draws[k] = _sample(rng, pool, 2 * NUM_SPREADS + 3, 2 * m)
+        chips = self.keep_chips(root, tables, draws)
+        redeals = np.array([left > 0 and self._expert_redeals(root, t) for t in tables.tolist()], dtype=bool)
+        out = []
+        for half in (chips[:, :m], chips[:, m:]):
+            value = half.mean(axis=1)
+            for _ in range(left):  # the expert's later questions: a redeal is worth the level below
+                value = np.where(redeals, float(weight @ value), half.mean(axis=1))
+            out.append(float(weight @ value))
+        se = float(np.sqrt((weight**2 * chips[:, :m].var(axis=1, ddof=1) / m).sum()))
+        return out[0], out[1], se
+
+    def _expert_redeals(self, root: Game, values: Sequence[int]) -> bool:
+        g = root.clone(root.rng)
+        for s, v in enumerate(values):
+            g.spreads[s] = [card_id(int(v))]
+        return int(self.base.act(self.encoder.encode(g, g.dealer), self._mask(g))) == REDEAL
+
+    def _minso(self, game: Game, seat: int, seen: _Seen, action: int | None) -> tuple[int, float]:
+        """KEEP or REDEAL: the table's value (``keep_chips`` on ``samples`` draws of the unseen cards)
+        against a redeal's (``redeal_values``: computed once per rule set, seats and questions left, as
+        it depends on nothing else the dealer sees). The expert's choice unless the other gains ``z``
+        standard errors; with ``action``, both valued again on independent draws."""
+        table = seen.spread[:, 0]
+        key = ("minso", game.minso_redeals, tuple(table.tolist()))
+        if key not in self._plans:  # the same deal and question: shared by the agents evaluated on it
+            deal = 0 if self._deal is None else int(self._deal)
+            rng = np.random.default_rng([self.seed, deal & 0xFFFFFFFF, 99, game.minso_redeals])
+            root = self._redealt(game, seat, seen, rng)
+            left = self.cfg.minso_limit - game.minso_redeals - 1  # questions after a redeal
+            agents = tuple((type(a).__name__, repr(getattr(a, "p", None))) for a in self._agents)
+            # the table of seats matters too (who bets in which order, with what chips)
+            seats = (game.dealer, tuple(game.betting_order), tuple(game.chips))
+            rkey = (self.cfg, self.seed, self.minso_draws, left, agents, seats)
+            if rkey not in _REDEAL_VALUES:  # per process: the best responses of one evaluation share it
+                _REDEAL_VALUES[rkey] = self.redeal_values(root, left)
+            redeal_a, redeal_b, redeal_se = _REDEAL_VALUES[rkey]
+            n = max(2, self.samples // 4)  # the table's own value: the dealer's model is the cost
+            draws = _sample(rng, seen.pool(), 2 * NUM_SPREADS + 3, 2 * n)
+            keep = self.keep_chips(root, table[None, :], draws[None])[0]
+            keep_a, keep_b = keep[:n], keep[n:]
+            gain_a = redeal_a - keep_a.mean()
+            se = float(np.sqrt(keep_a.var(ddof=1) / keep_a.size + redeal_se**2))
+            best = int(self.base.act(self.encoder.encode(game, seat), self._mask(game)))
+            if best == KEEP and gain_a > max(self.z * se, 1e-12):
+                best = REDEAL
+            elif best == REDEAL and -gain_a > max(self.z * se, 1e-12):
+                best = KEEP
+            gain_b = redeal_b - keep_b.mean()
+            self._plans[key] = {"best": best, "regret": gain_b if best == REDEAL else -gain_b}
+        plan = self._plans[key]
+        if action is None or action == plan["best"]:
+            return plan["best"], 0.0
+        return plan["best"], float(plan["regret"])
 
     # --- the dealer's draw (exact) -----------------------------------------------------------------
     def dealer_values(self, game: Game, seen: _Seen) -> dict[int, float]:

@@ -80,6 +80,19 @@ def _role(game: str, role: str | None) -> registry.Role:
     return the_role
 
 
+def refusal(game: str, role: str, env_options: dict[str, Any]) -> str | None:
+    """Why the game's best response does not model ``role`` under these rules (None: it does), from
+    its factory's optional ``check_rules`` (``GameSpec.best_response``)."""
+    check = getattr(_factory(game), "check_rules", None)
+    if check is None:
+        return None
+    try:
+        check(role, **env_options)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
 def deal_plan(game: str, role: str | None, seed: int, deals: int, env_options: dict[str, Any]) -> tuple:
     """The evaluation's deals of a match with this seed: (deal seeds, the role's seat in each)."""
     the_role = _role(game, role)

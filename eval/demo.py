@@ -131,26 +131,40 @@ def _run(
 
 
 def best_response_plan(models: Path, seed: int, deals: int | None) -> list[dict[str, Any]]:
-    """One entry per (game, role) whose ``DemoPlan`` asks for best-response gaps: the agents (the
-    plan's hand-written ones, then the game's shipped models of that role trained for the standard
-    rules), the deals and the match
-    seed (after the matchups' seeds: ``seed + 7919 * (1000 + k)``, disjoint from them)."""
-    out = []
+    """One entry per (game, role, rule setting) whose ``DemoPlan`` asks for best-response gaps: the
+    standard rules in every role (the plan's hand-written agents, then the game's shipped models of
+    that role trained for them, ``best_response_deals``), then each richer setting a shipped model of
+    the role was trained for (the same agents with that setting's models, ``best_response_setting_deals``;
+    left out, with a note, where the game's best response does not model it). ``deals`` overrides both.
+    The match seeds follow the matchups' (``seed + 7919 * (1000 + k)``, disjoint from them), the
+    standard entries first, so adding a setting leaves their seeds as they were."""
+    from kabu_envs.eval.best_response import refusal
+
+    standard: list[dict[str, Any]] = []
+    richer: list[dict[str, Any]] = []
     found = shipped(models)
     for spec in registry.demo_games():
         p = spec.demo
         assert p is not None
-        n = p.best_response_deals if deals is None else deals
-        if spec.best_response is None or n <= 0 or not p.best_response_agents:
+        if spec.best_response is None or not p.best_response_agents:
             continue
         for role in p.roles:
-            models_here = [  # the rows are of the standard rules: the models trained for them
-                m["name"]
-                for m in found
-                if m["game"] == spec.id and m["role"] == role and not m["env_options"]
-            ]
-            agents = [*p.best_response_agents, *models_here]
-            out.append({"game": spec.id, "role": role, "agents": agents, "deals": n})
+            mine = [m for m in found if m["game"] == spec.id and m["role"] == role]
+            settings = {"standard": {}} | {m["rules"]: m["env_options"] for m in mine}
+            for rules, opts in settings.items():
+                n = p.best_response_deals if rules == "standard" else p.best_response_setting_deals
+                n = n if deals is None else deals
+                if n <= 0:
+                    continue
+                why = None if rules == "standard" else refusal(spec.id, role, opts)
+                if why is not None:
+                    print(f"note: no best-response gaps for {spec.id} {role} ({rules}): {why}")
+                    continue
+                agents = [*p.best_response_agents, *(m["name"] for m in mine if m["rules"] == rules)]
+                entry = {"game": spec.id, "role": role, "agents": agents, "deals": n}
+                entry |= {"env_options": dict(opts), "rules": rules}
+                (standard if rules == "standard" else richer).append(entry)
+    out = standard + richer
     for k, entry in enumerate(out):
         entry["seed"] = seed + 7919 * (1000 + k)
     return out
@@ -161,29 +175,31 @@ def _run_best_response(entry: dict[str, Any], lo: int, hi: int, models: str) -> 
     from kabu_envs.agents.registry import make_agent
     from kabu_envs.eval.best_response import deal_plan, play_regrets
 
-    game, role, seed = entry["game"], entry["role"], entry["seed"]
-    seeds, seats = deal_plan(game, role, seed, entry["deals"], {})
+    game, role, seed, opts = entry["game"], entry["role"], entry["seed"], entry["env_options"]
+    seeds, seats = deal_plan(game, role, seed, entry["deals"], opts)
     with models_env(models):
-        agents = {name: make_agent(game, name, seed, role=role) for name in entry["agents"]}
-    play = play_regrets(game, role, agents, seeds[lo:hi], seats[lo:hi], {}, seed)
+        agents = {name: make_agent(game, name, seed, role=role, **opts) for name in entry["agents"]}
+    play = play_regrets(game, role, agents, seeds[lo:hi], seats[lo:hi], opts, seed)
     return {"regrets": {k: v.tolist() for k, v in play.regrets.items()}, "cpu": play.cpu_seconds}
 
 
 def best_response_rows(
     entries: list[dict[str, Any]], results: list[list[dict[str, Any]]]
 ) -> dict[str, dict[str, Any]]:
-    """Per game: the ``best_response`` rows (chunks joined in deal order) and CPU ms per deal."""
-    from kabu_envs.eval.best_response import gap_row, rules_name
+    """Per game: the ``best_response`` rows (chunks joined in deal order) and CPU ms per deal, keyed
+    by role (the standard rules) or ``"role, rules"`` (a richer setting, as the ratings are)."""
+    from kabu_envs.eval.best_response import gap_row
 
     out: dict[str, dict[str, Any]] = {}
     for entry, chunks in zip(entries, results, strict=True):
         block = out.setdefault(entry["game"], {"rows": [], "cpu_ms_per_deal": {}})
-        rules = rules_name(entry["game"], {})
+        rules = entry["rules"]
         for name in entry["agents"]:
             per_deal = [x for c in chunks for x in c["regrets"][name]]
             block["rows"].append(gap_row(name, entry["role"], rules, per_deal, "regret"))
         cpu = sum(c["cpu"] for c in chunks)
-        block["cpu_ms_per_deal"][entry["role"]] = 1000 * cpu / max(1, entry["deals"])
+        key = entry["role"] if rules == "standard" else f"{entry['role']}, {rules}"
+        block["cpu_ms_per_deal"][key] = 1000 * cpu / max(1, entry["deals"])
     return out
 
 

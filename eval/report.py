@@ -1,8 +1,10 @@
-"""The results table of README.md and docs/baselines.md, generated from ``reports/summary.json``.
+"""The results tables of README.md and docs/baselines.md, generated from ``reports/summary.json``.
 
-``python -m kabu_envs.eval.report`` prints the table; ``--write`` rewrites the blocks between
-``<!-- BEGIN generated:results -->`` and ``<!-- END generated:results -->`` in both files, so the
-published numbers are always the ones ``make demo`` wrote (a test checks they agree).
+Two tables: the duplicate matchups (block ``results``) and the gaps to a best response (block
+``best_response``: every ``best_response`` row, per rule setting and role). ``python -m
+kabu_envs.eval.report`` prints them; ``--write`` rewrites the blocks between ``<!-- BEGIN
+generated:NAME -->`` and ``<!-- END generated:NAME -->`` in both files, so the published numbers are
+always the ones ``make demo`` wrote (a test checks they agree).
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from kabu_envs import registry
 ROOT = Path(__file__).resolve().parent.parent
 SUMMARY = ROOT / "reports" / "summary.json"
 DOCS = (ROOT / "README.md", ROOT / "docs" / "baselines.md")
-BLOCK = re.compile(r"(<!-- BEGIN generated:results -->\n)(.*?)(<!-- END generated:results -->)", re.S)
+BLOCKS = ("results", "best_response")
+
+
+def _block(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(<!-- BEGIN generated:{name} -->\n)(.*?)(<!-- END generated:{name} -->)", re.S)
+
+
+BLOCK = _block("results")
 
 
 def _num(x: float) -> str:
@@ -61,11 +70,49 @@ def results_markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_into(text: str, table: str) -> str:
-    """``text`` with its generated results block replaced by ``table`` (raises if it has none)."""
-    if not BLOCK.search(text):
-        raise ValueError("no <!-- BEGIN generated:results --> ... <!-- END generated:results --> block")
-    return BLOCK.sub(lambda m: m.group(1) + table + m.group(3), text)
+def _gap(x: float) -> str:
+    """A gap: four decimals below 0.1 chips (the hand-written players' gaps are thousandths)."""
+    return (f"{x:+.4f}" if abs(x) < 0.1 else f"{x:+.3f}").replace("-", "−")
+
+
+def best_response_markdown(summary: dict[str, Any]) -> str:
+    """One row per best-response gap: the standard rules first, then each richer setting, in the
+    demo's order; "zero" = share of deals on which the agent did what the best response would."""
+    lines = [
+        "| game | rules | role | agent | deals | gap (chips per deal) | 95% CI | zero |",
+        "|---|---|---|---|---:|---:|---|---:|",
+    ]
+    for game, block in summary.items():
+        rows = block.get("best_response", [])
+        settings = list(dict.fromkeys(["standard", *(r.get("rules", "standard") for r in rows)]))
+        for r in sorted(rows, key=lambda r: settings.index(r.get("rules", "standard"))):  # noqa: B023
+            lo, hi = r["ci95"]
+            lines.append(
+                f"| {_title(game)} | {r.get('rules', 'standard')} | {r['role']} | {r['agent']} | "
+                f"{r['deals']} | {_gap(r['gap'])} | [{_gap(lo)}, {_gap(hi)}] | "
+                f"{r.get('zero_rate', float('nan')):.2f} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def tables(summary: dict[str, Any]) -> dict[str, str]:
+    """Every generated block's table, by block name."""
+    return {"results": results_markdown(summary), "best_response": best_response_markdown(summary)}
+
+
+def render_into(text: str, table: str, name: str = "results") -> str:
+    """``text`` with its generated block ``name`` replaced by ``table`` (raises if it has none)."""
+    block = _block(name)
+    if not block.search(text):
+        raise ValueError(f"no <!-- BEGIN generated:{name} --> ... <!-- END generated:{name} --> block")
+    return block.sub(lambda m: m.group(1) + table + m.group(3), text)
+
+
+def render_all(text: str, summary: dict[str, Any]) -> str:
+    """``text`` with every generated block rewritten from ``summary``."""
+    for name, table in tables(summary).items():
+        text = render_into(text, table, name)
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,11 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--summary", default=str(SUMMARY))
     ap.add_argument("--write", action="store_true", help="rewrite README.md and docs/baselines.md")
     args = ap.parse_args(argv)
-    table = results_markdown(json.loads(Path(args.summary).read_text()))
+    summary = json.loads(Path(args.summary).read_text())
     if args.write:
         for doc in DOCS:
-            doc.write_text(render_into(doc.read_text(), table))
-    print(table, end="")
+            doc.write_text(render_all(doc.read_text(), summary))
+    print("\n".join(tables(summary).values()), end="")
     return 0
 
 

@@ -113,6 +113,9 @@ class DemoPlan:
     # the game) in each of ``roles``, on ``best_response_deals`` deals per role (0: not in the demo)
     best_response_agents: tuple[str, ...] = ()
     best_response_deals: int = 0
+    # the same for each richer rule setting a shipped model of the role was trained for (its models
+    # and ``best_response_agents`` at that table; fewer deals: those best responses cost more)
+    best_response_setting_deals: int = 0
     agent_deals: Mapping[str, int] = field(default_factory=dict)
 
     def deals_for(self, agent: str, opponent: str) -> int:
@@ -162,7 +165,9 @@ class GameSpec:
       seat, seat_agents, deal)``, then at each of the seat's turns ``player.act(state, seat,
       observation, action_mask) -> action`` (it plays) or ``player.regret(state, seat, observation,
       action_mask, action) -> chips`` (an agent plays; what the best response's choice gains there),
-      ``state`` being the raw env's ``game`` (read only to simulate, never to peek).
+      ``state`` being the raw env's ``game`` (read only to simulate, never to peek). Optionally
+      ``factory.check_rules(role, **options)``: raises a ValueError for a role and rule set it does not
+      model (the demo then leaves that setting's gaps out).
     * ``screenshots``: pictures of the game for the docs (see ``Screenshot``; the env must draw
       ``render_mode="rgb_array"`` frames).
     * ``viewer``: what a person playing a seat is shown (``kabu-play``, ``kabu-replay``): an object with

@@ -11,8 +11,8 @@ from kabu_envs.agents.registry import make_agent
 from kabu_envs.eval import best_response as ebr
 
 
-def _gaps(role, deals, names=("random", "scripted", "expert")):
-    rows, cpu, decisions = ebr.gaps("oicho_kabu", role, names, deals, seed=3)
+def _gaps(role, deals, names=("random", "scripted", "expert"), env_options=None):
+    rows, cpu, decisions = ebr.gaps("oicho_kabu", role, names, deals, seed=3, env_options=env_options)
     assert cpu > 0 and sum(decisions.values()) > 0
     return {r["agent"]: r for r in rows}
 
@@ -35,6 +35,61 @@ def test_gaps_order_random_scripted_expert_as_dealer():
     rows = _gaps("dealer", 300)
     assert rows["random"]["gap"] > rows["scripted"]["gap"] > rows["expert"]["gap"] >= 0
     assert rows["scripted"]["ci95"][0] > 0
+
+
+@pytest.mark.parametrize(
+    ("rules", "role", "deals"),
+    [
+        ("kansai", "bettor", 40),
+        ("kabufuda_site", "bettor", 40),
+        ("kansai", "dealer", 80),
+        ("kabufuda_site", "dealer", 300),
+    ],
+)
+def test_gaps_order_random_scripted_expert_on_the_richer_presets(rules, role, deals):
+    rows = _gaps(role, deals, env_options={"rules": rules})
+    assert rows["random"]["gap"] > rows["scripted"]["gap"] > rows["expert"]["gap"]
+    assert rows["scripted"]["ci95"][0] > 0 and rows["expert"]["ci95"][1] >= 0  # >= 0 up to noise
+    for r in rows.values():
+        assert (r["role"], r["rules"], r["deals"], r["method"]) == (role, rules, deals, "regret")
+
+
+def test_dealer_card_choice_regret_is_zero_and_the_takes_are_worth_the_same():
+    """The site's dealer takes each card top, bottom or 4th: the deck's order is unknown to it, so the
+    three are the same draw (the best response's regret is 0 for each). Checked in the engine: the
+    dealer's chips over many deals, each take from the same information states, agree within noise."""
+    from kabu_envs import registry
+    from kabu_envs.agents.oicho_best_response import OichoBestResponse
+    from kabu_envs.oicho_kabu.actions import CHOICE_ACTIONS
+    from kabu_envs.oicho_kabu.game import Phase
+
+    env = registry.get("oicho_kabu").make_raw_env(rules="kabufuda_site")
+    scripted = make_agent("oicho_kabu", "scripted", 0, rules="kabufuda_site")
+    br = OichoBestResponse("dealer", rules="kabufuda_site")
+    chips = {a: [] for a in CHOICE_ACTIONS}
+    for seed in range(600):
+        for take in CHOICE_ACTIONS:
+            env.reset(seed=seed)
+            br.begin(env.game, env.game.dealer, [scripted] * 4)
+            while env.agents:
+                who = env.agent_selection
+                if env.terminations[who]:
+                    env.step(None)
+                    continue
+                obs = env.observe(who)
+                a = int(scripted.act(obs["observation"], obs["action_mask"]))
+                if env.game.phase == Phase.DEALER_CHOICE:
+                    o, m = obs["observation"], obs["action_mask"]
+                    assert br.act(env.game, env.game.dealer, o, m) in CHOICE_ACTIONS
+                    assert all(br.regret(env.game, env.game.dealer, o, m, x) == 0.0 for x in CHOICE_ACTIONS)
+                    a = take
+                env.step(a)
+            chips[take].append(env.game.round_rewards[env.game.dealer])
+    top = np.asarray(chips[CHOICE_ACTIONS[0]], dtype=float)
+    for take in CHOICE_ACTIONS[1:]:
+        diff = np.asarray(chips[take], dtype=float) - top
+        assert abs(diff.mean()) < 3 * diff.std() / np.sqrt(diff.size) + 1e-9
+        assert diff.any()  # the takes do deal other cards
 
 
 def test_regret_is_zero_for_the_best_responses_own_choice_and_never_negative_for_the_dealer():

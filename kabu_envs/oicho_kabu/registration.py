@@ -64,6 +64,7 @@ SPEC = register(
             order=0,
             best_response_agents=("random", "scripted", "expert"),
             best_response_deals=1000,
+            best_response_setting_deals=300,
         ),
         pettingzoo_id="kabu_envs/oicho_kabu-v1",
         batch="kabu_envs.oicho_kabu.batch:make_batch",

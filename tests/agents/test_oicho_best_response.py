@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from kabu_envs.agents.base import RandomAgent
-from kabu_envs.agents.oicho_best_response import OichoBestResponse, _Seen, check_supported
+from kabu_envs.agents.oicho_best_response import _REDEAL_VALUES, OichoBestResponse, _Seen, check_supported
 from kabu_envs.agents.oicho_expert import OichoExpertAgent, SettleTable
 from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
-from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, STAND
+from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, ESCAPE, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.config import make_config
-from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id, card_ids
+from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id
 from kabu_envs.oicho_kabu.env import raw_env
 from kabu_envs.oicho_kabu.game import Game, Phase
 from kabu_envs.oicho_kabu.observation import encode
@@ -51,7 +51,10 @@ def test_settle_table_fill_equals_settle(options):
     assert table.values[d, b].tolist() == want
 
 
-@pytest.mark.parametrize("options", [{}, {"rules": "kansai"}, {"local_yaku": ["zoro", "pin_basami"]}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"rules": "kansai"}, {"rules": "kabufuda_site"}, {"local_yaku": ["zoro", "pin_basami"]}],
+)
 def test_dealer_draw_model_equals_act_on_real_observations(options):
     env = raw_env(**options)
     dealers = [OichoScriptedAgent(0, **options), OichoExpertAgent(0, **options)]
@@ -78,6 +81,8 @@ def test_dealer_draw_model_equals_act_on_real_observations(options):
                 for k, dealer in enumerate(dealers):
                     want[k].append(dealer.act(o["observation"], o["action_mask"]))
                 act = want[0][-1]
+            elif g.phase == Phase.MINSO:
+                act = KEEP  # keep the table (a redeal is the same test on another table)
             else:
                 act = (dealers[0] if a == env.possible_agents[g.dealer] else bettors).act(
                     o["observation"], o["action_mask"]
@@ -114,29 +119,169 @@ def test_game_clone_is_an_independent_copy():
 
 
 def test_unsupported_rule_sets_are_refused_by_name():
-    with pytest.raises(ValueError, match="minso=True"):
-        check_supported(make_config(rules="kansai"))
-    with pytest.raises(ValueError, match="dealer_card_choice=True"):
-        OichoBestResponse("dealer", rules="kabufuda_site")
+    with pytest.raises(ValueError, match="max_rounds=3"):
+        OichoBestResponse("bettor", rules="kabufuda_site", max_rounds=3)
+    with pytest.raises(ValueError, match="hanafuda"):
+        OichoBestResponse.check_rules("dealer", rules="kansai", deck="hanafuda")
     with pytest.raises(ValueError, match="role must be"):
         OichoBestResponse("partnership")
     check_supported(make_config(local_yaku=["pin_basami"], free_draw=True))
+    # the richer presets, in both roles
+    for rules in ("kansai", "kabufuda_site"):
+        for role in ("bettor", "dealer"):
+            OichoBestResponse.check_rules(role, rules=rules)
 
 
-def test_dealer_values_equal_brute_force_over_every_hidden_card():
-    # One scripted bettor staking only on shippin starters (1, 4): spreads 0 and 2 backed. Table 1 7 4 8,
-    # the dealer's 2 (face down), second cards 5 6 9 3 (hidden from the dealer), spread 2 draws a 6,
-    # the dealer's 3: a 5, where it may stand or draw.
-    bettor = OichoScriptedAgent(0, num_players=2, weak_share=0.0)
-    prefix = [(1, 0), (7, 0), (4, 0), (8, 0), (2, 0), (5, 0), (6, 0), (9, 0), (3, 0), (6, 1), (3, 1)]
-    env = raw_env(num_players=2)
-    env.reset(seed=0, options={"deck": [card_id(v, k) for v, k in prefix]})
-    _play_until(env.game, [None, bettor], lambda x: x.phase == Phase.BET and x.active_spread == 3)
-    last_bet = env.game.clone(np.random.default_rng(0))  # before any hidden card is dealt
-    _play_until(env.game, [None, bettor], lambda x: x.phase == Phase.DEALER_DRAW)
+def _minso_state(seed: int = 1):
+    """A Kansai deal at the dealer's minso question, its scripted seats, the best response begun."""
+    env = raw_env(rules="kansai")
+    env.reset(seed=seed)
+    scripted = OichoScriptedAgent(0, rules="kansai")
+    br = OichoBestResponse("dealer", rules="kansai", seed=seed)
+    br.begin(env.game, 0, [scripted] * 4, deal=seed)
+    assert env.game.phase == Phase.MINSO
+    return env, scripted, br
+
+
+def test_redeal_tables_have_their_exact_probabilities():
+    """``all_tables``: each ordered table's probability, the falling factorials of its value counts
+    over (40)_4 (another formula than the one used), triples removed under the Kansai rule."""
+    _, _, br = _minso_state()
+    for redeal in (True, False):
+        br.cfg = make_config(rules="kansai", redeal_on_triple_table=redeal)
+        tables, p = br.all_tables()
+        assert p.sum() == pytest.approx(1.0, abs=1e-12)
+        norm = 1.0 - (0.0 if not redeal else sum(_p_table(t) for t in _all_values() if _triple(t)))
+        got = dict(zip(map(tuple, tables.tolist()), p.tolist(), strict=True))
+        for t in [(1, 1, 2, 3), (1, 2, 3, 4), (5, 5, 5, 2), (7, 7, 7, 7), (10, 1, 10, 1)]:
+            want = 0.0 if redeal and _triple(t) else _p_table(t) / norm
+            assert got.get(t, 0.0) == pytest.approx(want, rel=1e-12, abs=1e-15), t
+        assert len(got) == (10**4 - (10 + 4 * 10 * 9) if redeal else 10**4)
+
+
+def _all_values():
+    return itertools.product(range(1, NUM_VALUES + 1), repeat=4)
+
+
+def _triple(t) -> bool:
+    return max(t.count(v) for v in t) >= 3
+
+
+def _p_table(t) -> float:
+    """P(the first four cards of a shuffled 40-card deck have these values, in order)."""
+    num = 1
+    for v in set(t):
+        for i in range(t.count(v)):
+            num *= COPIES - i
+    return num / (40 * 39 * 38 * 37)
+
+
+def test_keep_value_matches_engine_rollouts():
+    """The dealer's chips when it keeps the table (the bettors' stakes and draws by their policies, its
+    draw by the expert's rule), against the engine playing the round out from re-dealt hidden cards."""
+    env, scripted, br = _minso_state(seed=2)
     game = env.game
-    assert game.legal_actions() == [STAND, DRAW] and game.spread_total[1] == game.spread_total[3] == 0
-    br = OichoBestResponse("dealer", num_players=2)
+    seen = _Seen(br.encoder.spec, env.observe("player_0")["observation"])
+    rng = np.random.default_rng(5)
+    root = br._redealt(game, 0, seen, rng)
+    table = seen.spread[:, 0]
+    draws = np.random.default_rng(6).permuted(
+        np.broadcast_to(np.repeat(np.arange(NUM_VALUES + 1), seen.pool()), (4000, 36)), axis=1
+    )[:, :11]
+    chips = br.keep_chips(root, table[None], draws[None])[0]
+    expert = OichoExpertAgent(0, rules="kansai")
+    rewards = []
+    for _ in range(4000):
+        g = br._redealt(game, 0, seen, rng)
+        g.apply_action(KEEP)
+        while not g.terminal:
+            p = g.current_player
+            g.apply_action(int((expert if p == 0 else scripted).act(encode(g, p), _mask(g))))
+        rewards.append(g.round_rewards[0])
+    r = np.asarray(rewards, dtype=float)
+    se = np.sqrt(r.var() / r.size + chips.var() / chips.size)
+    assert abs(r.mean() - chips.mean()) < 4 * se
+    assert chips.std() > 0
+
+
+def test_minso_choice_and_regret():
+    """The best response's minso: its own choice has regret 0, the other a positive regret equal to
+    the gap between the two values; agents evaluated on one deal share its computation."""
+    env, _, br = _minso_state(seed=1)
+    o = env.observe("player_0")
+    obs, mask = o["observation"], o["action_mask"]
+    best = br.act(env.game, 0, obs, mask)
+    assert best in (KEEP, REDEAL) and br.decisions["minso"] == 1
+    other = REDEAL if best == KEEP else KEEP
+    assert br.regret(env.game, 0, obs, mask, best) == 0.0
+    assert br.regret(env.game, 0, obs, mask, other) > 0.0
+
+    # the value of a redeal (exact over the tables, sampled draws) against the engine redealing
+    [(redeal_a, redeal_b, se)] = [v for k, v in _REDEAL_VALUES.items() if k[:2] == (br.cfg, 1)]
+    assert abs(redeal_a - redeal_b) < 4 * se * np.sqrt(2)
+    seen = _Seen(br.encoder.spec, obs)
+    rng = np.random.default_rng(8)
+    expert, scripted = OichoExpertAgent(0, rules="kansai"), OichoScriptedAgent(0, rules="kansai")
+    rewards = []
+    for _ in range(3000):
+        g = br._redealt(env.game, 0, seen, rng)
+        g.apply_action(REDEAL)
+        while not g.terminal:
+            p = g.current_player
+            g.apply_action(int((expert if p == 0 else scripted).act(encode(g, p), _mask(g))))
+        rewards.append(g.round_rewards[0])
+    r = np.asarray(rewards, dtype=float)
+    assert abs(r.mean() - redeal_a) < 4 * np.sqrt(r.var() / r.size + se**2)
+
+
+# The site's rules on two seats: the selection draws (1 for seat 0, 5 for seat 1: seat 0 deals) and the
+# bettor's info card come first; the dealer takes its cards (top) after the bets, face down to the end.
+SITE2 = {"rules": "kabufuda_site", "num_players": 2}
+
+
+class _TwoSpreads(OichoScriptedAgent):
+    """The scripted player, staking 5 on spreads 0 and 2 and nothing elsewhere."""
+
+    def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        return self._stake_to(mask, 5) if self._active_spread(obs) in (0, 2) else BET_BASE
+
+
+def _head(options: dict, info: int = 6) -> list[int]:
+    """The stacked deck's values before the table: selection draws, the bettor's info card."""
+    cfg = make_config(**options)
+    return ([1, 5] if cfg.dealer_selection != "fixed" else []) + ([info] if cfg.info_cards else [])
+
+
+def _advance(game: Game, agents, stop) -> None:
+    """``_play_until``, keeping a minso table."""
+    while not game.terminal and not stop(game):
+        if game.phase == Phase.MINSO:
+            game.apply_action(KEEP)
+        else:
+            seat = game.current_player
+            game.apply_action(int(agents[seat].act(encode(game, seat), _mask(game))))
+
+
+@pytest.mark.parametrize("options", [{"num_players": 2}, SITE2], ids=["standard", "kabufuda_site"])
+def test_dealer_values_equal_brute_force_over_every_hidden_card(options):
+    # One scripted bettor staking on spreads 0 and 2 only. Table 1 7 4 8, the dealer's 2 (face down),
+    # second cards 5 6 9 3 (hidden from the dealer), spread 2 draws a 6, the dealer's 3: a 5, where it
+    # may stand or draw. On the site's rules the bettor's info card is unseen by the dealer.
+    site = "rules" in options
+    bettor = _TwoSpreads(0, **options)
+    dealer = OichoScriptedAgent(0, **options)  # takes its cards from the top (the site's rules)
+    head = _head(options)
+    table = [1, 7, 4, 8]
+    env = raw_env(**options)
+    env.reset(seed=0, options={"deck": _ids([*head, *table, 2, 5, 6, 9, 3, 6, 3])})
+    last = lambda x: x.phase == Phase.BET and x.active_spread == 3  # noqa: E731
+    _advance(env.game, [dealer, bettor], last)
+    last_bet = env.game.clone(np.random.default_rng(0))  # before any hidden card is dealt
+    _advance(env.game, [dealer, bettor], lambda x: x.phase == Phase.DEALER_DRAW)
+    game = env.game
+    assert game.dealer == 0 and game.legal_actions() == [STAND, DRAW]
+    assert game.spread_total[1] == game.spread_total[3] == 0 < game.spread_total[0] * game.spread_total[2]
+    br = OichoBestResponse("dealer", **options)
     br.begin(game, 0, [None, bettor])
     seen = _Seen(br.encoder.spec, env.observe("player_0")["observation"])
     got = br.dealer_values(game, seen)
@@ -144,10 +289,11 @@ def test_dealer_values_equal_brute_force_over_every_hidden_card():
     # brute force: every value of the four hidden second cards, weighted by the unseen cards that
     # realise it, the round replayed by the engine and the real bettor from the stacked deal; kept when
     # the replay shows the dealer what it saw (same stands and draws, same cards); then every next card
-    visible = [1, 7, 4, 8, 2, 6, 3]  # table, the dealer's two cards, spread 2's third card
+    visible = [*table, 2, 6, 3]  # table, the dealer's two cards, spread 2's third card
     left = {v: COPIES - visible.count(v) for v in range(1, NUM_VALUES + 1)}
     total = {STAND: 0.0, DRAW: 0.0}
     weight_sum = 0.0
+    before = 0 if site else 1  # cards of the dealer already dealt at the last bet
     for seconds in itertools.product(range(1, NUM_VALUES + 1), repeat=4):
         used = dict(left)
         w = 1.0
@@ -157,8 +303,9 @@ def test_dealer_values_equal_brute_force_over_every_hidden_card():
         if w == 0:
             continue
         g = last_bet.clone(np.random.default_rng(0))  # the deal replayed from the last bet on
-        g.deck.cards[g.deck.top : g.deck.top + 6] = _ids([1, 7, 4, 8, 2, *seconds, 6, 3])[5:]
-        _play_until(g, [None, bettor], lambda x: x.phase in (Phase.DEALER_DRAW, Phase.OVER))
+        rest = [2] * (1 - before) + [*seconds, 6, 3]
+        g.deck.cards[g.deck.top : g.deck.top + len(rest)] = [card_id(v, COPIES - 1) for v in rest]
+        _advance(g, [dealer, bettor], lambda x: x.phase in (Phase.DEALER_DRAW, Phase.OVER))
         if g.phase != Phase.DEALER_DRAW or _public(g) != _public(game):
             continue
         weight_sum += w
@@ -193,33 +340,58 @@ def _ids(values):
     return out
 
 
-def _bettor_draw_state():
-    """Two seats, the bettor (seat 1) backs all four spreads and decides spread 3 on a 5 (5 + 10);
-    spreads 0-2 are forced stands (8, 9, 7); the dealer's first card is face down."""
-    env = raw_env(num_players=2)
-    env.reset(seed=0, options={"deck": card_ids(8, 9, 7, 5, 2, 10, 10, 10, 10)})
+# The bettor's draw: the standard rules; Kansai (spread 3 on 4-6: DRAW or ESCAPE; a minso
+# question first, a table kept); the site's rules (its info card 6 seen, the dealer's cards taken
+# after the bets and face down).
+DRAW_CASES = {
+    "standard": ({"num_players": 2}, (5, 10)),
+    "kansai": ({"rules": "kansai", "num_players": 2}, (4, 6)),
+    "kabufuda_site": (SITE2, (5, 10)),
+}
+
+
+def _bettor_draw_state(options=None, last=(5, 10)):
+    """Two seats, the bettor (seat 1) backs all four spreads and decides spread 3 on ``last``; spreads
+    0-2 stand (8, 9, 7 with tens); the dealer's first card (a 2) is face down."""
+    options = {"num_players": 2} if options is None else options
+    env = raw_env(**options)
+    head = _head(options)
+    env.reset(seed=0, options={"deck": _ids([*head, 8, 9, 7, last[0], 2, 10, 10, 10, last[1]])})
     g = env.game
-    for _ in range(4):
-        g.apply_action(BET_BASE + 1)
-    dealer = OichoScriptedAgent(0, num_players=2)
-    while g.phase == Phase.DECIDE and g.active_spread < 3:
-        g.apply_action(STAND)
-    assert g.phase == Phase.DECIDE and g.active_spread == 3 and g.legal_actions() == [STAND, DRAW]
+    dealer = OichoScriptedAgent(0, **options)
+    while not (g.phase == Phase.DECIDE and g.active_spread == 3):
+        phase = g.phase
+        if phase == Phase.MINSO:
+            g.apply_action(KEEP)
+        elif phase == Phase.BET:
+            assert g.current_player == 1
+            g.apply_action(BET_BASE + 1)
+        elif phase == Phase.DEALER_CHOICE:
+            g.apply_action(CHOICE_ACTIONS[0])
+        else:
+            g.apply_action(STAND)
     return env, dealer
 
 
-def test_bettor_draw_values_match_brute_force_within_sampling_error():
-    env, dealer = _bettor_draw_state()
+@pytest.mark.parametrize("case", list(DRAW_CASES))
+def test_bettor_draw_values_match_brute_force_within_sampling_error(case):
+    options, last = DRAW_CASES[case]
+    env, dealer = _bettor_draw_state(options, last)
     game = env.game
-    br = OichoBestResponse("bettor", samples=20000, num_players=2)
+    legal = game.legal_actions()
+    assert legal == ([DRAW, ESCAPE] if case == "kansai" else [STAND, DRAW])  # 4-6 = 0: draw or escape
+    br = OichoBestResponse("bettor", samples=20000, **options)
     br.begin(game, 1, [dealer, None])
     seen = _Seen(br.encoder.spec, env.observe("player_1")["observation"])
-    q = br.draw_values(game, 1, seen, [STAND, DRAW], np.random.default_rng(1))
+    assert seen.info == (6 if case == "kabufuda_site" else 0)
+    q = br.draw_values(game, 1, seen, legal, np.random.default_rng(1))
 
-    # brute force: the dealer's face-down card and the next three cards of the deck, every value
-    visible = [8, 9, 7, 5, 10, 10, 10, 10]
+    # brute force: the dealer's face-down card and the next three cards of the deck, every value, over
+    # the cards the bettor has not seen (its info card is seen: one 6 fewer)
+    visible = [8, 9, 7, last[0], 10, 10, 10, last[1]] + ([6] if seen.info else [])
     left = {v: COPIES - visible.count(v) for v in range(1, NUM_VALUES + 1)}
-    exact = {STAND: 0.0, DRAW: 0.0}
+    assert seen.pool()[1:].tolist() == list(left.values())  # the same unseen cards, exactly
+    exact = dict.fromkeys(legal, 0.0)
     total_w = 0.0
     for d1, n1, n2, n3 in itertools.product(range(1, NUM_VALUES + 1), repeat=4):
         used, w = dict(left), 1.0
@@ -229,14 +401,14 @@ def test_bettor_draw_values_match_brute_force_within_sampling_error():
         if w == 0:
             continue
         total_w += w
-        for action in (STAND, DRAW):
+        for action in legal:
             g = game.clone(np.random.default_rng(0))
             g.dealer_cards[0] = card_id(d1, 0)  # ids: only the values matter to the rules
             g.deck.cards[g.deck.top : g.deck.top + 3] = [card_id(n1, 1), card_id(n2, 2), card_id(n3, 3)]
             g.apply_action(action)
             _play_until(g, [dealer, None], lambda x: False)
             exact[action] += w * g.round_rewards[1]
-    for action in (STAND, DRAW):
+    for action in legal:
         se = q[action].std() / np.sqrt(q[action].size)
         assert abs(q[action].mean() - exact[action] / total_w) < 4 * se + 1e-9, action
 
@@ -258,7 +430,7 @@ def test_planned_bets_value_matches_engine_rollouts():
     base = OichoExpertAgent(0)
     rewards = []
     for _ in range(3000):  # the engine plays the rest: the stakes, the others, the expert's draws
-        c = br._redealt(g, seen, rng)
+        c = br._redealt(g, 1, seen, rng)
         bets = iter(plan["profile"])
         while not c.terminal:
             p = c.current_player
@@ -273,12 +445,14 @@ def test_planned_bets_value_matches_engine_rollouts():
     assert abs(r.mean() - v.mean()) < 4 * se
 
 
-def _reshuffled_unseen(game: Game, seat_obs: np.ndarray, spec, seed: int) -> Game:
-    """The same information state with every card the seat does not see moved elsewhere."""
+def _reshuffled_unseen(game: Game, seat_obs: np.ndarray, spec, seed: int, seat: int = -1) -> Game:
+    """The same information state with every card the seat does not see (the other seats' info cards
+    too) moved elsewhere."""
     seen = _Seen(spec, seat_obs)
     g = game.clone(np.random.default_rng(0))
     places = [(sp, k) for s, sp in enumerate(g.spreads) for k in range(len(sp)) if not seen.spread[s, k]]
     places += [(g.dealer_cards, k) for k in range(len(g.dealer_cards)) if not seen.dealer[k]]
+    places += [(g.info_cards, s) for s, c in enumerate(g.info_cards) if c >= 0 and s != seat]
     places += [(g.deck.cards, i) for i in range(g.deck.top, len(g.deck.cards))]
     cards = np.random.default_rng(seed).permutation([lst[i] for lst, i in places]).tolist()
     for (lst, i), c in zip(places, cards, strict=True):
@@ -299,25 +473,75 @@ def test_decisions_never_depend_on_unseen_cards():
         values.append(q)
     assert all(np.array_equal(values[0][a], values[1][a]) for a in (STAND, DRAW))
 
-    # the bet plan of a first bettor, and the dealer's exact values
-    env = raw_env()
-    env.reset(seed=11)
-    scripted = OichoScriptedAgent(0)
-    _play_until(env.game, [scripted] * 4, lambda x: x.current_player == 1)
-    obs = env.observe("player_1")["observation"]
-    plans = []
-    for variant in (env.game, _reshuffled_unseen(env.game, obs, OichoBestResponse("bettor").encoder.spec, 9)):
-        br = OichoBestResponse("bettor", seed=4, samples=500)
-        br.begin(variant, 1, [scripted] * 4, deal=11)
-        plans.append(br._plan_bets(variant, 1, _Seen(br.encoder.spec, obs)))
-    assert plans[0]["profile"] == plans[1]["profile"] and np.array_equal(
-        plans[0]["best_b"], plans[1]["best_b"]
-    )
-    _play_until(env.game, [scripted] * 4, lambda x: x.phase == Phase.DEALER_DRAW)
-    obs = env.observe("player_0")["observation"]
-    got = []
-    for variant in (env.game, _reshuffled_unseen(env.game, obs, OichoBestResponse("dealer").encoder.spec, 2)):
-        br = OichoBestResponse("dealer")
-        br.begin(variant, 0, [scripted] * 4)
-        got.append(br.dealer_values(variant, _Seen(br.encoder.spec, obs)))
-    assert got[0] == got[1]
+
+@pytest.mark.parametrize("rules", ["standard", "kansai", "kabufuda_site"])
+def test_bet_plans_draws_and_dealer_values_never_depend_on_unseen_cards(rules):
+    """On each preset: a later bettor's bet plan, a bettor's draw values (as many as the deals give)
+    and the dealer's exact values (not for Kansai: its dealer seat is refused) are bit-identical when
+    every card the seat does not see (the others' info cards included) is moved elsewhere."""
+    options = {"rules": rules}
+    env = raw_env(**options)
+    scripted = OichoScriptedAgent(0, **options)
+    spec = OichoBestResponse("bettor", **options).encoder.spec
+    names = env.possible_agents
+    checked = {"plan": 0, "draw": 0, "dealer": 0}
+    moved_info = 0  # deals whose other seats' info cards were moved
+    for deal in range(11, 40):
+        env.reset(seed=deal)
+        g = env.game
+        _advance(g, [scripted] * 4, lambda x: x.phase == Phase.BET and x.current_player == x.betting_order[1])
+        seat = g.current_player
+        obs = env.observe(names[seat])["observation"]
+        plans = []
+        other = _reshuffled_unseen(g, obs, spec, deal, seat)
+        assert other.deck.cards[other.deck.top :] != g.deck.cards[g.deck.top :]
+        moved_info += other.info_cards != g.info_cards
+        # the simulations' copies of the two are the same game, card for card
+        copies = [
+            OichoBestResponse("bettor", **options)._redealt(
+                x, seat, _Seen(spec, obs), np.random.default_rng(1)
+            )
+            for x in (g, other)
+        ]
+        assert [(c.info_cards, c.spreads, c.dealer_cards, c.deck.cards) for c in copies[:1]] == [
+            (c.info_cards, c.spreads, c.dealer_cards, c.deck.cards) for c in copies[1:]
+        ]
+        for variant in (g, other):
+            assert np.array_equal(encode(variant, seat), obs)
+            br = OichoBestResponse("bettor", seed=4, samples=400, **options)
+            br.begin(variant, seat, [scripted] * 4, deal=deal)
+            plans.append(br._plan_bets(variant, seat, _Seen(br.encoder.spec, obs)))
+        assert plans[0]["profile"] == plans[1]["profile"]
+        assert np.array_equal(plans[0]["best_b"], plans[1]["best_b"])
+        checked["plan"] += 1
+        _advance(g, [scripted] * 4, lambda x: x.phase in (Phase.DECIDE, Phase.DEALER_DRAW, Phase.OVER))
+        if g.phase == Phase.DECIDE and g.current_player != g.dealer:
+            seat = g.current_player
+            obs = env.observe(names[seat])["observation"]
+            q = []
+            for variant in (g, _reshuffled_unseen(g, obs, spec, deal, seat)):
+                assert np.array_equal(encode(variant, seat), obs)
+                br = OichoBestResponse("bettor", samples=300, **options)
+                br.begin(variant, seat, [scripted] * 4, deal=deal)
+                legal = variant.legal_actions()
+                rng = np.random.default_rng(deal)
+                q.append(br.draw_values(variant, seat, _Seen(br.encoder.spec, obs), legal, rng))
+            assert all(np.array_equal(q[0][a], q[1][a]) for a in q[0])
+            checked["draw"] += 1
+        _advance(g, [scripted] * 4, lambda x: x.phase in (Phase.DEALER_DRAW, Phase.OVER))
+        if g.phase == Phase.DEALER_DRAW and rules != "kansai":
+            seat = g.dealer
+            obs = env.observe(names[seat])["observation"]
+            got = []
+            for variant in (g, _reshuffled_unseen(g, obs, spec, deal, seat)):
+                assert np.array_equal(encode(variant, seat), obs)
+                br = OichoBestResponse("dealer", **options)
+                br.begin(variant, seat, [scripted] * 4)
+                got.append(br.dealer_values(variant, _Seen(br.encoder.spec, obs)))
+            assert got[0] == got[1]
+            checked["dealer"] += 1
+        if min(checked.values()) >= 3 or (rules == "kansai" and min(checked["plan"], checked["draw"]) >= 3):
+            break
+    assert checked["plan"] >= 3 and checked["draw"] >= 3
+    assert (moved_info > 0) == (rules == "kabufuda_site")
+    assert checked["dealer"] >= (0 if rules == "kansai" else 3)

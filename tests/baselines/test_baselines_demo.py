@@ -30,9 +30,17 @@ def _check_schema(summary, deals):
         (a, role) for a in ("random", "scripted", "expert") for role in ("bettor", "dealer")
     }
     for r in rows:
-        assert {"agent", "role", "rules", "gap", "ci95", "deals"} <= set(r) and r["rules"] == "standard"
+        assert {"agent", "role", "rules", "gap", "ci95", "deals"} <= set(r)
         assert r["ci95"][0] <= r["gap"] <= r["ci95"][1]
-    assert set(summary["oicho_kabu"]["best_response_cpu_ms_per_deal"]) == {"bettor", "dealer"}
+    # and each richer rule setting a shipped bettor was trained for: its model with the same agents
+    richer = {m["rules"]: m["name"] for m in demo.shipped(models_dir()) if m["rules"] != "standard"}
+    assert set(richer) == {"kansai", "kabufuda_site"}
+    assert {r["rules"] for r in rows} == {"standard", *richer}
+    for rules, model in richer.items():
+        assert [r["agent"] for r in rows if r["rules"] == rules] == ["random", "scripted", "expert", model]
+        assert {r["role"] for r in rows if r["rules"] == rules} == {"bettor"}
+    cpu = summary["oicho_kabu"]["best_response_cpu_ms_per_deal"]
+    assert set(cpu) == {"bettor", "dealer"} | {f"bettor, {rules}" for rules in richer}
     assert "best_response" not in summary["kakeya"]
 
 
@@ -102,6 +110,37 @@ def _fake_model(models, name, role, env_options):
     (models / name / "policy.json").write_text("{}")
     cfg = {"game": "oicho_kabu", "role": role, "env_options": env_options}
     (models / name / "run.json").write_text(json.dumps({"config": cfg}))
+
+
+def test_best_response_plan_adds_each_richer_setting_it_models(tmp_path, capsys):
+    _fake_model(tmp_path, "ppo_a", "bettor", {})
+    _fake_model(tmp_path, "ppo_b", "bettor", {"rules": "kansai"})
+    _fake_model(tmp_path, "ppo_c", "dealer", {"rules": "kansai", "max_rounds": 2})  # refused
+    _fake_model(tmp_path, "ppo_d", "dealer", {"rules": "kabufuda_site"})
+    spec = registry.get("oicho_kabu").demo
+    entries = demo.best_response_plan(tmp_path, 5, None)
+    got = [(e["role"], e["rules"], e["agents"], e["deals"]) for e in entries if e["game"] == "oicho_kabu"]
+    refs = list(spec.best_response_agents)
+    assert got == [
+        ("bettor", "standard", [*refs, "ppo_a"], spec.best_response_deals),
+        ("dealer", "standard", refs, spec.best_response_deals),
+        ("bettor", "kansai", [*refs, "ppo_b"], spec.best_response_setting_deals),
+        ("dealer", "kabufuda_site", [*refs, "ppo_d"], spec.best_response_setting_deals),
+    ]
+    out = capsys.readouterr().out
+    assert 'no best-response gaps for oicho_kabu dealer ({"max_rounds":2,"rules":"kansai"}): ' in out
+    assert "max_rounds=2" in out
+    assert [e["seed"] for e in entries] == [5 + 7919 * (1000 + k) for k in range(len(entries))]
+    assert entries[2]["env_options"] == {"rules": "kansai"} and entries[0]["env_options"] == {}
+    assert {e["deals"] for e in demo.best_response_plan(tmp_path, 5, 7)} == {7}
+    # the rows of a richer setting carry its name, its CPU time is keyed "role, rules"
+    chunks = [[{"regrets": {a: [0.5, 0.1] for a in e["agents"]}, "cpu": 0.2}] for e in entries]
+    for e in entries:
+        e["deals"] = 2
+    block = demo.best_response_rows(entries, chunks)["oicho_kabu"]
+    assert {(r["role"], r["rules"]) for r in block["rows"]} == {(role, rules) for role, rules, _, _ in got}
+    assert set(block["cpu_ms_per_deal"]) == {"bettor", "dealer", "bettor, kansai", "dealer, kabufuda_site"}
+    assert block["cpu_ms_per_deal"]["bettor, kansai"] == pytest.approx(100.0)
 
 
 def test_slow_agents_play_their_own_deal_count_and_start_first():

@@ -13,9 +13,28 @@ SUMMARY = json.loads(report.SUMMARY.read_text())
 @pytest.mark.parametrize("doc", report.DOCS, ids=lambda p: p.name)
 def test_published_tables_match_reports_summary(doc):
     text = doc.read_text()
-    assert report.render_into(text, report.results_markdown(SUMMARY)) == text, (
+    assert report.render_all(text, SUMMARY) == text, (
         f"{doc.name} is out of date: run python -m kabu_envs.eval.report --write"
     )
+
+
+def test_best_response_table_shows_every_gap_row_with_its_rules():
+    rows = [r for block in SUMMARY.values() for r in block.get("best_response", [])]
+    assert rows
+    table = report.best_response_markdown(SUMMARY).splitlines()
+    assert len(table) == 2 + len(rows)
+    # a richer setting's rows get their own rules column and come after the standard ones
+    fake = {
+        "oicho_kabu": {
+            "best_response": [
+                {**rows[0], "rules": "kansai", "agent": "ppo_x", "gap": 0.01234},
+                {**rows[0], "rules": "standard"},
+            ]
+        }
+    }
+    lines = report.best_response_markdown(fake).splitlines()[2:]
+    assert "| standard |" in lines[0] and "| kansai | bettor | ppo_x |" in lines[1]
+    assert "| +0.0123 |" in lines[1]
 
 
 def test_every_shipped_model_beats_random_and_scripted():
@@ -33,5 +52,7 @@ def test_every_shipped_model_beats_random_and_scripted():
 def test_render_into_needs_a_block():
     with pytest.raises(ValueError, match="generated:results"):
         report.render_into("no block here", "| x |\n")
+    with pytest.raises(ValueError, match="generated:best_response"):
+        report.render_into("no block here", "| x |\n", "best_response")
     text = "a\n<!-- BEGIN generated:results -->\nold\n<!-- END generated:results -->\nb"
     assert report.render_into(text, "new\n") == text.replace("old\n", "new\n")
