@@ -143,6 +143,9 @@ class Decoded:
     status: np.ndarray  # (B, NUM_SPREADS, 3) spread_status bits, the observation's float type
 
     def take(self, rows: np.ndarray) -> Decoded:
+        """The rows ``rows`` (increasing indices); all of them: this same record, not a copy."""
+        if rows.size == self.phase.size:
+            return self
         return Decoded(*(getattr(self, f)[rows] for f in self.__dataclass_fields__))
 
 
@@ -333,8 +336,11 @@ class OichoAgentBase(BaseAgent):
     def _decode(self, obs: np.ndarray) -> Decoded:
         """Every row's phase, spreads and dealer cards, read as the scalar helpers read one row."""
         b, sl = obs.shape[0], self.sl
+        fast = self._onehot_values(obs)
 
         def values(piece: str, shape: tuple[int, ...]) -> np.ndarray:
+            if fast is not None:
+                return fast[piece].reshape(b, *shape)
             blocks = obs[:, sl[piece]].reshape(b, *shape, NUM_VALUES)
             return np.where(blocks.max(axis=-1) > 0.5, blocks.argmax(axis=-1) + 1, 0)
 
@@ -353,6 +359,45 @@ class OichoAgentBase(BaseAgent):
             dealer_lights=lights("dealer_lights", (MAX_CARDS,)),
             status=obs[:, sl["spread_status"]].reshape(b, NUM_SPREADS, -1),
         )
+
+    def _onehot_values(self, obs: np.ndarray) -> dict[str, np.ndarray] | None:
+        """The card values of ``spread_cards`` and ``dealer_cards`` (piece -> (B, slots) int64) by one
+        matrix product, when every entry of the columns they span is 0 or 1 and every block holds at most
+        one 1 (an observation of the env always does); None otherwise, and ``_decode`` then takes the
+        argmax route, which defines the value for any input. Why: an argmax over 10-wide blocks costs
+        numpy ~0.1 us per block, most of a batched decision."""
+        tab = getattr(self, "_onehot_tab", None)
+        if tab is None:
+            tab = self._onehot_tab = self._onehot_table()
+        span, weights, pieces = tab
+        x = obs[:, span]
+        if not np.array_equal(x, x.astype(bool)):  # (every entry exactly 0 or 1; NaN is neither)
+            return None
+        prod = x @ weights  # (B, 2 * slots): each block's value (1..10, 0 if empty), then its count of 1s
+        k = weights.shape[1] // 2
+        if (prod[:, k:] > 1).any():
+            return None
+        vals = prod[:, :k].astype(np.int64)
+        return {name: vals[:, a:z] for name, a, z in pieces}
+
+    def _onehot_table(self) -> tuple[slice, np.ndarray, list[tuple[str, int, int]]]:
+        """The columns spanning the value pieces, the (columns, 2 * slots) weights: block j's value
+        weights 1..10 in column j and ones in column slots + j; and each piece's slot range."""
+        names = ("spread_cards", "dealer_cards")
+        start = min(self.sl[p].start for p in names)
+        stop = max(self.sl[p].stop for p in names)
+        slots = sum((self.sl[p].stop - self.sl[p].start) // NUM_VALUES for p in names)
+        w = np.zeros((stop - start, 2 * slots), dtype=np.float32)
+        pieces, j = [], 0
+        for p in names:
+            first = j
+            for c in range(self.sl[p].start, self.sl[p].stop, NUM_VALUES):
+                rows = np.arange(c, c + NUM_VALUES) - start
+                w[rows, j] = np.arange(1, NUM_VALUES + 1)
+                w[rows, slots + j] = 1.0
+                j += 1
+            pieces.append((p, first, j))
+        return slice(start, stop), w, pieces
 
     def _scalar_rows(
         self, d: Decoded, masks: np.ndarray, out: np.ndarray, rows: np.ndarray, method: Callable[..., int]
