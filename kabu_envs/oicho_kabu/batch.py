@@ -784,7 +784,7 @@ class OichoKabuBatch(BatchEnv):
                 np.empty((self._code.shape[0], k), dtype=np.int64),
                 np.empty((NUM_SPREADS, k), dtype=bool),
                 np.empty(k, dtype=np.int64),
-                (np.arange(k) * self.obs_size)[:, None],
+                self._row_base[:k],  # (the first k rows' starts: the same offsets)
                 np.empty((len(self._num_inv), k), dtype=np.float64),
             )
             self._encode(rows, mask, obs, scratch)
