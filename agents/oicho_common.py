@@ -171,6 +171,7 @@ class OichoAgentBase(BaseAgent):
         super().__init__(seed, **strategy, **self.rule_options)
         self.spec = obs_spec(self.cfg)
         self.sl = self.spec.slices
+        self._bet_size_array = np.array(self.cfg.bet_sizes)
         self.fallbacks = 0  # times the strategy's choice was not in the mask (a bug if ever > 0)
 
     # --- observation decoding ------------------------------------------------------------------
@@ -321,17 +322,19 @@ class OichoAgentBase(BaseAgent):
             (Phase.DECIDE, self._decide_batch),
             (Phase.MINSO, self._minso_batch),
         )
+        present = np.bincount(d.phase, minlength=len(Phase))  # (only the phases met cost numpy calls)
         for phase, decide in steps:
-            rows = np.flatnonzero(d.phase == phase)
-            if rows.size:
+            if present[phase]:
+                rows = np.flatnonzero(d.phase == phase)
                 actions[rows] = decide(d.take(rows), masks[rows])
-        dealer = d.phase == Phase.DEALER_DRAW
-        choice = dealer & masks[:, STAND] & masks[:, DRAW]
-        forced = np.flatnonzero(dealer & ~choice)
-        actions[forced] = np.where(masks[forced, STAND], STAND, DRAW)
-        rows = np.flatnonzero(choice)
-        if rows.size:
-            actions[rows] = self._dealer_draw_batch(d.take(rows), masks[rows])
+        if present[Phase.DEALER_DRAW]:
+            dealer = d.phase == Phase.DEALER_DRAW
+            choice = dealer & masks[:, STAND] & masks[:, DRAW]
+            forced = np.flatnonzero(dealer & ~choice)
+            actions[forced] = np.where(masks[forced, STAND], STAND, DRAW)
+            rows = np.flatnonzero(choice)
+            if rows.size:
+                actions[rows] = self._dealer_draw_batch(d.take(rows), masks[rows])
         self.fallbacks += replace_illegal(actions, masks, rngs, self.rng)
         return actions
 
@@ -414,11 +417,18 @@ class OichoAgentBase(BaseAgent):
         self, masks: np.ndarray, targets: np.ndarray, at_least_one: bool = False
     ) -> np.ndarray:
         """``_stake_to`` on every row (``targets`` per row), the stakes tried in the same order."""
-        best = np.full(masks.shape[0], BET_BASE, dtype=np.int64)
-        for k, size in enumerate(self.cfg.bet_sizes, 1):
-            ok = masks[:, BET_BASE + k] & ((size <= targets) | (at_least_one & (best == BET_BASE)))
-            best = np.where(ok, BET_BASE + k, best)
-        return best
+        # the loop's outcome at once: the last size allowed and <= target; else, with ``at_least_one``,
+        # the first size allowed; else BET(0)
+        sizes = self._bet_size_array
+        m = sizes.size
+        allowed = masks[:, BET_BASE + 1 : BET_BASE + 1 + m]
+        fits = allowed & (sizes <= np.asarray(targets)[:, None])
+        any_fit = fits.any(axis=1)
+        best = np.where(any_fit, BET_BASE + m - fits[:, ::-1].argmax(axis=1), BET_BASE)
+        if at_least_one:
+            first = BET_BASE + 1 + allowed.argmax(axis=1)
+            best = np.where(~any_fit & allowed.any(axis=1), first, best)
+        return best.astype(np.int64, copy=False)
 
     def _decide_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
         """``_decide`` per row: the shared draw rule, from its table."""
