@@ -7,12 +7,11 @@ the two are compared on those decisions alone.
 
 Both also act on a batch (``act_batch``, the batched-agent protocol of ``agents/batching.py``): the
 observations are decoded once into arrays (``Decoded``; the card values of exact one-hot blocks, as the
-env writes them, by one matrix product, any other input by the scalar code's argmax), and the
-two-card decisions, which depend on
-nothing but the visible values and light flags, are read from tables the scalar rules fill once per
-rule set (``decide_table``, ``threshold_table``: lru-cached on the frozen ``Config``). A row outside
-a table (a card the seat cannot see where the rule needs it) goes to the scalar method, so it returns
-or raises exactly what ``act`` would.
+env writes them, by one matrix product, any other input by the scalar code's argmax), and the two-card
+decisions, which depend on nothing but the visible values and light flags, are read from tables the
+scalar rules fill once per rule set (``decide_table``, ``threshold_table``: lru-cached on the frozen
+``Config``). A row outside a table (a card the seat cannot see where the rule needs it) goes to the
+scalar method, so it returns or raises exactly what ``act`` would.
 """
 
 from __future__ import annotations
