@@ -219,13 +219,14 @@ class BatchVecEnv(VecEnv):
             return role.batch_groups  # (the reference loop's AEC envs, or the role's own error)
         return registry.resolve(role.batch_seat_groups)
 
-    def _seat(self, i: int, groups: Sequence[Sequence[int]], slots: list[int], cdf: list[float]) -> None:
-        """Row i's learner seats for the deal just reset, drawn as the view draws its learner seats and
-        opponents; the opponents' member slots go to ``_seat_slot`` and their reset seeds are kept for the
-        row's episode. The draws are the row's own generator's, in the view's order, so this stays a loop
-        over the rows; with one pool member (the common case) the opponents' draws are made in bulk:
-        every other seat's uniform draw (``OpponentPool.sample``: ``rng.choice(1, p=[1.0])`` is one
-        ``rng.random()``) picks the member, whose seed is drawn after the first one."""
+    def _seat(self, i: int, groups: Sequence[Sequence[int]], slots: list[int], cdf: list[float]) -> list[int]:
+        """Row i's member slot per seat (-1: the learner's) for the deal just reset, drawn as the view
+        draws its learner seats and opponents; the members' reset seeds kept for the row's episode. The
+        draws are the row's own generator's, in the view's order, so this stays a loop over the rows (of
+        Python lists: the table is written once for all of them); with one pool member (the common case)
+        the opponents' draws are made in bulk: every other seat's uniform draw (``OpponentPool.sample``:
+        ``rng.choice(1, p=[1.0])`` is one ``rng.random()``) picks the member, whose seed is drawn after
+        the first one."""
         rng = self._rngs[i]
         assert rng is not None
         # rng.integers(1) draws nothing (the range has one value): skipped for a single group
@@ -233,12 +234,13 @@ class BatchVecEnv(VecEnv):
         if self.partner != "self" and len(group) > 1:
             group = [group[int(rng.integers(len(group)))]]
         P = self._seat_slot.shape[1]
-        row = self._seat_slot[i]
         seeds: dict[int, int] = {}
-        others = P - len(set(group))
         if len(slots) == 1:
             slot = slots[0]
-            row[:] = slot
+            row = [slot] * P
+            for s in group:
+                row[s] = -1
+            others = row.count(slot)
             if others:
                 rng.random()
                 seeds[slot] = int(rng.integers(_SEED_BOUND))
@@ -246,6 +248,7 @@ class BatchVecEnv(VecEnv):
                     rng.random(others - 1)
         else:
             mine = set(group)
+            row = [-1] * P
             for s in range(P):
                 if s in mine:
                     continue
@@ -253,15 +256,15 @@ class BatchVecEnv(VecEnv):
                 slot = row[s] = slots[bisect.bisect_right(cdf, rng.random())]
                 if slot not in seeds:
                     seeds[slot] = int(rng.integers(_SEED_BOUND))
-        row[list(group)] = -1
         self._seeds_of[i] = seeds
         self._rng_of[i] = {}
+        return row
 
     def _deal(self, rows: np.ndarray) -> None:
         """New deals in ``rows`` (the pool read now, as a view reads it at its reset), seated; the payouts
         pending for them are dropped (a deal without a learner turn is never seen by the learner).
 
-        The draws are per row (each row's own generator, in the view's order); the learner tables are
+        The draws are per row (each row's own generator, in the view's order); the seat tables are
         written once for all the rows."""
         members, p = self.pool.members()
         cdf_arr = p.cumsum()
@@ -274,9 +277,11 @@ class BatchVecEnv(VecEnv):
         eng = self.engine
         eng.reset(rows=rows, seeds=seeds)
         groups_of = self._groups_of
-        for i in todo:
-            self._seat(i, groups_of(eng, i), slots, cdf)
-        learner = self._seat_slot[rows] < 0
+        P = self.engine.num_players
+        table = np.array([self._seat(i, groups_of(eng, i), slots, cdf) for i in todo], dtype=np.int64)
+        table = table.reshape(len(todo), P)
+        learner = table < 0
+        self._seat_slot[rows] = table
         self.learner_seats[rows] = learner
         self._learner_w[rows] = learner
         self._learner_n[rows] = learner.sum(axis=1)
