@@ -65,14 +65,21 @@ def replace_illegal(
     return int(bad.size)
 
 
-def sequential_sum(terms: np.ndarray, include: np.ndarray, axis: int = -1) -> np.ndarray:
-    """``0 + t_0 + t_1 + ...`` over the included terms along ``axis``, added one by one in order, in
-    the terms' float type (float64 for integers).
+def sequential_sum(terms: np.ndarray, include: np.ndarray | None, axis: int = -1) -> np.ndarray:
+    """``0 + t_0 + t_1 + ...`` over the included terms along ``axis`` (``include`` None: every term),
+    added one by one in order, in the terms' float type (float64 for integers).
 
     This is the exact float arithmetic of a Python ``for`` loop (or of CPython 3.11's ``sum``) over the
     same terms, element by element, so a vectorised decision that compares such sums reproduces the
     scalar one bit for bit (``np.sum`` adds pairwise, in another order).
     """
+    if include is None:  # (no mask to broadcast: a few calls less on a hot path)
+        terms = np.moveaxis(np.asarray(terms), axis, -1)
+        dtype = terms.dtype if np.issubdtype(terms.dtype, np.floating) else np.float64
+        acc = np.zeros(terms.shape[:-1], dtype=dtype)
+        for k in range(terms.shape[-1]):
+            acc = acc + terms[..., k]
+        return acc
     terms, include = np.broadcast_arrays(terms, include)
     terms, include = np.moveaxis(terms, axis, -1), np.moveaxis(include, axis, -1)
     dtype = terms.dtype if np.issubdtype(terms.dtype, np.floating) else np.float64

@@ -123,8 +123,8 @@ class OichoScriptedAgent(OichoAgentBase):
 
     def _dealer_draw_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
         stakes = d.obs[:, self.sl["total_stakes"]]
-        stood = sequential_sum(stakes * d.status[:, :, STOOD_BIT], np.ones(NUM_SPREADS, dtype=bool))
-        drew = sequential_sum(stakes * d.status[:, :, DREW_BIT], np.ones(NUM_SPREADS, dtype=bool))
+        stood = sequential_sum(stakes * d.status[:, :, STOOD_BIT], None)
+        drew = sequential_sum(stakes * d.status[:, :, DREW_BIT], None)
         base, shift = self.p["dealer_threshold"], self.p["reveal_shift"]
         v, lt = d.dealer_values[:, :2], d.dealer_lights[:, :2].astype(np.int64)
         plain = threshold_table(self.cfg, base)[v[:, 0], v[:, 1], lt[:, 0], lt[:, 1]]

@@ -37,3 +37,12 @@ def test_bad_seeds_and_requests_are_named() -> None:
         make_generators([3, -1])
     with pytest.raises(ValueError, match="uint64 words"):
         PresetSeedSequence(seed_states([1])[0]).generate_state(8, np.uint32)
+
+
+def test_seed_states_of_64_bit_seeds_equal_seed_sequence() -> None:
+    """Seeds below 2**64 (what the engines and views draw) take the array route: one or two words."""
+    seeds = [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**64 - 1, *np.random.default_rng(1).integers(0, 2**63, 200)]
+    states = seed_states(seeds)
+    for seed, words in zip(seeds, states, strict=True):
+        assert words.tolist() == np.random.SeedSequence(int(seed)).generate_state(4, np.uint64).tolist(), seed
+    assert seed_states([]).shape == (0, 4)

@@ -28,6 +28,10 @@ CASES = [
     ("kakeya", None, "self", ["random"], {"num_players": 6, "max_deals": 2}, 120),
     ("oicho_kabu", "bettor", "self", ["random", "scripted"], {}, 120),
     ("oicho_kabu", "dealer", "self", ["random", "expert"], {}, 80),
+    # one pool member (the seats drawn in bulk): with the partner drawn, and with a single learner group
+    ("kakeya", None, "pool", ["scripted"], {"max_deals": 2}, 80),
+    ("oicho_kabu", "dealer", "self", ["scripted"], {}, 60),
+    ("oicho_kabu", "bettor", "self", ["scripted"], {"num_players": 5}, 80),
 ]
 
 

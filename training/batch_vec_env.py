@@ -106,6 +106,7 @@ class BatchVecEnv(VecEnv):
         self._pending = np.zeros(N, dtype=np.float64)
         self._actions: np.ndarray | None = None
         self._batched: dict[int, bool] = {}
+        self._groups_of = self._group_reader()
         super().__init__(
             N, spaces.Box(box.low, box.high, box.shape, np.float32), spaces.Discrete(self.engine.num_actions)
         )
@@ -210,25 +211,51 @@ class BatchVecEnv(VecEnv):
             reward += paid
 
     # --- episodes ---------------------------------------------------------------------------------
-    def _seat(self, i: int, slots: list[int], cdf: list[float], num_players: int) -> list[int]:
+    def _group_reader(self) -> Any:
+        """``(engine, b) -> groups`` of the role, resolved once (``Role.batch_groups`` resolves its
+        reference at every call: a row's deal pays for it otherwise)."""
+        eng, role = self.engine, self.role
+        if getattr(eng, "envs", None) is not None or role.batch_seat_groups is None:
+            return role.batch_groups  # (the reference loop's AEC envs, or the role's own error)
+        return registry.resolve(role.batch_seat_groups)
+
+    def _seat(self, i: int, groups: Sequence[Sequence[int]], slots: list[int], cdf: list[float]) -> list[int]:
         """Row i's member slot per seat (-1: the learner's) for the deal just reset, drawn as the view
-        draws its learner seats and opponents; the members' reset seeds kept for the row's episode."""
+        draws its learner seats and opponents; the members' reset seeds kept for the row's episode. The
+        draws are the row's own generator's, in the view's order, so this stays a loop over the rows (of
+        Python lists: the table is written once for all of them); with one pool member (the common case)
+        the opponents' draws are made in bulk: every other seat's uniform draw (``OpponentPool.sample``:
+        ``rng.choice(1, p=[1.0])`` is one ``rng.random()``) picks the member, whose seed is drawn after
+        the first one."""
         rng = self._rngs[i]
         assert rng is not None
-        groups = self.role.batch_groups(self.engine, i)
-        group = groups[int(rng.integers(len(groups)))]
+        # rng.integers(1) draws nothing (the range has one value): skipped for a single group
+        group = groups[int(rng.integers(len(groups)))] if len(groups) > 1 else groups[0]
         if self.partner != "self" and len(group) > 1:
             group = [group[int(rng.integers(len(group)))]]
-        mine = set(group)
-        row = [-1] * num_players
+        P = self._seat_slot.shape[1]
         seeds: dict[int, int] = {}
-        for s in range(num_players):
-            if s in mine:
-                continue
-            # OpponentPool.sample: rng.choice(len(members), p=p) is one rng.random() searched in the cdf
-            slot = row[s] = slots[bisect.bisect_right(cdf, rng.random())]
-            if slot not in seeds:
+        if len(slots) == 1:
+            slot = slots[0]
+            row = [slot] * P
+            for s in group:
+                row[s] = -1
+            others = row.count(slot)
+            if others:
+                rng.random()
                 seeds[slot] = int(rng.integers(_SEED_BOUND))
+                if others > 1:
+                    rng.random(others - 1)
+        else:
+            mine = set(group)
+            row = [-1] * P
+            for s in range(P):
+                if s in mine:
+                    continue
+                # OpponentPool.sample: rng.choice(len(members), p=p) is one rng.random() searched in the cdf
+                slot = row[s] = slots[bisect.bisect_right(cdf, rng.random())]
+                if slot not in seeds:
+                    seeds[slot] = int(rng.integers(_SEED_BOUND))
         self._seeds_of[i] = seeds
         self._rng_of[i] = {}
         return row
@@ -247,9 +274,12 @@ class BatchVecEnv(VecEnv):
         todo = rows.tolist()
         rngs = self._rngs
         seeds = [int(rngs[i].integers(_SEED_BOUND)) for i in todo]
-        self.engine.reset(rows=rows, seeds=seeds)
+        eng = self.engine
+        eng.reset(rows=rows, seeds=seeds)
+        groups_of = self._groups_of
         P = self.engine.num_players
-        table = np.array([self._seat(i, slots, cdf, P) for i in todo], dtype=np.int64).reshape(len(todo), P)
+        table = np.array([self._seat(i, groups_of(eng, i), slots, cdf) for i in todo], dtype=np.int64)
+        table = table.reshape(len(todo), P)
         learner = table < 0
         self._seat_slot[rows] = table
         self.learner_seats[rows] = learner

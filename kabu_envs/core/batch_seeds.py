@@ -39,24 +39,28 @@ class PresetSeedSequence(ISeedSequence):
         return self.words
 
 
-def _hash_consts(init: int, mult: int, n: int) -> list[int]:
-    """The hash constant before each ``hashmix`` call (it never depends on the data)."""
+def _hash_consts(init: int, mult: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The hash constant before each of ``n`` ``hashmix`` calls (it never depends on the data), and the
+    multiplier each call uses (the constant times ``mult``), as uint32 arrays."""
     out, h = [], init
     for _ in range(n):
         out.append(h)
         h = (h * mult) & _MASK
-    return out
+    return np.array(out, dtype=np.uint32), np.array([(c * mult) & _MASK for c in out], dtype=np.uint32)
 
 
-def _hashmix(value: np.ndarray, const: int, mult: int) -> np.ndarray:
-    """``hashmix`` with the constant already advanced: ``(value ^ c) * (c * mult)``, then xorshift 16."""
-    v = (value ^ np.uint32(const)) * np.uint32((const * mult) & _MASK)
-    return v ^ (v >> np.uint32(16))
+def _hashmix(value: np.ndarray, const: np.ndarray, factor: np.ndarray) -> np.ndarray:
+    """``hashmix`` with the constants already advanced: ``(value ^ c) * (c * mult)``, then xorshift 16;
+    ``const`` and ``factor`` broadcast against ``value`` (several calls of the sequence at once)."""
+    v = (value ^ const) * factor
+    v ^= v >> np.uint32(16)
+    return v
 
 
 def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     r = np.uint32(_MIX_L) * x - np.uint32(_MIX_R) * y
-    return r ^ (r >> np.uint32(16))
+    r ^= r >> np.uint32(16)
+    return r
 
 
 def _entropy_words(seed: int) -> list[int]:
@@ -72,20 +76,30 @@ def _entropy_words(seed: int) -> list[int]:
 
 
 def _pools(entropy: np.ndarray) -> np.ndarray:
-    """``SeedSequence.mix_entropy`` for rows of equally long entropy: (n, L) uint32 -> (n, 4) pools."""
+    """``SeedSequence.mix_entropy`` for rows of equally long entropy: (n, L) uint32 -> (n, 4) pools.
+
+    The calls whose inputs do not depend on each other run together (numpy's per-call cost, not the
+    arithmetic, is the price of a small batch): the 4 first words; for each source word, its 3 mixes
+    into the other words (they read the source, which none of them changes); for each extra entropy
+    word, its 4 mixes. The hash constants are consumed in the scalar code's order all the same."""
     n, length = entropy.shape
     calls = _POOL + _POOL * (_POOL - 1) + max(0, length - _POOL) * _POOL
-    consts = iter(_hash_consts(_INIT_A, _MULT_A, calls))
-    zero = np.zeros(n, dtype=np.uint32)
-    mixer = [_hashmix(entropy[:, i] if i < length else zero, next(consts), _MULT_A) for i in range(_POOL)]
+    const, factor = _hash_consts(_INIT_A, _MULT_A, calls)
+    first = np.zeros((n, _POOL), dtype=np.uint32)
+    k = min(length, _POOL)
+    first[:, :k] = entropy[:, :k]
+    mixer = _hashmix(first, const[:_POOL], factor[:_POOL])
+    at = _POOL
     for src in range(_POOL):
-        for dst in range(_POOL):
-            if src != dst:
-                mixer[dst] = _mix(mixer[dst], _hashmix(mixer[src], next(consts), _MULT_A))
+        dst = [d for d in range(_POOL) if d != src]
+        hashed = _hashmix(mixer[:, src : src + 1], const[at : at + 3], factor[at : at + 3])
+        mixer[:, dst] = _mix(mixer[:, dst], hashed)
+        at += _POOL - 1
     for src in range(_POOL, length):
-        for dst in range(_POOL):
-            mixer[dst] = _mix(mixer[dst], _hashmix(entropy[:, src], next(consts), _MULT_A))
-    return np.stack(mixer, axis=1)
+        hashed = _hashmix(entropy[:, src : src + 1], const[at : at + _POOL], factor[at : at + _POOL])
+        mixer = _mix(mixer, hashed)
+        at += _POOL
+    return mixer
 
 
 def hash_words(entropy: np.ndarray, n_words: int) -> np.ndarray:
@@ -93,20 +107,33 @@ def hash_words(entropy: np.ndarray, n_words: int) -> np.ndarray:
     words: the one vectorised copy of numpy's seed hash (the batch engines' generators, the duplicate
     evaluation's deal and agent seeds)."""
     pools = _pools(np.asarray(entropy, dtype=np.uint32))
-    consts = _hash_consts(_INIT_B, _MULT_B, n_words)
-    return np.stack([_hashmix(pools[:, k % _POOL], c, _MULT_B) for k, c in enumerate(consts)], axis=1)
+    const, factor = _hash_consts(_INIT_B, _MULT_B, n_words)
+    return _hashmix(pools[:, np.arange(n_words) % _POOL], const, factor)
 
 
 def seed_states(seeds: Sequence[int]) -> np.ndarray:
     """``SeedSequence(s).generate_state(4, np.uint64)`` for every seed, as an (n, 4) uint64 array."""
-    entropies = [_entropy_words(int(s)) for s in seeds]
-    state = np.empty((len(seeds), 8), dtype=np.uint32)
-    by_length: dict[int, list[int]] = {}
-    for i, words in enumerate(entropies):
-        by_length.setdefault(len(words), []).append(i)
-    for length, idx in by_length.items():
-        group = np.array([entropies[i] for i in idx], dtype=np.uint32).reshape(-1, length)
-        state[idx] = hash_words(group, 8)
+    ints = [int(s) for s in seeds]
+    try:  # seeds below 2**64 (all the engines draw): their one or two words as arrays, no loop
+        arr = np.array(ints, dtype=np.uint64).reshape(-1)
+    except OverflowError:  # a negative seed (named by _entropy_words) or a longer one
+        arr = None
+    state = np.empty((len(ints), 8), dtype=np.uint32)
+    if arr is not None:
+        low = (arr & np.uint64(_MASK)).astype(np.uint32)
+        high = (arr >> np.uint64(32)).astype(np.uint32)
+        two = high != 0
+        for idx, words in ((~two, low[:, None]), (two, np.stack([low, high], axis=1))):
+            if idx.any():
+                state[idx] = hash_words(words[idx], 8)
+    else:
+        entropies = [_entropy_words(s) for s in ints]
+        by_length: dict[int, list[int]] = {}
+        for i, words in enumerate(entropies):
+            by_length.setdefault(len(words), []).append(i)
+        for length, idx in by_length.items():
+            group = np.array([entropies[i] for i in idx], dtype=np.uint32).reshape(-1, length)
+            state[idx] = hash_words(group, 8)
     return state.astype("<u4").view("<u8").astype(np.uint64)  # as generate_state: little-endian pairs
 
 

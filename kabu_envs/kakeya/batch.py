@@ -65,6 +65,12 @@ _SUIT = np.arange(NUM_CARDS) // NUM_RANKS
 # stones table with the impossible cells as 0 (never read)
 _STONES = np.array([[v or 0 for v in row] for row in STONES_TABLE], dtype=np.int64)
 _TRUMP_KEY = 100  # as tricks.trick_winner: any trump outranks the led suit
+# [phase] -> the mask bits of the actions legal in it besides cards: every TRUMP(suit), both LEAD choices
+_PHASE_BITS = np.zeros(len(Phase), dtype=_U64)
+_PHASE_BITS[TRUMP] = sum(1 << (TRUMP_BASE + s) for s in range(NUM_SUITS))
+_PHASE_BITS[LEAD] = (1 << LEAD_SELF) | (1 << LEAD_PARTNER)
+if NUM_ACTIONS > 64:
+    raise ValueError("the mask is unpacked from one 64-bit word per game")
 
 
 def vectorised(cfg: Config) -> bool:
@@ -603,11 +609,13 @@ class KakeyaBatch(BatchEnv):
             follow &= ~rbit
         legal = np.where(follow != 0, follow | rbit, hand)
         legal *= is_play
+        # the trump and lead actions as bits 52.. of the same word: one unpack and one copy for the mask
+        extra = _PHASE_BITS[phase]
+        if not all_live:
+            extra *= live
+        legal |= extra
         bits = np.unpackbits(legal.view(np.uint8).reshape(B, 8), axis=1, bitorder="little")
-        mask[:, :NUM_CARDS] = bits[:, :NUM_CARDS].view(bool)
-        is_trump = phase == TRUMP if all_live else live & (phase == TRUMP)
-        mask[:, TRUMP_BASE : TRUMP_BASE + NUM_SUITS] = is_trump[:, None]
-        mask[:, LEAD_SELF] = mask[:, LEAD_PARTNER] = phase == LEAD if all_live else live & (phase == LEAD)
+        mask[:] = bits[:, :NUM_ACTIONS].view(bool)
         # --- observation ---
         # gathers go through np.take into contiguous scratch (mode="clip" skips the bounds buffer: the
         # indices are in range by construction), then one copy into the observation's columns

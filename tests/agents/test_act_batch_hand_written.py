@@ -131,6 +131,30 @@ def test_oicho_act_batch_equals_act(agent_cls, options):
     assert {Phase.BET, Phase.DECIDE, Phase.DEALER_DRAW} <= set(phases.tolist())
 
 
+@pytest.mark.parametrize("agent_cls", [OichoScriptedAgent, OichoExpertAgent])
+def test_oicho_decode_reads_any_observation_as_act_does(agent_cls):
+    """``_decode`` reads card values by one matrix product when the card blocks are exact one-hots (as
+    the env's always are), else by the argmax ``act`` uses: both routes give ``act``'s values, and
+    malformed blocks (two 1s, a 0.7, a NaN) take the argmax route (so the scripted ``act_batch`` still
+    equals its ``act`` there; the expert's ``act`` rejects such hands)."""
+    agent = agent_cls(seed=0)
+    obs, masks = collect(oicho_kabu_v1.env(), lambda i: agent_cls(seed=i), 600, seed=5)
+    start = agent.sl["spread_cards"].start
+    for bad in (None, 1.0, 0.7, np.nan):
+        odd = obs.copy()
+        if bad is not None:
+            odd[::3, start + 2] = bad  # (a second 1, a fraction or NaN beside the first card's value)
+            odd[1::3, start + 13] = bad
+        assert (agent._onehot_values(odd) is None) == (bad is not None)
+        d = agent._decode(odd)
+        for piece, got in (("spread_cards", d.values), ("dealer_cards", d.dealer_values)):
+            for i in range(0, len(odd), 7):
+                blocks = odd[i, agent.sl[piece]].reshape(-1, 10)
+                assert got[i].reshape(-1).tolist() == [agent._value(b) for b in blocks]
+        if agent_cls is OichoScriptedAgent:
+            assert_batch_equals_scalar(lambda i: agent_cls(seed=i), odd, masks)
+
+
 @pytest.mark.parametrize(
     "options",
     [{"num_players": 2}, {"num_players": 2, "deck": "hanafuda", "local_yaku": ("sanpachi_hikari",)}],

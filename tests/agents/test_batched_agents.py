@@ -125,3 +125,23 @@ def test_act_batch_refuses_what_it_cannot_do():
         agent.act_batch(obs, masks, rngs=_generators(0, 3))
     with pytest.raises(ValueError, match="one per row"):
         RandomAgent(seed=0).act_batch(None, masks, rngs=_generators(0, 5))
+
+
+def test_sequential_sum_adds_in_order_as_a_python_loop():
+    """``sequential_sum`` (with a mask, or ``None``: every term) is a Python loop's float sum, term by
+    term in order, bit for bit (``np.sum``'s pairwise order can differ in the last bit)."""
+    from kabu_envs.agents.batching import sequential_sum
+
+    rng = np.random.default_rng(4)
+    terms = (rng.random((200, 7)) * 10.0 ** rng.integers(-8, 8, (200, 7))).astype(np.float32)
+    include = rng.random((200, 7)) < 0.6
+    for inc in (include, None):
+        got = sequential_sum(terms, inc)
+        for i in range(len(terms)):
+            acc = np.float32(0.0)
+            for k in range(terms.shape[1]):
+                if inc is None or inc[i, k]:
+                    acc = np.float32(acc + terms[i, k])
+            assert got[i] == acc and got.dtype == np.float32
+    ints = rng.integers(-5, 5, (3, 4, 5))
+    np.testing.assert_array_equal(sequential_sum(ints, None, axis=1), ints.sum(axis=1).astype(np.float64))
