@@ -122,6 +122,24 @@ def collect_parallel(
     return concat(parts)
 
 
+def save_demonstrations(data: Demonstrations, path: Path) -> None:
+    """The labelled decisions as plain arrays (``np.load`` with ``allow_pickle=False`` reads them back):
+    the expensive part of a run, kept so that a new fit needs no new labels."""
+    np.savez_compressed(
+        path,
+        obs=data.obs,
+        masks=data.masks,
+        actions=data.actions,
+        returns=data.returns,
+        episodes=data.episodes,
+    )
+
+
+def load_demonstrations(path: Path) -> Demonstrations:
+    with np.load(path, allow_pickle=False) as z:
+        return Demonstrations(z["obs"], z["masks"], z["actions"], z["returns"], int(z["episodes"]))
+
+
 def concat(parts: list[Demonstrations]) -> Demonstrations:
     return Demonstrations(
         np.concatenate([p.obs for p in parts]),
@@ -172,6 +190,7 @@ def run(
         )
         learner_dir = str(work / "dagger" / f"iter_{k}")
         save(model, Path(learner_dir))
+        save_demonstrations(new, Path(learner_dir) / "decisions.npz")
         row = {
             "iteration": k,
             "beta": beta,

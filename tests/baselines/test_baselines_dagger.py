@@ -97,8 +97,15 @@ def test_train_runs_the_iterations_and_records_them(tmp_path):
     assert [r["aggregate"] for r in rows] == list(np.cumsum([r["decisions"] for r in rows]))
     assert rows[0]["decisions"] >= 120 and all(r["decisions"] >= 80 for r in rows[1:])
     assert record["bc"]["decisions"] == rows[-1]["aggregate"]
+    kept = []
     for k in range(3):
-        assert (tmp_path / "run" / "work" / "dagger" / f"iter_{k}" / "policy.json").is_file()
+        folder = tmp_path / "run" / "work" / "dagger" / f"iter_{k}"
+        assert (folder / "policy.json").is_file()
+        kept.append(dagger.load_demonstrations(folder / "decisions.npz"))
+        assert len(kept[-1]) == rows[k]["decisions"] and kept[-1].episodes == rows[k]["episodes"]
+        assert (
+            kept[-1].masks.dtype == bool and kept[-1].masks[np.arange(len(kept[-1])), kept[-1].actions].all()
+        )
     saved = json.loads((tmp_path / "run" / "model" / "run.json").read_text())
     assert saved["bc"]["dagger"] == rows and saved["config"]["dagger"]["iterations"] == 2
 
