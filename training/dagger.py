@@ -161,7 +161,8 @@ def run(
     """Behaviour cloning then ``dagger.iterations`` DAgger iterations on ``model.policy``.
 
     ``save(model, folder)`` writes a policy file: each iteration's policy goes to
-    ``work/dagger/iter_<k>/`` (the next iteration's learner). Returns the run.json record: per iteration
+    ``work/dagger/iter_<k>/`` (the next iteration's learner) with that round's labelled decisions
+    (``decisions.npz``). Returns the run.json record: per iteration
     the decisions collected, the learner's agreement with the teacher on its OWN new states before the
     fit (the DAgger progress measure) and the fit statistics.
     """
