@@ -67,6 +67,15 @@ def test_the_writer_appends_and_skips_measured_points(tmp_path):
     w.add(10, 1.5, [{"opponent": "x", "deals": 2, "mean": 0.7, "lo": 0.2, "hi": 1.2}])
     assert w.done_at() == {0, 10}
     assert read_curve(tmp_path / "curve.csv")["x"]["mean"] == [0.5, 0.7]
+    assert w.wall_offset() == 1.5  # where a resumed run's clock goes on from
+
+
+def test_a_resumed_segment_that_restarted_its_clock_is_read_as_running_on(tmp_path):
+    w = CurveWriter(tmp_path / "curve.csv")
+    row = {"opponent": "x", "deals": 2, "mean": 0.0, "lo": -1.0, "hi": 1.0}
+    for samples, wall in [(0, 0.0), (10, 4.0), (20, 8.0), (30, 3.0), (40, 6.0), (50, 2.0)]:
+        w.add(samples, wall, [row])  # two resumptions, each restarting at 0 (older files)
+    assert read_curve(tmp_path / "curve.csv")["x"]["wall_seconds"] == [0.0, 4.0, 8.0, 11.0, 14.0, 16.0]
 
 
 def test_rolling_mean_and_band():
@@ -123,3 +132,17 @@ def test_curves_compare_runs_against_a_reference(tmp_path, capsys):
         curves.load([a], "scripted")
     with pytest.raises(ValueError, match="no curve.csv"):
         curves.load([tmp_path], "expert")
+
+
+def test_a_resumed_run_writes_its_clock_on_from_the_first_segment(tmp_path):
+    from kabu_envs.training.curve import read_rows
+
+    curve = {"every": 256, "deals": 10, "opponents": ["random"]}
+    cfg = load_config("ppo_toy_card", timesteps=512, eval_deals=0, checkpoint_every=256, curve=curve)
+    train(cfg, out=tmp_path / "run", progress_bar=False)
+    first = read_rows(tmp_path / "run" / "work" / "curve.csv")
+    end_of_first = max(float(r["wall_seconds"]) for r in first)
+    train({**cfg, "timesteps": 1024}, out=tmp_path / "run", progress_bar=False, resume=True)
+    rows = read_rows(tmp_path / "run" / "work" / "curve.csv")
+    later = [float(r["wall_seconds"]) for r in rows[len(first) :]]
+    assert later and min(later) >= end_of_first  # the raw file itself runs on, no restart at 0

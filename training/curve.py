@@ -45,6 +45,11 @@ class CurveWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
 
+    def wall_offset(self) -> float:
+        """The training's wall time already recorded (a resumed run's clock goes on from it)."""
+        rows = read_rows(self.path) if self.path.is_file() else []
+        return max((float(r["wall_seconds"]) for r in rows), default=0.0)
+
     def done_at(self) -> set[int]:
         """The sample counts already measured (so that a resumed run does not measure them twice)."""
         return {int(r["samples"]) for r in read_rows(self.path)} if self.path.is_file() else set()
@@ -71,6 +76,12 @@ def read_curve(path: str | Path) -> dict[str, dict[str, list[float]]]:
         d = out.setdefault(r["opponent"], {k: [] for k in ("samples", "wall_seconds", "mean", "lo", "hi")})
         for k in d:
             d[k].append(float(r[k]))
+    for d in out.values():  # a resumed run's segments once restarted the clock at 0: make it run on
+        raw, offset = list(d["wall_seconds"]), 0.0
+        for i in range(1, len(raw)):
+            if raw[i] < raw[i - 1]:
+                offset = d["wall_seconds"][i - 1]
+            d["wall_seconds"][i] = raw[i] + offset
     return out
 
 
@@ -100,10 +111,11 @@ def make_callback(model: Any, cfg: dict[str, Any], path: Path, seed: int) -> Any
             self.next_at = (model.num_timesteps // every + 1) * every
             self.spent = 0.0  # seconds spent measuring, taken out of the wall time
             self.t0 = time.time()
+            self.offset = writer.wall_offset()  # a resumed run: the earlier segments' training time
 
         def _measure(self) -> None:
             t = time.time()
-            measure(int(self.model.num_timesteps), t - self.t0 - self.spent)
+            measure(int(self.model.num_timesteps), self.offset + t - self.t0 - self.spent)
             self.spent += time.time() - t
 
         def _on_training_start(self) -> None:
