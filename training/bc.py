@@ -141,6 +141,20 @@ def fit(
     return {"cross_entropy": ce, "value_mse": vl, "accuracy": agreement(policy, data)}
 
 
+def fit_configured(policy: Any, data: Demonstrations, bc: dict[str, Any], seed: int) -> dict[str, float]:
+    """``fit`` with the settings of a config's ``bc`` block."""
+    return fit(
+        policy,
+        data,
+        int(bc["epochs"]),
+        float(bc["lr"]),
+        int(bc["batch_size"]),
+        float(bc["vf_coef"]),
+        seed,
+        float(bc["smoothing"]),
+    )
+
+
 def agreement(policy: Any, data: Demonstrations) -> float:
     """Share of the demonstrations on which the policy's masked arg-max is the teacher's action."""
     import torch
@@ -161,16 +175,7 @@ def warm_start(
     t0 = time.time()
     data = collect(view, teacher, int(bc["steps"]), seed, float(cfg["reward_scale"]), progress)
     t1 = time.time()
-    stats = fit(
-        model.policy,
-        data,
-        int(bc["epochs"]),
-        float(bc["lr"]),
-        int(bc["batch_size"]),
-        float(bc["vf_coef"]),
-        seed,
-        float(bc["smoothing"]),
-    )
+    stats = fit_configured(model.policy, data, bc, seed)
     return {
         "teacher": bc["teacher"],
         "smoothing": bc["smoothing"],

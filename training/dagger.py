@@ -166,7 +166,7 @@ def run(
     the decisions collected, the learner's agreement with the teacher on its OWN new states before the
     fit (the DAgger progress measure) and the fit statistics.
     """
-    from kabu_envs.training.bc import agreement, fit
+    from kabu_envs.training.bc import agreement, fit_configured
 
     bc, d = cfg["bc"], cfg["dagger"]
     data: Demonstrations | None = None
@@ -179,16 +179,7 @@ def run(
         t1 = time.time()
         before = agreement(model.policy, new) if k > 0 else None
         data = new if data is None else concat([data, new])
-        stats = fit(
-            model.policy,
-            data,
-            int(bc["epochs"]),
-            float(bc["lr"]),
-            int(bc["batch_size"]),
-            float(bc["vf_coef"]),
-            seed + k,
-            float(bc["smoothing"]),
-        )
+        stats = fit_configured(model.policy, data, bc, seed + k)
         learner_dir = str(work / "dagger" / f"iter_{k}")
         save(model, Path(learner_dir))
         save_demonstrations(new, Path(learner_dir) / "decisions.npz")
