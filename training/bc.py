@@ -37,6 +37,24 @@ class Demonstrations:
     def __len__(self) -> int:
         return int(self.actions.size)
 
+    @classmethod
+    def from_lists(
+        cls,
+        obs: list[np.ndarray],
+        masks: list[np.ndarray],
+        actions: list[int],
+        returns: list[float],
+        episodes: int,
+    ) -> Demonstrations:
+        """The arrays of decisions recorded one by one (the dtypes every fit expects)."""
+        return cls(
+            np.asarray(obs, dtype=np.float32),
+            np.asarray(masks, dtype=bool),
+            np.asarray(actions, dtype=np.int64),
+            np.asarray(returns, dtype=np.float32),
+            episodes,
+        )
+
 
 def collect(
     view: Any,
@@ -80,13 +98,7 @@ def collect(
         episodes += 1
         bar.update(min(len(rewards), steps - bar.n))
     bar.close()
-    return Demonstrations(
-        np.asarray(obs_l, dtype=np.float32),
-        np.asarray(mask_l, dtype=bool),
-        np.asarray(act_l, dtype=np.int64),
-        np.asarray(ret_l, dtype=np.float32),
-        episodes,
-    )
+    return Demonstrations.from_lists(obs_l, mask_l, act_l, ret_l, episodes)
 
 
 def fit(

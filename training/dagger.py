@@ -78,10 +78,10 @@ def collect_mixture(
         while not done:
             mask = view.action_masks()
             if int(mask.sum()) > 1:
-                label = int(teacher.act(obs, mask.astype(np.int8)))
-                action = label
+                mask8 = mask.astype(np.int8)
+                label = action = int(teacher.act(obs, mask8))
                 if learner is not None and rng.random() >= beta:
-                    action = int(learner.act(obs, mask.astype(np.int8)))
+                    action = int(learner.act(obs, mask8))
                 obs_l.append(obs)
                 mask_l.append(mask)
                 act_l.append(label)
@@ -94,13 +94,7 @@ def collect_mixture(
         to_go = np.cumsum(rewards[::-1])[::-1] * scale  # return-to-go of each step (gamma = 1)
         ret_l.extend(to_go[recorded].tolist())
         episodes += 1
-    return Demonstrations(
-        np.asarray(obs_l, dtype=np.float32),
-        np.asarray(mask_l, dtype=bool),
-        np.asarray(act_l, dtype=np.int64),
-        np.asarray(ret_l, dtype=np.float32),
-        episodes,
-    )
+    return Demonstrations.from_lists(obs_l, mask_l, act_l, ret_l, episodes)
 
 
 def _collect_job(args: tuple[dict[str, Any], str | None, float, int, int]) -> Demonstrations:
