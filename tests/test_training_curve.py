@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from kabu_envs.eval.plots import learning_curves, rolling
 from kabu_envs.training.config import load_config
@@ -146,3 +147,26 @@ def test_a_resumed_run_writes_its_clock_on_from_the_first_segment(tmp_path):
     rows = read_rows(tmp_path / "run" / "work" / "curve.csv")
     later = [float(r["wall_seconds"]) for r in rows[len(first) :]]
     assert later and min(later) >= end_of_first  # the raw file itself runs on, no restart at 0
+
+
+def test_resume_may_change_how_often_the_curve_is_measured_but_not_how_to_train(tmp_path):
+    from kabu_envs.training.__main__ import main
+    from kabu_envs.training.curve import read_rows
+
+    curve = {"every": 256, "deals": 10, "opponents": ["random"]}
+    cfg = load_config("ppo_toy_card", timesteps=512, eval_deals=0, checkpoint_every=256, curve=curve)
+    out = tmp_path / "run"
+    train(cfg, out=out, progress_bar=False)
+    first = len(read_rows(out / "work" / "curve.csv"))
+    config_file = tmp_path / "c.yaml"
+    config_file.write_text(yaml.safe_dump(cfg))
+    args = [str(config_file), "--out", str(out), "--resume", "--no-progress"]
+    assert main([*args, "--timesteps", "1536", "--curve-every", "512"]) == 0
+    rows = read_rows(out / "work" / "curve.csv")
+    later = sorted({int(float(r["samples"])) for r in rows[first:]})
+    assert later and all(s % 512 == 0 or s == later[-1] for s in later)  # every 512 now, not every 256
+    assert json.loads((out / "work" / "config.json").read_text())["curve"]["every"] == 512
+    with pytest.raises(ValueError, match="learning_rate|ppo"):  # the training itself may not change
+        bad = {**cfg, "ppo": {**cfg["ppo"], "learning_rate": 0.5}}
+        config_file.write_text(yaml.safe_dump(bad))
+        main([*args, "--timesteps", "2048"])

@@ -59,6 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         help="step N games in one batch engine (training/batch_vec_env.py) instead of n_envs view copies",
     )
     ap.add_argument("--eval-deals", type=int)
+    ap.add_argument(
+        "--curve-every",
+        type=int,
+        metavar="N",
+        help="evaluate the learning curve every N samples (0: off); may change on --resume",
+    )
     ap.add_argument("--out", help="the run folder (default runs/<name>/; the result is in its model/)")
     ap.add_argument(
         "--publish",
@@ -83,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             batch_envs=args.batch_envs,
             eval_deals=args.eval_deals,
             bc=None if args.bc_steps is None else {"steps": args.bc_steps},
+            curve=None if args.curve_every is None else {"every": args.curve_every},
         )
     except ValueError as exc:
         ap.error(str(exc))

@@ -46,7 +46,7 @@ from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
 
 PACKAGES = ("kabu-envs", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy")
 # config keys that may differ between a run and its resumption (the budget and the evaluation)
-RESUMABLE_CHANGES = ("timesteps", "eval_deals")
+RESUMABLE_CHANGES = ("timesteps", "eval_deals", "curve")  # what to measure, not how to train
 
 
 class TrainingInterrupted(KeyboardInterrupt):
