@@ -137,9 +137,12 @@ class BatchEnv:
                 f"step(actions): expected {self.batch_size} integer action ids (shape ({self.batch_size},)), "
                 f"got a {a.dtype} array of shape {a.shape}"
             )
-        inside = (a >= 0) & (a < self.num_actions)
-        flat = self._action_base() + np.where(inside, a, 0).astype(np.int64, copy=False)
-        ok = self.legal_action_mask.reshape(-1)[flat]
+        given = a
+        a = a.astype(np.int64, copy=False)
+        # in range: 0 <= a < num_actions as one unsigned compare (a negative id wraps to a huge one)
+        inside = a.view(np.uint64) < self.num_actions
+        # mode="clip": an out-of-range id reads some entry, which ``inside`` then overrules
+        ok = np.take(self.legal_action_mask.reshape(-1), self._action_base() + a, mode="clip")
         ok &= inside
         ok |= self.current_player < 0  # (with autoreset a just-ended game is already live again)
         if active is not None:
@@ -147,12 +150,12 @@ class BatchEnv:
         if not ok.all():
             b = int(np.flatnonzero(~ok)[0])
             raise IllegalActionError(
-                int(a[b]),
+                int(given[b]),
                 np.flatnonzero(self.legal_action_mask[b]).tolist(),
                 seat=int(self.current_player[b]),
                 reason=f"game {b} of the batch",
             )
-        return a.astype(np.int64, copy=False)
+        return a
 
     def _action_base(self) -> np.ndarray:
         """Index of each game's first mask entry in the flattened ``(B, A)`` mask (made once)."""

@@ -118,6 +118,7 @@ class OichoKabuBatch(BatchEnv):
         self._inv_rounds = 1.0 / cfg.max_rounds
         self._inv_deals = 1.0 / cfg.dealer_max_deals
         self._rot = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # [seat, j] = seat + j
+        self._after = self._rot[:, 1:].copy()  # [dealer]: the seats after the dealer, in order
         self._sl = spec.slices
         self._build_number_tables()
         self._build_position_tables()
@@ -207,6 +208,13 @@ class OichoKabuBatch(BatchEnv):
                 self._num_clips.append((row, row + width, clip == "[0, 1]"))
         self._num_at = slice(start, at)
         self._num_inv = np.array(inv)[:, None]
+        # the clips as two whole-block calls: min(x, inf) and max(x, -inf) leave the other rows as they are
+        self._num_hi = np.full_like(self._num_inv, np.inf)
+        self._num_lo = np.full_like(self._num_inv, -np.inf)
+        for row, end, lower in self._num_clips:
+            self._num_hi[row:end] = 1.0
+            if lower:
+                self._num_lo[row:end] = 0.0
 
     def _build_position_tables(self) -> None:
         """Where each one-hot of the observation goes: ``observation.Encoder``'s rules as one flat table
@@ -325,7 +333,8 @@ class OichoKabuBatch(BatchEnv):
     def _draw(self, rows: np.ndarray) -> np.ndarray:
         top = self.top[rows]
         self.top[rows] = top + 1
-        return self.deck[rows, top]
+        top += rows * DECK_SIZE  # (flat (game, position) indices: cheaper than a 2-d fancy index)
+        return self.deck.reshape(-1)[top]
 
     def _take(self, rows: np.ndarray, where: np.ndarray) -> np.ndarray:
         """``Deck.take``: the top, the bottom or the 4th card (popped, the stacked prefix kept track of)."""
@@ -434,11 +443,15 @@ class OichoKabuBatch(BatchEnv):
                 self.order[b, : len(order)] = order
                 self.nb[b] = len(order)
         else:
-            cand = (self.dealer[rows, None] + np.arange(1, n)) % n  # seats after the dealer
-            ok = self.chips[rows[:, None], cand] > 0
-            pick = np.argsort(~ok, axis=1, kind="stable")
-            self.order[rows, : n - 1] = np.take_along_axis(cand, pick, axis=1)
-            self.nb[rows] = ok.sum(axis=1)
+            cand = np.take(self._after, self.dealer[rows], axis=0)  # (k, n - 1): the seats after the dealer
+            ok = self.chips.reshape(-1)[rows[:, None] * n + cand] > 0
+            if ok.all():  # (every seat has chips: the common case, no sort)
+                self.order[rows, : n - 1] = cand
+                self.nb[rows] = n - 1
+            else:
+                pick = np.argsort(~ok, axis=1, kind="stable")
+                self.order[rows, : n - 1] = np.take_along_axis(cand, pick, axis=1)
+                self.nb[rows] = ok.sum(axis=1)
         self.info[rows] = -1
         self.spreads[rows] = -1
         self.stakes[rows] = 0
@@ -485,8 +498,8 @@ class OichoKabuBatch(BatchEnv):
     def _deal_table(self, rows: np.ndarray) -> None:
         """Four table cards; with ``redeal_on_triple_table`` again after a reshuffle while 3 share a value."""
         while len(rows):
-            at = self.top[rows, None] + np.arange(NUM_SPREADS)
-            table = self.deck[rows[:, None], at]
+            at = (self.top[rows] + rows * DECK_SIZE)[:, None] + np.arange(NUM_SPREADS)
+            table = self.deck.reshape(-1)[at]
             self.top[rows] += NUM_SPREADS
             self.spreads[rows, :, 0] = table
             if not self.config.redeal_on_triple_table:
@@ -516,12 +529,14 @@ class OichoKabuBatch(BatchEnv):
             self._after_dealer_card(rows, slot)
 
     def _give_dealer(self, rows: np.ndarray, cards: np.ndarray) -> None:
-        self.dealer_cards[rows, self.nd[rows]] = cards
-        self.nd[rows] += 1
+        nd = self.nd[rows]
+        self.nd[rows] = nd + 1
+        nd += rows * MAX_CARDS
+        self.dealer_cards.reshape(-1)[nd] = cards
 
     def _after_dealer_card(self, rows: np.ndarray, slot: int) -> None:
         if slot == 1:
-            d = self.dealer_cards[rows]
+            d = np.take(self.dealer_cards, rows, axis=0)
             code = self._tab.draw_dealer[hand2(self._cls[d[:, 0]], self._cls[d[:, 1]], self._K)]
             self._wait(rows, DEALER_DRAW, self.dealer[rows], _M_DRAW + code)
         elif self.config.dealer_first_card == "before_bets":
@@ -562,22 +577,24 @@ class OichoKabuBatch(BatchEnv):
     def _second_cards(self, rows: np.ndarray) -> None:
         if not len(rows):
             return
-        at = self.top[rows, None] + np.arange(NUM_SPREADS)
-        self.spreads[rows, :, 1] = self.deck[rows[:, None], at]
+        at = (self.top[rows] + rows * DECK_SIZE)[:, None] + np.arange(NUM_SPREADS)
+        self.spreads[rows, :, 1] = self.deck.reshape(-1)[at]
         self.top[rows] += NUM_SPREADS
         self.active[rows] = -1
         self._next_decision(rows)
 
     def _next_decision(self, rows: np.ndarray) -> None:
-        cand = (np.arange(NUM_SPREADS) > self.active[rows, None]) & (self.spread_total[rows] > 0)
+        cand = np.take(self.spread_total, rows, axis=0) > 0
+        cand &= np.arange(NUM_SPREADS) > self.active[rows, None]
         has = cand.any(axis=1)
         if has.any():
             r = rows[has]
             s = cand[has].argmax(axis=1)
             self.active[r] = s
-            c = self._cls[self.spreads[r, s, :2]]
-            code = self._tab.draw_bettor[hand2(c[:, 0], c[:, 1], self._K)]
-            self._wait(r, DECIDE, self.decider[r, s], _M_DRAW + code)
+            at = r * NUM_SPREADS + s  # flat (game, spread)
+            first = self.spreads.reshape(-1, MAX_CARDS)[at]  # (k, 3): the spreads' cards
+            code = self._tab.draw_bettor[hand2(self._cls[first[:, 0]], self._cls[first[:, 1]], self._K)]
+            self._wait(r, DECIDE, self.decider.reshape(-1)[at], _M_DRAW + code)
         if not has.all():
             r = rows[~has]
             self.active[r] = -1
@@ -586,22 +603,22 @@ class OichoKabuBatch(BatchEnv):
 
     def _showdown(self, rows: np.ndarray) -> None:
         tab, K, cls = self._tab, self._K, self._cls
-        d = cls[np.maximum(self.dealer_cards[rows], 0)]
+        d = cls[np.maximum(np.take(self.dealer_cards, rows, axis=0), 0)]
         dh = np.where(self.nd[rows] == 3, hand3(d[:, 0], d[:, 1], d[:, 2], K), hand2(d[:, 0], d[:, 1], K))
-        sp = cls[np.maximum(self.spreads[rows], 0)]  # (k, 4, 3)
-        state = self.spread_state[rows]
+        sp = cls[np.maximum(np.take(self.spreads, rows, axis=0), 0)]  # (k, 4, 3)
+        state = np.take(self.spread_state, rows, axis=0)
         bh = np.where(
             state == DREW, hand3(sp[:, :, 0], sp[:, :, 1], sp[:, :, 2], K), hand2(sp[:, :, 0], sp[:, :, 1], K)
         )
-        backed = self.spread_total[rows] > 0
+        backed = np.take(self.spread_total, rows, axis=0) > 0
         m = tab.settle[tab.dealer_sig[dh][:, None], tab.bettor_sig[bh]]
         m = np.where(backed & (state != ESCAPED), m, 0)
-        won = (self.stakes[rows] * m[:, None, :]).sum(axis=2)  # (k, n): each seat's winnings
+        won = (np.take(self.stakes, rows, axis=0) * m[:, None, :]).sum(axis=2)  # (k, n): each seat's winnings
         dealer = self.dealer[rows]
         k = np.arange(len(rows))
         won[k, dealer] -= won.sum(axis=1)  # (the dealer stakes nothing itself)
-        self.chips[rows] += won
-        self.rewards[rows] += won
+        self.chips[rows] = np.take(self.chips, rows, axis=0) + won
+        self.rewards[rows] = np.take(self.rewards, rows, axis=0) + won
         n_backed = backed.sum(axis=1)
         lost_all = (n_backed > 0) & ((m > 0).sum(axis=1) == n_backed)
         self._end_round(rows, tab.hand_value[dh], lost_all)
@@ -612,7 +629,7 @@ class OichoKabuBatch(BatchEnv):
         cfg, n = self.config, self.num_players
         self.round_index[rows] += 1
         self.deals_by_dealer[rows] += 1
-        chips = self.chips[rows]
+        chips = np.take(self.chips, rows, axis=0)
         over = (self.round_index[rows] >= cfg.max_rounds) | ((chips > 0).sum(axis=1) < 2)
         go = ~over
         if go.any():
@@ -672,14 +689,20 @@ class OichoKabuBatch(BatchEnv):
         moved = np.flatnonzero(live)  # (the games whose state this step changes)
         # the moving games grouped by phase, in one sort (each group in game order)
         key = self.phase[moved]
-        by_phase = moved[np.argsort(key, kind="stable")]
-        ends = np.cumsum(np.bincount(key, minlength=OVER)).tolist()
-        start = 0
-        for p, end in enumerate(ends):
-            if end > start:
-                rows = by_phase[start:end]
-                self._APPLY[p](self, rows, acts[rows])
-            start = end
+        counts = np.bincount(key, minlength=OVER).tolist()
+        if not len(moved):
+            pass
+        elif len(moved) in counts:  # every moving game in one phase: no sort
+            p = counts.index(len(moved))
+            self._APPLY[p](self, moved, acts[moved])
+        else:
+            by_phase = moved[np.argsort(key, kind="stable")]
+            start = 0
+            for p, count in enumerate(counts):
+                if count:
+                    rows = by_phase[start : start + count]
+                    self._APPLY[p](self, rows, acts[rows])
+                start += count
         self._refresh(moved)
 
     def _apply_minso(self, rows: np.ndarray, acts: np.ndarray) -> None:
@@ -739,10 +762,11 @@ class OichoKabuBatch(BatchEnv):
     def _apply_decide(self, rows: np.ndarray, acts: np.ndarray) -> None:
         s = self.active[rows]
         drew = acts == DRAW
+        at = rows * NUM_SPREADS + s  # flat (game, spread)
         if drew.any():
             r = rows[drew]
-            self.spreads[r, s[drew], 2] = self._draw(r)
-        self.spread_state[rows, s] = np.where(drew, DREW, np.where(acts == ESCAPE, ESCAPED, STOOD))
+            self.spreads.reshape(-1)[at[drew] * MAX_CARDS + 2] = self._draw(r)
+        self.spread_state.reshape(-1)[at] = np.where(drew, DREW, np.where(acts == ESCAPE, ESCAPED, STOOD))
         self._next_decision(rows)
 
     def _apply_dealer_draw(self, rows: np.ndarray, acts: np.ndarray) -> None:
@@ -816,7 +840,7 @@ class OichoKabuBatch(BatchEnv):
         np.add(game_n, seat, out=at)
         k = self._num_col["own_stakes"]
         my_stake = nums[k : k + NUM_SPREADS]  # (4, B): the numbers' block holds it (exact in float64)
-        my_stake[:] = self.stakes.reshape(-1, NUM_SPREADS)[at].T
+        my_stake[:] = np.take(self.stakes.reshape(-1, NUM_SPREADS), at, axis=0).T
         seen2 = my_stake > 0
         # the codes as (column, game): every op runs along the batch (long inner loops)
         base = self._base
@@ -861,7 +885,7 @@ class OichoKabuBatch(BatchEnv):
             dl = _IS_LIGHT[np.maximum(dealer_cards, 0)] & (dealer_cards >= 0)
             dl[:, :2] &= see[:, None]
             extra.append(np.where(dl, o["dealer_lights"] + np.arange(MAX_CARDS), trash))
-        rot = self._rot[seat]  # (a copy)
+        rot = np.take(self._rot, seat, axis=0)  # (a copy)
         rot += game_n[:, None]  # (B, n): flat index of (game, relative seat j)
         if cfg.dealer_selection_each_deal:
             sel = self.selection.reshape(-1)[rot]
@@ -894,10 +918,8 @@ class OichoKabuBatch(BatchEnv):
         nums[c["dealer_deals"]] = pick(self.deals_by_dealer)
         nums[c["minso_left"]] = 0.0
         nums *= self._num_inv
-        for lo, hi, lower in self._num_clips:
-            np.minimum(nums[lo:hi], 1.0, out=nums[lo:hi])
-            if lower:
-                np.maximum(nums[lo:hi], 0.0, out=nums[lo:hi])
+        np.minimum(nums, self._num_hi, out=nums)
+        np.maximum(nums, self._num_lo, out=nums)
         obs[:, self._num_at] = nums.T
         limit = self._minso_limit
         if limit:
