@@ -184,6 +184,28 @@ def test_bad_batch_input_is_named():
         batch.make("chess", batch_size=2)
 
 
+@pytest.mark.parametrize("game", ["oicho_kabu", "kakeya", "toy_card"])
+def test_out_of_range_action_ids_are_refused_and_named_as_given(game):
+    """``step`` checks each id with one unsigned compare and a clipped gather: a negative id, one past
+    the last action and a uint64 id above 2**63 (negative as int64) are refused and named as given;
+    legal ids of any integer dtype step as int64 ones do."""
+    env = batch.make(game, batch_size=3)
+    twin = batch.make(game, batch_size=3)
+    env.reset(seed=2)
+    twin.reset(seed=2)
+    legal = np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask])
+    for bad, dtype in ((-1, np.int64), (env.num_actions, np.int64), (2**64 - 1, np.uint64)):
+        acts = legal.astype(dtype)
+        acts[1] = bad
+        with pytest.raises(IllegalActionError, match="game 1 of the batch") as err:
+            env.step(acts)
+        assert str(bad) in str(err.value)
+    env.step(legal.astype(np.uint8))
+    twin.step(legal)
+    assert np.array_equal(env.observation, twin.observation)
+    assert np.array_equal(env.legal_action_mask, twin.legal_action_mask)
+
+
 def test_kakeya_batch_refuses_illegal_actions_and_reports_state_bytes():
     env = batch.make("kakeya", batch_size=3)
     env.reset(seed=4)

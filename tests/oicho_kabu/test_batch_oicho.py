@@ -302,3 +302,50 @@ def test_every_option_set_is_vectorised_and_a_declined_one_falls_back(monkeypatc
     assert type(env).__name__ == "LoopBatchEnv"
     env.reset(seed=0)
     assert env.legal_action_mask.any(axis=1).all()
+
+
+def test_betting_order_with_and_without_a_broke_seat():
+    """``_start_round``'s betting order: the seats after the dealer that have chips, in seat order (the
+    engine skips the sort when every seat has chips and sorts when one is broke; both must agree)."""
+    env = batch.make("oicho_kabu", batch_size=4, max_rounds=3)
+    rows = np.arange(4)
+    for broke in (None, (2, 3)):  # (game, seat) without chips, or none
+        env.reset(seed=1)
+        env.chips[:] = 100
+        if broke is not None:
+            env.chips[broke] = 0
+        env.dealer[:] = [0, 1, 2, 3]
+        env._start_round(rows)
+        for b in range(4):
+            d = int(env.dealer[b])
+            want = [(d + i) % 4 for i in range(1, 4) if env.chips[b, (d + i) % 4] > 0]
+            assert env.nb[b] == len(want)
+            assert env.order[b, : len(want)].tolist() == want
+
+
+def test_steps_with_one_phase_and_with_several_phases_agree_with_aec_envs():
+    """A step whose moving games are all in one phase takes the engine's no-sort path; otherwise it groups
+    the games by phase. Both against the AEC envs, whole and partial steps (multi-round games drift apart
+    in phase; finished games sit out)."""
+    options = {"max_rounds": 4, "minso": True, "dealer_card_choice": True}
+    env = batch.make("oicho_kabu", batch_size=6, **options)
+    ref = batch.LoopBatchEnv("oicho_kabu", batch_size=6, **options)
+    env.reset(seeds=list(range(6)))
+    ref.reset(seeds=list(range(6)))
+    rng = np.random.default_rng(5)
+    one_phase = several = 0
+    while (env.current_player >= 0).any():
+        live = env.current_player >= 0
+        moving = rng.random(6) < 0.5 if rng.random() < 0.3 else np.ones(6, dtype=bool)
+        phases = set(env.phase[live & moving].tolist())
+        one_phase += len(phases) == 1
+        several += len(phases) > 1
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in env.legal_action_mask])
+        env.step(acts, active=moving)
+        ref.step(acts, active=moving)
+        assert np.array_equal(env.observation, ref.observation)
+        assert np.array_equal(env.legal_action_mask, ref.legal_action_mask)
+        assert np.array_equal(env.current_player, ref.current_player)
+        assert np.array_equal(env.rewards, ref.rewards)
+        assert np.array_equal(env.terminated, ref.terminated)
+    assert one_phase and several
