@@ -86,14 +86,24 @@ class OichoKabuBatch(BatchEnv):
         self._tab = tab = hand_tables(cfg)
         self._K = tab.num_classes
         self._cls = tab.card_class
+        # [40 * first card + second card] -> the mask row of a two-card draw decision (bettor, dealer)
+        pair = hand2(self._cls[:, None], self._cls[None, :], self._K).reshape(-1)
+        self._draw_mask_bettor = _M_DRAW + tab.draw_bettor[pair]
+        self._draw_mask_dealer = _M_DRAW + tab.draw_dealer[pair]
         self._sizes = np.array((0, *cfg.bet_sizes), dtype=np.int64)  # [k]: the stake of BET(k)
+        m = len(cfg.bet_sizes)
         self._size_list = np.array(cfg.bet_sizes, dtype=np.int64)
         # [1 + room] -> how many sizes fit (sizes <= room), for room -1 .. the largest size (clipped)
         self._max_size = int(max(cfg.bet_sizes))
         self._open_sizes = np.searchsorted(self._size_list, np.arange(-1, self._max_size + 1), side="right")
+        # [1 + room] -> the BET mask row, for room -1 .. domae (the room is never above domae left)
+        rooms = np.minimum(np.arange(-1, cfg.domae + 1), self._max_size)
+        self._bet_mask_id = _M_BET + self._open_sizes[rooms + 1]
+        self._size_of_act = np.zeros(A, dtype=np.int64)  # [action]: the stake of a BET action (else 0)
+        self._size_of_act[BET_BASE : BET_BASE + m + 1] = self._sizes
+        self._next_spread = (np.arange(NUM_SPREADS) + 1) % NUM_SPREADS  # [s]: the spread bet on after s
         self._minso_limit = cfg.minso_limit if cfg.minso else 0
         # --- mask table ---
-        m = len(cfg.bet_sizes)
         masks = np.zeros((_M_BET + m + 1, A), dtype=bool)
         for code in range(8):
             for bit, act in ((STAND_BIT, STAND), (DRAW_BIT, DRAW), (ESCAPE_BIT, ESCAPE)):
@@ -537,8 +547,9 @@ class OichoKabuBatch(BatchEnv):
     def _after_dealer_card(self, rows: np.ndarray, slot: int) -> None:
         if slot == 1:
             d = np.take(self.dealer_cards, rows, axis=0)
-            code = self._tab.draw_dealer[hand2(self._cls[d[:, 0]], self._cls[d[:, 1]], self._K)]
-            self._wait(rows, DEALER_DRAW, self.dealer[rows], _M_DRAW + code)
+            pair = d[:, 0] * DECK_SIZE
+            pair += d[:, 1]
+            self._wait(rows, DEALER_DRAW, self.dealer[rows], self._draw_mask_dealer[pair])
         elif self.config.dealer_first_card == "before_bets":
             self._start_bets(rows)
         else:
@@ -549,18 +560,23 @@ class OichoKabuBatch(BatchEnv):
         self.active[rows] = 0
         self._ask_bet(rows)
 
-    def _ask_bet(self, rows: np.ndarray) -> None:
+    def _ask_bet(self, rows: np.ndarray, in_bet: bool = False) -> None:
+        """The next bettor's turn: its seat and the BET mask row of its room (``in_bet``: the games are
+        in BET already, so the phase is left as it is)."""
         n = self.num_players
-        seat = self.order.reshape(-1)[rows * n + self.bet_i[rows]]
-        at = rows * n + seat  # flat (game, seat)
+        at = rows * n
+        seat = self.order.reshape(-1)[at + self.bet_i[rows]]
+        at += seat  # flat (game, seat)
         room = self.chips.reshape(-1)[at] - self.seat_total.reshape(-1)[at]
         np.minimum(room, self.config.domae - self.round_total[rows], out=room)
         np.maximum(room, -1, out=room)  # (np.clip's per-call overhead is most of this step's cost)
-        np.minimum(room, self._max_size, out=room)
         room += 1
-        open_sizes = self._open_sizes[room]  # how many sizes fit (sizes <= room, increasing)
-        open_sizes += _M_BET
-        self._wait(rows, BET, seat, open_sizes)
+        mask_id = self._bet_mask_id[room]  # (BET with the sizes that fit: sizes <= room, increasing)
+        if in_bet:
+            self.current_player[rows] = seat
+            self.mask_id[rows] = mask_id
+        else:
+            self._wait(rows, BET, seat, mask_id)
 
     def _end_bets(self, rows: np.ndarray) -> None:
         self.active[rows] = -1
@@ -592,9 +608,9 @@ class OichoKabuBatch(BatchEnv):
             s = cand[has].argmax(axis=1)
             self.active[r] = s
             at = r * NUM_SPREADS + s  # flat (game, spread)
-            first = self.spreads.reshape(-1, MAX_CARDS)[at]  # (k, 3): the spreads' cards
-            code = self._tab.draw_bettor[hand2(self._cls[first[:, 0]], self._cls[first[:, 1]], self._K)]
-            self._wait(r, DECIDE, self.decider.reshape(-1)[at], _M_DRAW + code)
+            pair = self.spreads.reshape(-1)[at * MAX_CARDS] * DECK_SIZE  # the spreads' first two cards
+            pair += self.spreads.reshape(-1)[at * MAX_CARDS + 1]
+            self._wait(r, DECIDE, self.decider.reshape(-1)[at], self._draw_mask_bettor[pair])
         if not has.all():
             r = rows[~has]
             self.active[r] = -1
@@ -723,34 +739,37 @@ class OichoKabuBatch(BatchEnv):
 
     def _apply_bet(self, rows: np.ndarray, acts: np.ndarray) -> None:
         n = self.num_players
-        size = self._sizes[acts - BET_BASE]
+        size = self._size_of_act[acts]
         s = self.active[rows]
         seat = self.current_player[rows]
         at = rows * n + seat  # flat (game, seat)
         at_s = rows * NUM_SPREADS + s  # flat (game, spread)
         at_st = at * NUM_SPREADS + s  # flat (game, seat, spread)
         stakes = self.stakes.reshape(-1)
-        new = (size > 0) & (stakes[at_st] == 0)  # a new backer of spread s
+        old = stakes[at_st]
+        new = (size > 0) & (old == 0)  # a new backer of spread s
         if new.any():
             fs = at_s[new]
             self.backers.reshape(-1)[fs] += 1
             decider = self.decider.reshape(-1)  # (views: the state arrays are contiguous)
             first = decider[fs] < 0
             decider[fs[first]] = seat[new][first]
-        stakes[at_st] += size
+        old += size
+        stakes[at_st] = old
         self.spread_total.reshape(-1)[at_s] += size
         self.seat_total.reshape(-1)[at] += size
         self.round_total[rows] += size
-        last = s + 1 == NUM_SPREADS
-        self.active[rows] = np.where(last, 0, s + 1)
+        last = s == NUM_SPREADS - 1
+        self.active[rows] = self._next_spread[s]
         if last.any():
             r = rows[last]
-            self.bet_i[r] += 1
-            done = self.bet_i[r] == self.nb[r]
+            bet_i = self.bet_i[r] + 1
+            self.bet_i[r] = bet_i
+            done = bet_i == self.nb[r]
             if done.any():
                 self._end_bets(r[done])
                 rows = np.concatenate([rows[~last], r[~done]])
-        self._ask_bet(rows)
+        self._ask_bet(rows, in_bet=True)
 
     def _apply_choice(self, rows: np.ndarray, acts: np.ndarray) -> None:
         # CHOICE_ACTIONS are in the order of the deck's TAKE_TOP, TAKE_BOTTOM, TAKE_FOURTH (0, 1, 2)
