@@ -845,7 +845,9 @@ class OichoKabuBatch(BatchEnv):
         cfg, n, o = self.config, self.num_players, self._o
 
         def pick(a: np.ndarray) -> np.ndarray:
-            return a if rows is None else a[rows]
+            if rows is None:
+                return a
+            return a[rows] if a.ndim == 1 else np.take(a, rows, axis=0)  # (take: rows several times faster)
 
         code, pos, dec_eq, at, row_base, nums = scratch
         B = len(obs)
