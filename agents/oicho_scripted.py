@@ -77,6 +77,7 @@ class OichoScriptedAgent(OichoAgentBase):
 
     name = "oicho_scripted"
     DEFAULTS: ClassVar[dict[str, Any]] = DEFAULT_PARAMS
+    ENGINE_DECISIONS: ClassVar[bool] = True  # (its batched decisions read only what ``act_engine`` builds)
 
     def __init__(self, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(seed, **kwargs)

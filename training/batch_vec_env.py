@@ -41,7 +41,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from kabu_envs import batch, registry
-from kabu_envs.agents.base import can_act_batched
+from kabu_envs.agents.base import can_act_batched, can_act_on_engine
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import PARTNER_MODES, resolve_opponents
 
@@ -106,7 +106,9 @@ class BatchVecEnv(VecEnv):
         self._pending = np.zeros(N, dtype=np.float64)
         self._actions: np.ndarray | None = None
         self._batched: dict[int, bool] = {}
+        self._on_engine: dict[int, bool] = {}  # slot -> acts from the engine's state (act_engine)
         self._groups_of = self._group_reader()
+        self._obs_shape = box.shape
         super().__init__(
             N, spaces.Box(box.low, box.high, box.shape, np.float32), spaces.Discrete(self.engine.num_actions)
         )
@@ -118,6 +120,7 @@ class BatchVecEnv(VecEnv):
             slot = self._slot_of[id(agent)] = len(self._slots)
             self._slots.append(agent)
             self._batched[slot] = can_act_batched(agent)
+            self._on_engine[slot] = can_act_on_engine(agent, self.engine)
         return slot
 
     def _member_rng(self, row: int, slot: int) -> np.random.Generator:
@@ -130,6 +133,10 @@ class BatchVecEnv(VecEnv):
 
     def _act(self, slot: int, rows: np.ndarray) -> np.ndarray:
         agent = self._slots[slot]
+        if self._on_engine[slot]:  # no observation read: the engine encodes none for this turn
+            return np.asarray(
+                agent.act_engine(self.engine, rows, rngs=_RowRngs(self, rows, slot)), dtype=np.int64
+            )
         if len(rows) == self.num_envs:  # every row: the engine's arrays as they are (read only)
             obs, masks = self.engine.observation, self.engine.legal_action_mask
         else:
@@ -188,8 +195,8 @@ class BatchVecEnv(VecEnv):
             if over.any():
                 rows = np.flatnonzero(over)
                 first = rows[~done[rows]]
-                if len(first):
-                    final.append((first, eng.observation[first]))
+                if len(first):  # a finished game's observation is zeros (the batch contract): not read
+                    final.append((first, np.zeros((len(first), *self._obs_shape), dtype=np.float32)))
                     done[first] = True
                 deals[rows] += 1
                 if int(deals[rows].max()) > self.max_redeals:
