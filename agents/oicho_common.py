@@ -38,7 +38,7 @@ TAKES = {"top": int(Action.TAKE_TOP), "bottom": int(Action.TAKE_BOTTOM), "fourth
 
 # card id -> the value the observation's one-hot shows (the encoder's block index id >> 2, plus one);
 # the last entry (read at a card slot's -1) -> 0, not dealt
-_SEEN_VALUE = np.append(np.arange(DECK_SIZE) // COPIES + 1, 0)
+SEEN_VALUE = np.append(np.arange(DECK_SIZE) // COPIES + 1, 0)
 _LIGHT = np.append(np.isin(np.arange(DECK_SIZE), sorted(LIGHT_CARDS)), False)  # same indexing
 # spread state -> its ``spread_status`` bits as the observation holds them (bit state - 1; none if UNDECIDED)
 _STATUS_BITS = np.eye(NUM_STATUS + 1, dtype=np.float32)[:, 1:]
@@ -374,15 +374,12 @@ class OichoAgentBase(BaseAgent):
             if choice.size and not self._dealer_sees(engine, rows[choice]).all():
                 return self.act_batch(engine.observation[rows], masks, rngs)
         actions = np.full(rows.size, TAKES[self.p["take"]], dtype=np.int64)
-        steps: tuple[tuple[int, Callable[[Decoded, np.ndarray], np.ndarray]], ...] = (
-            (Phase.BET, self._bet_batch),
-            (Phase.DECIDE, self._decide_batch),
-            (Phase.MINSO, self._minso_batch),
-        )
-        for p, decide in steps:
-            if present[p]:
-                at = np.flatnonzero(phase == p) if present[p] < rows.size else np.arange(rows.size)
-                actions[at] = decide(self._decode_engine(engine, rows[at], p), masks[at])
+        for p in (Phase.BET, Phase.DECIDE, Phase.MINSO):
+            if present[p] == rows.size:  # (one phase everywhere, the common case: no gathers)
+                actions = self._engine_decision(engine, rows, p, masks)
+            elif present[p]:
+                at = np.flatnonzero(phase == p)
+                actions[at] = self._engine_decision(engine, rows[at], p, masks[at])
         if present[Phase.DEALER_DRAW]:
             forced = np.flatnonzero(dealer & ~(masks[:, STAND] & masks[:, DRAW]))
             actions[forced] = np.where(masks[forced, STAND], STAND, DRAW)
@@ -391,6 +388,19 @@ class OichoAgentBase(BaseAgent):
                 actions[choice] = self._dealer_draw_batch(d, masks[choice])
         self.fallbacks += replace_illegal(actions, masks, rngs, self.rng)
         return actions
+
+    def _engine_decision(
+        self, engine: OichoKabuBatch, rows: np.ndarray, phase: int, masks: np.ndarray
+    ) -> np.ndarray:
+        """The batched decision of ``phase`` (BET, DECIDE or MINSO) in the games ``rows``, all in it.
+        A subclass may read fewer of the engine's arrays than the whole ``Decoded`` (the test holds it
+        to ``act_batch``)."""
+        decide: dict[int, Callable[[Decoded, np.ndarray], np.ndarray]] = {
+            Phase.BET: self._bet_batch,
+            Phase.DECIDE: self._decide_batch,
+            Phase.MINSO: self._minso_batch,
+        }
+        return decide[phase](self._decode_engine(engine, rows, phase), masks)
 
     @staticmethod
     def _sees_dealer(engine: OichoKabuBatch, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
@@ -413,11 +423,11 @@ class OichoAgentBase(BaseAgent):
         seat = engine.current_player[rows]
         spreads = engine.spreads[rows]  # (k, 4, 3) card ids, -1 none (the tables' last entry: 0 / False)
         seen2 = engine.stakes[rows, seat] > 0  # (k, 4): the seat backs the spread, sees its second card
-        values = _SEEN_VALUE[spreads]
+        values = SEEN_VALUE[spreads]
         values[:, :, 1] *= seen2
         dcards = engine.dealer_cards[rows]
         see = self._sees_dealer(engine, rows, seat)
-        dealer_values = _SEEN_VALUE[dcards]
+        dealer_values = SEEN_VALUE[dcards]
         dealer_values[:, :2] *= see[:, None]
         if "spread_lights" in self.sl:  # (a hanafuda deck)
             lights = _LIGHT[spreads]
