@@ -19,7 +19,11 @@ checks all this against a ``DummyVecEnv`` of views, step by step.
 Speed: between two learner decisions one loop plays every row's opponents and restarts finished games
 together, one engine call (and one ``act_batch`` call per pool member) per round of opponent turns
 over all the rows that wait for one; the per-row work left in Python is the view's own random draws
-at each deal (each row's generator, in the view's order), written to the seat tables at once.
+at each deal (each row's generator, in the view's order; the seed draws from one ``random_raw``
+call, ``_draw_seed``), written to the seat tables at once. A member that can act from the engine's
+state (``act_engine``, ``agents.base.can_act_on_engine``: the Oicho-Kabu scripted player, the random
+one) does so, and a lazy engine then encodes no observation for the opponents' turns: only the one
+the learner gets at the end of ``step_wait``.
 
 The one documented difference: ``terminal_observation`` is the batch engine's observation of a
 finished game (zeros), not the learner's last view of it; the games never truncate, so PPO never reads
