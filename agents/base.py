@@ -69,6 +69,22 @@ def can_act_batched(agent: Any) -> bool:
     return callable(getattr(agent, "act_batch", None)) and bool(getattr(agent, "batched", True))
 
 
+def can_act_on_engine(agent: Any, engine: Any) -> bool:
+    """True when ``agent.act_engine(engine, rows, rngs)`` may stand for ``act_batch`` on ``engine``.
+
+    The engine-acting protocol (optional, on top of the batched one): ``act_engine(engine, rows,
+    rngs=None) -> (len(rows),) int64`` is exactly ``act_batch(engine.observation[rows],
+    engine.legal_action_mask[rows], rngs)`` (the same actions, draws and ``fallbacks``) for the games
+    ``rows`` of a batch engine, each at its current player's decision, but read from the engine's state
+    arrays: no observation is encoded. ``acts_on_engine(engine)`` says which engines (a class, a rule
+    set) an agent reads; callers fall back to ``act_batch`` for the others.
+    """
+    if not can_act_batched(agent) or not callable(getattr(agent, "act_engine", None)):
+        return False
+    supports = getattr(agent, "acts_on_engine", None)
+    return callable(supports) and bool(supports(engine))
+
+
 @runtime_checkable
 class Agent(Protocol):
     name: str
@@ -153,3 +169,13 @@ class RandomAgent(BaseAgent):
         starts = np.cumsum(counts) - counts
         picks = [rng.integers(c) for rng, c in zip(rngs, counts.tolist(), strict=True)]
         return ids[starts + np.asarray(picks, dtype=np.int64)].astype(np.int64)
+
+    def acts_on_engine(self, engine: Any) -> bool:
+        """Any batch engine: a random move needs only the mask."""
+        return True
+
+    def act_engine(
+        self, engine: Any, rows: np.ndarray, rngs: Sequence[np.random.Generator] | None = None
+    ) -> np.ndarray:
+        """``act_batch`` on the masks of the games ``rows`` of a batch engine (the observation unread)."""
+        return self.act_batch(None, engine.legal_action_mask[rows], rngs)

@@ -21,6 +21,10 @@ The issue's description of the scripted baseline, as parameters (JSON-able, save
 per-value arrays, the dealer's draw from ``threshold_table`` (both thresholds), the stood/drew stakes
 summed in the observation's float type in spread order, as ``_dealer_draw`` sums them.
 
+``act_engine`` (``OichoAgentBase``) makes the same decisions from a batch engine's arrays (the training
+VecEnv's opponents: no observation is encoded for their turns); a bet reads only the active spread's
+first card there.
+
 ``OichoExpertAgent`` (``agents/oicho_expert.py``) solves the bets, the dealer's draw and minso by
 expected value instead; the gap between the two is reported by ``make demo``.
 """
@@ -36,15 +40,17 @@ from kabu_envs.agents.base import loadable
 from kabu_envs.agents.batching import sequential_sum
 from kabu_envs.agents.oicho_common import (
     COMMON_PARAMS,
+    SEEN_VALUE,
     Decoded,
     OichoAgentBase,
     dealer_threshold_decision,
     threshold_table,
 )
 from kabu_envs.oicho_kabu.actions import KEEP, REDEAL
+from kabu_envs.oicho_kabu.batch import OichoKabuBatch
 from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import NUM_VALUES, card_id
-from kabu_envs.oicho_kabu.game import NUM_SPREADS
+from kabu_envs.oicho_kabu.game import NUM_SPREADS, Phase
 from kabu_envs.oicho_kabu.observation import DREW_BIT, STOOD_BIT
 from kabu_envs.oicho_kabu.rules import best_yaku
 
@@ -77,6 +83,7 @@ class OichoScriptedAgent(OichoAgentBase):
 
     name = "oicho_scripted"
     DEFAULTS: ClassVar[dict[str, Any]] = DEFAULT_PARAMS
+    ENGINE_DECISIONS: ClassVar[bool] = True  # (its batched decisions read only what ``act_engine`` builds)
 
     def __init__(self, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(seed, **kwargs)
@@ -115,6 +122,16 @@ class OichoScriptedAgent(OichoAgentBase):
         firsts = [self._spread(obs, s)[0] for s in range(NUM_SPREADS)]
         hits = sum(1 for v in firsts if v in self.starters)
         return REDEAL if hits >= self.p["minso_starters"] else KEEP
+
+    def _engine_decision(
+        self, engine: OichoKabuBatch, rows: np.ndarray, phase: int, masks: np.ndarray
+    ) -> np.ndarray:
+        """A bet reads only the active spread's first card (face up to every seat): ``_bet_batch`` on
+        it, without decoding the rest of the table (most opponent turns in training are bets)."""
+        if phase != Phase.BET:
+            return super()._engine_decision(engine, rows, phase, masks)
+        first = SEEN_VALUE[engine.spreads[rows, np.maximum(engine.active[rows], 0), 0]]
+        return self._stake_to_batch(masks, self._bet_targets[first])
 
     # --- batched (``act_batch``) ------------------------------------------------------------------
     def _bet_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:

@@ -12,15 +12,19 @@ The env side (the VecEnv's reset/step with the opponents inside, VecMonitor, and
 reads) is timed around those calls by a wrapper, with two clocks: wall (``perf_counter``) and this
 process's CPU time (``process_time``; cProfile's per-call cost would inflate the Python-heavy side).
 On a loaded machine the CPU-time columns are the steadier ones: they do not count the time the
-process waits for a core. ``PPO side`` is the learner steps per second of the time outside the env
-side (the ceiling of any VecEnv at these PPO settings). ``--repeats`` alternates the baseline and the
-batch runs and keeps each one's best, so that a load change hits both. Slow (minutes); not run by
-CI. ``torch.set_num_threads(1)``.
+process waits for a core. ``env GC`` is the part of the env side's CPU time spent in Python's cyclic
+garbage collector: a full collection of a training process (~0.15 s: torch's import heap) runs in
+whichever call allocates past the threshold, so a few of them landing in the env side or not move
+the env share of a short run by several points. ``PPO side`` is the learner steps per second of the
+time outside the env side (the ceiling of any VecEnv at these PPO settings). ``--repeats`` alternates
+the baseline and the batch runs and keeps each one's best, so that a load change hits both. Slow
+(minutes); not run by CI. ``torch.set_num_threads(1)``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -40,7 +44,8 @@ ROLLOUT = 2048  # n_envs * n_steps of both sides
 
 
 def _timed(vec: Any) -> Any:
-    """``vec`` with its env-side calls timed: ``env_wall`` and ``env_cpu`` seconds."""
+    """``vec`` with its env-side calls timed: ``env_wall`` and ``env_cpu`` seconds, and ``env_gc``: the
+    CPU seconds of garbage collections run inside them (``gc.callbacks``)."""
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
     clock = time.perf_counter
@@ -49,13 +54,29 @@ def _timed(vec: Any) -> Any:
     class Timed(VecEnvWrapper):
         env_wall = 0.0
         env_cpu = 0.0
+        env_gc = 0.0
+        inside = False
+        gc_start = 0.0
 
         def _time(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
             t, c = clock(), cpu()
-            out = fn(*args, **kwargs)
+            Timed.inside = True
+            try:
+                out = fn(*args, **kwargs)
+            finally:
+                Timed.inside = False
             Timed.env_wall += clock() - t
             Timed.env_cpu += cpu() - c
             return out
+
+        @staticmethod
+        def gc_callback(phase: str, info: dict[str, Any]) -> None:
+            if not Timed.inside:
+                return
+            if phase == "start":
+                Timed.gc_start = cpu()
+            else:
+                Timed.env_gc += cpu() - Timed.gc_start
 
         def reset(self) -> Any:
             return self._time(self.venv.reset)
@@ -69,6 +90,7 @@ def _timed(vec: Any) -> Any:
         def env_method(self, *args: Any, **kwargs: Any) -> Any:
             return self._time(self.venv.env_method, *args, **kwargs)
 
+    gc.callbacks.append(Timed.gc_callback)
     return Timed(vec)
 
 
@@ -106,7 +128,10 @@ def run(case: str, timesteps: int, batch_envs: int | None, seed: int = 0) -> dic
         "MlpPolicy", vec, seed=seed, device="cpu", policy_kwargs=cfg["policy_kwargs"], verbose=0, **ppo
     )
     t0, c0 = time.perf_counter(), time.process_time()
-    model.learn(timesteps)
+    try:
+        model.learn(timesteps)
+    finally:
+        gc.callbacks.remove(type(vec).gc_callback)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     steps = model.num_timesteps
     env_wall, env_cpu = type(vec).env_wall, type(vec).env_cpu
@@ -115,6 +140,7 @@ def run(case: str, timesteps: int, batch_envs: int | None, seed: int = 0) -> dic
         "steps_per_cpu_s": steps / cpu,
         "env_share": env_wall / wall,
         "env_cpu_share": env_cpu / cpu,
+        "env_gc_share": type(vec).env_gc / env_cpu if env_cpu > 0 else 0.0,
         "ppo_steps_per_cpu_s": steps / (cpu - env_cpu),
         "wall_s": wall,
         "n_envs": n_envs,
@@ -141,7 +167,18 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0]
     print(f"MaskablePPO, rollout {ROLLOUT} steps, 4 epochs, scripted opponents, {args.timesteps} steps")
     print(f"load average at start: {load:.1f} ({os.cpu_count()} cores)")
-    head = ("case", "vec env", "steps/s", "env wall", "steps/CPU-s", "env CPU", "PPO side", "x wall", "x CPU")
+    head = (
+        "case",
+        "vec env",
+        "steps/s",
+        "env wall",
+        "steps/CPU-s",
+        "env CPU",
+        "env GC",
+        "PPO side",
+        "x wall",
+        "x CPU",
+    )
     print(f"{head[0]:<14}{head[1]:<24}" + "".join(f"{h:>12}" for h in head[2:]))
     for case in args.cases:
         runs: dict[int | None, list[dict[str, float]]] = {n: [] for n in [None, *args.batch_envs]}
@@ -157,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r['env_share']:.0%}",
                 f"{r['steps_per_cpu_s']:.0f}",
                 f"{r['env_cpu_share']:.0%}",
+                f"{r['env_gc_share']:.0%}",
                 f"{r['ppo_steps_per_cpu_s']:.0f}",
                 f"{r['steps_per_s'] / base['steps_per_s']:.1f}x",
                 f"{r['steps_per_cpu_s'] / base['steps_per_cpu_s']:.1f}x",

@@ -243,3 +243,49 @@ def test_opponent_turns_and_restarts_share_engine_calls(game, role):
         if moved:
             assert len(moved) == int(np.sum(moved, axis=0).max())
     assert restarts > 0
+
+
+def _generator_before_output(value_state: int, draws_before: int) -> np.random.Generator:
+    """A PCG64 generator whose 64-bit output after ``draws_before`` draws comes from the state
+    ``value_state`` (state 0 outputs 0: its high and low words are equal)."""
+    mult, mod = 0x2360ED051FC65DA44385DF649FCCF645, 1 << 128
+    inc = (12345 << 1) | 1
+    state = value_state
+    for _ in range(draws_before + 1):  # step back: numpy steps the state, then outputs it
+        state = ((state - inc) * pow(mult, -1, mod)) % mod
+    rng = np.random.Generator(np.random.PCG64())
+    rng.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": state, "inc": inc},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
+    return rng
+
+
+@pytest.mark.parametrize(("before", "after"), [(0, 0), (1, 0), (1, 2), (2, 3), (0, 1)])
+def test_draw_seed_is_numpys_integers_between_random_draws(before, after):
+    """``_draw_seed`` (one ``random_raw`` call) draws what ``random(before)``, ``integers(2**63 - 1)``,
+    ``random(after)`` draw, and leaves the generator where they leave it: on many seeds, and when the
+    bounded draw must redraw (an output of 0, which numpy's Lemire method rejects)."""
+    from kabu_envs.training.batch_vec_env import _draw_seed
+
+    def numpy_way(rng: np.random.Generator) -> int:
+        if before:
+            rng.random(before)
+        out = int(rng.integers(2**63 - 1))
+        if after:
+            rng.random(after)
+        return out
+
+    pairs = [
+        (np.random.Generator(np.random.PCG64(s)), np.random.Generator(np.random.PCG64(s))) for s in range(300)
+    ]
+    pairs.append((_generator_before_output(0, before), _generator_before_output(0, before)))
+    probe = _generator_before_output(0, before)
+    probe.bit_generator.random_raw(before)
+    assert int(probe.bit_generator.random_raw(1)[0]) == 0  # (the crafted generator does output 0)
+    for a, b in pairs:
+        assert _draw_seed(a, before, after) == numpy_way(b)
+        assert a.bit_generator.state == b.bit_generator.state
+        assert a.integers(5) == b.integers(5) and a.random() == b.random()

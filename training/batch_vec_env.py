@@ -19,7 +19,11 @@ checks all this against a ``DummyVecEnv`` of views, step by step.
 Speed: between two learner decisions one loop plays every row's opponents and restarts finished games
 together, one engine call (and one ``act_batch`` call per pool member) per round of opponent turns
 over all the rows that wait for one; the per-row work left in Python is the view's own random draws
-at each deal (each row's generator, in the view's order), written to the seat tables at once.
+at each deal (each row's generator, in the view's order; the seed draws from one ``random_raw``
+call, ``_draw_seed``), written to the seat tables at once. A member that can act from the engine's
+state (``act_engine``, ``agents.base.can_act_on_engine``: the Oicho-Kabu scripted player, the random
+one) does so, and a lazy engine then encodes no observation for the opponents' turns: only the one
+the learner gets at the end of ``step_wait``.
 
 The one documented difference: ``terminal_observation`` is the batch engine's observation of a
 finished game (zeros), not the learner's last view of it; the games never truncate, so PPO never reads
@@ -41,11 +45,37 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from kabu_envs import batch, registry
-from kabu_envs.agents.base import can_act_batched
+from kabu_envs.agents.base import can_act_batched, can_act_on_engine
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import PARTNER_MODES, resolve_opponents
 
 _SEED_BOUND = 2**63 - 1  # the view's seed draws: rng.integers(2**63 - 1)
+_MASK64 = (1 << 64) - 1
+
+
+def _draw_seed(rng: np.random.Generator, before: int = 0, after: int = 0) -> int:
+    """``rng.integers(2**63 - 1)`` with ``before`` ``rng.random()`` draws just before it and ``after``
+    just after (their values unused), the generator left in the same state, from one ``random_raw``
+    call. Why: each restart draws the deal's and the members' seeds this way, and numpy's per-call
+    cost (~3 us for ``integers``) was a tenth of the VecEnv's time.
+
+    Exact for a 64-bit bit generator (``PCG64``, the views'): ``random()`` consumes one 64-bit output,
+    and the bounded integer is numpy's Lemire method on 64-bit outputs (``bounded_lemire_uint64``: the
+    high word of ``raw * 2**63 - 1``, redrawn while the low word is < 2, which happens with probability
+    2**-62; the draws after it then come later, and as many more are consumed). Tested against numpy,
+    the redraw with a generator set to output 0."""
+    bits = rng.bit_generator
+    raw = bits.random_raw(before + 1 + after).tolist()
+    k = before
+    m = raw[k] * _SEED_BOUND
+    while m & _MASK64 < 2:  # (leftover < threshold = (2**64 - 1 - (2**63 - 2)) % (2**63 - 1) = 2)
+        k += 1
+        if k == len(raw):
+            raw += bits.random_raw(1).tolist()
+        m = raw[k] * _SEED_BOUND
+    if k + 1 + after > len(raw):
+        bits.random_raw(k + 1 + after - len(raw))
+    return int(m >> 64)
 
 
 class _RowRngs(Sequence[np.random.Generator]):
@@ -53,7 +83,7 @@ class _RowRngs(Sequence[np.random.Generator]):
     draw: the scripted agents are deterministic) and kept for the rest of the row's episode."""
 
     def __init__(self, owner: BatchVecEnv, rows: np.ndarray, slot: int) -> None:
-        self._owner, self._rows, self._slot = owner, rows.tolist(), slot
+        self._owner, self._rows, self._slot = owner, rows, slot  # (no list made: most never draw)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -61,7 +91,7 @@ class _RowRngs(Sequence[np.random.Generator]):
     def __getitem__(self, k: Any) -> Any:
         if isinstance(k, slice):
             return [self[j] for j in range(*k.indices(len(self)))]
-        return self._owner._member_rng(self._rows[k], self._slot)
+        return self._owner._member_rng(int(self._rows[k]), self._slot)
 
 
 class BatchVecEnv(VecEnv):
@@ -106,7 +136,9 @@ class BatchVecEnv(VecEnv):
         self._pending = np.zeros(N, dtype=np.float64)
         self._actions: np.ndarray | None = None
         self._batched: dict[int, bool] = {}
+        self._on_engine: dict[int, bool] = {}  # slot -> acts from the engine's state (act_engine)
         self._groups_of = self._group_reader()
+        self._obs_shape = box.shape
         super().__init__(
             N, spaces.Box(box.low, box.high, box.shape, np.float32), spaces.Discrete(self.engine.num_actions)
         )
@@ -118,6 +150,7 @@ class BatchVecEnv(VecEnv):
             slot = self._slot_of[id(agent)] = len(self._slots)
             self._slots.append(agent)
             self._batched[slot] = can_act_batched(agent)
+            self._on_engine[slot] = can_act_on_engine(agent, self.engine)
         return slot
 
     def _member_rng(self, row: int, slot: int) -> np.random.Generator:
@@ -130,6 +163,10 @@ class BatchVecEnv(VecEnv):
 
     def _act(self, slot: int, rows: np.ndarray) -> np.ndarray:
         agent = self._slots[slot]
+        if self._on_engine[slot]:  # no observation read: the engine encodes none for this turn
+            return np.asarray(
+                agent.act_engine(self.engine, rows, rngs=_RowRngs(self, rows, slot)), dtype=np.int64
+            )
         if len(rows) == self.num_envs:  # every row: the engine's arrays as they are (read only)
             obs, masks = self.engine.observation, self.engine.legal_action_mask
         else:
@@ -188,8 +225,8 @@ class BatchVecEnv(VecEnv):
             if over.any():
                 rows = np.flatnonzero(over)
                 first = rows[~done[rows]]
-                if len(first):
-                    final.append((first, eng.observation[first]))
+                if len(first):  # a finished game's observation is zeros (the batch contract): not read
+                    final.append((first, np.zeros((len(first), *self._obs_shape), dtype=np.float32)))
                     done[first] = True
                 deals[rows] += 1
                 if int(deals[rows].max()) > self.max_redeals:
@@ -241,11 +278,8 @@ class BatchVecEnv(VecEnv):
             for s in group:
                 row[s] = -1
             others = row.count(slot)
-            if others:
-                rng.random()
-                seeds[slot] = int(rng.integers(_SEED_BOUND))
-                if others > 1:
-                    rng.random(others - 1)
+            if others:  # rng.random(), rng.integers(_SEED_BOUND), rng.random(others - 1)
+                seeds[slot] = _draw_seed(rng, 1, others - 1)
         else:
             mine = set(group)
             row = [-1] * P
@@ -255,7 +289,7 @@ class BatchVecEnv(VecEnv):
                 # OpponentPool.sample: rng.choice(len(members), p=p) is one rng.random() searched in the cdf
                 slot = row[s] = slots[bisect.bisect_right(cdf, rng.random())]
                 if slot not in seeds:
-                    seeds[slot] = int(rng.integers(_SEED_BOUND))
+                    seeds[slot] = _draw_seed(rng)
         self._seeds_of[i] = seeds
         self._rng_of[i] = {}
         return row
@@ -273,7 +307,7 @@ class BatchVecEnv(VecEnv):
         slots = [self._slot(m) for m in members]
         todo = rows.tolist()
         rngs = self._rngs
-        seeds = [int(rngs[i].integers(_SEED_BOUND)) for i in todo]
+        seeds = [_draw_seed(rngs[i]) for i in todo]  # rng.integers(_SEED_BOUND)
         eng = self.engine
         eng.reset(rows=rows, seeds=seeds)
         groups_of = self._groups_of

@@ -13,6 +13,13 @@ The contract (every registered game)::
     env.step(actions, active=held)   # only the games where held[b] (the others keep their state)
     env.reset(rows=[b, ...], seeds=[s, ...])   # deal only those games anew
 
+A finished game's ``observation`` row is zeros. An engine may encode observations lazily
+(``base.LazyObservationBatchEnv``, the Oicho-Kabu engine): a step writes the mask and marks the moved
+games stale, and reading ``observation`` encodes them, so read the attribute after each step rather
+than keep the array across steps. An agent may act from an engine's own arrays instead of its
+observation (``act_engine``, see ``agents.base.can_act_on_engine``): the training VecEnv's opponents
+do, so their turns encode nothing.
+
 ``step(active=...)`` and ``reset(rows=...)`` let a caller move the games at its own pace (the
 training VecEnv steps only the games whose opponents are to act, and restarts a finished game with
 the seed its view would draw); a held game reports ``rewards`` 0 and ``terminated`` = over.

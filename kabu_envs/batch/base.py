@@ -105,7 +105,10 @@ class BatchEnv:
         if r.ndim != 1 or (r.size and not np.issubdtype(r.dtype, np.integer)):
             raise ValueError(f"reset(rows=...): expected a 1-d array of game indices, got {rows!r}")
         r = r.astype(np.int64)
-        if r.size and (r.min() < 0 or r.max() >= self.batch_size or np.unique(r).size != r.size):
+        # increasing indices (what np.flatnonzero gives, the training VecEnv's restarts) are distinct
+        # without np.unique's sort, a tenth of a small restart's cost
+        distinct = bool((r[1:] > r[:-1]).all()) or np.unique(r).size == r.size
+        if r.size and (r.min() < 0 or r.max() >= self.batch_size or not distinct):
             raise ValueError(
                 f"reset(rows=...): distinct indices in [0, {self.batch_size}) expected, got {rows!r}"
             )
@@ -164,6 +167,58 @@ class BatchEnv:
             base = np.arange(self.batch_size, dtype=np.int64) * self.num_actions
             self._flat_action_base: np.ndarray = base
         return base
+
+
+class LazyObservationBatchEnv(BatchEnv):
+    """A batch engine that encodes observations when they are read, not when games move.
+
+    Why: a caller that plays most seats itself (the training VecEnv's opponents, several engine steps
+    per learner decision) reads the mask at every step but the observation of a game only when its
+    learner is to act; encoding the moved games' observations at every step is most of such a step.
+
+    A subclass writes the mask at each step (cheap) and calls ``_mark_stale(rows)`` for the games whose
+    state changed; reading ``observation`` first encodes the stale games (``_encode_observation``), so
+    what it returns is the same array with the same values an eager engine holds at that point. The
+    array is updated in place, but only when ``observation`` is read: read it after each step (a
+    reference kept across steps shows the games as they were at the last read).
+    """
+
+    _observation: np.ndarray
+    _stale: np.ndarray  # (B,) bool: games whose observation row is out of date
+    _any_stale: bool
+
+    def _init_observation(self) -> None:
+        """The observation array (zeros: every game over) and its staleness, for ``batch_size`` games."""
+        self._observation = np.zeros((self.batch_size, self.obs_size), dtype=np.float32)
+        self._stale = np.zeros(self.batch_size, dtype=bool)
+        self._any_stale = False
+
+    @property
+    def observation(self) -> np.ndarray:  # type: ignore[override]  # (read-only here: encoded on read)
+        """(B, obs_size) float32: each game's current player's observation (zeros where it is over)."""
+        if self._any_stale:
+            self._flush_observation()
+        return self._observation
+
+    def _mark_stale(self, rows: np.ndarray | None) -> None:
+        """The observations of the games ``rows`` (None: all) are to be encoded at the next read."""
+        if rows is None:
+            self._stale[:] = True
+            self._any_stale = True
+        elif len(rows):
+            self._stale[rows] = True
+            self._any_stale = True
+
+    def _flush_observation(self) -> None:
+        stale = self._stale
+        rows = None if stale.all() else np.flatnonzero(stale)
+        self._encode_observation(rows)
+        stale[:] = False
+        self._any_stale = False
+
+    def _encode_observation(self, rows: np.ndarray | None) -> None:
+        """Write the observation rows of the games ``rows`` (None: all) from the current state."""
+        raise NotImplementedError
 
 
 class LoopBatchEnv(BatchEnv):

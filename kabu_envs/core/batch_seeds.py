@@ -12,6 +12,7 @@ state is identical (a test checks it against ``SeedSequence``). Only ``bit_gener
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -39,14 +40,19 @@ class PresetSeedSequence(ISeedSequence):
         return self.words
 
 
+@lru_cache(maxsize=32)
 def _hash_consts(init: int, mult: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The hash constant before each of ``n`` ``hashmix`` calls (it never depends on the data), and the
-    multiplier each call uses (the constant times ``mult``), as uint32 arrays."""
+    multiplier each call uses (the constant times ``mult``), as read-only uint32 arrays (cached: every
+    restart of a training batch hashes its seeds, and the constants cost as much as a small batch)."""
     out, h = [], init
     for _ in range(n):
         out.append(h)
         h = (h * mult) & _MASK
-    return np.array(out, dtype=np.uint32), np.array([(c * mult) & _MASK for c in out], dtype=np.uint32)
+    const = np.array(out, dtype=np.uint32)
+    factor = np.array([(c * mult) & _MASK for c in out], dtype=np.uint32)
+    const.flags.writeable = factor.flags.writeable = False
+    return const, factor
 
 
 def _hashmix(value: np.ndarray, const: np.ndarray, factor: np.ndarray) -> np.ndarray:

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, check_batch_size
+from kabu_envs.batch.base import BatchEnv, LazyObservationBatchEnv, LoopBatchEnv, check_batch_size
 from kabu_envs.core.batch_seeds import make_generators
 from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.oicho_kabu.actions import (
@@ -74,7 +74,7 @@ def make_batch(batch_size: int, autoreset: bool = False, **rule_options: Any) ->
     return LoopBatchEnv("oicho_kabu", batch_size=batch_size, autoreset=autoreset, **rule_options)
 
 
-class OichoKabuBatch(BatchEnv):
+class OichoKabuBatch(LazyObservationBatchEnv):
     """B Oicho-Kabu episodes as arrays (see the module docstring)."""
 
     def __init__(self, batch_size: int, autoreset: bool = False, **rule_options: Any) -> None:
@@ -167,7 +167,7 @@ class OichoKabuBatch(BatchEnv):
         self.mask_id = np.zeros(B, dtype=i64)
         self.current_player = np.full(B, -1, dtype=i64)
         self.legal_action_mask = np.zeros((B, A), dtype=bool)
-        self.observation = np.zeros((B, self.obs_size), dtype=np.float32)
+        self._init_observation()  # encoded when read (LazyObservationBatchEnv)
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
         self._seed_rng = np.random.Generator(np.random.PCG64())
@@ -805,9 +805,19 @@ class OichoKabuBatch(BatchEnv):
 
     # --- mask and observation ----------------------------------------------------------------------
     def _refresh(self, rows: np.ndarray | None = None) -> None:
-        """Rewrite the mask and observation of the games ``rows`` (None: all). A step passes the games
-        it moved, so a partial step's (``active=``) refresh work follows them; past half the batch the
-        whole-batch pass (no gathers, no scatter) is cheaper, and it rewrites unchanged games identically."""
+        """Rewrite the mask of the games ``rows`` (None: all), a gather from the mask table, and mark
+        their observations stale: they are encoded when ``observation`` is next read (the training
+        VecEnv's opponents act on the engine's state, so most steps never encode one)."""
+        if rows is None:
+            np.take(self._masks, self.mask_id, axis=0, out=self.legal_action_mask)
+        elif len(rows):
+            self.legal_action_mask[rows] = self._masks[self.mask_id[rows]]
+        self._mark_stale(rows)
+
+    def _encode_observation(self, rows: np.ndarray | None) -> None:
+        """Encode the observations of the games ``rows`` (None: all). Past half the batch the whole-batch
+        pass (no gathers, no scatter) is cheaper, and it rewrites unchanged games identically (as it does
+        their masks: ``_encode`` writes both)."""
         if rows is None or 2 * len(rows) > self.batch_size:
             scratch = (
                 self._code,
@@ -817,7 +827,7 @@ class OichoKabuBatch(BatchEnv):
                 self._row_base,
                 self._nums,
             )
-            self._encode(None, self.legal_action_mask, self.observation, scratch)
+            self._encode(None, self.legal_action_mask, self._observation, scratch)
         elif len(rows):
             k = len(rows)
             mask = np.empty((k, self.num_actions), dtype=bool)
@@ -831,8 +841,7 @@ class OichoKabuBatch(BatchEnv):
                 np.empty((len(self._num_inv), k), dtype=np.float64),
             )
             self._encode(rows, mask, obs, scratch)
-            self.legal_action_mask[rows] = mask
-            self.observation[rows] = obs
+            self._observation[rows] = obs
 
     def _encode(
         self, rows: np.ndarray | None, mask: np.ndarray, obs: np.ndarray, scratch: tuple[np.ndarray, ...]
