@@ -33,6 +33,7 @@ from kabu_envs.agents.registry import make_agent, models_dir
 from kabu_envs.training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
 from kabu_envs.training.curve import make_callback as make_curve_callback
 from kabu_envs.training.curve import read_curve
+from kabu_envs.training.gc_tuning import quiet_gc
 from kabu_envs.training.outputs import (
     RunPaths,
     check_name,
@@ -240,7 +241,8 @@ def _learn(
     if remaining <= 0:
         return
     try:
-        model.learn(remaining, callback=callbacks, progress_bar=progress_bar, reset_num_timesteps=False)
+        with quiet_gc():
+            model.learn(remaining, callback=callbacks, progress_bar=progress_bar, reset_num_timesteps=False)
     except KeyboardInterrupt:
         ckpt = save_checkpoint(model, paths.checkpoints, lambda m, d: save_policy(m, cfg, d, seed))
         raise TrainingInterrupted(
