@@ -111,8 +111,14 @@ def _vec(game: str, role: str, batch_envs: int | None, seed: int) -> Any:
     return vec
 
 
-def run(case: str, timesteps: int, batch_envs: int | None, seed: int = 0) -> dict[str, float]:
-    """One training run: learner steps/s (wall and CPU time) and the env side's share of each."""
+def run(
+    case: str, timesteps: int, batch_envs: int | None, seed: int = 0, quiet: bool = True
+) -> dict[str, float]:
+    """One training run: learner steps/s (wall and CPU time) and the env side's share of each.
+    ``quiet``: learn inside ``training.gc_tuning.quiet_gc`` as ``kabu-train`` does (else Python's
+    default collector settings)."""
+    from contextlib import nullcontext
+
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -129,7 +135,10 @@ def run(case: str, timesteps: int, batch_envs: int | None, seed: int = 0) -> dic
     )
     t0, c0 = time.perf_counter(), time.process_time()
     try:
-        model.learn(timesteps)
+        from kabu_envs.training.gc_tuning import quiet_gc
+
+        with quiet_gc() if quiet else nullcontext():
+            model.learn(timesteps)
     finally:
         gc.callbacks.remove(type(vec).gc_callback)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -160,12 +169,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timesteps", type=int, default=20_480)
     ap.add_argument("--batch-envs", type=int, nargs="+", default=[256, 1024])
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument(
+        "--gc",
+        choices=("quiet", "default"),
+        default="quiet",
+        help="the collector while learning: kabu-train's (training/gc_tuning.py) or Python's default",
+    )
     args = ap.parse_args(argv)
     for n in args.batch_envs:
         if ROLLOUT % n:
             ap.error(f"--batch-envs {n} must divide the rollout size {ROLLOUT}")
     load = os.getloadavg()[0]
-    print(f"MaskablePPO, rollout {ROLLOUT} steps, 4 epochs, scripted opponents, {args.timesteps} steps")
+    print(
+        f"MaskablePPO, rollout {ROLLOUT} steps, 4 epochs, scripted opponents, {args.timesteps} steps, "
+        f"gc {args.gc}"
+    )
     print(f"load average at start: {load:.1f} ({os.cpu_count()} cores)")
     head = (
         "case",
@@ -184,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         runs: dict[int | None, list[dict[str, float]]] = {n: [] for n in [None, *args.batch_envs]}
         for _ in range(args.repeats):
             for n in runs:
-                runs[n].append(run(case, args.timesteps, n))
+                runs[n].append(run(case, args.timesteps, n, quiet=args.gc == "quiet"))
         base = _best(runs[None])
         for n, rs in runs.items():
             r = _best(rs)
