@@ -26,7 +26,7 @@ import numpy as np
 from kabu_envs.agents.base import BaseAgent, legal_from_mask
 from kabu_envs.agents.batching import check_batch, check_rngs, replace_illegal, require_legal
 from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, STAND, Action
-from kabu_envs.oicho_kabu.batch import OichoKabuBatch
+from kabu_envs.oicho_kabu.batch import OichoKabuBatch, sees_dealer_pair
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.deck import COPIES, DECK_SIZE, LIGHT_CARDS, NUM_VALUES, VALUES, card_id
 from kabu_envs.oicho_kabu.game import DREW, MAX_CARDS, NUM_SPREADS, UNDECIDED, Phase
@@ -406,7 +406,7 @@ class OichoAgentBase(BaseAgent):
     def _sees_dealer(engine: OichoKabuBatch, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """The encoder's ``see``: ``seat`` of each game is shown the dealer's first two cards."""
         face_up = engine.config.dealer_second_card_face_up
-        return engine.revealed[rows] & (face_up | (seat == engine.dealer[rows]))
+        return sees_dealer_pair(engine.revealed[rows], engine.dealer[rows], seat, face_up)
 
     def _dealer_sees(self, engine: OichoKabuBatch, rows: np.ndarray) -> np.ndarray:
         """Whether the current player of each game sees the dealer's first two cards, both dealt."""

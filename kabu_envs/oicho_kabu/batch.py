@@ -62,6 +62,13 @@ _M_NONE, _M_DRAW, _M_MINSO, _M_CHOICE, _M_BET = 0, 1, 9, 10, 11
 _IS_LIGHT = np.array([c in LIGHT_CARDS for c in range(DECK_SIZE)])
 
 
+def sees_dealer_pair(revealed: np.ndarray, dealer: np.ndarray, seat: np.ndarray, face_up: bool) -> np.ndarray:
+    """Whether ``seat`` is shown the dealer's first two cards (``observation.Encoder``'s rule): once
+    revealed, to the dealer, and to everyone when the second card is dealt face up. The encoder and the
+    agents acting from the engine's state (``act_engine``) share it."""
+    return revealed & (face_up | (seat == dealer))
+
+
 def vectorised(cfg: Config) -> bool:
     """Whether ``OichoKabuBatch`` serves the rule set ``cfg`` (else ``make_batch`` falls back)."""
     return isinstance(cfg, Config)  # every rule option is vectorised (no byte views: any endianness)
@@ -706,9 +713,7 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         # the moving games grouped by phase, in one sort (each group in game order)
         key = self.phase[moved]
         counts = np.bincount(key, minlength=OVER).tolist()
-        if not len(moved):
-            pass
-        elif len(moved) in counts:  # every moving game in one phase: no sort
+        if len(moved) and len(moved) in counts:  # every moving game in one phase: no sort
             p = counts.index(len(moved))
             self._APPLY[p](self, moved, acts[moved])
         else:
@@ -815,9 +820,9 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         self._mark_stale(rows)
 
     def _encode_observation(self, rows: np.ndarray | None) -> None:
-        """Encode the observations of the games ``rows`` (None: all). Past half the batch the whole-batch
-        pass (no gathers, no scatter) is cheaper, and it rewrites unchanged games identically (as it does
-        their masks: ``_encode`` writes both)."""
+        """Encode the observations of the games ``rows`` (None: all; the masks are ``_refresh``'s). Past
+        half the batch the whole-batch pass (no gathers, no scatter) is cheaper, and it rewrites unchanged
+        games identically."""
         if rows is None or 2 * len(rows) > self.batch_size:
             scratch = (
                 self._code,
@@ -827,10 +832,9 @@ class OichoKabuBatch(LazyObservationBatchEnv):
                 self._row_base,
                 self._nums,
             )
-            self._encode(None, self.legal_action_mask, self._observation, scratch)
+            self._encode(None, None, self._observation, scratch)
         elif len(rows):
             k = len(rows)
-            mask = np.empty((k, self.num_actions), dtype=bool)
             obs = np.empty((k, self.obs_size), dtype=np.float32)
             scratch = (
                 np.empty((self._code.shape[0], k), dtype=np.int64),
@@ -840,17 +844,21 @@ class OichoKabuBatch(LazyObservationBatchEnv):
                 self._row_base[:k],  # (the first k rows' starts: the same offsets)
                 np.empty((len(self._num_inv), k), dtype=np.float64),
             )
-            self._encode(rows, mask, obs, scratch)
+            self._encode(rows, None, obs, scratch)
             self._observation[rows] = obs
 
     def _encode(
-        self, rows: np.ndarray | None, mask: np.ndarray, obs: np.ndarray, scratch: tuple[np.ndarray, ...]
+        self,
+        rows: np.ndarray | None,
+        mask: np.ndarray | None,
+        obs: np.ndarray,
+        scratch: tuple[np.ndarray, ...],
     ) -> None:
-        """The mask (a row of the mask table) and the current player's observation (observation.Encoder)
-        of the games ``rows`` (None: all) into ``mask`` and ``obs``, one row per game: the one-hot
-        positions from the position tables, scattered at once, then the numbers. ``scratch``: the codes
-        and their positions (column, game), a (4, games) bool, the flat (game, seat) index, each row's
-        start in ``obs``, the numbers (column, game) in float64."""
+        """The mask (a row of the mask table; ``mask`` None: not written) and the current player's
+        observation (observation.Encoder) of the games ``rows`` (None: all) into ``mask`` and ``obs``,
+        one row per game: the one-hot positions from the position tables, scattered at once, then the
+        numbers. ``scratch``: the codes and their positions (column, game), a (4, games) bool, the flat
+        (game, seat) index, each row's start in ``obs``, the numbers (column, game) in float64."""
         cfg, n, o = self.config, self.num_players, self._o
 
         def pick(a: np.ndarray) -> np.ndarray:
@@ -860,7 +868,8 @@ class OichoKabuBatch(LazyObservationBatchEnv):
 
         code, pos, dec_eq, at, row_base, nums = scratch
         B = len(obs)
-        np.take(self._masks, pick(self.mask_id), axis=0, out=mask)
+        if mask is not None:
+            np.take(self._masks, pick(self.mask_id), axis=0, out=mask)
         cur = pick(self.current_player)
         live = cur >= 0
         all_live = bool(live.all())
@@ -894,7 +903,7 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         np.add(pick(self.spread_state).T, base[5][:, None], out=code[16:20])
         np.equal(pick(self.decider).T, seat, out=dec_eq)
         np.add(dec_eq, base[6][:, None], out=code[20:24])
-        see = pick(self.revealed) & (cfg.dealer_second_card_face_up | (seat == dealer))
+        see = sees_dealer_pair(pick(self.revealed), dealer, seat, cfg.dealer_second_card_face_up)
         dealer_cards = pick(self.dealer_cards)
         np.multiply(see, c41, out=code[24:27])
         code[24:27] += dealer_cards.T
