@@ -22,12 +22,17 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+import numpy as np
+
 # "module:attribute", resolved by ``resolve``.
 Ref = str
 # A role's seat groups in a reset raw AEC env: each group is what one learner controls together.
 SeatGroups = Callable[[Any], list[list[int]]]
 # The same for game b of a batch engine (kabu_envs.batch) just reset: (batch_env, b) -> groups.
 BatchSeatGroups = Callable[[Any, int], list[list[int]]]
+# The same for the games ``rows`` of a batch engine at once: (batch_env, rows) -> (len(rows), G, S) int64
+# seats, group g of game k in [k, g] in ``BatchSeatGroups``' order, -1 past a game's groups and seats.
+BatchSeatTable = Callable[[Any, Any], Any]
 
 DUPLICATE_FORMATS = ("seat", "team")
 
@@ -61,7 +66,9 @@ class Role:
 
     ``batch_seat_groups(batch_env, b)`` gives the groups of game ``b`` of a vectorised batch engine
     (what the training VecEnv over the batch engine needs); the reference loop ``LoopBatchEnv`` needs
-    none (it holds the AEC envs ``seat_groups`` reads).
+    none (it holds the AEC envs ``seat_groups`` reads). ``batch_seat_table(batch_env, rows)``, optional,
+    gives the same groups for many games as one array (``BatchSeatTable``): the VecEnv's restarts read
+    it without a Python call per game; without it they read ``batch_seat_groups`` game by game.
     """
 
     name: str
@@ -69,6 +76,7 @@ class Role:
     duplicate: str
     doc: str = ""
     batch_seat_groups: Ref | BatchSeatGroups | None = None
+    batch_seat_table: Ref | BatchSeatTable | None = None
 
     def __post_init__(self) -> None:
         if self.duplicate not in DUPLICATE_FORMATS:
@@ -340,6 +348,12 @@ def batch_seat_groups_each_seat(batch_env: Any, b: int) -> list[list[int]]:
     return [[s] for s in range(batch_env.num_players)]
 
 
+def batch_seat_table_each_seat(batch_env: Any, rows: Any) -> Any:
+    """``batch_seat_groups_each_seat`` for the games ``rows`` as a ``BatchSeatTable``."""
+    n = batch_env.num_players
+    return np.broadcast_to(np.arange(n, dtype=np.int64)[None, :, None], (len(rows), n, 1))
+
+
 __all__ = [
     "GameSpec",
     "Role",
@@ -355,4 +369,5 @@ __all__ = [
     "resolve",
     "seat_groups_each_seat",
     "batch_seat_groups_each_seat",
+    "batch_seat_table_each_seat",
 ]

@@ -214,78 +214,51 @@ def test_maskable_ppo_learns_on_it():
 
 
 @pytest.mark.parametrize(("game", "role"), [("oicho_kabu", "bettor"), ("kakeya", None)])
-def test_opponent_turns_and_restarts_share_engine_calls(game, role):
+def test_opponent_turns_share_engine_calls_and_restarts_come_together(game, role):
     """Between two learner decisions every row that waits for an opponent moves in every engine call
-    until it reaches its learner (finished games restart in the same loop), so the engine calls are
-    as many as the longest run of any row: the moved rows shrink call by call, never come back."""
+    until it reaches its learner or its game ends; finished games restart together, in one deal call,
+    once no opponent is to move anywhere, and then the same holds for them. So within each phase between
+    deal calls the moved rows shrink call by call, never come back, and the calls are as many as the
+    longest run of any row."""
     env = BatchVecEnv(game, 64, role=role, opponents="scripted")
     env.seed(2)
     env.reset()
-    calls: list[np.ndarray] = []
-    step = env.engine.step
+    calls: list[np.ndarray | None] = []  # engine steps' active rows; None: a deal call
+    step, deal = env.engine.step, env._deal
 
     def counted(actions, active=None):
         calls.append(np.ones(env.num_envs, dtype=bool) if active is None else np.array(active, dtype=bool))
         step(actions, active=active)
 
-    env.engine.step = counted
+    def dealt(rows):
+        assert not (
+            (env.engine.current_player >= 0) & (env._seat_slot[env._rows, env.engine.current_player] >= 0)
+        ).any()
+        calls.append(None)
+        deal(rows)
+
+    env.engine.step, env._deal = counted, dealt
     rng = np.random.default_rng(0)
-    restarts = 0
+    restarts = together = 0
     for _ in range(30):
         calls.clear()
         masks = env.action_masks()
         _, _, done, _ = env.step(np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1))
         restarts += int(done.sum())
-        assert calls[0].all()  # the learners' step
-        moved = calls[1:]
-        for before, after in zip(moved, moved[1:], strict=False):
-            assert not (after & ~before).any()  # a row that reached its learner stays there
-        if moved:
-            assert len(moved) == int(np.sum(moved, axis=0).max())
+        first = calls[0]
+        assert first is not None and first.all()  # the learners' step
+        phases: list[list[np.ndarray]] = [[]]
+        for c in calls[1:]:
+            if c is None:
+                phases.append([])
+            else:
+                phases[-1].append(c)
+        if done.any() and len(phases) == 2:  # one deal call for all the games that finished
+            together += 1
+        for moved in phases:
+            for before, after in zip(moved, moved[1:], strict=False):
+                assert not (after & ~before).any()  # a row that reached its learner stays there
+            if moved:
+                assert len(moved) == int(np.sum(moved, axis=0).max())
     assert restarts > 0
-
-
-def _generator_before_output(value_state: int, draws_before: int) -> np.random.Generator:
-    """A PCG64 generator whose 64-bit output after ``draws_before`` draws comes from the state
-    ``value_state`` (state 0 outputs 0: its high and low words are equal)."""
-    mult, mod = 0x2360ED051FC65DA44385DF649FCCF645, 1 << 128
-    inc = (12345 << 1) | 1
-    state = value_state
-    for _ in range(draws_before + 1):  # step back: numpy steps the state, then outputs it
-        state = ((state - inc) * pow(mult, -1, mod)) % mod
-    rng = np.random.Generator(np.random.PCG64())
-    rng.bit_generator.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": state, "inc": inc},
-        "has_uint32": 0,
-        "uinteger": 0,
-    }
-    return rng
-
-
-@pytest.mark.parametrize(("before", "after"), [(0, 0), (1, 0), (1, 2), (2, 3), (0, 1)])
-def test_draw_seed_is_numpys_integers_between_random_draws(before, after):
-    """``_draw_seed`` (one ``random_raw`` call) draws what ``random(before)``, ``integers(2**63 - 1)``,
-    ``random(after)`` draw, and leaves the generator where they leave it: on many seeds, and when the
-    bounded draw must redraw (an output of 0, which numpy's Lemire method rejects)."""
-    from kabu_envs.training.batch_vec_env import _draw_seed
-
-    def numpy_way(rng: np.random.Generator) -> int:
-        if before:
-            rng.random(before)
-        out = int(rng.integers(2**63 - 1))
-        if after:
-            rng.random(after)
-        return out
-
-    pairs = [
-        (np.random.Generator(np.random.PCG64(s)), np.random.Generator(np.random.PCG64(s))) for s in range(300)
-    ]
-    pairs.append((_generator_before_output(0, before), _generator_before_output(0, before)))
-    probe = _generator_before_output(0, before)
-    probe.bit_generator.random_raw(before)
-    assert int(probe.bit_generator.random_raw(1)[0]) == 0  # (the crafted generator does output 0)
-    for a, b in pairs:
-        assert _draw_seed(a, before, after) == numpy_way(b)
-        assert a.bit_generator.state == b.bit_generator.state
-        assert a.integers(5) == b.integers(5) and a.random() == b.random()
+    assert together > 0

@@ -6,36 +6,37 @@ other seats are played by batched agents (``act_batch``), a few numpy calls per 
 
 Row i is the view ``make_view(game, role, opponents, partner)`` (kabu_envs/wrappers/views.py) that
 ``DummyVecEnv.seed(s)`` + ``reset()`` would build with ``reset(seed=s + i)``: the same random stream
-(one ``np.random.Generator`` per row) draws, per episode and in the view's order, the deal's seed,
+(the numbers of one ``np.random.Generator(np.random.PCG64(s + i))`` per row) draws, per episode and in the view's order, the deal's seed,
 the learner's seat group (and seat, ``partner="pool"``), one pool member per other seat and the seeds
 those members are reset with; the learner's reward is the mean over its seats of what every engine
 step since its last action paid (the terminal payout included); an episode ends with the game and
-restarts at once (``infos[i]["terminal_observation"]``, VecMonitor-compatible). Opponents act with
+restarts within the same ``step_wait`` (``infos[i]["terminal_observation"]``, VecMonitor-compatible). Opponents act with
 one generator per (row, member) made as ``BaseAgent.reset(seed)`` makes its own (created only when a
 member actually draws), so a stochastic member plays as that view's own copy of it would
 (``act_batch(obs, masks, rngs)``, the batched-agent protocol). ``tests/test_batch_vec_env.py``
 checks all this against a ``DummyVecEnv`` of views, step by step.
 
-Speed: between two learner decisions one loop plays every row's opponents and restarts finished games
-together, one engine call (and one ``act_batch`` call per pool member) per round of opponent turns
-over all the rows that wait for one; the per-row work left in Python is the view's own random draws
-at each deal (each row's generator, in the view's order; the seed draws from one ``random_raw``
-call, ``_draw_seed``), written to the seat tables at once. A member that can act from the engine's
-state (``act_engine``, ``agents.base.can_act_on_engine``: the Oicho-Kabu scripted player, the random
-one) does so, and a lazy engine then encodes no observation for the opponents' turns: only the one
-the learner gets at the end of ``step_wait``.
+Speed: between two learner decisions one loop plays every row's opponents, one engine call (and one
+``act_batch`` call per pool member) per round of opponent turns over all the rows that wait for one;
+the games that finish wait until no opponent is to move anywhere and then restart together, one deal
+call per learner step rather than one per round. The views' random draws at a deal come from every
+restarting row's own stream at once (``core.pcg64_rows``: each row's ``PCG64`` state as arrays, the
+same numbers as its ``Generator`` would give), the seat tables from the role's ``batch_seat_table``. A
+member that can act from the engine's state (``act_engine``, ``agents.base.can_act_on_engine``: the
+Oicho-Kabu scripted player, the random one) does so, and a lazy engine then encodes no observation
+for the opponents' turns: only the one the learner gets at the end of ``step_wait``.
 
 The one documented difference: ``terminal_observation`` is the batch engine's observation of a
 finished game (zeros), not the learner's last view of it; the games never truncate, so PPO never reads
 it (SB3 bootstraps only truncated episodes).
 
 The engine needs ``step(actions, active=...)`` and ``reset(rows=..., seeds=...)`` (the batch
-contract) and the role's ``batch_seat_groups`` (its registry record; the reference loop needs none).
+contract) and the role's ``batch_seat_table`` or ``batch_seat_groups`` (its registry record; the
+reference loop needs neither).
 """
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,36 +47,11 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 
 from kabu_envs import batch, registry
 from kabu_envs.agents.base import can_act_batched, can_act_on_engine
+from kabu_envs.core.pcg64_rows import Draws, PCG64Rows
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import PARTNER_MODES, resolve_opponents
 
 _SEED_BOUND = 2**63 - 1  # the view's seed draws: rng.integers(2**63 - 1)
-_MASK64 = (1 << 64) - 1
-
-
-def _draw_seed(rng: np.random.Generator, before: int = 0, after: int = 0) -> int:
-    """``rng.integers(2**63 - 1)`` with ``before`` ``rng.random()`` draws just before it and ``after``
-    just after (their values unused), the generator left in the same state, from one ``random_raw``
-    call. Why: each restart draws the deal's and the members' seeds this way, and numpy's per-call
-    cost (~3 us for ``integers``) was a tenth of the VecEnv's time.
-
-    Exact for a 64-bit bit generator (``PCG64``, the views'): ``random()`` consumes one 64-bit output,
-    and the bounded integer is numpy's Lemire method on 64-bit outputs (``bounded_lemire_uint64``: the
-    high word of ``raw * 2**63 - 1``, redrawn while the low word is < 2, which happens with probability
-    2**-62; the draws after it then come later, and as many more are consumed). Tested against numpy,
-    the redraw with a generator set to output 0."""
-    bits = rng.bit_generator
-    raw = bits.random_raw(before + 1 + after).tolist()
-    k = before
-    m = raw[k] * _SEED_BOUND
-    while m & _MASK64 < 2:  # (leftover < threshold = (2**64 - 1 - (2**63 - 2)) % (2**63 - 1) = 2)
-        k += 1
-        if k == len(raw):
-            raw += bits.random_raw(1).tolist()
-        m = raw[k] * _SEED_BOUND
-    if k + 1 + after > len(raw):
-        bits.random_raw(k + 1 + after - len(raw))
-    return int(m >> 64)
 
 
 class _RowRngs(Sequence[np.random.Generator]):
@@ -124,20 +100,21 @@ class BatchVecEnv(VecEnv):
         box = raw.observation_space(first)["observation"]
         N, P = int(num_envs), self.engine.num_players
         self._rows = np.arange(N)
-        self._rngs: list[np.random.Generator | None] = [None] * N  # the views' np_random
+        self._streams = PCG64Rows(N)  # the views' np_random, one PCG64 stream per row, as arrays
+        self._has_stream = np.zeros(N, dtype=bool)
         self.learner_seats = np.zeros((N, P), dtype=bool)
         self._learner_w = np.zeros((N, P), dtype=np.float64)
         self._learner_n = np.ones(N, dtype=np.float64)
         self._seat_slot = np.full((N, P), -1, dtype=np.int64)  # member slot per seat, -1 learner
         self._slots: list[Any] = []  # every member met so far; a slot is its index
         self._slot_of: dict[int, int] = {}
-        self._seeds_of: list[dict[int, int]] = [{} for _ in range(N)]  # row: slot -> reset seed
-        self._rng_of: list[dict[int, np.random.Generator]] = [{} for _ in range(N)]
+        self._member_seed = np.full((N, 0), -1, dtype=np.int64)  # [row, slot]: the member's reset seed
+        self._rng_of: dict[tuple[int, int], np.random.Generator] = {}  # (row, slot): made on first use
         self._pending = np.zeros(N, dtype=np.float64)
         self._actions: np.ndarray | None = None
         self._batched: dict[int, bool] = {}
         self._on_engine: dict[int, bool] = {}  # slot -> acts from the engine's state (act_engine)
-        self._groups_of = self._group_reader()
+        self._table_of = self._table_reader()
         self._obs_shape = box.shape
         super().__init__(
             N, spaces.Box(box.low, box.high, box.shape, np.float32), spaces.Discrete(self.engine.num_actions)
@@ -149,16 +126,19 @@ class BatchVecEnv(VecEnv):
         if slot is None:
             slot = self._slot_of[id(agent)] = len(self._slots)
             self._slots.append(agent)
+            self._member_seed = np.pad(self._member_seed, ((0, 0), (0, 1)), constant_values=-1)
             self._batched[slot] = can_act_batched(agent)
             self._on_engine[slot] = can_act_on_engine(agent, self.engine)
         return slot
 
     def _member_rng(self, row: int, slot: int) -> np.random.Generator:
         """Row ``row``'s generator of member ``slot``: what ``agent.reset(seed)`` gives the view's copy."""
-        rngs = self._rng_of[row]
-        rng = rngs.get(slot)
+        rng = self._rng_of.get((row, slot))
         if rng is None:
-            rng = rngs[slot] = np.random.Generator(np.random.PCG64(self._seeds_of[row][slot]))
+            seed = int(self._member_seed[row, slot])
+            if seed < 0:
+                raise RuntimeError(f"member {slot} has no seat in row {row}'s episode")
+            rng = self._rng_of[row, slot] = np.random.Generator(np.random.PCG64(seed))
         return rng
 
     def _act(self, slot: int, rows: np.ndarray) -> np.ndarray:
@@ -210,19 +190,25 @@ class BatchVecEnv(VecEnv):
         return (self.engine.rewards * self._learner_w).sum(axis=1) / self._learner_n
 
     def _play(self, reward: np.ndarray, done: np.ndarray, fresh: np.ndarray, final: list[Any]) -> None:
-        """Play until every game waits for its learner: finished games restart (``done``; their last
-        observation appended to ``final``), the other seats act. Rows restarted in this call (``fresh``)
+        """Play until every game waits for its learner: the other seats act, and finished games restart
+        (``done``; their last observation appended to ``final``). Rows restarted in this call (``fresh``)
         pay into ``_pending`` (the reward of their learner's next step), the others into ``reward``.
 
-        One engine call per round of opponent turns over all rows at once, restarts included: the
-        number of engine calls is the longest run of opponent turns of any row, not a sum of them.
+        One engine call per round of opponent turns over all rows at once. The games that finish wait
+        until no opponent is to move anywhere and then restart together (one deal call, not one per
+        round: its fixed cost is most of a small restart); as the rows are independent games this
+        changes no row's play, and the rounds a restart adds overlap with other rows' waits.
         """
         eng = self.engine
         deals = np.zeros(self.num_envs, dtype=np.int64)
         while True:
             cur = eng.current_player
-            over = cur < 0
-            if over.any():
+            slots = self._seat_slot[self._rows, np.maximum(cur, 0)]
+            moving = (slots >= 0) & (cur >= 0)
+            if not moving.any():
+                over = cur < 0
+                if not over.any():
+                    return
                 rows = np.flatnonzero(over)
                 first = rows[~done[rows]]
                 if len(first):  # a finished game's observation is zeros (the batch contract): not read
@@ -233,11 +219,7 @@ class BatchVecEnv(VecEnv):
                     raise RuntimeError(f"the learner got no turn in {self.max_redeals} deals; check the role")
                 self._deal(rows)
                 fresh[rows] = True
-                cur = eng.current_player
-            slots = self._seat_slot[self._rows, np.maximum(cur, 0)]
-            moving = (slots >= 0) & (cur >= 0)
-            if not moving.any():
-                return
+                continue
             eng.step(self._opponent_actions(slots, moving), active=moving)
             if not eng.rewards.any():  # most opponent moves pay nothing
                 continue
@@ -248,74 +230,95 @@ class BatchVecEnv(VecEnv):
             reward += paid
 
     # --- episodes ---------------------------------------------------------------------------------
-    def _group_reader(self) -> Any:
-        """``(engine, b) -> groups`` of the role, resolved once (``Role.batch_groups`` resolves its
-        reference at every call: a row's deal pays for it otherwise)."""
+    def _table_reader(self) -> Any:
+        """``(engine, rows) -> (len(rows), G, S)`` seat table of the role's groups (``registry.Role``'s
+        ``batch_seat_table``), resolved once; for a role without one (or the reference loop's AEC envs),
+        built from its groups game by game."""
         eng, role = self.engine, self.role
+        if getattr(eng, "envs", None) is None and role.batch_seat_table is not None:
+            return registry.resolve(role.batch_seat_table)
         if getattr(eng, "envs", None) is not None or role.batch_seat_groups is None:
-            return role.batch_groups  # (the reference loop's AEC envs, or the role's own error)
-        return registry.resolve(role.batch_seat_groups)
-
-    def _seat(self, i: int, groups: Sequence[Sequence[int]], slots: list[int], cdf: list[float]) -> list[int]:
-        """Row i's member slot per seat (-1: the learner's) for the deal just reset, drawn as the view
-        draws its learner seats and opponents; the members' reset seeds kept for the row's episode. The
-        draws are the row's own generator's, in the view's order, so this stays a loop over the rows (of
-        Python lists: the table is written once for all of them); with one pool member (the common case)
-        the opponents' draws are made in bulk: every other seat's uniform draw (``OpponentPool.sample``:
-        ``rng.choice(1, p=[1.0])`` is one ``rng.random()``) picks the member, whose seed is drawn after
-        the first one."""
-        rng = self._rngs[i]
-        assert rng is not None
-        # rng.integers(1) draws nothing (the range has one value): skipped for a single group
-        group = groups[int(rng.integers(len(groups)))] if len(groups) > 1 else groups[0]
-        if self.partner != "self" and len(group) > 1:
-            group = [group[int(rng.integers(len(group)))]]
-        P = self._seat_slot.shape[1]
-        seeds: dict[int, int] = {}
-        if len(slots) == 1:
-            slot = slots[0]
-            row = [slot] * P
-            for s in group:
-                row[s] = -1
-            others = row.count(slot)
-            if others:  # rng.random(), rng.integers(_SEED_BOUND), rng.random(others - 1)
-                seeds[slot] = _draw_seed(rng, 1, others - 1)
+            groups_of = role.batch_groups  # (the reference loop's AEC envs, or the role's own error)
         else:
-            mine = set(group)
-            row = [-1] * P
-            for s in range(P):
-                if s in mine:
-                    continue
-                # OpponentPool.sample: rng.choice(len(members), p=p) is one rng.random() searched in the cdf
-                slot = row[s] = slots[bisect.bisect_right(cdf, rng.random())]
-                if slot not in seeds:
-                    seeds[slot] = _draw_seed(rng)
-        self._seeds_of[i] = seeds
-        self._rng_of[i] = {}
-        return row
+            groups_of = registry.resolve(role.batch_seat_groups)
+
+        def table(engine: Any, rows: np.ndarray) -> np.ndarray:
+            lists = [groups_of(engine, b) for b in rows.tolist()]
+            G = max(len(groups) for groups in lists)
+            S = max(len(group) for groups in lists for group in groups)
+            out = np.full((len(lists), G, S), -1, dtype=np.int64)
+            for k, groups in enumerate(lists):
+                for g, group in enumerate(groups):
+                    out[k, g, : len(group)] = group
+            return out
+
+        return table
 
     def _deal(self, rows: np.ndarray) -> None:
         """New deals in ``rows`` (the pool read now, as a view reads it at its reset), seated; the payouts
         pending for them are dropped (a deal without a learner turn is never seen by the learner).
 
-        The draws are per row (each row's own generator, in the view's order); the seat tables are
-        written once for all the rows."""
+        Each row draws from its own stream what its view draws, in the view's order: the deal's seed
+        (``rng.integers(2**63 - 1)``), its learner group among the role's groups (``rng.integers(G)``,
+        nothing when G is 1) and seat in it (``partner`` other than "self"), then per other seat one
+        ``rng.random()`` picking a pool member (``OpponentPool.sample``: ``rng.choice(k, p)``), and each
+        member's reset seed after the first pick of that member. All rows draw together
+        (``core.pcg64_rows``: the same numbers as a ``Generator`` per row); with one pool member (the
+        common case) its picks are skipped in bulk."""
         members, p = self.pool.members()
-        cdf_arr = p.cumsum()
-        cdf_arr /= cdf_arr[-1]
-        cdf = cdf_arr.tolist()
-        slots = [self._slot(m) for m in members]
-        todo = rows.tolist()
-        rngs = self._rngs
-        seeds = [_draw_seed(rngs[i]) for i in todo]  # rng.integers(_SEED_BOUND)
+        cdf = p.cumsum()
+        cdf /= cdf[-1]
+        slots = np.array([self._slot(m) for m in members], dtype=np.int64)
         eng = self.engine
-        eng.reset(rows=rows, seeds=seeds)
-        groups_of = self._groups_of
-        P = self.engine.num_players
-        table = np.array([self._seat(i, groups_of(eng, i), slots, cdf) for i in todo], dtype=np.int64)
-        table = table.reshape(len(todo), P)
-        learner = table < 0
-        self._seat_slot[rows] = table
+        m, P = len(rows), eng.num_players
+        draws = Draws(self._streams, rows)
+        eng.reset(rows=rows, seeds=draws.integers(_SEED_BOUND).tolist())
+        table = np.asarray(self._table_of(eng, rows), dtype=np.int64)
+        counts = (table[:, :, 0] >= 0).sum(axis=1)
+        pick = np.zeros(m, dtype=np.int64)
+        many = np.flatnonzero(counts > 1)
+        if len(many):
+            pick[many] = draws.integers32(counts[many], many)
+        group = table[np.arange(m), pick]  # (m, S) seats, -1 padded
+        if self.partner != "self":
+            sizes = (group >= 0).sum(axis=1)
+            many = np.flatnonzero(sizes > 1)
+            one = group[:, :1].copy()
+            if len(many):
+                one[many, 0] = group[many, draws.integers32(sizes[many], many)]
+            group = one
+        learner = np.zeros((m, P), dtype=bool)
+        k, j = np.nonzero(group >= 0)
+        learner[k, group[k, j]] = True
+        seats = np.full((m, P), -1, dtype=np.int64)
+        seeds = self._member_seed
+        seeds[rows] = -1
+        if len(slots) == 1:  # every other seat: one random() (the pick), the seed after the first
+            seats[~learner] = slots[0]
+            others = P - learner.sum(axis=1)
+            has = np.flatnonzero(others)
+            draws.skip(1, has)
+            seeds[rows[has], slots[0]] = draws.integers(_SEED_BOUND, has)
+            draws.skip(others[has] - 1, has)
+        else:
+            seen = np.zeros((m, len(slots)), dtype=bool)
+            for s in range(P):
+                sel = np.flatnonzero(~learner[:, s])
+                if not len(sel):
+                    continue
+                # bisect_right on the cdf: numpy's choice(k, p=p) on one random()
+                which = np.searchsorted(cdf, draws.random(sel), side="right")
+                seats[sel, s] = slots[which]
+                new = ~seen[sel, which]
+                seen[sel, which] = True
+                if new.any():
+                    seeds[rows[sel[new]], slots[which[new]]] = draws.integers(_SEED_BOUND, sel[new])
+        draws.commit()
+        if self._rng_of:  # the members' generators of the rows' last episodes
+            dealt = set(rows.tolist())
+            for key in [key for key in self._rng_of if key[0] in dealt]:
+                del self._rng_of[key]
+        self._seat_slot[rows] = seats
         self.learner_seats[rows] = learner
         self._learner_w[rows] = learner
         self._learner_n[rows] = learner.sum(axis=1)
@@ -324,9 +327,10 @@ class BatchVecEnv(VecEnv):
     # --- VecEnv API -------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
         """Every row starts a new episode; rows given a seed by ``seed()`` restart their stream."""
-        for i, s in enumerate(self._seeds):
-            if s is not None or self._rngs[i] is None:
-                self._rngs[i] = np.random.Generator(np.random.PCG64(s))
+        new = [i for i, s in enumerate(self._seeds) if s is not None or not self._has_stream[i]]
+        if new:  # PCG64(seed), or fresh OS entropy for a row never seeded
+            self._streams.seed(np.array(new, dtype=np.int64), [self._seeds[i] for i in new])
+            self._has_stream[new] = True
         self._reset_seeds()
         self._reset_options()
         N = self.num_envs

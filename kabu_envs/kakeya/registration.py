@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from kabu_envs.registry import DemoPlan, GameSpec, Role, Screenshot, register
 
 
@@ -23,6 +25,12 @@ def batch_partnerships(batch_env: Any, b: int) -> list[list[int]]:
     return [partnership_seats(p, n) for p in range(n // 2)]
 
 
+def batch_partnership_table(batch_env: Any, rows: np.ndarray) -> np.ndarray:
+    """``batch_partnerships`` of the games ``rows`` as a table (the same for every game)."""
+    table = np.array(batch_partnerships(batch_env, 0), dtype=np.int64)
+    return np.broadcast_to(table[None], (len(rows), *table.shape))
+
+
 SPEC = register(
     GameSpec(
         id="kakeya",
@@ -37,6 +45,7 @@ SPEC = register(
                 "team",
                 "every seat of one partnership",
                 batch_seat_groups=batch_partnerships,
+                batch_seat_table=batch_partnership_table,
             ),
         ),
         agents={

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from kabu_envs.registry import DemoPlan, GameSpec, Role, Screenshot, register
 
 
@@ -17,6 +19,19 @@ def batch_bettor_seats(batch_env: Any, b: int) -> list[list[int]]:
     """``bettor_seats`` for game ``b`` of the batch engine."""
     dealer = int(batch_env.dealer[b])
     return [[s] for s in range(batch_env.num_players) if s != dealer]
+
+
+def batch_bettor_table(batch_env: Any, rows: np.ndarray) -> np.ndarray:
+    """``batch_bettor_seats`` of the games ``rows`` as a table: (k, n - 1, 1), the seats after skipping
+    each game's dealer, in seat order."""
+    g = np.arange(batch_env.num_players - 1, dtype=np.int64)[None, :]
+    dealer = np.asarray(batch_env.dealer)[rows][:, None]
+    return (g + (g >= dealer))[:, :, None]
+
+
+def batch_dealer_table(batch_env: Any, rows: np.ndarray) -> np.ndarray:
+    """``batch_dealer_seat`` of the games ``rows`` as a table: (k, 1, 1)."""
+    return np.asarray(batch_env.dealer, dtype=np.int64)[rows][:, None, None]
 
 
 def batch_dealer_seat(batch_env: Any, b: int) -> list[list[int]]:
@@ -43,8 +58,16 @@ SPEC = register(
                 "seat",
                 "one bettor seat; seats rotate over the bettors deal by deal",
                 batch_seat_groups=batch_bettor_seats,
+                batch_seat_table=batch_bettor_table,
             ),
-            Role("dealer", dealer_seat, "seat", "the dealer's seat", batch_seat_groups=batch_dealer_seat),
+            Role(
+                "dealer",
+                dealer_seat,
+                "seat",
+                "the dealer's seat",
+                batch_seat_groups=batch_dealer_seat,
+                batch_seat_table=batch_dealer_table,
+            ),
         ),
         agents={
             "scripted": "kabu_envs.agents.oicho_scripted:OichoScriptedAgent",

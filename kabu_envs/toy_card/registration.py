@@ -6,6 +6,7 @@ from kabu_envs.registry import (
     GameSpec,
     Role,
     batch_seat_groups_each_seat,
+    batch_seat_table_each_seat,
     register,
     seat_groups_each_seat,
 )
@@ -18,7 +19,16 @@ SPEC = register(
         raw_env="kabu_envs.toy_card.env:raw_env",
         make_config="kabu_envs.toy_card.config:make_config",
         # Every seat is its own side: the duplicate evaluation lets the agent play each seat in turn.
-        roles=(Role("seat", seat_groups_each_seat, "team", "one seat", batch_seat_groups_each_seat),),
+        roles=(
+            Role(
+                "seat",
+                seat_groups_each_seat,
+                "team",
+                "one seat",
+                batch_seat_groups_each_seat,
+                batch_seat_table_each_seat,
+            ),
+        ),
         agents={"scripted": "kabu_envs.toy_card.agents:ScriptedAgent"},
         eval_opponents=("random", "scripted"),
         eval_deals=200,
