@@ -6,15 +6,16 @@ other seats are played by batched agents (``act_batch``), a few numpy calls per 
 
 Row i is the view ``make_view(game, role, opponents, partner)`` (kabu_envs/wrappers/views.py) that
 ``DummyVecEnv.seed(s)`` + ``reset()`` would build with ``reset(seed=s + i)``: the same random stream
-(the numbers of one ``np.random.Generator(np.random.PCG64(s + i))`` per row) draws, per episode and in the view's order, the deal's seed,
-the learner's seat group (and seat, ``partner="pool"``), one pool member per other seat and the seeds
-those members are reset with; the learner's reward is the mean over its seats of what every engine
-step since its last action paid (the terminal payout included); an episode ends with the game and
-restarts within the same ``step_wait`` (``infos[i]["terminal_observation"]``, VecMonitor-compatible). Opponents act with
-one generator per (row, member) made as ``BaseAgent.reset(seed)`` makes its own (created only when a
-member actually draws), so a stochastic member plays as that view's own copy of it would
-(``act_batch(obs, masks, rngs)``, the batched-agent protocol). ``tests/test_batch_vec_env.py``
-checks all this against a ``DummyVecEnv`` of views, step by step.
+(the numbers of one ``np.random.Generator(np.random.PCG64(s + i))`` per row) draws, per episode and
+in the view's order, the deal's seed, the learner's seat group (and seat, ``partner="pool"``), one
+pool member per other seat and the seeds those members are reset with; the learner's reward is the
+mean over its seats of what every engine step since its last action paid (the terminal payout
+included); an episode ends with the game and restarts within the same ``step_wait``
+(``infos[i]["terminal_observation"]``, VecMonitor-compatible). Opponents act with one generator per
+(row, member) made as ``BaseAgent.reset(seed)`` makes its own (created only when a member actually
+draws), so a stochastic member plays as that view's own copy of it would (``act_batch(obs, masks,
+rngs)``, the batched-agent protocol). ``tests/test_batch_vec_env.py`` checks all this against a
+``DummyVecEnv`` of views, step by step.
 
 Speed: between two learner decisions one loop plays every row's opponents, one engine call (and one
 ``act_batch`` call per pool member) per round of opponent turns over all the rows that wait for one;
