@@ -127,3 +127,20 @@ def test_cli_bc_steps_flag_and_interrupt_message(tmp_path, capsys, monkeypatch):
     assert "Resume with" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         train_main([str(cfg_file), "--timesteps", "0"])
+
+
+def test_batch_envs_from_the_command_line_train_reproducibly(tmp_path):
+    """``kabu-train --batch-envs N`` trains on ``BatchVecEnv`` (recorded in run.json with the resolved
+    config), logs its episodes, and the same seed gives the same policy bit for bit."""
+    policies = []
+    for k in range(2):
+        out = tmp_path / f"run{k}"
+        args = ["ppo_toy_card", "--batch-envs", "16", "--timesteps", "512", "--eval-deals", "0"]
+        assert train_main([*args, "--out", str(out), "--no-progress"]) == 0
+        run = json.loads((out / "model" / "run.json").read_text())
+        assert run["vec_env"] == "BatchVecEnv" and run["config"]["batch_envs"] == 16
+        assert run["timesteps"] >= 512 and run["seed"] == 0
+        episodes = (out / "work" / "monitor_batch.monitor.csv").read_text().splitlines()
+        assert len(episodes) > 100  # (two header lines, then one line per finished game)
+        policies.append((out / "model" / "policy.npz").read_bytes())
+    assert policies[0] == policies[1]
