@@ -79,6 +79,31 @@ def test_equals_a_dummy_vec_env_of_the_views(game, role, partner, opponents, opt
     assert episodes >= 4 and paid
 
 
+@pytest.mark.parametrize(("game", "role"), [("oicho_kabu", "bettor"), ("kakeya", None)])
+def test_over_the_reference_loop_engine_equals_the_views(game, role, monkeypatch):
+    """On ``LoopBatchEnv`` (the engine of a rule set a game does not vectorise: B AEC envs) the VecEnv
+    reads the seat groups from the AEC envs and its opponents act on observations: still the views."""
+    from kabu_envs import batch as batch_module
+    from kabu_envs.batch import LoopBatchEnv
+
+    monkeypatch.setattr(
+        batch_module, "make", lambda g, batch_size, **o: LoopBatchEnv(g, batch_size=batch_size, **o)
+    )
+    env, dummy = _pair(game, role, "self", ["random", "scripted"], {})
+    assert isinstance(env.engine, LoopBatchEnv)
+    assert np.array_equal(env.reset(), dummy.reset())
+    rng = np.random.default_rng(1)
+    episodes = 0
+    for t in range(60):
+        masks = env.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        ob, rb, db, _ = env.step(acts)
+        od, rd, dd, _ = dummy.step(acts)
+        assert np.array_equal(ob, od) and np.array_equal(rb, rd) and np.array_equal(db, dd), t
+        episodes += int(db.sum())
+    assert episodes >= 4
+
+
 def test_seeding_is_reproducible_and_rows_differ():
     a = BatchVecEnv("kakeya", 3, opponents="random")
     b = BatchVecEnv("kakeya", 3, opponents="random")
