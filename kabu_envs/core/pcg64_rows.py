@@ -100,6 +100,13 @@ def _affine(
     return hi, lo
 
 
+def _jump(
+    k: np.ndarray | int, hi: np.ndarray, lo: np.ndarray, inc_hi: np.ndarray, inc_lo: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The states ``k`` steps on (``k`` <= ``_JUMPS``, an int or an array broadcast against the state)."""
+    return _affine(_A_HI[k], _A_LO[k], _S_HI[k], _S_LO[k], hi, lo, inc_hi, inc_lo)
+
+
 def _output(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
     """XSL-RR: (high ^ low) rotated right by the top 6 bits of the state."""
     x = hi ^ lo
@@ -140,8 +147,7 @@ class PCG64Rows:
         hi = inc_hi + words[:, 0]  # state 0 stepped is inc; plus the initial state
         lo = inc_lo + words[:, 1]
         hi += lo < inc_lo
-        one = np.ones(1, dtype=np.int64)
-        hi, lo = _affine(_A_HI[one], _A_LO[one], _S_HI[one], _S_LO[one], hi, lo, inc_hi, inc_lo)
+        hi, lo = _jump(1, hi, lo, inc_hi, inc_lo)
         self.hi[at], self.lo[at], self.inc_hi[at], self.inc_lo[at] = hi, lo, inc_hi, inc_lo
         self.has32[at] = False
         self.u32[at] = 0
@@ -179,31 +185,17 @@ class PCG64Rows:
         inc_hi, inc_lo = self.inc_hi[rows], self.inc_lo[rows]
         while start > 0:  # (longer than the tables: jump in pieces)
             step = min(start, _JUMPS)
-            hi, lo = _affine(_A_HI[step], _A_LO[step], _S_HI[step], _S_LO[step], hi, lo, inc_hi, inc_lo)
+            hi, lo = _jump(step, hi, lo, inc_hi, inc_lo)
             start -= step
         parts = []
         done = 0
         while True:  # pieces of at most _JUMPS outputs, each from the state where the last one ended
             j = np.arange(1, min(k - done, _JUMPS) + 1)
-            parts.append(
-                _output(
-                    *_affine(
-                        _A_HI[j],
-                        _A_LO[j],
-                        _S_HI[j],
-                        _S_LO[j],
-                        hi[:, None],
-                        lo[:, None],
-                        inc_hi[:, None],
-                        inc_lo[:, None],
-                    )
-                )
-            )
+            parts.append(_output(*_jump(j, hi[:, None], lo[:, None], inc_hi[:, None], inc_lo[:, None])))
             done += len(j)
             if done >= k:
                 break
-            step = len(j)
-            hi, lo = _affine(_A_HI[step], _A_LO[step], _S_HI[step], _S_LO[step], hi, lo, inc_hi, inc_lo)
+            hi, lo = _jump(len(j), hi, lo, inc_hi, inc_lo)
         return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
     def advance(self, rows: np.ndarray, steps: np.ndarray) -> None:
@@ -216,7 +208,7 @@ class PCG64Rows:
         left = steps.copy()
         while True:
             k = np.minimum(left, _JUMPS)
-            hi, lo = _affine(_A_HI[k], _A_LO[k], _S_HI[k], _S_LO[k], hi, lo, inc_hi, inc_lo)
+            hi, lo = _jump(k, hi, lo, inc_hi, inc_lo)
             left -= k
             if not left.any():
                 break
