@@ -105,6 +105,16 @@ def test_mixed_draws_match_numpy(trial):
     _same_states(streams, gens)
 
 
+def test_the_largest_32_bit_bound_is_a_plain_draw():
+    """``integers(2**32)`` is numpy's plain ``next_uint32``, the buffered half included."""
+    streams, gens = _rows([3, 4, 5])
+    draws = Draws(streams, np.arange(3))
+    for bound in (2**32, 7, 2**32, 2**32):
+        assert draws.integers(bound).tolist() == [int(g.integers(bound)) for g in gens]
+    draws.commit()
+    _same_states(streams, gens)
+
+
 @pytest.mark.parametrize("before", [0, 1, 3])
 def test_rejections_redraw_as_numpy(before):
     """An output of 0 is rejected by both Lemire methods (64-bit for 2**63 - 1, 32-bit for 3: its low

@@ -294,19 +294,19 @@ class Draws:
 
     def integers32(self, bounds: np.ndarray, sel: np.ndarray | None = None) -> np.ndarray:
         """``Generator.integers(bound)`` for bounds in 2..2**32 given per row (``buffered_bounded_lemire_
-        uint32`` on ``next32``; 2**32 is one plain ``next32``)."""
+        uint32`` on ``next32``; for 2**32 it is the plain ``next32`` numpy draws: no rejection, the high
+        word of ``v * 2**32`` is v)."""
         sel = self._sel(sel)
         bounds = np.asarray(bounds, dtype=_U64)
         if len(bounds) and (int(bounds.min()) < 2 or int(bounds.max()) > 1 << 32):
             raise ValueError("integers32 bounds must be in 2..2**32")
-        full = bounds == _U64(1 << 32)
-        threshold = ((_U64(1 << 32) - bounds) % np.where(full, _U64(1), bounds)) & _LO32
+        threshold = (_U64(1 << 32) - bounds) % bounds  # (UINT32_MAX - rng) % rng_excl
         m = self.next32(sel) * bounds
-        redo = np.flatnonzero(((m & _LO32) < threshold) & ~full)
+        redo = np.flatnonzero((m & _LO32) < threshold)
         while len(redo):
             m[redo] = self.next32(sel[redo]) * bounds[redo]
             redo = redo[(m[redo] & _LO32) < threshold[redo]]
-        return np.where(full, m, m >> _U64(32)).astype(np.int64)
+        return (m >> _U64(32)).astype(np.int64)
 
     def commit(self) -> None:
         """The streams move past every draw made (state, buffered half)."""
