@@ -21,21 +21,27 @@ import numpy as np
 _T = TypeVar("_T", bound=type)
 # class name (module.qualname) -> class, filled by @loadable
 LOADABLE: dict[str, type] = {}
-# modules of this package whose classes are @loadable; imported by BaseAgent.load on demand
-LOADABLE_MODULES = (
-    "kabu_envs.agents.base",
-    "kabu_envs.agents.kakeya_scripted",
-    "kabu_envs.agents.kakeya_expert",
-    "kabu_envs.agents.oicho_scripted",
-    "kabu_envs.agents.oicho_expert",
-)
+
+
+def loadable_modules() -> list[str]:
+    """The modules whose classes may be ``@loadable``: the named agents of every registered game (their
+    registry references), never a module a file names. ``BaseAgent.load`` imports them on demand."""
+    from kabu_envs import registry
+
+    refs = [ref for spec in registry.games() for ref in spec.agents.values()]
+    return sorted({ref.partition(":")[0] for ref in refs if isinstance(ref, str)})
 
 
 def loadable(cls: _T) -> _T:
-    """Allow ``BaseAgent.load`` to rebuild ``cls`` (a ``BaseAgent`` subclass) from saved parameters."""
+    """Allow ``BaseAgent.load`` to rebuild ``cls`` (a ``BaseAgent`` subclass) from saved parameters.
+
+    A class that moved keeps loading files saved under its old name: it lists those names in
+    ``former_names`` (module.qualname strings).
+    """
     if not (isinstance(cls, type) and issubclass(cls, BaseAgent)):
         raise TypeError(f"@loadable is for BaseAgent subclasses, not {cls!r}")
-    LOADABLE[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    for name in (f"{cls.__module__}.{cls.__qualname__}", *getattr(cls, "former_names", ())):
+        LOADABLE[name] = cls
     return cls
 
 
@@ -125,10 +131,9 @@ class BaseAgent:
         name, params = cfg["class"], cfg["params"]
         if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
             raise ValueError(f"{path}: 'params' must be a JSON object of named parameters")
-        if isinstance(name, str) and name not in LOADABLE and name.rpartition(".")[0] in LOADABLE_MODULES:
-            importlib.import_module(
-                name.rpartition(".")[0]
-            )  # a fixed module of ours, registering its classes
+        if isinstance(name, str) and name not in LOADABLE:
+            for module in loadable_modules():  # fixed modules of the registered games, never the file's
+                importlib.import_module(module)
         cls = LOADABLE.get(name) if isinstance(name, str) else None
         if cls is None:
             raise ValueError(

@@ -19,9 +19,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's code
 from kabu_envs import kakeya_v1  # noqa: E402
-from kabu_envs.agents.kakeya_expert import KakeyaExpertAgent  # noqa: E402
-from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent  # noqa: E402
 from kabu_envs.kakeya.actions import NUM_ACTIONS, TRUMP_BASE  # noqa: E402
+from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent  # noqa: E402
+from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent  # noqa: E402
 
 TABLES = {
     "4p": {},

@@ -3,7 +3,7 @@
     python benchmarks/bench_training.py [--cases kakeya oicho_bettor] [--timesteps 20480]
         [--batch-envs 256 1024] [--repeats 2]
 
-Both sides train the same preset's policy (``training/configs/<preset>.yaml``: network, batch size,
+Both sides train the same preset's policy (``kabu_envs/<game>/presets/<preset>.yaml``: network, batch size,
 learning rate) with 4 epochs and the same rollout size: the views as 8 ``DummyVecEnv`` copies with
 ``n_steps`` 256 (the issue's baseline), the batch VecEnv as ``--batch-envs`` games with
 ``2048 / batch_envs`` steps each. Opponents: ``scripted`` on every other seat.

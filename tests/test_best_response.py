@@ -59,8 +59,8 @@ def test_dealer_card_choice_regret_is_zero_and_the_takes_are_worth_the_same():
     three are the same draw (the best response's regret is 0 for each). Checked in the engine: the
     dealer's chips over many deals, each take from the same information states, agree within noise."""
     from kabu_envs import registry
-    from kabu_envs.agents.oicho_best_response import OichoBestResponse
     from kabu_envs.oicho_kabu.actions import CHOICE_ACTIONS
+    from kabu_envs.oicho_kabu.agents.best_response import OichoBestResponse
     from kabu_envs.oicho_kabu.game import Phase
 
     env = registry.get("oicho_kabu").make_raw_env(rules="kabufuda_site")
@@ -94,7 +94,7 @@ def test_dealer_card_choice_regret_is_zero_and_the_takes_are_worth_the_same():
 
 def test_regret_is_zero_for_the_best_responses_own_choice_and_never_negative_for_the_dealer():
     from kabu_envs import registry
-    from kabu_envs.agents.oicho_best_response import OichoBestResponse
+    from kabu_envs.oicho_kabu.agents.best_response import OichoBestResponse
     from kabu_envs.oicho_kabu.game import Phase
 
     env = registry.get("oicho_kabu").make_raw_env()

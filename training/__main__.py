@@ -3,7 +3,8 @@
 ``--batch-envs N`` trains on N games stepped together by the batch engine (training/batch_vec_env.py)
 instead of ``n_envs`` copies of the single-agent view (the same views, several times faster).
 
-Presets are the files in training/configs/ and those games ship (``python -m kabu_envs.training --list``).
+Presets are the YAML files each game ships in its own package, ``kabu_envs/<game>/presets/``
+(``python -m kabu_envs.training --list``).
 A run writes to ``runs/<name>/`` (``model/`` = the result, ``work/`` = checkpoints and logs);
 ``--publish`` also copies the result to the shipped models (``kabu_envs/models/<name>/``, or
 ``$KABU_MODELS_DIR``). Ctrl-C saves a checkpoint; ``--resume`` continues from it. Training needs the

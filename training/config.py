@@ -1,7 +1,7 @@
 """Training configs: YAML files merged over the defaults below.
 
-Presets are the YAML files in training/configs/ plus those a game ships in its own package
-(``GameSpec.training_presets``). A config names the game and the learner's role (both checked against
+Presets are the YAML files each game ships in its own package (``GameSpec.training_presets``,
+``kabu_envs/<game>/presets/``). A config names the game and the learner's role (both checked against
 the game registry), the rule options, the opponent mix (weights of the game's named agents, e.g.
 "random", "scripted", "expert", trained "ppo_..." models, and frozen self-play snapshots), PPO
 hyperparameters and the budget. Unknown keys raise, so a typo never trains silently with a default.
@@ -17,8 +17,6 @@ import yaml
 
 from kabu_envs import registry
 from kabu_envs.training.outputs import check_name
-
-CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
 DEFAULTS: dict[str, Any] = {
     "name": None,
@@ -86,8 +84,8 @@ def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[
 
 
 def preset_dirs() -> list[Path]:
-    """training/configs/ and every game's own preset folder."""
-    dirs = [CONFIG_DIR]
+    """Every game's own preset folder."""
+    dirs: list[Path] = []
     for spec in registry.games():
         if spec.training_presets:
             package, _, folder = spec.training_presets.partition(":")

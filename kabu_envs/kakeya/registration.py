@@ -49,8 +49,8 @@ SPEC = register(
             ),
         ),
         agents={
-            "scripted": "kabu_envs.agents.kakeya_scripted:KakeyaScriptedAgent",
-            "expert": "kabu_envs.agents.kakeya_expert:KakeyaExpertAgent",
+            "scripted": "kabu_envs.kakeya.agents.scripted:KakeyaScriptedAgent",
+            "expert": "kabu_envs.kakeya.agents.expert:KakeyaExpertAgent",
         },
         reference="scripted",
         eval_opponents=("random", "scripted"),
@@ -67,6 +67,7 @@ SPEC = register(
             agent_deals={"expert": 1000},
         ),
         pettingzoo_id="kabu_envs/kakeya-v1",
+        training_presets="kabu_envs.kakeya:presets",
         batch="kabu_envs.kakeya.batch:make_batch",
         screenshots=(
             Screenshot(

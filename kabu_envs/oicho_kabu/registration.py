@@ -70,8 +70,8 @@ SPEC = register(
             ),
         ),
         agents={
-            "scripted": "kabu_envs.agents.oicho_scripted:OichoScriptedAgent",
-            "expert": "kabu_envs.agents.oicho_expert:OichoExpertAgent",
+            "scripted": "kabu_envs.oicho_kabu.agents.scripted:OichoScriptedAgent",
+            "expert": "kabu_envs.oicho_kabu.agents.expert:OichoExpertAgent",
         },
         reference="scripted",
         eval_opponents=("random", "scripted", "expert"),
@@ -90,8 +90,9 @@ SPEC = register(
             best_response_setting_deals=300,
         ),
         pettingzoo_id="kabu_envs/oicho_kabu-v1",
+        training_presets="kabu_envs.oicho_kabu:presets",
         batch="kabu_envs.oicho_kabu.batch:make_batch",
-        best_response="kabu_envs.agents.oicho_best_response:OichoBestResponse",
+        best_response="kabu_envs.oicho_kabu.agents.best_response:OichoBestResponse",
         # a scripted dealer, bettors scripted and random (random stakes leave spreads unbacked, so
         # player_3's view hides their second cards)
         screenshots=(

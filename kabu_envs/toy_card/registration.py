@@ -29,7 +29,7 @@ SPEC = register(
                 batch_seat_table_each_seat,
             ),
         ),
-        agents={"scripted": "kabu_envs.toy_card.agents:ScriptedAgent"},
+        agents={"scripted": "kabu_envs.toy_card.agents.scripted:ScriptedAgent"},
         eval_opponents=("random", "scripted"),
         eval_deals=200,
         pettingzoo_id="kabu_envs/toy_card-v0",

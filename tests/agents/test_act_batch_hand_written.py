@@ -18,10 +18,10 @@ import pytest
 
 from kabu_envs import kakeya_v1, oicho_kabu_v1
 from kabu_envs.agents.base import RandomAgent
-from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent
-from kabu_envs.agents.oicho_expert import OichoExpertAgent
-from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
+from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
 from kabu_envs.oicho_kabu.actions import DRAW, STAND
+from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent
+from kabu_envs.oicho_kabu.agents.scripted import OichoScriptedAgent
 from kabu_envs.oicho_kabu.game import Phase
 
 OICHO_OPTIONS: list[dict[str, Any]] = [

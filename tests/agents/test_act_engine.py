@@ -13,8 +13,8 @@ import pytest
 
 from kabu_envs import batch
 from kabu_envs.agents.base import RandomAgent, can_act_on_engine
-from kabu_envs.agents.oicho_expert import OichoExpertAgent
-from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
+from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent
+from kabu_envs.oicho_kabu.agents.scripted import OichoScriptedAgent
 from kabu_envs.oicho_kabu.game import Phase
 
 RULES = [

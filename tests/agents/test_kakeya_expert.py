@@ -1,4 +1,4 @@
-"""The expert Kakeya player (agents/kakeya_expert.py) and its parts: the observation decoder, the
+"""The expert Kakeya player (kabu_envs/kakeya/agents/expert.py) and its parts: the observation decoder, the
 consistent-deal sampler, the play-out policy and the double-dummy solver."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ import pytest
 
 from kabu_envs import kakeya_v1
 from kabu_envs.agents.base import BaseAgent
-from kabu_envs.agents.kakeya_expert import KakeyaExpertAgent
-from kabu_envs.agents.kakeya_sampler import DealSampler
-from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent
-from kabu_envs.agents.kakeya_search import DealSim, Position
-from kabu_envs.agents.kakeya_view import ViewDecoder
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
+from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
+from kabu_envs.kakeya.agents.knowledge import ViewDecoder
+from kabu_envs.kakeya.agents.sampler import DealSampler
+from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
+from kabu_envs.kakeya.agents.search import DealSim, Position
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_RANKS, bits_to_cards
 from kabu_envs.kakeya.game import Game, Phase
 from kabu_envs.kakeya.observation import Encoder

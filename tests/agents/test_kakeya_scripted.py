@@ -5,8 +5,8 @@ import pytest
 
 from kabu_envs import kakeya_v1
 from kabu_envs.agents.base import BaseAgent, RandomAgent
-from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent
 from kabu_envs.kakeya import Action, card_id
+from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
 from kabu_envs.kakeya.cards import card_ids as ids
 from kabu_envs.kakeya.game import partnership_of
 

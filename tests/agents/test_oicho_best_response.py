@@ -1,4 +1,5 @@
-"""The Oicho-Kabu best response (agents/oicho_best_response.py): its values against brute force, its
+"""The Oicho-Kabu best response (kabu_envs/oicho_kabu/agents/best_response.py):
+its values against brute force, its
 models of the reference players against their real play, and that it never reads a hidden card."""
 
 from __future__ import annotations
@@ -9,10 +10,15 @@ import numpy as np
 import pytest
 
 from kabu_envs.agents.base import RandomAgent
-from kabu_envs.agents.oicho_best_response import _REDEAL_VALUES, OichoBestResponse, _Seen, check_supported
-from kabu_envs.agents.oicho_expert import OichoExpertAgent, SettleTable
-from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
 from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, ESCAPE, KEEP, REDEAL, STAND
+from kabu_envs.oicho_kabu.agents.best_response import (
+    _REDEAL_VALUES,
+    OichoBestResponse,
+    _Seen,
+    check_supported,
+)
+from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent, SettleTable
+from kabu_envs.oicho_kabu.agents.scripted import OichoScriptedAgent
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, VALUES, card_id
 from kabu_envs.oicho_kabu.env import raw_env

@@ -3,7 +3,7 @@
 import pytest
 from test_oicho_scripted import ids, stacked_round
 
-from kabu_envs.agents.oicho_expert import OichoExpertAgent
+from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent
 
 
 def _stacked_round(opts: dict, deck: list[int]) -> list[tuple]:

@@ -6,11 +6,11 @@ import pytest
 
 from kabu_envs import oicho_kabu_v1
 from kabu_envs.agents.base import BaseAgent, RandomAgent
-from kabu_envs.agents.oicho_common import bettor_decision
-from kabu_envs.agents.oicho_expert import OichoExpertAgent
-from kabu_envs.agents.oicho_scripted import OichoScriptedAgent, yaku_starters
 from kabu_envs.core.errors import RuleConfigError
 from kabu_envs.oicho_kabu.actions import DRAW, ESCAPE, STAND
+from kabu_envs.oicho_kabu.agents.common import bettor_decision
+from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent
+from kabu_envs.oicho_kabu.agents.scripted import OichoScriptedAgent, yaku_starters
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.deck import card_ids
 

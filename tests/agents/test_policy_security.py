@@ -185,9 +185,9 @@ def test_base_agent_load_builds_only_allow_listed_classes(tmp_path, monkeypatch)
     # the allow-list: every hand-written agent, each loading back
     RandomAgent(seed=1).save(path)
     assert type(BaseAgent.load(path)) is RandomAgent
-    from kabu_envs.agents.kakeya_scripted import KakeyaScriptedAgent
-    from kabu_envs.agents.oicho_expert import OichoExpertAgent
-    from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
+    from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
+    from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent
+    from kabu_envs.oicho_kabu.agents.scripted import OichoScriptedAgent
 
     for cls in (RandomAgent, KakeyaScriptedAgent, OichoScriptedAgent, OichoExpertAgent):
         assert LOADABLE[f"{cls.__module__}.{cls.__qualname__}"] is cls

@@ -65,13 +65,13 @@ def test_registry_names_and_errors(tmp_path):
         make_agent("toy_card", "ppo_does_not_exist")
     with pytest.raises(ValueError, match="unknown game"):
         make_agent("chess", "random")
-    from kabu_envs.agents.oicho_expert import OichoExpertAgent
-    from kabu_envs.agents.oicho_scripted import OichoScriptedAgent
+    from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent
+    from kabu_envs.oicho_kabu.agents.scripted import OichoScriptedAgent
 
     assert type(make_agent("oicho_kabu", "scripted", 0, rules="kansai")) is OichoScriptedAgent
     expert = make_agent("oicho_kabu", "expert", 0, rules="kansai")
     assert type(expert) is OichoExpertAgent and expert.cfg.free_draw
-    from kabu_envs.agents.kakeya_expert import KakeyaExpertAgent
+    from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
 
     assert type(make_agent("kakeya", "expert", 0)) is KakeyaExpertAgent
     with pytest.raises(ValueError, match="unknown agent .alphazero. for Kakeya"):

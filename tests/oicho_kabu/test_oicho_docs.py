@@ -80,9 +80,8 @@ def test_doc_sections_exist(text):
 
 ROOT = Path(__file__).resolve().parents[2]
 CITING = [
-    *sorted((ROOT / "kabu_envs" / "oicho_kabu").glob("*.py")),
+    *sorted((ROOT / "kabu_envs" / "oicho_kabu").rglob("*.py")),
     ROOT / "kabu_envs" / "oicho_kabu_v1.py",
-    *sorted((ROOT / "agents").glob("oicho_*.py")),
     *sorted((ROOT / "tests" / "oicho_kabu").glob("*.py")),
     DOC,
 ]

@@ -67,6 +67,9 @@ _NONE = 1 << 20  # a key above every card's: argmin never picks a card that is n
 class KakeyaScriptedAgent(BaseAgent):
     """Plays any Kakeya decision; ``options`` are the env's rule options plus the params above."""
 
+    # saved agent files (BaseAgent.save) written before the class moved into the game's package
+    former_names = ("kabu_envs.agents.kakeya_scripted.KakeyaScriptedAgent",)
+
     name = "kakeya_scripted"
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:

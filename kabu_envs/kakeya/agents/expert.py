@@ -1,12 +1,12 @@
 """The expert Kakeya player: Perfect-Information Monte Carlo over deals consistent with its observation.
 
-Every decision is made from the seat's own observation (``agents/kakeya_view.py`` decodes it; hidden
-cards are never read):
+Every decision is made from the seat's own observation (``knowledge.py`` decodes it; hidden cards
+are never read):
 
 1. **Sample** ``samples`` deals of the unseen cards uniformly among those consistent with everything
    the seat has seen: the hand counts, the cards played, the suits each seat has shown out of (with
    ``rensho_follow="free"`` a seat shown out of Rensho's suit may still hold Rensho)
-   (``agents/kakeya_sampler.py``). Past plays are not weighted by how likely they were.
+   (``kabu_envs/kakeya/agents/sampler.py``). Past plays are not weighted by how likely they were.
 2. **Evaluate** every legal card (equivalent low cards once) on the SAME sampled deals: an exact
    double-dummy search (``DealSim.solve``, the exact stones of the deal with the 8-8 rule) once at most
    ``dd_tricks`` tricks remain, else a play-out of the rest of the deal by the scripted rules of thumb
@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.agents.base import BaseAgent, legal_from_mask, loadable
-from kabu_envs.agents.kakeya_sampler import DealSampler
-from kabu_envs.agents.kakeya_search import DealSim, Position, trick_order
-from kabu_envs.agents.kakeya_view import SeatView, ViewDecoder
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
+from kabu_envs.kakeya.agents.knowledge import SeatView, ViewDecoder
+from kabu_envs.kakeya.agents.sampler import DealSampler
+from kabu_envs.kakeya.agents.search import DealSim, Position, trick_order
 from kabu_envs.kakeya.cards import ACE, JACK, KING, NUM_CARDS, NUM_RANKS, NUM_SUITS
 from kabu_envs.kakeya.config import OPTIONS, make_config
 from kabu_envs.kakeya.game import Phase
@@ -56,6 +56,9 @@ DEFAULT_PARAMS: dict[str, Any] = {
 class KakeyaExpertAgent(BaseAgent):
     """Plays any Kakeya decision by sampling and search; ``options`` are the env's rule options plus the
     parameters above."""
+
+    # saved agent files (BaseAgent.save) written before the class moved into the game's package
+    former_names = ("kabu_envs.agents.kakeya_expert.KakeyaExpertAgent",)
 
     name = "kakeya_expert"
     batched = False  # no act_batch: the evaluation plays it one decision at a time

@@ -1,12 +1,12 @@
 """Perfect-information Kakeya: fast play-outs and an exact double-dummy solver on card bit sets.
 
-The expert (``agents/kakeya_expert.py``) evaluates its candidate cards on sampled deals, where every
+The expert (``kabu_envs/kakeya/agents/expert.py``) evaluates its candidate cards on sampled deals, where every
 hand is known; this module plays such a deal out. Seats and partnerships are relative to the deciding
 seat (0 = me, partnership 0 = mine; seat k is in partnership ``k % (n // 2)``). Hands, captured egara
 and trick cards are 52-bit ints (``kabu_envs.kakeya.cards``).
 
 * ``Position``: a deal in progress: hands, captured egara, played cards, voids, the current trick.
-* ``DealSim.policy``: the scripted player's rules of thumb (``agents/kakeya_scripted.py``) on bit sets,
+* ``DealSim.policy``: the scripted player's rules of thumb (``scripted.py``) on bit sets,
   seeing what that seat would see (its hand and the public cards): the play-out policy.
 * ``DealSim.playout``: plays a position to the end with the policy, returns my partnership's value.
 * ``DealSim.solve``: the exact value of each candidate card when every seat plays perfectly on the

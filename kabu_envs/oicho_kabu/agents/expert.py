@@ -2,7 +2,7 @@
 
 This is the reference ceiling of the suite's baselines (``make_agent("oicho_kabu", "expert")``). It
 shares the observation reading and the bettor's draw rule with the rule-of-thumb
-``OichoScriptedAgent`` (``agents/oicho_common.py``) and differs where expectation matters:
+``OichoScriptedAgent`` (``kabu_envs/oicho_kabu/agents/common.py``) and differs where expectation matters:
 
 - **Bets.** A spread's only public fact at betting time is its first card. The agent estimates the
   bettor's edge of each first-card value once per rule set (a seeded Monte Carlo of one spread against a
@@ -37,7 +37,8 @@ import numpy as np
 
 from kabu_envs.agents.base import loadable
 from kabu_envs.agents.batching import sequential_sum
-from kabu_envs.agents.oicho_common import (
+from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, KEEP, REDEAL, STAND
+from kabu_envs.oicho_kabu.agents.common import (
     BETTOR_KEYS,
     COMMON_PARAMS,
     Decoded,
@@ -46,7 +47,6 @@ from kabu_envs.agents.oicho_common import (
     dealer_threshold_decision,
     representative_ids,
 )
-from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import COPIES, DECK_SIZE, NUM_VALUES, VALUES, card_id
 from kabu_envs.oicho_kabu.game import NUM_SPREADS
@@ -220,6 +220,9 @@ def settle_table(cfg: Config) -> SettleTable:
 @loadable
 class OichoExpertAgent(OichoAgentBase):
     """Plays any Oicho-Kabu seat by expected value; keywords = strategy parameters + rule options."""
+
+    # saved agent files (BaseAgent.save) written before the class moved into the game's package
+    former_names = ("kabu_envs.agents.oicho_expert.OichoExpertAgent",)
 
     name = "oicho_expert"
     DEFAULTS: ClassVar[dict[str, Any]] = DEFAULT_PARAMS

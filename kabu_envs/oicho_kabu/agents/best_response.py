@@ -62,9 +62,9 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.agents.oicho_common import OichoAgentBase
-from kabu_envs.agents.oicho_expert import OichoExpertAgent, settle_table
 from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, KEEP, REDEAL, STAND
+from kabu_envs.oicho_kabu.agents.common import OichoAgentBase
+from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent, settle_table
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.deck import COPIES, NUM_VALUES, card_id
 from kabu_envs.oicho_kabu.game import DREW, ESCAPED, MAX_CARDS, NUM_SPREADS, UNDECIDED, Game, Phase

@@ -259,7 +259,7 @@ class OichoAgentBase(BaseAgent):
     def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
         raise NotImplementedError
 
-    # --- what a planner asks of this policy (kabu_envs.agents.oicho_best_response) -----------------
+    # --- what a planner asks of this policy (kabu_envs.oicho_kabu.agents.best_response) -----------------
     def draw_rule_table(self) -> np.ndarray:
         """``[first value, second value]`` (1..10) -> this player's STAND / DRAW / ESCAPE on such a
         two-card spread: the whole draw rule, which looks at the spread's two cards only."""

@@ -7,7 +7,7 @@ The issue's description of the scripted baseline, as parameters (JSON-able, save
   set's two-card bettor yaku (standard rules: 1 and 4, shippin) gets ``strong_share`` of that share;
   every other spread gets ``weak_share`` of it (a small stake keeps the player in every spread, as
   people play); each is rounded down to an allowed stake, within the mask's stake room.
-- **Bettor draws** (shared with the expert, ``agents/oicho_common.py``): stand on a two-card yaku a
+- **Bettor draws** (shared with the expert, ``common.py``): stand on a two-card yaku a
   third card would void; ESCAPE a 4-6 when allowed (``escape``); else draw on a value
   <= ``draw_threshold``; a pair of value 8 draws for arashi only when ``pair_draw``.
 - **Dealer draw** (a threshold, using what the spreads' draws reveal): draw on a value
@@ -25,7 +25,7 @@ summed in the observation's float type in spread order, as ``_dealer_draw`` sums
 VecEnv's opponents: no observation is encoded for their turns); a bet reads only the active spread's
 first card there.
 
-``OichoExpertAgent`` (``agents/oicho_expert.py``) solves the bets, the dealer's draw and minso by
+``OichoExpertAgent`` (``expert.py``) solves the bets, the dealer's draw and minso by
 expected value instead; the gap between the two is reported by ``make demo``.
 """
 
@@ -38,7 +38,8 @@ import numpy as np
 
 from kabu_envs.agents.base import loadable
 from kabu_envs.agents.batching import sequential_sum
-from kabu_envs.agents.oicho_common import (
+from kabu_envs.oicho_kabu.actions import KEEP, REDEAL
+from kabu_envs.oicho_kabu.agents.common import (
     COMMON_PARAMS,
     SEEN_VALUE,
     Decoded,
@@ -46,7 +47,6 @@ from kabu_envs.agents.oicho_common import (
     dealer_threshold_decision,
     threshold_table,
 )
-from kabu_envs.oicho_kabu.actions import KEEP, REDEAL
 from kabu_envs.oicho_kabu.batch import OichoKabuBatch
 from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import NUM_VALUES, card_id
@@ -80,6 +80,9 @@ def yaku_starters(cfg: Config) -> frozenset[int]:
 @loadable
 class OichoScriptedAgent(OichoAgentBase):
     """Plays any Oicho-Kabu seat by rules of thumb; keywords = strategy parameters + rule options."""
+
+    # saved agent files (BaseAgent.save) written before the class moved into the game's package
+    former_names = ("kabu_envs.agents.oicho_scripted.OichoScriptedAgent",)
 
     name = "oicho_scripted"
     DEFAULTS: ClassVar[dict[str, Any]] = DEFAULT_PARAMS
