@@ -93,7 +93,9 @@ def refusal(game: str, role: str, env_options: dict[str, Any]) -> str | None:
     return None
 
 
-def deal_plan(game: str, role: str | None, seed: int, deals: int, env_options: dict[str, Any]) -> tuple:
+def deal_plan(
+    game: str, role: str | None, seed: int, deals: int, env_options: dict[str, Any]
+) -> tuple[Any, ...]:
     """The evaluation's deals of a match with this seed: (deal seeds, the role's seat in each)."""
     the_role = _role(game, role)
     env = registry.get(game).make_raw_env(**env_options)

@@ -120,7 +120,7 @@ def models_env(models: str) -> Iterator[None]:
 
 def _run(
     job: Job, deals: int, seed: int, models: str, batched: bool | None = None
-) -> tuple[dict, list[float]]:
+) -> tuple[dict[str, Any], list[float]]:
     from kabu_envs.eval.tournament import matchup_record
 
     game, agent, opp, role, options = job
@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         pairs = progress(first, total=len(jobs), desc="demo matchups")
         ordered = [_run(jobs[i], n[i], seeds[i], str(models), batched) for i in pairs]
         br_done = [_run_best_response(br_entries[i], lo, hi, str(models)) for i, lo, hi in br_jobs]
-    results: list[tuple[dict, list[float]]] = [({}, [])] * len(jobs)
+    results: list[tuple[dict[str, Any], list[float]]] = [({}, [])] * len(jobs)
     for i, r in zip(first, ordered, strict=True):
         results[i] = r
     br_results: list[list[dict[str, Any]]] = [[] for _ in br_entries]

@@ -19,6 +19,7 @@ of its own: exact, but no faster than the scalar path).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kabu_envs import batch as kabu_batch
@@ -42,7 +43,7 @@ def default_role(game: str) -> str:
     return registry.get(game).default_role
 
 
-def rotating_seat(role: registry.Role):
+def rotating_seat(role: registry.Role) -> Callable[[Any, int], int]:
     """Seat of ``role`` in a reset env: the first seat of group ``deal_index % len(groups)``."""
 
     def seat(env: Any, deal_index: int) -> int:
@@ -52,7 +53,7 @@ def rotating_seat(role: registry.Role):
     return seat
 
 
-def rotating_batch_seat(role: registry.Role):
+def rotating_batch_seat(role: registry.Role) -> Callable[[Any, int, int], int]:
     """``rotating_seat`` read from game ``b`` of a batch engine just reset (``Role.batch_groups``)."""
 
     def seat(batch_env: Any, b: int, deal_index: int) -> int:

@@ -57,7 +57,7 @@ def matchup_record(
 
 def openskill_ratings(
     results: Sequence[tuple[str, str, Sequence[float]]], tol: float = 1e-9, block: int = 1
-) -> dict:
+) -> dict[str, Any]:
     """PlackettLuce ratings: every ``block`` consecutive duplicate deals are one game, won by the side
     whose summed advantage is positive (a sum within ``tol`` of 0 is a draw).
 

@@ -32,7 +32,9 @@ from kabu_envs.core.seats import agent_names, seat_of
 RESET_OPTIONS = frozenset({"deck"})
 
 
-def known_reset_options(options: dict | None, known: frozenset[str] = RESET_OPTIONS) -> dict:
+def known_reset_options(
+    options: dict[str, Any] | None, known: frozenset[str] = RESET_OPTIONS
+) -> dict[str, Any]:
     """The entries of ``options`` named in ``known``; a warning names any other key.
 
     An unknown key cannot raise: PettingZoo's ``api_test`` resets with ``options={"options": 1}``.
@@ -174,14 +176,14 @@ class CardGameAECEnv(AECEnv):
         self._no_mask = np.zeros(num_actions, dtype=np.int8)
         self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     # --- AEC API -------------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode.
 
         ``seed``: a non-negative int (or NumPy integer) reseeds the env's generator; ``None``
@@ -263,7 +265,9 @@ class CardGameAECEnv(AECEnv):
         game = self.game
         return [] if game is None or game.terminal else list(game.legal_actions())
 
-    def _action_error(self, action: Any, reason: str, cls: type[IllegalActionError] = IllegalActionError):
+    def _action_error(
+        self, action: Any, reason: str, cls: type[IllegalActionError] = IllegalActionError
+    ) -> IllegalActionError:
         """An error of class ``cls`` refusing ``action`` of the agent to act, listing the legal ones."""
         seat = seat_of(self.agent_selection) if self.agent_selection in self._seat_index else None
         describe = getattr(self.game, "action_name", None)

@@ -28,12 +28,12 @@ _BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "a
 
 
 def _forward(name: str, check_reset: bool) -> property:
-    def get(self):
+    def get(self: Any) -> Any:
         if check_reset and not self._has_reset and name in _BEFORE_RESET:
             raise AttributeError(f"{name} cannot be accessed before reset")
         return getattr(self._raw, name)
 
-    def set_(self, value):  # writes go to the raw env, where every reader looks
+    def set_(self: Any, value: Any) -> None:  # writes go to the raw env, where every reader looks
         setattr(self._raw, name, value)
 
     return property(get, set_, doc=f"``{name}`` of the raw env (read directly).")
@@ -122,7 +122,7 @@ class FastOrderEnforcingWrapper(OrderEnforcingWrapper):
         self._raw = env.unwrapped
 
     @property
-    def _cumulative_rewards(self) -> dict:
+    def _cumulative_rewards(self) -> dict[str, float]:
         return self._raw._cumulative_rewards
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:

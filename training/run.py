@@ -24,6 +24,7 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, SupportsFloat
 
@@ -325,7 +326,7 @@ def train(
     torch.manual_seed(seed)
     pool = build_pool(cfg, seed)
 
-    def env_fn(i: int):
+    def env_fn(i: int) -> Callable[[], gymnasium.Env[Any, Any]]:
         def make() -> gymnasium.Env:
             env = Monitor(make_view(cfg, pool), str(paths.work / f"monitor_{i}"))
             return ScaleReward(env, cfg["reward_scale"]) if cfg["reward_scale"] != 1.0 else env

@@ -7,6 +7,7 @@ The space size, the encoder's slices and the documentation table all come from o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class ObsSpec:
         rows.append(f"| | **{self.size}** | total | | |")
         return "\n".join(rows)
 
-    def decode(self, vec) -> dict[str, list[float]]:
+    def decode(self, vec: Any) -> dict[str, list[float]]:
         """Split a flat observation into its named pieces (for debugging and tests)."""
         return {p.name: list(vec[self.slices[p.name]]) for p in self.pieces}
 

@@ -13,7 +13,7 @@ a scalar is expected, ``bool`` where an integer is expected, integers too large 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +64,7 @@ class OptionSet:
                 raise ValueError(f"option {o.name!r} declared twice")
             self.by_name[o.name] = o
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Option]:
         return iter(self.options)
 
     def __contains__(self, name: object) -> bool:
@@ -177,7 +177,7 @@ def integer(lo: int, hi: int = MAX_INT) -> Checker:
     return check
 
 
-def sequence(v: Any) -> tuple:
+def sequence(v: Any) -> tuple[Any, ...]:
     """A list or tuple (not a string, a mapping or a set, whose order or meaning would be a guess)."""
     if isinstance(v, np.ndarray) and v.ndim == 1:
         return tuple(v.tolist())

@@ -95,7 +95,12 @@ class Canvas:
         )
 
     def circle(
-        self, centre: tuple[float, float], r: float, fill: RGB | None, outline: RGB | None = None, width=1.0
+        self,
+        centre: tuple[float, float],
+        r: float,
+        fill: RGB | None,
+        outline: RGB | None = None,
+        width: float = 1.0,
     ) -> None:
         x, y = centre
         self.draw.ellipse(

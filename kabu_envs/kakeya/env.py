@@ -110,7 +110,7 @@ def env(
     illegal_reward: float | None = None,
     render_seat: int | None = None,
     **options: Any,
-):
+) -> Any:
     """The wrapped env: ``raw_env`` + ``AssertOutOfBoundsWrapper`` + ``OrderEnforcingWrapper``.
 
     With ``illegal_reward`` set, ``TerminateIllegalWrapper`` is added first: an illegal action ends the

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ def hand_tables(cfg: Config) -> HandTables:
         draw[role] = codes
     sigs, reps_of = {}, {}
     for role in ("dealer", "bettor"):
-        index: dict[tuple, int] = {}
+        index: dict[tuple[Any, ...], int] = {}
         first: list[tuple[int, ...]] = []
         out = np.zeros(len(hands), dtype=np.int64)
         for i, h in enumerate(hands):
@@ -102,7 +103,7 @@ def hand_tables(cfg: Config) -> HandTables:
     )
 
 
-def _signature(cfg: Config, hand: tuple[int, ...], role: str) -> tuple:
+def _signature(cfg: Config, hand: tuple[int, ...], role: str) -> tuple[Any, ...]:
     """Everything ``rules.settle`` reads of one side's hand."""
     yaku = rules.best_yaku(cfg, hand, role)
     tens = len(hand) == 3 and all(VALUES[c] == 10 for c in hand)

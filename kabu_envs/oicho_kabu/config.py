@@ -70,8 +70,8 @@ class Config:
     dealer_change: tuple[str, ...] = _default("dealer_change")
     dealer_max_deals: int = _default("dealer_max_deals")
     # Derived, not options: the enabled yaku (name -> Yaku record) and a memo for the hot-path rule lookups.
-    yaku: MappingProxyType = field(init=False, compare=False, hash=False, repr=False)
-    _memo: dict = field(init=False, compare=False, hash=False, repr=False)
+    yaku: MappingProxyType[str, Any] = field(init=False, compare=False, hash=False, repr=False)
+    _memo: dict[Any, Any] = field(init=False, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -90,7 +90,7 @@ class Config:
         object.__setattr__(self, "yaku", MappingProxyType(_resolve_yaku(self)))
         object.__setattr__(self, "_memo", {})
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         # The derived yaku table (a mappingproxy) cannot be pickled; rebuild from the options instead,
         # so configs survive deepcopy and multiprocessing.
         return (Config, tuple(getattr(self, f.name) for f in fields(self) if f.init))

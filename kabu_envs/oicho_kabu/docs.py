@@ -150,7 +150,7 @@ def enumerated_hands() -> tuple[tuple[int, ...], ...]:
 def overlaps() -> list[dict[str, Any]]:
     """Every set of yaku one hand qualifies for together, over ``overlap_rule_sets()``: the yaku, the
     roles, the hands (by value), the rule sets, the yaku it is scored as (``best_yaku``) and why."""
-    found: dict[tuple, dict[str, Any]] = {}
+    found: dict[tuple[Any, ...], dict[str, Any]] = {}
     for rs_name, opts in overlap_rule_sets().items():
         cfg = make_config(**opts)
         for role in ROLES:
@@ -182,7 +182,7 @@ def overlaps() -> list[dict[str, Any]]:
     return sorted(found.values(), key=lambda r: (r["yaku"], r["best"]))
 
 
-def _why(best: str, prefs: dict[str, tuple]) -> str:
+def _why(best: str, prefs: dict[str, tuple[Any, ...]]) -> str:
     ranked, pays, rank = prefs[best]
     parts = []
     for other, (o_ranked, o_pays, o_rank) in prefs.items():

@@ -26,6 +26,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 
@@ -90,7 +91,7 @@ class Game:
         self._paid = False
         # The events of the current deal only (docs/oicho_kabu.md §6): cleared when the next deal starts,
         # so a long episode (``max_rounds`` up to 2**31 - 1) stores a bounded amount.
-        self.log: list[tuple] = []
+        self.log: list[tuple[Any, ...]] = []
         # Bumped whenever anything but the stakes can change: from one BET turn to the next only the
         # stakes move, which lets the observation encoder reuse the rest (see observation.Encoder).
         self.version = 0

@@ -122,7 +122,7 @@ class Encoder:
         self._sc_base = tuple(o["spread_cards"] + hand * s for s in range(NUM_SPREADS))
         self._hid2 = tuple(o["spread_hidden"] + MAX_CARDS * s + 1 for s in range(NUM_SPREADS))
         self._template = array("f", bytes(4 * self.size))
-        self._cache: list[tuple[Game, int, array] | None] = [None] * self.n
+        self._cache: list[tuple[Game, int, array[float]] | None] = [None] * self.n
 
     def encode(self, game: Game, seat: int) -> np.ndarray:
         """The observation of ``seat``: the cached part (cards, chips, ...) plus what moves every step.
@@ -170,7 +170,7 @@ class Encoder:
             a[self._o_room] = (room if room < left else left) * inv_d
         return np.frombuffer(a, dtype=np.float32)
 
-    def _static(self, game: Game, seat: int) -> array:
+    def _static(self, game: Game, seat: int) -> array[float]:
         """Everything that stays put while only stakes change: seat, cards, chips, round counters."""
         a = self._template[:]
         a[self._o_dealer + (game.dealer - seat) % self.n] = 1.0
@@ -236,7 +236,7 @@ class Encoder:
             a[self._o_minso] = (limit - game.minso_redeals) / limit
         return a
 
-    def _add_lights(self, game: Game, seat: int, a: array) -> None:
+    def _add_lights(self, game: Game, seat: int, a: array[float]) -> None:
         """Hanafuda only: which seen cards are lights (same visibility as the card values)."""
         o_sl, o_dl = self._o_slights, self._o_dlights
         for s, cards in enumerate(game.spreads):

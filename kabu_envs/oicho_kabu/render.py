@@ -10,6 +10,7 @@ view (``env(render_seat=i)``) prints the cards that seat cannot see as ``[?]``. 
 from __future__ import annotations
 
 from kabu_envs.oicho_kabu import rules
+from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import LIGHT_CARDS, VALUES
 from kabu_envs.oicho_kabu.game import DREW, ESCAPED, NUM_SPREADS, STOOD, UNDECIDED, Game, Phase
 
@@ -59,7 +60,7 @@ def visibility(game: Game, seat: int | None) -> tuple[list[list[int]], list[int]
     return spreads, dealer, info
 
 
-def card_text(cfg, card: int) -> str:
+def card_text(cfg: Config, card: int) -> str:
     """``7`` or ``3*`` (a hanafuda light), from a card id."""
     value = VALUES[card]
     face = "A" if cfg.deck == "western" and value == 1 else str(value)

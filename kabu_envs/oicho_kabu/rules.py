@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral
+from typing import Any
 
 from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import DECK_SIZE, LIGHT_CARDS, VALUES
@@ -36,7 +37,7 @@ _RANK_321 = {v: i for i, v in enumerate((3, 2, 1, 10, 9, 8, 7, 6, 5, 4))}
 _CLASS: dict[int, int] = {c: VALUES[c] + (10 if c in LIGHT_CARDS else 0) for c in range(DECK_SIZE)}
 
 
-def _key(tag: str, role: str, cards: Sequence[int]) -> tuple:
+def _key(tag: str, role: str, cards: Sequence[int]) -> tuple[Any, ...]:
     """The memo key of a hand. A hand that is not 2 or 3 known card ids gets a key that is never
     stored, so the caller's checks reject it."""
     try:

@@ -64,27 +64,27 @@ def _pair(a: int, b: int, x: int, y: int, strict: bool) -> bool:
     return (a == x and b == y) or (not strict and a == y and b == x)
 
 
-def _kuppin(cfg, v, cards, role) -> bool:
+def _kuppin(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     strict = cfg.kuppin_order == "strict"
     if _pair(v[0], v[1], 9, 1, strict):
         return True
     return cfg.kuppin_four_one and _pair(v[0], v[1], 4, 1, strict)
 
 
-def _shippin(cfg, v, cards, role) -> bool:
+def _shippin(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     return _pair(v[0], v[1], 4, 1, cfg.shippin_order == "strict")
 
 
 def _two(x: int, y: int) -> Matcher:
     """The first two cards are x and y, in either order."""
 
-    def match(cfg, v, cards, role) -> bool:
+    def match(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
         return _pair(v[0], v[1], x, y, False)
 
     return match
 
 
-def _toichi(cfg, v, cards, role) -> bool:
+def _toichi(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     return _pair(v[0], v[1], 10, 1, cfg.toichi_order == "strict")
 
 
@@ -92,39 +92,39 @@ def _three_set(*need: int) -> Matcher:
     """Three cards of these values, in any order."""
     want = tuple(sorted(need))
 
-    def match(cfg, v, cards, role) -> bool:
+    def match(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
         return len(v) == 3 and tuple(sorted(v)) == want
 
     return match
 
 
-def _arashi(cfg, v, cards, role) -> bool:
+def _arashi(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     return len(v) == 3 and v[0] == v[1] == v[2]
 
 
-def _arashi_kabu(cfg, v, cards, role) -> bool:
+def _arashi_kabu(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     return len(v) == 3 and v[0] == v[1] == v[2] == 3
 
 
-def _zoro(cfg, v, cards, role) -> bool:
+def _zoro(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     if v[0] != v[1] or v[0] not in cfg.zoro_values:
         return False
     return not (v[0] == 10 and role == "bettor" and cfg.bettor_ten_pair == "plain")
 
 
-def _nobori(cfg, v, cards, role) -> bool:
+def _nobori(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     return len(v) == 3 and v[1] == v[0] + 1 and v[2] == v[1] + 1
 
 
-def _kudari(cfg, v, cards, role) -> bool:
+def _kudari(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     return len(v) == 3 and v[1] == v[0] - 1 and v[2] == v[1] - 1
 
 
-def _pin_basami(cfg, v, cards, role) -> bool:
+def _pin_basami(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     return len(v) == 3 and v[0] == 1 and v[2] == 1
 
 
-def _sanpachi(cfg, v, cards, role) -> bool:
+def _sanpachi(cfg: Any, v: tuple[int, ...], cards: tuple[int, ...], role: str) -> bool:
     return cfg.deck == "hanafuda" and {cards[0], cards[1]} == LIGHTS_3_8
 
 
@@ -229,17 +229,17 @@ CORE_YAKU: tuple[str, ...] = tuple(y.name for y in YAKU if y.core)
 LOCAL_YAKU: tuple[str, ...] = tuple(y.name for y in YAKU if not y.core)
 
 
-def _voided(cfg, y: Yaku) -> bool:
+def _voided(cfg: Any, y: Yaku) -> bool:
     rule = y.two_card_only
     return rule if isinstance(rule, bool) else getattr(cfg, rule) == "any"
 
 
-def voided_by_third(cfg, name: str) -> bool:
+def voided_by_third(cfg: Any, name: str) -> bool:
     """True when a third card voids yaku ``name`` under ``cfg``."""
     return _voided(cfg, YAKU_BY_NAME[name])
 
 
-def qualifying(cfg, cards: tuple[int, ...], role: str) -> list[str]:
+def qualifying(cfg: Any, cards: tuple[int, ...], role: str) -> list[str]:
     """Every enabled yaku this hand holds for ``role``, in table order."""
     v = tuple(VALUES[c] for c in cards)
     third = len(v) == 3

@@ -65,6 +65,6 @@ def env(
     illegal_reward: float | None = None,
     render_seat: int | None = None,
     **options: Any,
-):
+) -> Any:
     """The wrapped env (the standard PettingZoo wrappers, see ``kabu_envs.aec_wrappers``)."""
     return wrap(raw_env(render_mode=render_mode, render_seat=render_seat, **options), illegal_reward)

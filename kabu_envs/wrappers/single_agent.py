@@ -217,7 +217,9 @@ class SingleAgentView(gymnasium.Env):
         return {"learner_seats": self._learners, "acting": self.aec.agent_selection}
 
     # --- Gymnasium API ---------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=None if seed is None else check_seed(seed))
         rng = self.np_random
         known = getattr(self.aec.unwrapped, "reset_options", RESET_OPTIONS)
@@ -249,7 +251,7 @@ class SingleAgentView(gymnasium.Env):
             return np.zeros(self.action_space.n, dtype=bool)
         return np.asarray(self.aec.observe(self.aec.agent_selection)["action_mask"], dtype=bool)
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._done:
             raise RuntimeError("step() called on a finished episode; call reset() first")
         mask = self.action_masks()

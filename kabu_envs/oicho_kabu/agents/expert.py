@@ -170,8 +170,8 @@ class SettleTable:
             return
         d_keys = [self._class(self._dealer_ids(c), "dealer") for c in range(self.num_dealer)]
         b_keys = [self._class(self._bettor_ids(c), "bettor") for c in range(self.num_bettor)]
-        d_uniq: dict[tuple, int] = {}
-        b_uniq: dict[tuple, int] = {}
+        d_uniq: dict[tuple[Any, ...], int] = {}
+        b_uniq: dict[tuple[Any, ...], int] = {}
         d_rep: list[int] = []
         b_rep: list[int] = []
         d_idx = np.array([d_uniq.setdefault(k, len(d_uniq)) for k in d_keys])
@@ -189,7 +189,7 @@ class SettleTable:
         self.values = small[d_idx[:, None], b_idx[None, :]]
         self.known[:] = True
 
-    def _class(self, ids: tuple[int, ...], role: str) -> tuple:
+    def _class(self, ids: tuple[int, ...], role: str) -> tuple[Any, ...]:
         cfg = self.cfg
         if role == "dealer":
             flag = voids_round(cfg, ids)
