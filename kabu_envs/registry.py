@@ -58,7 +58,8 @@ def resolve(ref: Ref | Callable[..., Any]) -> Any:
 
 def table_groups(table: np.ndarray) -> list[list[list[int]]]:
     """A seat table read back as each game's groups (lists of seats), the -1 padding dropped."""
-    return [[[int(s) for s in group if s >= 0] for group in groups if group[0] >= 0] for groups in table]
+    games: list[list[list[int]]] = table.tolist()
+    return [[[s for s in group if s >= 0] for group in groups if group and group[0] >= 0] for groups in games]
 
 
 def groups_table(games: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
