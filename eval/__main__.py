@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opponents", nargs="+", default=["random", "scripted"])
     ap.add_argument("--role", help="a role of the game (default: its first; see its registry record)")
     ap.add_argument(
-        "--deals", type=_positive, help="duplicate deals per matchup (default: the game's eval_deals)"
+        "--deals", type=_positive, help="duplicate deals per matchup (default: the game's quick evaluation's)"
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from kabu_envs.agents.registry import make_agent
+    from kabu_envs.eval.plans import evaluation
     from kabu_envs.eval.tournament import format_table, round_robin
 
     spec = registry.get(args.game)
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     elif same:
         print(f"note: no matchup of an agent against itself ({', '.join(same)}); the other pairs follow")
-    deals = args.deals if args.deals is not None else spec.eval_deals
+    deals = args.deals if args.deals is not None else evaluation(args.game).deals
     out = round_robin(
         args.game,
         args.agents,

@@ -1,7 +1,8 @@
 """Gap to a best response: an absolute quality number for any agent in a role (issue #11).
 
-For a game whose registry record has a ``best_response`` factory, and a role of the ``"seat"``
-duplicate format (the other seats are the game's ``reference`` agents, as in the evaluation):
+For a game whose ``plans.py`` names a best-response factory (``BEST_RESPONSE``, see
+``kabu_envs.eval.plans``), and a role of the ``"seat"`` duplicate format (the other seats are the
+game's ``reference`` agents, as in the evaluation):
 
     gap = mean over deals of (best response's reward - agent's reward)
 
@@ -13,6 +14,14 @@ sees), so the gap is >= 0 up to noise; how exact it is, is the game's business (
 
 ``python -m kabu_envs.eval.best_response --game oicho_kabu --role bettor --agents expert scripted
 --deals 500`` prints a table (``--json`` writes the rows).
+
+The factory's protocol: ``factory(role, seed, **options) -> player``; per play of a deal
+``player.begin(state, seat, seat_agents, deal)``, then at each of the seat's turns ``player.act(state,
+seat, observation, action_mask) -> action`` (it plays) or ``player.regret(state, seat, observation,
+action_mask, action) -> chips`` (an agent plays; what the best response's choice gains there),
+``state`` being the raw env's ``game`` (read only to simulate, never to peek). Optionally
+``factory.check_rules(role, **options)`` raises a ValueError for a role and rule set it does not model
+(the demo then leaves that setting's gaps out).
 """
 
 from __future__ import annotations
@@ -29,8 +38,10 @@ import numpy as np
 
 from kabu_envs import registry
 from kabu_envs.agents.base import can_act_batched
+from kabu_envs.batch import engine_factory
 from kabu_envs.eval.duplicate import _seed, match_deal_seeds, play_deal, play_deals_batched
 from kabu_envs.eval.games import batch_factory, rotating_seat
+from kabu_envs.eval.plans import best_response_ref
 from kabu_envs.eval.stats import summarize
 
 
@@ -63,17 +74,18 @@ def _table(
 
 
 def _factory(game: str) -> Any:
-    """The game's best-response factory (``GameSpec.best_response``)."""
-    ref = registry.get(game).best_response
+    """The game's best-response factory (its ``plans.BEST_RESPONSE``, see the module docstring)."""
+    ref = best_response_ref(game)
     if ref is None:
-        raise ValueError(f"{registry.get(game).title} has no best response (its registry record sets none)")
+        title = registry.get(game).title
+        raise ValueError(f"{title} has no best response (its plans.py names no BEST_RESPONSE)")
     return registry.resolve(ref)
 
 
 def _role(game: str, role: str | None) -> registry.Role:
     spec = registry.get(game)
-    if spec.best_response is None:
-        raise ValueError(f"{spec.title} has no best response (its registry record sets no best_response)")
+    if best_response_ref(game) is None:
+        raise ValueError(f"{spec.title} has no best response (its plans.py names no BEST_RESPONSE)")
     the_role = spec.role(role)
     if the_role.duplicate != "seat":
         raise ValueError(f"role {the_role.name!r} is not played seat by seat against reference seats")
@@ -82,7 +94,7 @@ def _role(game: str, role: str | None) -> registry.Role:
 
 def refusal(game: str, role: str, env_options: dict[str, Any]) -> str | None:
     """Why the game's best response does not model ``role`` under these rules (None: it does), from
-    its factory's optional ``check_rules`` (``GameSpec.best_response``)."""
+    its factory's optional ``check_rules`` (see the module docstring)."""
     check = getattr(_factory(game), "check_rules", None)
     if check is None:
         return None
@@ -229,7 +241,7 @@ def agent_rewards(
     env = spec.make_raw_env(**env_options)
     n = len(env.possible_agents)
     seat_agents = [[agent if s == seat else reference for s in range(n)] for seat in seats]
-    if spec.batch is not None and can_act_batched(agent) and can_act_batched(reference):
+    if can_act_batched(agent) and can_act_batched(reference) and engine_factory(game) is not None:
         totals = play_deals_batched(batch_factory(game, env_options), list(deal_seeds), seat_agents)
     else:
         totals = np.array([play_deal(env, a, s) for a, s in zip(seat_agents, deal_seeds, strict=True)])

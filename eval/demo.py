@@ -1,6 +1,6 @@
 """``make demo`` = ``python -m kabu_envs.eval.demo [--quick] [--deals N] [--out reports]``.
 
-What it evaluates is data: each registered game's ``DemoPlan`` (``kabu_envs.registry``) names its
+What it evaluates is data: each registered game's ``DemoPlan`` (the game's ``plans.DEMO``) names its
 roles, the opponents every shipped model meets, the reference rows between the hand-written players
 and the deal count. Every shipped model (kabu_envs/models/ppo*/, its game and role read from run.json) meets
 its game's opponents on duplicate deals (matchup seeds ``seed + 7919 * i``, disjoint from the
@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from kabu_envs import registry
+from kabu_envs.eval.plans import best_response_ref, demo_games, demo_plan
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -44,7 +44,7 @@ def rules_label(env_options: dict[str, Any]) -> str:
 def shipped(models: Path) -> list[dict[str, Any]]:
     """Shipped models: name, game, role, the rule options they were trained for (from each run.json)."""
     out = []
-    demo_ids = {g.id for g in registry.demo_games()}
+    demo_ids = {g.id for g, _ in demo_games()}
     for run in sorted(models.glob("ppo*/run.json")):
         if not (run.parent / "policy.json").is_file():
             continue
@@ -68,9 +68,7 @@ def plan(models: Path) -> list[Job]:
     table; rows of the standard rules come first, as before settings existed."""
     jobs: list[Job] = []
     found = shipped(models)
-    for spec in registry.demo_games():
-        plan_ = spec.demo
-        assert plan_ is not None
+    for spec, plan_ in demo_games():
         mine = [m for m in found if m["game"] == spec.id]
         settings = {"standard": {}} | {m["rules"]: m["env_options"] for m in mine}
         for rules, opts in settings.items():
@@ -91,14 +89,14 @@ def job_deals(job: Job, deals: int | None = None, quick: bool = False) -> int:
         return deals
     if quick:
         return 30
-    plan_ = registry.get(job[0]).demo
+    plan_ = demo_plan(job[0])
     assert plan_ is not None
     return plan_.deals_for(job[1], job[2])
 
 
 def slow(job: Job) -> bool:
     """A job with an agent its game's plan lists as slow (``DemoPlan.agent_deals``)."""
-    plan_ = registry.get(job[0]).demo
+    plan_ = demo_plan(job[0])
     return plan_ is not None and bool({job[1], job[2]} & set(plan_.agent_deals))
 
 
@@ -143,10 +141,8 @@ def best_response_plan(models: Path, seed: int, deals: int | None) -> list[dict[
     standard: list[dict[str, Any]] = []
     richer: list[dict[str, Any]] = []
     found = shipped(models)
-    for spec in registry.demo_games():
-        p = spec.demo
-        assert p is not None
-        if spec.best_response is None or not p.best_response_agents:
+    for spec, p in demo_games():
+        if best_response_ref(spec.id) is None or not p.best_response_agents:
             continue
         for role in p.roles:
             mine = [m for m in found if m["game"] == spec.id and m["role"] == role]
@@ -215,8 +211,8 @@ def render_samples(seed: int) -> str:
     from kabu_envs.eval.games import make_aec
 
     parts = []
-    for spec in registry.demo_games():
-        game, title = spec.id, spec.demo.sample_title if spec.demo else spec.title
+    for spec, plan_ in demo_games():
+        game, title = spec.id, plan_.sample_title
         env = make_aec(game, render_mode="ansi")
         agents = [make_agent(game, spec.reference, seed + s) for s in range(len(env.possible_agents))]
         rewards = play_deal(env, agents, seed)
@@ -262,10 +258,8 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.time()
     models = Path(args.models) if args.models else models_dir()
-    games = [g.id for g in registry.demo_games()]
-    deals = {
-        g.id: args.deals or (30 if args.quick else g.demo.deals) for g in registry.demo_games() if g.demo
-    }
+    games = [g.id for g, _ in demo_games()]
+    deals = {g.id: args.deals or (30 if args.quick else plan_.deals) for g, plan_ in demo_games()}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     jobs = plan(models)

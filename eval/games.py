@@ -10,7 +10,7 @@ decides how:
 * ``"team"`` (a Kakeya partnership, a Toy Card seat): ``partnership_duplicate``, the agent playing
   every group of the role in turn.
 
-When the game has a vectorised batch engine (``GameSpec.batch``) and every agent of the match
+When the game has a vectorised batch engine (``kabu_envs.batch.engine_factory``) and every agent of the match
 ``can_act_batched``, the deals are played on it (``kabu_envs.batch.make``), many at once; the results
 are those of the scalar path (same deals, same decisions). ``batched=False`` forces the scalar path,
 ``batched=True`` the batched one (on the reference loop ``LoopBatchEnv`` for a game without an engine
@@ -54,10 +54,10 @@ def rotating_seat(role: registry.Role) -> Callable[[Any, int], int]:
 
 
 def rotating_batch_seat(role: registry.Role) -> Callable[[Any, int, int], int]:
-    """``rotating_seat`` read from game ``b`` of a batch engine just reset (``Role.batch_groups``)."""
+    """``rotating_seat`` read from game ``b`` of a batch engine just reset (its ``seat_table``)."""
 
     def seat(batch_env: Any, b: int, deal_index: int) -> int:
-        groups = role.batch_groups(batch_env, b)
+        groups = registry.table_groups(batch_env.seat_table(role, [b]))[0]
         return groups[deal_index % len(groups)][0]
 
     return seat
@@ -101,7 +101,7 @@ def matchup(
     if batched and scalar_only:
         raise ValueError(f"batched=True, but these agents cannot act batched: {scalar_only}")
     if batched is None:
-        batched = spec.batch is not None and not scalar_only
+        batched = not scalar_only and kabu_batch.engine_factory(game) is not None
     batch = batch_factory(game, env_options) if batched else None
     if the_role.duplicate == "seat":
         seats = rotating_seat(the_role)

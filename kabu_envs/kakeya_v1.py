@@ -1,7 +1,7 @@
 """Kakeya, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
 
 See ``kabu_envs.kakeya.env`` for the environment card and docs/kakeya.md for the rules and API.
-The game's registry record (``kabu_envs.kakeya.registration``) registers ``kabu_envs/kakeya-v1`` in
+Importing it registers the game's id (``ENV_ID``, ``kabu_envs/kakeya-v1``, from its registry record) in
 PettingZoo's AEC registry when the installed PettingZoo has one.
 """
 
@@ -11,5 +11,6 @@ from kabu_envs.kakeya.config import make_config
 from kabu_envs.kakeya.env import env, raw_env
 
 ENV_ID = _registry.get("kakeya").pettingzoo_id
+_registry.register_pettingzoo()  # importing the PettingZoo module makes its id known to PettingZoo
 
 __all__ = ["env", "raw_env", "Action", "make_config", "ENV_ID"]

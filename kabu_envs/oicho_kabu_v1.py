@@ -1,7 +1,7 @@
 """Oicho-Kabu, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
 
-See ``kabu_envs.oicho_kabu.env`` for the environment card. The game's registry record
-(``kabu_envs.oicho_kabu.registration``) registers ``kabu_envs/oicho_kabu-v1`` in PettingZoo's AEC
+See ``kabu_envs.oicho_kabu.env`` for the environment card. Importing it registers the
+game's id (``ENV_ID``, ``kabu_envs/oicho_kabu-v1``, from its registry record) in PettingZoo's AEC
 registry when the installed PettingZoo has one.
 """
 
@@ -11,5 +11,6 @@ from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.env import env, raw_env
 
 ENV_ID = _registry.get("oicho_kabu").pettingzoo_id
+_registry.register_pettingzoo()  # importing the PettingZoo module makes its id known to PettingZoo
 
 __all__ = ["env", "raw_env", "Action", "make_config", "ENV_ID"]

@@ -1,40 +1,46 @@
-"""The game registry: one ``GameSpec`` record per game, consumed by every tool.
+"""The game registry: one ``GameSpec`` record per game, describing what the game *is*.
 
 A game package registers itself by holding a module ``registration.py`` that calls
-``register(GameSpec(...))`` (the built-in games are found by scanning ``kabu_envs``'s subpackages;
-other distributions add games through the ``kabu_envs.games`` entry-point group, each entry a module
-or a callable that registers). Evaluation, training, the single-agent views and the command lines
+``register(GameSpec(...))`` (the built-in games are the folders ``kabu_envs/<package>/`` holding that
+file; other distributions add games through the ``kabu_envs.games`` entry-point group, each entry a
+module or a callable that registers). Evaluation, training, the single-agent views and the command lines
 ask the registry — never "which game is this?" — so a new game is one package and one ``register()``,
-in the spirit of OpenSpiel's ``pyspiel.register_game`` and Pgx's ``pgx.make(id)``.
+in the spirit of OpenSpiel's ``GameType``/``GameInfo`` and ``pyspiel.register_game``.
 
-Everything in a spec is cheap to import: factories are ``"module:attribute"`` strings resolved on
-first use (as Gymnasium's ``entry_point``), so ``import kabu_envs.registry`` pulls in no game engine,
-no gymnasium, pettingzoo or torch.
+The record holds what a game is (its names, player counts, factories, roles and agents), not what a
+tool does with it: a tool that needs more of a game (its batch engine, its viewer, its demo plan, its
+docs pictures, ...) declares its own small protocol and finds the game's data in the game's own package
+(``GameSpec.hook(module, attribute)``, ``GameSpec.folder(name)``); no such hook means the tool does the
+generic thing.
+
+Everything here is cheap: factories are ``"module:attribute"`` strings resolved on first use (as
+Gymnasium's ``entry_point``), so ``import kabu_envs.registry`` and ``registry.get(id)`` import no env,
+no gymnasium, pettingzoo or torch, and no tool. PettingZoo's AEC registry learns the games' ids only
+when the PettingZoo side is in use (``register_pettingzoo``).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import pkgutil
-from collections.abc import Callable, Iterator, Mapping
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 # "module:attribute", resolved by ``resolve``.
 Ref = str
-# A role's seat groups in a reset raw AEC env: each group is what one learner controls together.
-SeatGroups = Callable[[Any], list[list[int]]]
-# The same for game b of a batch engine (kabu_envs.batch) just reset: (batch_env, b) -> groups.
-BatchSeatGroups = Callable[[Any, int], list[list[int]]]
-# The same for the games ``rows`` of a batch engine at once: (batch_env, rows) -> (len(rows), G, S) int64
-# seats, group g of game k in [k, g] in ``BatchSeatGroups``' order, -1 past a game's groups and seats.
-BatchSeatTable = Callable[[Any, Any], Any]
+# A role's seats in games ``rows`` of an engine: (engine, rows) -> (len(rows), G, S) integer seats, -1
+# padded (see ``Role``).
+SeatPicker = Callable[[Any, np.ndarray], np.ndarray]
 
 DUPLICATE_FORMATS = ("seat", "team")
+# The one game of a scalar engine, as ``rows``.
+_ONE_ROW = np.zeros(1, dtype=np.int64)
 
 
 def resolve(ref: Ref | Callable[..., Any]) -> Any:
@@ -50,12 +56,37 @@ def resolve(ref: Ref | Callable[..., Any]) -> Any:
     return obj
 
 
+def table_groups(table: np.ndarray) -> list[list[list[int]]]:
+    """A seat table read back as each game's groups (lists of seats), the -1 padding dropped."""
+    games: list[list[list[int]]] = table.tolist()
+    return [[[s for s in group if s >= 0] for group in groups if group and group[0] >= 0] for groups in games]
+
+
+def groups_table(games: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
+    """Each game's groups as one seat table ``(len(games), G, S)`` int64, -1 padded (``table_groups``'s
+    inverse), for engines that know the groups game by game."""
+    G = max((len(groups) for groups in games), default=0)
+    S = max((len(group) for groups in games for group in groups), default=0)
+    out = np.full((len(games), G, S), -1, dtype=np.int64)
+    for k, groups in enumerate(games):
+        for g, group in enumerate(groups):
+            out[k, g, : len(group)] = group
+    return out
+
+
 @dataclass(frozen=True)
 class Role:
     """A part of the table a learner or an evaluated agent can take.
 
-    ``seat_groups(raw_env)`` gives, for the deal the env was just reset to, the groups of seats holding
-    the role (a bettor role: one group per bettor seat; a partnership: one group per partnership).
+    ``seats(engine, rows)`` gives the groups of seats holding the role (a bettor role: one group per
+    bettor seat; a partnership: one group per partnership) in the games ``rows`` of ``engine``, as an
+    integer array ``(len(rows), G, S)``: group g of game k in ``[k, g]``, padded with -1 after a group's
+    last seat and after a game's last group. The game writes it once against its own two engines: the
+    scalar rules engine behind its raw AEC env (``raw_env.unwrapped.game``, read as a batch of one game,
+    ``rows == [0]``) and its vectorised batch engine; e.g. Oicho-Kabu's reads
+    ``np.atleast_1d(engine.dealer)[rows]``. Everything else derives from it: ``groups(raw_env)`` for the
+    AEC side, and the batch engines' ``seat_table(role, rows)`` (``kabu_envs.batch``).
+
     ``duplicate`` is how the duplicate evaluation compares two agents in this role:
 
     * ``"seat"``: on each deal, group ``deal_index % len(groups)`` is played once by the agent and once
@@ -63,149 +94,83 @@ class Role:
       of the first seat's rewards.
     * ``"team"``: the agent plays every group in turn, the opponent all other seats; advantage = the
       mean of the agent's group rewards.
-
-    ``batch_seat_groups(batch_env, b)`` gives the groups of game ``b`` of a vectorised batch engine
-    (what the training VecEnv over the batch engine needs); the reference loop ``LoopBatchEnv`` needs
-    none (it holds the AEC envs ``seat_groups`` reads). ``batch_seat_table(batch_env, rows)``, optional,
-    gives the same groups for many games as one array (``BatchSeatTable``): the VecEnv's restarts read
-    it without a Python call per game; without it they read ``batch_seat_groups`` game by game.
     """
 
     name: str
-    seat_groups: Ref | SeatGroups
+    seats: Ref | SeatPicker
     duplicate: str
     doc: str = ""
-    batch_seat_groups: Ref | BatchSeatGroups | None = None
-    batch_seat_table: Ref | BatchSeatTable | None = None
 
     def __post_init__(self) -> None:
         if self.duplicate not in DUPLICATE_FORMATS:
             raise ValueError(f"role {self.name!r}: duplicate must be one of {DUPLICATE_FORMATS}")
 
+    def pick(self, engine: Any, rows: Any) -> np.ndarray:
+        """The seat table of games ``rows`` of ``engine`` (``seats``, checked): int64 (len(rows), G, S)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        table = np.asarray(resolve(self.seats)(engine, rows))
+        if table.ndim != 3 or table.shape[0] != len(rows) or table.dtype.kind not in "iu":
+            raise ValueError(
+                f"role {self.name!r}: seats() gave a {table.dtype} array of shape {table.shape} for "
+                f"{len(rows)} games; expected integers of shape ({len(rows)}, groups, seats)"
+            )
+        return table.astype(np.int64, copy=False)
+
     def groups(self, raw_env: Any) -> list[list[int]]:
-        return [list(g) for g in resolve(self.seat_groups)(raw_env)]
-
-    def batch_groups(self, batch_env: Any, b: int) -> list[list[int]]:
-        """The groups of game ``b`` of a batch engine just reset (see the class docstring)."""
-        envs = getattr(batch_env, "envs", None)  # the reference loop's AEC envs
-        if envs is not None:
-            return self.groups(envs[b])
-        if self.batch_seat_groups is not None:
-            return [list(g) for g in resolve(self.batch_seat_groups)(batch_env, b)]
-        raise ValueError(
-            f"role {self.name!r}: {type(batch_env).__name__} is a vectorised batch engine and the role "
-            "declares no batch_seat_groups (its registry record must say how to read the groups of a game "
-            "of the batch)"
-        )
+        """The role's seat groups in the deal the raw AEC env was just reset to."""
+        return table_groups(self.pick(raw_env.unwrapped.game, _ONE_ROW))[0]
 
 
-@dataclass(frozen=True)
-class DemoPlan:
-    """What ``make demo`` evaluates for a game: data, not code.
-
-    Every shipped model of the game (its role read from its run record) meets each of ``opponents``;
-    ``reference_rows`` are extra ``(agent, opponent)`` rows between the hand-written players, in each
-    of ``roles``. ``deals`` duplicate deals per matchup; ``sample_title`` heads the rendered sample;
-    ``order`` places the game among the others in the reports. ``agent_deals`` names agents too slow for
-    ``deals`` (a search player deciding one move at a time): a matchup with one of them plays that many
-    deals instead (the smallest, if both are listed), and the demo starts those matchups first.
-    """
-
-    roles: tuple[str, ...]
-    opponents: tuple[str, ...]
-    reference_rows: tuple[tuple[str, str], ...]
-    deals: int
-    sample_title: str
-    order: int = 0  # position of the game in the demo's reports (lower first)
-    # gap to a best response (``GameSpec.best_response``): these agents (plus the shipped models of
-    # the game) in each of ``roles``, on ``best_response_deals`` deals per role (0: not in the demo)
-    best_response_agents: tuple[str, ...] = ()
-    best_response_deals: int = 0
-    # the same for each richer rule setting a shipped model of the role was trained for (its models
-    # and ``best_response_agents`` at that table; fewer deals: those best responses cost more)
-    best_response_setting_deals: int = 0
-    agent_deals: Mapping[str, int] = field(default_factory=dict)
-
-    def deals_for(self, agent: str, opponent: str) -> int:
-        """Duplicate deals of the ``agent`` vs ``opponent`` matchup."""
-        return min([self.deals] + [self.agent_deals[a] for a in (agent, opponent) if a in self.agent_deals])
-
-
-@dataclass(frozen=True)
-class Screenshot:
-    """A picture of the game for the docs, written by ``python -m kabu_envs.render_screenshots``.
-
-    The game is reset with ``seed`` and ``rule_options``, the seats are played by ``agents`` (names,
-    seat i by ``agents[i % len(agents)]``; default: the game's ``reference`` agent) for ``steps``
-    actions (fewer if the episode ends), and the table is drawn as ``seat`` sees it (None: the god
-    view) to ``<name>.png``. ``caption`` is the picture's alt text.
-    """
-
-    name: str
-    steps: int
-    seed: int = 0
-    seat: int | None = None
-    rule_options: Mapping[str, Any] = field(default_factory=dict)
-    agents: tuple[str, ...] = ()
-    caption: str = ""
+def seats_each_seat(engine: Any, rows: np.ndarray) -> np.ndarray:
+    """Seats of a role every seat holds alone (e.g. a game without roles): one group per seat."""
+    n = engine.num_players
+    return np.broadcast_to(np.arange(n, dtype=np.int64)[None, :, None], (len(rows), n, 1))
 
 
 @dataclass(frozen=True)
 class GameSpec:
-    """Everything the tools need to know about one game.
+    """What one game is (the tools' plans for it live with the tools; see the module docstring).
 
-    * ``id``: the registry name (``"oicho_kabu"``); ``title`` for tables and pages.
+    * ``id``: the registry name (``"oicho_kabu"``, a Python identifier); ``title`` for tables and pages;
+      ``doc``: one line saying what the game is.
+    * ``package``: the package the game lives in (``"kabu_envs.oicho_kabu"``), where the tools find the
+      game's own modules for them (``hook``, ``folder``).
+    * ``players``: the player counts the game allows (its ``num_players`` rule option).
     * ``env`` / ``raw_env``: factories ``(render_mode=None, **rule_options)`` of the wrapped and raw
-      PettingZoo AEC env; ``pettingzoo_id``: its id in PettingZoo's registry.
-    * ``make_config``: ``(**rule_options) -> config`` (validates options without building an env).
-    * ``roles`` (the first is the default), ``reference``: the agent on the other seats in the ``"seat"``
+      PettingZoo AEC env; ``make_config``: ``(**rule_options) -> config`` (validates options without
+      building an env).
+    * ``roles`` (the first is the default); ``reference``: the agent on the other seats in the ``"seat"``
       duplicate format.
     * ``agents``: the named agents the game offers (``"scripted"``, ``"expert"``, ...) as factories
       ``(seed=None, **rule_options) -> Agent``; ``"random"`` and trained models exist for every game.
-    * ``eval_opponents``: whom a freshly trained model meets in its run's quick evaluation.
-    * ``eval_deals``: default duplicate deals for ``python -m kabu_envs.eval``; ``demo``: see ``DemoPlan``.
-    * ``gym_ids``: Gymnasium ids of the single-agent views -> the view's fixed keyword arguments.
-    * ``training_presets``: ``"package:folder"`` of YAML training presets shipped with the game.
-    * ``batch``: a vectorised batch engine ``(batch_size, autoreset, **rule_options)`` (see
-      ``kabu_envs.batch``); without one, ``batch.make`` serves the game with the reference loop.
-    * ``best_response``: a factory ``(role, seed, **options) -> player`` of a best response to the
-      ``reference`` seats (``kabu_envs.eval.best_response``): per play of a deal ``player.begin(state,
-      seat, seat_agents, deal)``, then at each of the seat's turns ``player.act(state, seat,
-      observation, action_mask) -> action`` (it plays) or ``player.regret(state, seat, observation,
-      action_mask, action) -> chips`` (an agent plays; what the best response's choice gains there),
-      ``state`` being the raw env's ``game`` (read only to simulate, never to peek). Optionally
-      ``factory.check_rules(role, **options)``: raises a ValueError for a role and rule set it does not
-      model (the demo then leaves that setting's gaps out).
-    * ``screenshots``: pictures of the game for the docs (see ``Screenshot``; the env must draw
-      ``render_mode="rgb_array"`` frames).
-    * ``viewer``: what a person playing a seat is shown (``kabu-play``, ``kabu-replay``): an object with
-      ``seat_view``, ``action_label``, ``move_text`` and ``action_card`` (``kabu_envs.core.views.Viewer``);
-      without one the tools show the raw observation and the engine's action names.
+    * ``pettingzoo_id``, ``gym_ids``: the game's public names, versioned with its rules: its id in
+      PettingZoo's AEC registry, and the Gymnasium ids of its single-agent views -> the view's fixed
+      keyword arguments (``kabu_envs.wrappers`` registers those).
     """
 
     id: str
     title: str
+    package: str
+    players: tuple[int, ...]
     env: Ref
     raw_env: Ref
     make_config: Ref
     roles: tuple[Role, ...]
     agents: Mapping[str, Ref] = field(default_factory=dict)
     reference: str = "scripted"
-    eval_opponents: tuple[str, ...] = ("random", "scripted")
-    eval_deals: int = 1000
-    demo: DemoPlan | None = None
     pettingzoo_id: str | None = None
     gym_ids: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    training_presets: str | None = None
-    batch: Ref | None = None
-    best_response: Ref | None = None
-    screenshots: tuple[Screenshot, ...] = ()
-    viewer: Ref | None = None
     doc: str = ""
 
     def __post_init__(self) -> None:
         if not self.id.isidentifier():
             raise ValueError(f"game id {self.id!r} must be a Python identifier")
+        if not all(part.isidentifier() for part in self.package.split(".")):
+            raise ValueError(f"game {self.id!r}: package {self.package!r} is not a dotted module name")
+        if not self.players or not all(type(n) is int and n >= 1 for n in self.players):
+            raise ValueError(
+                f"game {self.id!r}: players must list the allowed player counts: {self.players!r}"
+            )
         if not self.roles:
             raise ValueError(f"game {self.id!r} declares no role")
         names = [r.name for r in self.roles]
@@ -214,10 +179,6 @@ class GameSpec:
         for reserved in ("random",):
             if reserved in self.agents:
                 raise ValueError(f"game {self.id!r}: agent name {reserved!r} is provided for every game")
-        if self.demo is not None:
-            bad = [r for r in self.demo.roles if r not in names]
-            if bad:
-                raise ValueError(f"game {self.id!r}: demo roles {bad} are not roles {names}")
 
     # --- conveniences every tool uses ---------------------------------------------------------
     @property
@@ -251,6 +212,25 @@ class GameSpec:
         """Every agent name this game offers (``random`` first)."""
         return ("random", *self.agents)
 
+    # --- where the tools find the game's own modules ------------------------------------------------
+    def hook(self, module: str, attribute: str) -> Any:
+        """``attribute`` of the game's module ``<package>.<module>``, or None when the game has no such
+        module or the module no such attribute (the tool then does the generic thing). A tool declares
+        which module and attribute it reads, and what the attribute must be."""
+        name = f"{self.package}.{module}"
+        if name not in sys.modules and importlib.util.find_spec(name) is None:
+            return None
+        return getattr(importlib.import_module(name), attribute, None)
+
+    def folder(self, name: str) -> Path | None:
+        """The folder ``name`` inside the game's package (e.g. its training presets), None if absent."""
+        package = importlib.import_module(self.package)
+        for root in getattr(package, "__path__", ()):
+            path = Path(root) / name
+            if path.is_dir():
+                return path
+        return None
+
 
 _GAMES: dict[str, GameSpec] = {}
 _loaded = False
@@ -264,13 +244,22 @@ def register(spec: GameSpec, *, replace: bool = False) -> GameSpec:
     if old is not None and old != spec and not replace:
         raise ValueError(f"game {spec.id!r} is already registered")
     _GAMES[spec.id] = spec
-    _register_pettingzoo(spec)
+    if "pettingzoo" in sys.modules:  # the PettingZoo side is in use: it learns the id now
+        _register_pettingzoo(spec)
     return spec
 
 
 def unregister(game_id: str) -> None:
     """Remove a game (for tests that register throw-away games)."""
     _GAMES.pop(game_id, None)
+
+
+def register_pettingzoo() -> None:
+    """Add every game's AEC env to PettingZoo's registry (idempotent). Called where the PettingZoo side
+    is used: the versioned modules ``kabu_envs.<game>_v<N>``, ``kabu_envs.wrappers``, and ``register``
+    once pettingzoo is imported; never on the registry's cheap path."""
+    for spec in games():
+        _register_pettingzoo(spec)
 
 
 def _register_pettingzoo(spec: GameSpec) -> None:
@@ -286,20 +275,25 @@ def _register_pettingzoo(spec: GameSpec) -> None:
         pz_register("aec", spec.pettingzoo_id, entry_point=spec.env)
 
 
+def _builtin_packages() -> list[str]:
+    """The folders of ``kabu_envs`` holding a ``registration.py`` file (read from disk: importing a
+    subpackage to ask would import the tools, e.g. ``kabu_envs.wrappers`` imports gymnasium)."""
+    import kabu_envs
+
+    found: set[str] = set()
+    for root in kabu_envs.__path__:
+        found |= {p.parent.name for p in Path(root).glob("*/registration.py") if p.parent.name.isidentifier()}
+    return sorted(found)
+
+
 def _load_builtin() -> None:
-    """Import every ``kabu_envs.<package>.registration`` module and the entry-point plug-ins, once."""
+    """Import every built-in game's ``registration`` module and the entry-point plug-ins, once."""
     global _loaded
     if _loaded:
         return
     _loaded = True
-    import kabu_envs
-
-    for info in pkgutil.iter_modules(kabu_envs.__path__):
-        if not info.ispkg:
-            continue
-        name = f"kabu_envs.{info.name}.registration"
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name)
+    for package in _builtin_packages():
+        importlib.import_module(f"kabu_envs.{package}.registration")
     for ep in metadata.entry_points(group="kabu_envs.games"):
         target = ep.load()
         if callable(target):
@@ -325,12 +319,6 @@ def get(game_id: str) -> GameSpec:
         raise ValueError(f"unknown game {game_id!r}; registered games: {sorted(_GAMES)}") from None
 
 
-def demo_games() -> list[GameSpec]:
-    """The games ``make demo`` evaluates, ordered by their plan's ``order`` (then id)."""
-    planned = [(g.demo.order, g.id, g) for g in games() if g.demo is not None]
-    return [g for _, _, g in sorted(planned, key=lambda t: t[:2])]
-
-
 def iter_gym_ids() -> Iterator[tuple[str, str, Mapping[str, Any]]]:
     """``(gymnasium id, game id, fixed view kwargs)`` for every registered single-agent view."""
     for g in games():
@@ -338,36 +326,18 @@ def iter_gym_ids() -> Iterator[tuple[str, str, Mapping[str, Any]]]:
             yield gym_id, g.id, kwargs
 
 
-def seat_groups_each_seat(raw_env: Any) -> list[list[int]]:
-    """Seat groups of a role every seat holds alone (e.g. a game without roles)."""
-    return [[s] for s in range(len(raw_env.possible_agents))]
-
-
-def batch_seat_groups_each_seat(batch_env: Any, b: int) -> list[list[int]]:
-    """``seat_groups_each_seat`` for game ``b`` of a batch engine."""
-    return [[s] for s in range(batch_env.num_players)]
-
-
-def batch_seat_table_each_seat(batch_env: Any, rows: Any) -> Any:
-    """``batch_seat_groups_each_seat`` for the games ``rows`` as a ``BatchSeatTable``."""
-    n = batch_env.num_players
-    return np.broadcast_to(np.arange(n, dtype=np.int64)[None, :, None], (len(rows), n, 1))
-
-
 __all__ = [
     "GameSpec",
     "Role",
-    "DemoPlan",
-    "Screenshot",
     "register",
     "unregister",
+    "register_pettingzoo",
     "get",
     "games",
     "game_ids",
-    "demo_games",
     "iter_gym_ids",
     "resolve",
-    "seat_groups_each_seat",
-    "batch_seat_groups_each_seat",
-    "batch_seat_table_each_seat",
+    "seats_each_seat",
+    "table_groups",
+    "groups_table",
 ]

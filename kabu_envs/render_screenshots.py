@@ -1,22 +1,54 @@
 """Write the docs' pictures of the games: ``python -m kabu_envs.render_screenshots --out docs/img``.
 
-Every registered game lists its pictures in its registry record (``GameSpec.screenshots``): a seeded
-game played by named agents (by default the game's ``reference`` agent) up to an interesting moment,
-drawn from one seat's view or the god view with the env's own ``render_mode="rgb_array"`` renderer.
-The PNGs are palette images (256 colours), small enough to commit. The same seeds, steps and code
-give the same pictures.
+A game lists its pictures as ``SCREENSHOTS``, a tuple of ``Screenshot`` records, in its package's
+module ``plans.py`` (``GameSpec.hook("plans", "SCREENSHOTS")``; a game without it has no pictures): a
+seeded game played by named agents (by default the game's ``reference`` agent) up to an interesting
+moment, drawn from one seat's view or the god view with the env's own ``render_mode="rgb_array"``
+renderer. The PNGs are palette images (256 colours), small enough to commit. The same seeds, steps and
+code give the same pictures. Cheap to import (the games' ``plans.py`` import ``Screenshot``).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from kabu_envs import registry
-from kabu_envs.registry import GameSpec, Screenshot
+from kabu_envs.registry import GameSpec
+
+
+@dataclass(frozen=True)
+class Screenshot:
+    """A picture of the game for the docs.
+
+    The game is reset with ``seed`` and ``rule_options``, the seats are played by ``agents`` (names,
+    seat i by ``agents[i % len(agents)]``; default: the game's ``reference`` agent) for ``steps``
+    actions (fewer if the episode ends), and the table is drawn as ``seat`` sees it (None: the god
+    view) to ``<name>.png``. ``caption`` is the picture's alt text.
+    """
+
+    name: str
+    steps: int
+    seed: int = 0
+    seat: int | None = None
+    rule_options: Mapping[str, Any] = field(default_factory=dict)
+    agents: tuple[str, ...] = ()
+    caption: str = ""
+
+
+def screenshots(spec: GameSpec) -> tuple[Screenshot, ...]:
+    """The game's pictures (its ``plans.SCREENSHOTS``; none without it)."""
+    found = spec.hook("plans", "SCREENSHOTS")
+    if found is None:
+        return ()
+    if not all(isinstance(shot, Screenshot) for shot in found):
+        raise TypeError(f"{spec.id}: plans.SCREENSHOTS must hold Screenshot records")
+    return tuple(found)
 
 
 def shot_frame(spec: GameSpec, shot: Screenshot) -> np.ndarray:
@@ -56,7 +88,7 @@ def write_screenshots(out: Path, games: Sequence[str] | None = None) -> list[Pat
     for spec in registry.games():
         if games is not None and spec.id not in games:
             continue
-        for shot in spec.screenshots:
+        for shot in screenshots(spec):
             path = out / f"{shot.name}.png"
             size = save_png(shot_frame(spec, shot), path)
             print(f"{path}  {size // 1024} KB  ({shot.caption or spec.title})")
@@ -73,4 +105,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # the imported module's main: its ``Screenshot`` is the class the games' ``plans.py`` use
+    from kabu_envs.render_screenshots import main as _main
+
+    _main()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium
@@ -15,6 +17,7 @@ from kabu_envs import registry
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.eval.__main__ import main as eval_main
 from kabu_envs.eval.games import matchup
+from kabu_envs.eval.plans import evaluation
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,7 +37,8 @@ def test_builtin_games_are_registered_with_complete_records():
             agent = make_agent(spec.id, name, 0)
             assert hasattr(agent, "act") and hasattr(agent, "reset")
         assert spec.config() is not None
-        assert set(spec.eval_opponents) <= set(spec.agent_names)
+        assert set(evaluation(spec.id).opponents) <= set(spec.agent_names)
+        assert spec.reference in spec.agent_names and spec.doc and spec.package == f"kabu_envs.{spec.id}"
 
 
 def test_unknown_game_and_role_are_named():
@@ -49,7 +53,7 @@ def test_register_refuses_duplicates_and_bad_records():
     with pytest.raises(ValueError, match="already registered"):
         registry.register(dataclasses.replace(spec, title="Other"))
     with pytest.raises(ValueError, match="duplicate must be one of"):
-        registry.Role("x", registry.seat_groups_each_seat, "pairs")
+        registry.Role("x", registry.seats_each_seat, "pairs")
     with pytest.raises(ValueError, match="provided for every game"):
         dataclasses.replace(spec, id="toy_bad", agents={"random": "x:y"})
     with pytest.raises(TypeError):
@@ -65,6 +69,145 @@ def test_gym_and_pettingzoo_ids_come_from_the_records():
         assert gym_id in gymnasium.registry, (gym_id, game)
     for spec in registry.games():
         assert spec.pettingzoo_id in aec_registry
+
+
+def test_players_are_the_counts_the_config_accepts():
+    """The record's player counts are exactly those ``num_players`` accepts (1..12 tried)."""
+    for spec in registry.games():
+        accepted = []
+        for n in range(1, 13):
+            try:
+                spec.config(num_players=n)
+            except ValueError:
+                continue
+            accepted.append(n)
+        assert tuple(accepted) == spec.players, spec.id
+    with pytest.raises(ValueError, match="players must list"):
+        dataclasses.replace(registry.get("toy_card"), id="toy_bad", players=())
+    with pytest.raises(ValueError, match="not a dotted module name"):
+        dataclasses.replace(registry.get("toy_card"), id="toy_bad", package="kabu_envs/toy_card")
+
+
+def test_a_bad_seat_table_is_refused_naming_the_role():
+    spec = registry.get("toy_card")
+    raw = spec.make_raw_env()
+    raw.reset(seed=0)
+    flat = registry.Role("flat", lambda engine, rows: np.zeros((len(rows), 2), dtype=np.int64), "team")
+    with pytest.raises(ValueError, match="role 'flat'.*shape \\(1, 2\\).*expected integers"):
+        flat.groups(raw)
+    floats = registry.Role("floats", lambda engine, rows: np.zeros((len(rows), 1, 1)), "team")
+    with pytest.raises(ValueError, match="role 'floats': seats\\(\\) gave a float64 array"):
+        floats.groups(raw)
+
+
+def test_seat_tables_read_back_as_groups():
+    games = [[[1], [2], [3]], [[0, 2], [1]], []]
+    table = registry.groups_table(games)
+    assert table.shape == (3, 3, 2) and table.dtype == np.int64
+    assert registry.table_groups(table) == games
+    assert table[1].tolist() == [[0, 2], [1, -1], [-1, -1]]
+
+
+def test_hooks_are_the_games_own_modules_and_absent_ones_are_none():
+    spec = registry.get("toy_card")
+    assert spec.hook("view", "VIEWER") is not None
+    assert spec.hook("view", "NO_SUCH_ATTRIBUTE") is None
+    assert spec.hook("no_such_module", "X") is None
+    assert spec.hook("plans", "DEMO") is None  # Toy Card is not in the demo
+    assert spec.folder("presets") is not None and spec.folder("no_such_folder") is None
+
+
+def test_a_game_with_no_tool_hooks_gets_the_generic_tools(tmp_path, monkeypatch):
+    """A record whose package holds none of the tools' modules: the reference batch loop, the generic
+    viewer, the default quick evaluation, no presets, no demo, no pictures, no best response."""
+    from kabu_envs import batch
+    from kabu_envs.core.views import GenericViewer
+    from kabu_envs.eval.best_response import refusal
+    from kabu_envs.eval.plans import Evaluation, demo_games
+    from kabu_envs.play.session import viewer_for
+    from kabu_envs.render_screenshots import screenshots
+    from kabu_envs.training.config import preset_dirs
+
+    (tmp_path / "bare_game").mkdir()
+    (tmp_path / "bare_game" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = dataclasses.replace(
+        registry.get("toy_card"), id="toy_bare_hooks", package="bare_game", gym_ids={}, pettingzoo_id=None
+    )
+    registry.register(spec)
+    try:
+        assert isinstance(batch.make("toy_bare_hooks", 2), batch.LoopBatchEnv)
+        assert isinstance(viewer_for("toy_bare_hooks"), GenericViewer)
+        assert evaluation("toy_bare_hooks") == Evaluation()
+        assert spec.folder("presets") is None and len(preset_dirs()) == len(registry.games()) - 1
+        assert "toy_bare_hooks" not in [g.id for g, _ in demo_games()]
+        assert screenshots(spec) == ()
+        with pytest.raises(ValueError, match="has no best response"):
+            refusal("toy_bare_hooks", "seat", {})
+    finally:
+        registry.unregister("toy_bare_hooks")
+
+
+def test_a_hook_of_the_wrong_type_is_refused(tmp_path, monkeypatch):
+    from kabu_envs.eval.plans import demo_plan
+
+    (tmp_path / "odd_game").mkdir()
+    (tmp_path / "odd_game" / "__init__.py").write_text("")
+    (tmp_path / "odd_game" / "plans.py").write_text("EVALUATION = {'deals': 5}\nDEMO = 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = dataclasses.replace(
+        registry.get("toy_card"), id="toy_odd", package="odd_game", gym_ids={}, pettingzoo_id=None
+    )
+    registry.register(spec)
+    try:
+        with pytest.raises(TypeError, match="plans.EVALUATION must be an Evaluation"):
+            evaluation("toy_odd")
+        with pytest.raises(TypeError, match="plans.DEMO must be a DemoPlan"):
+            demo_plan("toy_odd")
+    finally:
+        registry.unregister("toy_odd")
+
+
+def _fresh(code: str) -> str:
+    """Run ``code`` in a fresh interpreter (this checkout first on the path); its stdout."""
+    env = {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_registry_is_cheap():
+    """``import kabu_envs`` and ``registry.get``/``games()`` import no gymnasium, no pettingzoo, no
+    tool (eval, training, play, wrappers, batch, the agents' registry)."""
+    out = _fresh(
+        "import sys, kabu_envs\n"
+        "kabu_envs.registry.get('kakeya')\n"
+        "print(' '.join(g.id for g in kabu_envs.registry.games()))\n"
+        "tools = ('gymnasium', 'pettingzoo', 'torch', 'kabu_envs.eval', 'kabu_envs.training',\n"
+        "         'kabu_envs.play', 'kabu_envs.wrappers', 'kabu_envs.batch', 'kabu_envs.agents')\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith(tools))))\n"
+    )
+    ids, loaded = out.splitlines()
+    assert ids.split() == ["kakeya", "oicho_kabu", "toy_card"]
+    assert loaded == ""
+
+
+def test_pettingzoo_learns_the_ids_when_its_side_is_used():
+    """Importing a versioned module registers the AEC id; so does loading the registry after pettingzoo."""
+    out = _fresh(
+        "import kabu_envs.kakeya_v1\n"
+        "from pettingzoo.env_registry.registration import make\n"
+        "print(make('aec', 'kabu_envs/kakeya-v1', num_players=6).unwrapped.config.num_players)\n"
+    )
+    assert out.split() == ["6"]
+    out = _fresh(
+        "import pettingzoo\n"
+        "from kabu_envs import registry\n"
+        "registry.games()\n"
+        "from pettingzoo.env_registry.registration import aec_registry\n"
+        "print(sorted(i for i in aec_registry if i.startswith('kabu_envs/')))\n"
+    )
+    assert out.strip() == "['kabu_envs/kakeya-v1', 'kabu_envs/oicho_kabu-v1', 'kabu_envs/toy_card-v0']"
 
 
 def test_toy_card_runs_through_eval_cli(tmp_path, capsys):
@@ -88,7 +231,7 @@ def test_toy_card_trains_through_its_own_preset(tmp_path):
     cfg = load_config("ppo_toy_card", timesteps=512, eval_deals=30)
     record = train(cfg, out=tmp_path / "ppo_toy_card", progress_bar=False)
     assert record["config"]["game"] == "toy_card" and record["timesteps"] >= 512
-    assert set(record["eval"]) == set(registry.get("toy_card").eval_opponents)
+    assert set(record["eval"]) == set(evaluation("toy_card").opponents) == {"random", "scripted"}
 
 
 def test_a_game_registered_at_run_time_is_served_by_every_tool():

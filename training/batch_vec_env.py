@@ -22,7 +22,7 @@ Speed: between two learner decisions one loop plays every row's opponents, one e
 the games that finish wait until no opponent is to move anywhere and then restart together, one deal
 call per learner step rather than one per round. The views' random draws at a deal come from every
 restarting row's own stream at once (``core.pcg64_rows``: each row's ``PCG64`` state as arrays, the
-same numbers as its ``Generator`` would give), the seat tables from the role's ``batch_seat_table``. A
+same numbers as its ``Generator`` would give), the seat tables from the engine's ``seat_table``. A
 member that can act from the engine's state (``act_engine``, ``agents.base.can_act_on_engine``: the
 Oicho-Kabu scripted player, the random one) does so, and a lazy engine then encodes no observation
 for the opponents' turns: only the one the learner gets at the end of ``step_wait``.
@@ -31,9 +31,9 @@ The one documented difference: ``terminal_observation`` is the batch engine's ob
 finished game (zeros), not the learner's last view of it; the games never truncate, so PPO never reads
 it (SB3 bootstraps only truncated episodes).
 
-The engine needs ``step(actions, active=...)`` and ``reset(rows=..., seeds=...)`` (the batch
-contract) and the role's ``batch_seat_table`` or ``batch_seat_groups`` (its registry record; the
-reference loop needs neither).
+The engine needs ``step(actions, active=...)``, ``reset(rows=..., seeds=...)`` and ``seat_table(role,
+rows)`` (the batch contract: the role's own seat function on a vectorised engine, the AEC envs' groups
+on the reference loop).
 """
 
 from __future__ import annotations
@@ -115,7 +115,6 @@ class BatchVecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         self._batched: dict[int, bool] = {}
         self._on_engine: dict[int, bool] = {}  # slot -> acts from the engine's state (act_engine)
-        self._table_of = self._table_reader()
         self._obs_shape = box.shape
         super().__init__(
             N, spaces.Box(box.low, box.high, box.shape, np.float32), spaces.Discrete(self.engine.num_actions)
@@ -231,30 +230,6 @@ class BatchVecEnv(VecEnv):
             reward += paid
 
     # --- episodes ---------------------------------------------------------------------------------
-    def _table_reader(self) -> Any:
-        """``(engine, rows) -> (len(rows), G, S)`` seat table of the role's groups (``registry.Role``'s
-        ``batch_seat_table``), resolved once; for a role without one (or the reference loop's AEC envs),
-        built from its groups game by game."""
-        eng, role = self.engine, self.role
-        if getattr(eng, "envs", None) is None and role.batch_seat_table is not None:
-            return registry.resolve(role.batch_seat_table)
-        if getattr(eng, "envs", None) is not None or role.batch_seat_groups is None:
-            groups_of = role.batch_groups  # (the reference loop's AEC envs, or the role's own error)
-        else:
-            groups_of = registry.resolve(role.batch_seat_groups)
-
-        def table(engine: Any, rows: np.ndarray) -> np.ndarray:
-            lists = [groups_of(engine, b) for b in rows.tolist()]
-            G = max(len(groups) for groups in lists)
-            S = max(len(group) for groups in lists for group in groups)
-            out = np.full((len(lists), G, S), -1, dtype=np.int64)
-            for k, groups in enumerate(lists):
-                for g, group in enumerate(groups):
-                    out[k, g, : len(group)] = group
-            return out
-
-        return table
-
     def _deal(self, rows: np.ndarray) -> None:
         """New deals in ``rows`` (the pool read now, as a view reads it at its reset), seated; the payouts
         pending for them are dropped (a deal without a learner turn is never seen by the learner).
@@ -274,7 +249,7 @@ class BatchVecEnv(VecEnv):
         m, P = len(rows), eng.num_players
         draws = Draws(self._streams, rows)
         eng.reset(rows=rows, seeds=draws.integers(_SEED_BOUND).tolist())
-        table = np.asarray(self._table_of(eng, rows), dtype=np.int64)
+        table = eng.seat_table(self.role, rows)
         counts = (table[:, :, 0] >= 0).sum(axis=1)
         pick = np.zeros(m, dtype=np.int64)
         many = np.flatnonzero(counts > 1)

@@ -1,6 +1,6 @@
 """Training configs: YAML files merged over the defaults below.
 
-Presets are the YAML files each game ships in its own package (``GameSpec.training_presets``,
+Presets are the YAML files each game ships in its own package (``GameSpec.folder(PRESETS)``, i.e.
 ``kabu_envs/<game>/presets/``). A config names the game and the learner's role (both checked against
 the game registry), the rule options, the opponent mix (weights of the game's named agents, e.g.
 "random", "scripted", "expert", trained "ppo_..." models, and frozen self-play snapshots), PPO
@@ -83,15 +83,13 @@ def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[
     return out
 
 
+# The folder of a game's package holding its training presets.
+PRESETS = "presets"
+
+
 def preset_dirs() -> list[Path]:
     """Every game's own preset folder."""
-    dirs: list[Path] = []
-    for spec in registry.games():
-        if spec.training_presets:
-            package, _, folder = spec.training_presets.partition(":")
-            root = Path(registry.resolve(f"{package}:__file__")).parent
-            dirs.append(root / folder)
-    return dirs
+    return [d for spec in registry.games() if (d := spec.folder(PRESETS)) is not None]
 
 
 def preset_files() -> dict[str, Path]:

@@ -370,14 +370,15 @@ def train(
 
 
 def quick_eval(cfg: dict[str, Any], model_dir: Path, deals: int, seed: int) -> dict[str, Any]:
-    """Duplicate-deal check of the fresh model against the game's ``eval_opponents``."""
-    from kabu_envs import registry
+    """Duplicate-deal check of the fresh model against the game's quick-evaluation opponents
+    (``kabu_envs.eval.plans.evaluation``)."""
     from kabu_envs.eval.games import matchup
+    from kabu_envs.eval.plans import evaluation
 
     opts = cfg["env_options"]
     role = cfg["role"]
     res = {}
-    for opp in registry.get(cfg["game"]).eval_opponents:
+    for opp in evaluation(cfg["game"]).opponents:
         agent = make_agent(cfg["game"], str(model_dir), seed, role=cfg["role"], **opts)
         other = make_agent(cfg["game"], opp, seed + 1, **opts)
         m = matchup(cfg["game"], agent, other, role, deals, seed=10_000 + seed, env_options=opts)

@@ -28,23 +28,39 @@ the seed its view would draw); a held game reports ``rewards`` 0 and ``terminate
 ``seeds = derive_seeds(s, B)``. ``autoreset=True`` restarts a finished game at the next ``step``
 (its new deal's seed continues the batch's seed stream), for training loops.
 
-A game offers a batch engine in its registry record (``GameSpec.batch``); a game without one is
-served by ``LoopBatchEnv``, the reference implementation over B AEC envs (exact, not fast).
+A game offers a vectorised engine by a function ``make_batch(batch_size, autoreset=False,
+**rule_options) -> BatchEnv`` in its package's module ``batch.py`` (``GameSpec.hook("batch",
+"make_batch")``); a game without one is served by ``LoopBatchEnv``, the reference implementation over B
+AEC envs (exact, not fast).
+
+``env.seat_table(role, rows)`` gives a role's seat groups (``registry.Role``) in the games ``rows`` as
+one array ``(len(rows), G, S)``, -1 padded: the role's own seat function on a vectorised engine, the AEC
+envs' groups on the reference loop.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kabu_envs import registry
 from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, derive_seeds
 
-__all__ = ["BatchEnv", "LoopBatchEnv", "derive_seeds", "make"]
+__all__ = ["BatchEnv", "LoopBatchEnv", "derive_seeds", "engine_factory", "make"]
+
+# Where a game's vectorised engine is found: ``<package>.batch:make_batch``.
+ENGINE_HOOK = ("batch", "make_batch")
+
+
+def engine_factory(game: str) -> Callable[..., BatchEnv] | None:
+    """The game's own batch-engine factory (``batch.py:make_batch`` in its package), None without one."""
+    factory: Callable[..., BatchEnv] | None = registry.get(game).hook(*ENGINE_HOOK)
+    return factory
 
 
 def make(game: str, batch_size: int, autoreset: bool = False, **rule_options: Any) -> BatchEnv:
     """The batch engine of ``game`` (its own vectorised one, or the reference loop)."""
-    spec = registry.get(game)
-    if spec.batch is not None:
-        return registry.resolve(spec.batch)(batch_size=batch_size, autoreset=autoreset, **rule_options)
+    factory = engine_factory(game)
+    if factory is not None:
+        return factory(batch_size=batch_size, autoreset=autoreset, **rule_options)
     return LoopBatchEnv(game, batch_size=batch_size, autoreset=autoreset, **rule_options)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.registry import Role, groups_table
 
 
 def derive_seeds(seed: int, batch_size: int) -> list[int]:
@@ -51,6 +52,11 @@ class BatchEnv:
         """One action per live game; with ``active`` ((B,) bool) only those games move: the others keep
         their state and report ``rewards`` 0 and ``terminated`` = "over", as a finished game does."""
         raise NotImplementedError
+
+    def seat_table(self, role: Role, rows: Any) -> np.ndarray:
+        """``role``'s seat groups in the games ``rows`` just reset: int64 ``(len(rows), G, S)``, -1 padded
+        (``registry.Role``); a vectorised engine is what the role's seat function reads."""
+        return role.pick(self, rows)
 
     # --- shared helpers ---------------------------------------------------------------------------
     def _resolve_seeds(
@@ -251,6 +257,10 @@ class LoopBatchEnv(BatchEnv):
         self.rewards = np.zeros((B, self.num_players), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
         self._seed_rng = np.random.Generator(np.random.PCG64())
+
+    def seat_table(self, role: Role, rows: Any) -> np.ndarray:
+        """``BatchEnv.seat_table`` read from the AEC envs, game by game (``Role.groups``)."""
+        return groups_table([role.groups(self.envs[b]) for b in np.asarray(rows, dtype=np.int64).tolist()])
 
     def reset(
         self,

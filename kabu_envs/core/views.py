@@ -1,7 +1,7 @@
 """What a person playing one seat is shown: the seat view, a JSON-ready dict (pure Python).
 
 ``kabu-play`` (terminal and web) and ``kabu-replay`` draw every game from the same few fields, so a
-game supplies one ``Viewer`` (its registry record's ``viewer``) and the tools stay game-generic. The
+game supplies one ``Viewer`` (``VIEWER`` in its package's ``view.py``) and the tools stay generic. The
 view is built from the game state like an observation, and follows the same rule: **it holds only what
 the seat may see** (a test swaps the unseen cards and compares the JSON). A hidden card is
 ``{"hidden": True}``: no id, no value.
@@ -50,7 +50,7 @@ def zone(label: str, cards: list[Card], note: str = "", active: bool = False) ->
 
 
 class Viewer(Protocol):
-    """The play hooks of a game (``GameSpec.viewer``); ``raw_env`` is the game's raw AEC env."""
+    """The play hooks of a game (its ``view.py:VIEWER``); ``raw_env`` is the game's raw AEC env."""
 
     def seat_view(self, raw_env: Any, seat: int) -> View:
         """What ``seat`` sees now (see the module docstring)."""

@@ -1,8 +1,8 @@
 """Kakeya, vectorised: B matches per numpy call (the batch contract of ``kabu_envs.batch``).
 
-``make_batch(batch_size, autoreset=False, **rule_options)`` is the registry's batch factory. It returns
-``KakeyaBatch`` for the option sets vectorised here and ``LoopBatchEnv("kakeya", ...)`` (B AEC envs,
-exact but at AEC speed) for the others.
+``make_batch(batch_size, autoreset=False, **rule_options)`` is the batch factory ``kabu_envs.batch``
+finds. It returns ``KakeyaBatch`` for the option sets vectorised here and ``LoopBatchEnv("kakeya", ...)``
+(B AEC envs, exact but at AEC speed) for the others.
 
 Vectorised: every option set (``num_players`` 4 and 6 in both ``six_player_mode``, ``default_trump``,
 ``dealers_choose_trump``, ``rensho_rule``, ``rensho_follow``, ``stones_per_player``, ``reward``

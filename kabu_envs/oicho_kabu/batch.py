@@ -1,8 +1,8 @@
 """Oicho-Kabu, vectorised: B episodes per numpy call (the batch contract of ``kabu_envs.batch``).
 
-``make_batch(batch_size, autoreset=False, **rule_options)`` is the registry's batch factory. It returns
-``OichoKabuBatch`` for the rule sets ``vectorised(cfg)`` accepts and ``LoopBatchEnv("oicho_kabu", ...)``
-(B AEC envs, exact but at AEC speed) for the others.
+``make_batch(batch_size, autoreset=False, **rule_options)`` is the batch factory ``kabu_envs.batch``
+finds. It returns ``OichoKabuBatch`` for the rule sets ``vectorised(cfg)`` accepts and
+``LoopBatchEnv("oicho_kabu", ...)`` (B AEC envs, exact but at AEC speed) for the others.
 
 Vectorised: every option and preset (``standard``, ``kansai``, ``kabufuda_site``; 2..8 players; every
 deck; dealer selection once or before every deal; info cards, minso, triple-table redeals, the

@@ -3,5 +3,5 @@
 ``session.Match`` runs one game of any registered game with a person on one seat; ``records`` reads,
 writes and replays game records; ``terminal`` and ``web`` are the two front ends; ``replay`` the
 command line of ``kabu-replay``. What a seat is shown comes from the game's ``Viewer``
-(``kabu_envs.core.views``, ``GameSpec.viewer``).
+(``kabu_envs.core.views``; ``VIEWER`` in the game package's ``view.py``).
 """

@@ -1,7 +1,7 @@
 """One game between a person (one seat) and agents (the other seats), for the terminal and the web.
 
 A ``Match`` owns a raw AEC env of any registered game, the agents of the other seats
-(``kabu_envs.agents.registry.make_agent``) and the game's ``Viewer`` (``GameSpec.viewer``). It runs
+(``kabu_envs.agents.registry.make_agent``) and the game's ``Viewer`` (``viewer_for``). It runs
 the agents until the person must act (``advance``), applies the person's moves (``play``), and turns
 every step into a *frame*: what the person's seat sees after it and the text of the move (as far as
 the seat saw it). Everything the tools show comes from frames and ``legal_moves``, so the person is
@@ -23,10 +23,15 @@ from kabu_envs.play.records import GameRecord, episode_over, iter_replay, step_r
 HUMAN = "human"
 
 
+# Where a game's viewer is found: ``VIEWER`` in its package's module ``view.py``.
+VIEWER_HOOK = ("view", "VIEWER")
+
+
 def viewer_for(game: str) -> Viewer:
-    """The game's viewer (its registry record), else the generic one (raw observation, action names)."""
-    spec = registry.get(game)
-    return registry.resolve(spec.viewer) if spec.viewer is not None else GenericViewer()
+    """The game's viewer (``view.py:VIEWER`` in its package), else the generic one (raw observation,
+    action names)."""
+    found: Viewer | None = registry.get(game).hook(*VIEWER_HOOK)
+    return found if found is not None else GenericViewer()
 
 
 def agent_seed(seed: int, seat: int) -> int:

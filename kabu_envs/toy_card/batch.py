@@ -19,6 +19,11 @@ from kabu_envs.toy_card.game import DECK_SIZE, NUM_ACTIONS, Action, card_value
 from kabu_envs.toy_card.observation import obs_spec
 
 
+def make_batch(batch_size: int, autoreset: bool = False, **rule_options: Any) -> BatchEnv:
+    """The Toy Card batch engine (``kabu_envs.batch`` finds a game's engine as ``batch.py:make_batch``)."""
+    return ToyCardBatch(batch_size, autoreset=autoreset, **rule_options)
+
+
 class ToyCardBatch(BatchEnv):
     """B Toy Card games as arrays: values (B, n), stakes (B, n), the seat to act (B,)."""
 

@@ -32,5 +32,6 @@ def register_envs() -> None:
 
 
 register_envs()
+games.register_pettingzoo()  # the PettingZoo side is in use here: the AEC ids too
 
 __all__ = ["OpponentPool", "SingleAgentView", "any_seat_of", "make_view", "register_envs"]

@@ -5,10 +5,10 @@ import os
 
 import pytest
 
-from kabu_envs import registry
 from kabu_envs.agents.registry import models_dir
 from kabu_envs.eval import demo
 from kabu_envs.eval.__main__ import main as eval_main
+from kabu_envs.eval.plans import demo_games, demo_plan
 
 
 def _check_schema(summary, deals):
@@ -55,7 +55,7 @@ def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys, monk
     assert {r["deals"] for r in summary["oicho_kabu"]["best_response"]} == {6}
     for model in demo.shipped(models_dir()):  # every shipped model vs random, scripted (and expert)
         rows = [m for m in summary[model["game"]]["matchups"] if m["agent"] == model["name"]]
-        assert {m["opponent"] for m in rows} == set(registry.get(model["game"]).demo.opponents)
+        assert {m["opponent"] for m in rows} == set(demo_plan(model["game"]).opponents)
         assert {"random", "scripted"} <= {m["opponent"] for m in rows}
         assert {m["role"] for m in rows} == {model["role"]}
         assert {m["rules"] for m in rows} == {model["rules"]}  # each model plays at its own table
@@ -93,7 +93,8 @@ def test_eval_cli_writes_json(tmp_path, capsys):
 
 def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
     # the bar: at least 1000 duplicate deals per matchup in every game the demo evaluates
-    assert all(g.demo.deals >= 1000 for g in registry.demo_games())
+    assert [g.id for g, _ in demo_games()] == ["oicho_kabu", "kakeya"]  # the plans' order
+    assert all(p.deals >= 1000 for _, p in demo_games())
     for model in demo.shipped(models_dir()):
         run = json.loads((model["dir"] / "run.json").read_text())
         # every shipped model starts from its game's expert (Kakeya's through DAgger rounds)
@@ -125,7 +126,7 @@ def test_best_response_plan_adds_each_richer_setting_it_models(tmp_path, capsys)
     _fake_model(tmp_path, "ppo_b", "bettor", {"rules": "kansai"})
     _fake_model(tmp_path, "ppo_c", "dealer", {"rules": "kansai", "max_rounds": 2})  # refused
     _fake_model(tmp_path, "ppo_d", "dealer", {"rules": "kabufuda_site"})
-    spec = registry.get("oicho_kabu").demo
+    spec = demo_plan("oicho_kabu")
     entries = demo.best_response_plan(tmp_path, 5, None)
     got = [(e["role"], e["rules"], e["agents"], e["deals"]) for e in entries if e["game"] == "oicho_kabu"]
     refs = list(spec.best_response_agents)
@@ -154,7 +155,7 @@ def test_best_response_plan_adds_each_richer_setting_it_models(tmp_path, capsys)
 def test_slow_agents_play_their_own_deal_count_and_start_first():
     """Kakeya's expert decides one move at a time by search: its matchups play DemoPlan.agent_deals
     (1000, the bar) while the batched ones keep the plan's deals; --deals and --quick override both."""
-    plan_ = registry.get("kakeya").demo
+    plan_ = demo_plan("kakeya")
     assert plan_.deals_for("expert", "scripted") == plan_.deals_for("ppo_kakeya", "expert") == 1000
     assert plan_.deals_for("ppo_kakeya", "scripted") == plan_.deals == 2000
     jobs = [j for j in demo.plan(models_dir()) if j[0] == "kakeya"]
@@ -171,17 +172,17 @@ def test_demo_plan_gives_every_rule_setting_its_reference_rows(tmp_path):
     _fake_model(tmp_path, "ppo_a", "bettor", {})
     _fake_model(tmp_path, "ppo_b", "bettor", {"rules": "kansai"})
     _fake_model(tmp_path, "ppo_c", "dealer", {"rules": "kansai", "num_players": 3})
-    spec = registry.get("oicho_kabu")
+    spec = demo_plan("oicho_kabu")
     jobs = [j for j in demo.plan(tmp_path) if j[0] == "oicho_kabu"]
     by_rules = {}
     for _, agent, opp, role, opts in jobs:
         by_rules.setdefault(demo.rules_label(json.loads(opts)), []).append((agent, opp, role))
     assert list(by_rules) == ["standard", "kansai", '{"num_players":3,"rules":"kansai"}']
-    refs = set(spec.demo.reference_rows)
+    refs = set(spec.reference_rows)
     # the standard rules: every role's reference rows; a richer setting: those of its models' roles
     assert {(a, o) for a, o, r in by_rules["standard"] if r == "dealer"} == refs
     assert {(a, o, r) for a, o, r in by_rules["kansai"]} == {
-        ("ppo_b", o, "bettor") for o in spec.demo.opponents
+        ("ppo_b", o, "bettor") for o in spec.opponents
     } | {(a, o, "bettor") for a, o in refs}
     assert {r for _, _, r in by_rules['{"num_players":3,"rules":"kansai"}']} == {"dealer"}
     assert [m["rules"] for m in demo.shipped(tmp_path)] == [

@@ -97,14 +97,17 @@ def test_kabu_replay_prints_the_game_and_refuses_a_bad_record(tmp_path, capsys):
     assert "action #0 (1) of player_" in capsys.readouterr().err
 
 
-def test_a_game_without_a_viewer_plays_on_the_generic_view(tmp_path):
-    """A game registered with no ``viewer``: the raw observation and the engine's action names."""
+def test_a_game_without_a_viewer_plays_on_the_generic_view(tmp_path, monkeypatch):
+    """A game whose package has no ``view.py``: the raw observation and the engine's action names."""
     import dataclasses
 
     from kabu_envs import registry
 
+    (tmp_path / "bare_game").mkdir()
+    (tmp_path / "bare_game" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
     spec = dataclasses.replace(
-        registry.get("toy_card"), id="toy_bare", viewer=None, gym_ids={}, pettingzoo_id=None
+        registry.get("toy_card"), id="toy_bare", package="bare_game", gym_ids={}, pettingzoo_id=None
     )
     registry.register(spec)
     try:

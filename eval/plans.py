@@ -1,0 +1,111 @@
+"""What the evaluation tools read of a game: their own small protocols, data in the game's package.
+
+A game that wants more than the generic treatment puts the data in its module ``<package>/plans.py``
+(``GameSpec.hook("plans", ...)``), typed by the classes here; an attribute left out means the generic
+thing. Cheap to import (no env, no gymnasium): the game's ``plans.py`` imports it.
+
+* ``EVALUATION``: an ``Evaluation`` — the opponents a freshly trained model meets in its run's quick
+  evaluation (``python -m kabu_envs.training``) and the default ``--deals`` of ``python -m
+  kabu_envs.eval``. Absent: ``Evaluation()``.
+* ``DEMO``: a ``DemoPlan`` — what ``make demo`` evaluates for the game (``kabu_envs.eval.demo``).
+  Absent: the demo leaves the game out.
+* ``BEST_RESPONSE``: a ``"module:attribute"`` reference to a factory ``(role, seed, **options) ->
+  player`` of a best response to the ``reference`` seats (``kabu_envs.eval.best_response`` says what
+  the player does). Absent: the game has no gap to a best response.
+
+(The docs' pictures are ``SCREENSHOTS`` in the same module, read by ``kabu_envs.render_screenshots``.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kabu_envs import registry
+
+PLANS = "plans"  # the game's module the evaluation tools read
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The quick evaluation of a game: ``opponents`` (agent names) and duplicate ``deals``."""
+
+    opponents: tuple[str, ...] = ("random", "scripted")
+    deals: int = 1000
+
+    def __post_init__(self) -> None:
+        if not self.opponents:
+            raise ValueError("Evaluation: no opponent to evaluate against")
+        if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
+            raise ValueError(f"Evaluation: deals must be a positive integer, got {self.deals!r}")
+
+
+@dataclass(frozen=True)
+class DemoPlan:
+    """What ``make demo`` evaluates for a game: data, not code.
+
+    Every shipped model of the game (its role read from its run record) meets each of ``opponents``;
+    ``reference_rows`` are extra ``(agent, opponent)`` rows between the hand-written players, in each
+    of ``roles``. ``deals`` duplicate deals per matchup; ``sample_title`` heads the rendered sample;
+    ``order`` places the game among the others in the reports. ``agent_deals`` names agents too slow for
+    ``deals`` (a search player deciding one move at a time): a matchup with one of them plays that many
+    deals instead (the smallest, if both are listed), and the demo starts those matchups first.
+    """
+
+    roles: tuple[str, ...]
+    opponents: tuple[str, ...]
+    reference_rows: tuple[tuple[str, str], ...]
+    deals: int
+    sample_title: str
+    order: int = 0  # position of the game in the demo's reports (lower first)
+    # gap to a best response (``BEST_RESPONSE``): these agents (plus the shipped models of the game) in
+    # each of ``roles``, on ``best_response_deals`` deals per role (0: not in the demo)
+    best_response_agents: tuple[str, ...] = ()
+    best_response_deals: int = 0
+    # the same for each richer rule setting a shipped model of the role was trained for (its models
+    # and ``best_response_agents`` at that table; fewer deals: those best responses cost more)
+    best_response_setting_deals: int = 0
+    agent_deals: Mapping[str, int] = field(default_factory=dict)
+
+    def deals_for(self, agent: str, opponent: str) -> int:
+        """Duplicate deals of the ``agent`` vs ``opponent`` matchup."""
+        return min([self.deals] + [self.agent_deals[a] for a in (agent, opponent) if a in self.agent_deals])
+
+
+def evaluation(game: str) -> Evaluation:
+    """The game's quick evaluation (its ``EVALUATION``, else the defaults)."""
+    found = registry.get(game).hook(PLANS, "EVALUATION")
+    if found is None:
+        return Evaluation()
+    if not isinstance(found, Evaluation):
+        raise TypeError(f"{game}: plans.EVALUATION must be an Evaluation, got {type(found).__name__}")
+    return found
+
+
+def demo_plan(game: str) -> DemoPlan | None:
+    """The game's demo plan (its ``DEMO``; None: the demo leaves the game out). Its roles are checked
+    against the game's."""
+    spec = registry.get(game)
+    found = spec.hook(PLANS, "DEMO")
+    if found is None:
+        return None
+    if not isinstance(found, DemoPlan):
+        raise TypeError(f"{game}: plans.DEMO must be a DemoPlan, got {type(found).__name__}")
+    bad = [r for r in found.roles if r not in spec.role_names]
+    if bad:
+        raise ValueError(f"game {game!r}: demo roles {bad} are not roles {list(spec.role_names)}")
+    return found
+
+
+def demo_games() -> list[tuple[registry.GameSpec, DemoPlan]]:
+    """The games ``make demo`` evaluates with their plans, ordered by the plan's ``order`` (then id)."""
+    planned = [(plan, spec) for spec in registry.games() if (plan := demo_plan(spec.id)) is not None]
+    return [(spec, plan) for plan, spec in sorted(planned, key=lambda t: (t[0].order, t[1].id))]
+
+
+def best_response_ref(game: str) -> registry.Ref | None:
+    """The game's best-response factory reference (its ``BEST_RESPONSE``; None: it has none)."""
+    found = registry.get(game).hook(PLANS, "BEST_RESPONSE")
+    if found is not None and not isinstance(found, str):
+        raise TypeError(f"{game}: plans.BEST_RESPONSE must be a 'module:attribute' string")
+    return found

@@ -1,0 +1,33 @@
+"""What the tools do with Kakeya, each under the tool's own protocol (``kabu_envs.eval.plans``,
+``kabu_envs.render_screenshots``); the game's record (``registration.py``) says what the game is."""
+
+from __future__ import annotations
+
+from kabu_envs.eval.plans import DemoPlan, Evaluation
+from kabu_envs.render_screenshots import Screenshot
+
+EVALUATION = Evaluation(opponents=("random", "scripted"), deals=1000)
+
+# the expert searches every card (about 6 ms a decision, one decision at a time): its matchups play
+# 1000 deals, the batched ones 2000 (docs/baselines.md)
+DEMO = DemoPlan(
+    roles=("partnership",),
+    opponents=("random", "scripted", "expert"),
+    reference_rows=(("scripted", "random"), ("expert", "random"), ("expert", "scripted")),
+    deals=2000,
+    sample_title="Kakeya deal",
+    order=1,
+    agent_deals={"expert": 1000},
+)
+
+SCREENSHOTS = (
+    Screenshot("kakeya_god", 33, seed=4, caption="Kakeya, god view: the eighth trick, three cards played"),
+    Screenshot("kakeya_seat", 33, seed=4, seat=0, caption="the same moment as player_0 sees it"),
+    Screenshot(
+        "kakeya_6p_all_play",
+        19,
+        seed=3,
+        rule_options={"num_players": 6, "six_player_mode": "all_play"},
+        caption="Kakeya, six players, all play: three partnerships",
+    ),
+)

@@ -1,0 +1,52 @@
+"""What the tools do with Oicho-Kabu, each under the tool's own protocol (``kabu_envs.eval.plans``,
+``kabu_envs.render_screenshots``); the game's record (``registration.py``) says what the game is."""
+
+from __future__ import annotations
+
+from kabu_envs.eval.plans import DemoPlan, Evaluation
+from kabu_envs.render_screenshots import Screenshot
+
+EVALUATION = Evaluation(opponents=("random", "scripted", "expert"), deals=1000)
+
+# Oicho-Kabu deals are cheap but their advantages vary a lot (stakes up to 10 chips times yaku
+# multipliers), so the demo gives it more deals than Kakeya.
+DEMO = DemoPlan(
+    roles=("bettor", "dealer"),
+    opponents=("random", "scripted", "expert"),
+    reference_rows=(("scripted", "random"), ("expert", "random"), ("expert", "scripted")),
+    deals=20000,
+    sample_title="Oicho-Kabu round",
+    order=0,
+    best_response_agents=("random", "scripted", "expert"),
+    best_response_deals=1000,
+    best_response_setting_deals=300,
+)
+
+BEST_RESPONSE = "kabu_envs.oicho_kabu.agents.best_response:OichoBestResponse"
+
+# a scripted dealer, bettors scripted and random (random stakes leave spreads unbacked, so player_3's
+# view hides their second cards)
+SCREENSHOTS = (
+    Screenshot(
+        "oicho_kabu_god",
+        14,
+        seed=7,
+        agents=("scripted", "random"),
+        caption="Oicho-Kabu, god view: player_1 decides spread 2 (blue frames: face down)",
+    ),
+    Screenshot(
+        "oicho_kabu_seat",
+        14,
+        seed=7,
+        seat=3,
+        agents=("scripted", "random"),
+        caption="the same moment as player_3 sees it (it backs spreads 0 and 1 only)",
+    ),
+    Screenshot(
+        "oicho_kabu_hanafuda_showdown",
+        100,
+        seed=2,
+        rule_options={"rules": "kansai", "deck": "hanafuda", "num_players": 5},
+        caption="Oicho-Kabu, Kansai rules with hanafuda cards: the showdown",
+    ),
+)
