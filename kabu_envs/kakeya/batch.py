@@ -407,7 +407,8 @@ class KakeyaBatch(BatchEnv):
         self.played[sel] |= bit
         led = self.t_led[sel]
         suit = _SUIT[cards]
-        # a seat that does not follow, with a card other than Rensho, shows out of the led suit (§6)
+        # a seat that does not follow, with a card other than Rensho, shows out of the led suit
+        # (docs/kakeya.md#play)
         shows_out = (led >= 0) & (suit != led) & (cards != self.rensho[sel])
         if shows_out.any():
             self.voids.reshape(-1)[at[shows_out]] |= _SUIT_BIT[led[shows_out]]

@@ -10,7 +10,7 @@ from kabu_envs.registry import DemoPlan, GameSpec, Role, Screenshot, register
 
 
 def partnerships(raw_env: Any) -> list[list[int]]:
-    """The partnerships' seats (docs/kakeya.md §2), from the engine's one definition."""
+    """The partnerships' seats (docs/kakeya.md#seats-and-partnerships), from the engine's one definition."""
     from kabu_envs.kakeya.game import partnership_seats
 
     n = len(raw_env.possible_agents)

@@ -15,9 +15,10 @@ and trick cards are 52-bit ints (``kabu_envs.kakeya.cards``).
   partnership maximises, every other playing partnership minimises (exact for two sides; the usual
   "paranoid" reduction with three sides in ``all_play``).
 
-The value of a finished deal is the reward the env pays my seat: the exact stones (docs/kakeya.md
-§7-§8: more egara wins, the 8-8 rule, the stones table, a partnership pays at most what it has) or,
-with ``reward="egara"``, the egara difference / 16 (§9).
+The value of a finished deal is the reward the env pays my seat: the exact stones
+(docs/kakeya.md#scoring-a-deal and docs/kakeya.md#matches-and-stones: more egara wins, the 8-8 rule,
+the stones table, a partnership pays at most what it has) or, with ``reward="egara"``, the egara
+difference / 16 (docs/kakeya.md#rewards).
 """
 
 from __future__ import annotations
