@@ -1,6 +1,7 @@
-"""Oicho-Kabu, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
+"""Oicho-Kabu, version 1: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
 
-See ``kabu_envs.oicho_kabu.env`` for the environment card. The game's registry record
+See ``kabu_envs.oicho_kabu.env`` for the environment card and its version history (what v1 changed)
+and docs/oicho_kabu.md for the rules and API. The game's registry record
 (``kabu_envs.oicho_kabu.registration``) registers ``kabu_envs/oicho_kabu-v1`` in PettingZoo's AEC
 registry when the installed PettingZoo has one.
 """
