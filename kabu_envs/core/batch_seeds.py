@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 from numpy.random.bit_generator import ISeedSequence
 
+from kabu_envs.core.rng import make_rng
+
 # numpy/random/bit_generator.pyx
 _POOL = 4
 _INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
@@ -150,6 +152,5 @@ def make_generators(seeds: Sequence[int | None]) -> list[np.random.Generator]:
     states = seed_states([s for _, s in known])
     out: list[np.random.Generator | None] = [None] * len(seeds)
     for (i, _), words in zip(known, states, strict=True):
-        # numpy's stubs list only SeedSequence, but PCG64 takes any ISeedSequence (documented)
-        out[i] = np.random.Generator(np.random.PCG64(PresetSeedSequence(words)))  # type: ignore[arg-type]
-    return [g if g is not None else np.random.Generator(np.random.PCG64()) for g in out]
+        out[i] = make_rng(PresetSeedSequence(words))
+    return [g if g is not None else make_rng() for g in out]

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from kabu_envs.core.batch_seeds import PresetSeedSequence, seed_states
+from kabu_envs.core.rng import make_rng
 
 _MULT = 0x2360ED051FC65DA44385DF649FCCF645  # PCG_DEFAULT_MULTIPLIER_128 (numpy/random/src/pcg64)
 _M64 = (1 << 64) - 1
@@ -137,7 +138,7 @@ class PCG64Rows:
         values = [s for s in seeds if s is not None]
         if len(known) < len(seeds):
             fresh = [i for i, s in enumerate(seeds) if s is None]
-            self.load(rows[fresh], [np.random.Generator(np.random.PCG64()) for _ in fresh])
+            self.load(rows[fresh], [make_rng() for _ in fresh])
         if not known:
             return
         words = seed_states(values)
@@ -166,8 +167,8 @@ class PCG64Rows:
 
     def generator(self, b: int) -> np.random.Generator:
         """Row ``b`` as a ``Generator(PCG64)`` in the same state (which then draws on its own)."""
-        bits = np.random.PCG64(PresetSeedSequence(np.zeros(4, dtype=_U64)))  # type: ignore[arg-type]
-        bits.state = {
+        g = make_rng(PresetSeedSequence(np.zeros(4, dtype=_U64)))  # its state is replaced at once
+        g.bit_generator.state = {
             "bit_generator": "PCG64",
             "state": {
                 "state": (int(self.hi[b]) << 64) | int(self.lo[b]),
@@ -176,7 +177,7 @@ class PCG64Rows:
             "has_uint32": int(self.has32[b]),
             "uinteger": int(self.u32[b]),
         }
-        return np.random.Generator(bits)
+        return g
 
     def outputs(self, rows: np.ndarray, k: int, start: int = 0) -> np.ndarray:
         """(len(rows), k) uint64: the 64-bit outputs ``start + 1 .. start + k`` ahead of each row's state
