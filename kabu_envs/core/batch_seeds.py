@@ -1,7 +1,8 @@
 """Many ``np.random.Generator(np.random.PCG64(seed))`` at once, bit for bit.
 
-Re-dealing a thousand finished games per step makes a thousand generators; in ``PCG64(seed)`` the cost
-is ``SeedSequence(seed)`` hashing the seed in Python-level code (~25 us of ~28 us). Its hash (numpy's
+Re-dealing a thousand finished games per step makes a thousand generators; in ``PCG64(seed)`` most of
+the cost is ``SeedSequence(seed)`` hashing the seed in Python-level code (the figures: CHANGELOG.md,
+0.2.0). Its hash (numpy's
 documented, stream-stable ``SeedSequence``: a pool of 4 words, then ``generate_state``) runs here on all
 seeds as uint32 arrays; each ``PCG64`` then gets the words ``SeedSequence(seed).generate_state(4,
 np.uint64)`` would give through ``ISeedSequence``, numpy's interface for exactly this, so the generator

@@ -2,20 +2,20 @@
 
 Why: the training VecEnv restarts hundreds of games per learner step, and each restart draws, from its
 row's own generator (the view's ``np_random``), the deal's seed, the learner's seat and the opponents'
-seeds: numpy calls of 1-3 us each, one row at a time, 20% of the env side. Here the 128-bit states of
-all rows are arrays (high and low words), stepped by numpy's own recurrence (numpy/random/src/pcg64:
-``state = state * MULT + inc``, the output is XSL-RR of the new state), jumped ahead in one affine map
-(``state_k = MULT**k * state + (MULT**(k-1) + .. + 1) * inc``), and numpy's draws are rebuilt on top
-with numpy's algorithms:
+seeds: several small numpy calls per row, one row at a time, a large share of the env side
+(benchmarks/README.md, issue #15's restarts). Here the 128-bit states of all rows are arrays (high and
+low words), stepped by numpy's own recurrence (numpy/random/src/pcg64: ``state = state * MULT + inc``,
+the output is XSL-RR of the new state), jumped ahead in one affine map (``state_k = MULT**k * state +
+(MULT**(k-1) + .. + 1) * inc``), and numpy's draws are rebuilt on top with numpy's algorithms:
 
 * ``random()``: the 53 high bits of one output (``next_double``);
 * ``integers(k)``: Lemire's method on one 64-bit output (``bounded_lemire_uint64``) above 2**32, and on
   a 32-bit output below, the bit generator's buffered halves (``pcg64_next32``: the low half of a new
   output, its high half kept for the next 32-bit draw); rejected draws are redrawn as numpy does.
 
-Not here: ``shuffle``. Rebuilt this way (masked rejection per card, all rows together) it measured 1.4-3x
-slower than numpy's own per-generator shuffle at 70-1000 rows (benchmarks/README.md), so the deals keep
-numpy's generators.
+Not here: ``shuffle``. Rebuilt this way (masked rejection per card, all rows together) it measured
+slower than numpy's own per-generator shuffle at every batch size tried (benchmarks/README.md), so the
+deals keep numpy's generators.
 
 A row can leave for a real ``Generator`` (``generator``) and come back (``load``). The tests compare
 every draw, the rejections included, with numpy's, and the states with ``bit_generator.state``.

@@ -115,7 +115,8 @@ class _Seen:
 
 
 # The value of a minso REDEAL (``OichoBestResponse.redeal_values``) depends only on the rule set, the
-# seats (policies, betting order, chips), the seed and the questions left: once per process (~20 s).
+# seats (policies, betting order, chips), the seed and the questions left: once per process (it is the
+# slow part; docs/baselines.md has its cost).
 _REDEAL_VALUES: dict[Any, tuple[float, float, float]] = {}
 
 
