@@ -5,7 +5,8 @@ The code, the tests and the docs cite a doc section by its anchor (``docs/kakeya
 anchor GitHub gives the heading (docs/contributing.md#citing-the-docs). This test computes those anchors
 the way GitHub does and resolves every reference in every text file of the repository: plain mentions
 (``docs/<page>.md#x`` in a docstring, ``README.md#x`` in pyproject.toml) from the repository root,
-Markdown links (``[Options](#options)``, ``(kakeya.md#deal)``) from the file that holds them.
+Markdown links (``[Options](#options)``, ``(kakeya.md#deal)``) from the file that holds them. The
+pages' mentions of repository paths (``kabu_envs/kakeya/agents/expert.py``) must exist too.
 """
 
 from __future__ import annotations
@@ -187,4 +188,40 @@ def test_a_missing_anchor_or_page_is_reported(tmp_path):
         "docs/game.md:5: game.md#nope (no such heading in game.md)",
         "docs/game.md:11: game.md#deal (no such heading in game.md)",
         "docs/other.md:3: game.md#deal (no such heading in game.md)",
+    ]
+
+
+REPO_PATH = re.compile(
+    r"(?<![\w./-])((?:kabu_envs|agents|eval|training|tests|docs|benchmarks|reports)/[\w./-]*)"
+)
+ENV_ID = re.compile(r"kabu_envs/\w+-v\d+$")  # a PettingZoo id such as kabu_envs/kakeya-v1, not a path
+
+
+def missing_paths(page: Path, root: Path) -> list[str]:
+    """The repository paths ``page`` names that do not exist (placeholders such as ``<game>`` and globs
+    excepted)."""
+    text = page.read_text(encoding="utf-8")
+    out = []
+    for m in REPO_PATH.finditer(text):
+        path = m.group(1).rstrip(".")
+        if text[m.end() : m.end() + 1] in ("<", "*", "{") or ENV_ID.match(path):
+            continue
+        if not (root / path).exists():
+            out.append(f"{page.relative_to(root)}:{text.count(chr(10), 0, m.start()) + 1}: {path}")
+    return out
+
+
+def test_every_path_the_docs_name_exists():
+    """A doc naming a file that moved (the agents went into their games' packages) is caught."""
+    pages = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "benchmarks" / "README.md"]
+    assert [p for page in pages for p in missing_paths(page, ROOT)] == []
+
+
+def test_a_missing_path_is_reported(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text(
+        "See docs/page.md, `training/configs/x.yaml`, kabu_envs/<game>/agents/ and kabu_envs/kakeya-v1.\n"
+    )
+    assert missing_paths(tmp_path / "docs" / "page.md", tmp_path) == [
+        "docs/page.md:1: training/configs/x.yaml"
     ]

@@ -421,7 +421,6 @@ class _Solver:
         self.order = pos.order[:]
         self.trick = pos.trick[:]
         self.table: dict[tuple[object, ...], tuple[float, float]] = {}
-        self.nodes = 0
 
     def after(self, card: int) -> float:
         seat = self.order[len(self.trick)]
@@ -507,7 +506,6 @@ class _Solver:
         return out
 
     def _node(self, order: list[int], trick: list[int], alpha: float, beta: float) -> float:
-        self.nodes += 1
         seat = order[len(trick)]
         led = _SUIT[trick[0]] if trick else -1
         maximise = self.sim.part[seat] == 0

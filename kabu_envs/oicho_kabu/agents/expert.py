@@ -238,11 +238,6 @@ class OichoExpertAgent(OichoAgentBase):
         self._bet_targets = np.array([self._bet_target(e) for e in edge])
         self._edge_array = np.array((0.0, *self._edges))  # index = value
 
-    @property
-    def edges(self) -> tuple[float, ...]:
-        """Estimated bettor edge per first-card value 1..10."""
-        return self._edges
-
     def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
         s = self._active_spread(obs)
         v = self._spread(obs, s)[0]
