@@ -89,8 +89,8 @@ class Game:
         self.phase = Phase.OVER
         self._rewards = np.zeros(n, dtype=np.float64)
         self._paid = False
-        # The events of the current deal only (docs/oicho_kabu.md#sessions-and-dealer-rotation): cleared when
-        # the next deal starts, so a long episode (``max_rounds`` up to 2**31 - 1) stores a bounded amount.
+        # This deal's events only (docs/oicho_kabu.md#sessions-and-dealer-rotation): cleared at the next deal,
+        # so a long episode (``max_rounds`` up to 2**31 - 1) stores a bounded amount.
         self.log: list[tuple] = []
         # Bumped whenever anything but the stakes can change: from one BET turn to the next only the
         # stakes move, which lets the observation encoder reuse the rest (see observation.Encoder).
