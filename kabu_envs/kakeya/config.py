@@ -136,7 +136,7 @@ class Config:
 
     @property
     def all_play(self) -> bool:
-        """True when all six seats play (the seed's reading of 6 players)."""
+        """True when all six seats play (the Kakeya text's reading of 6 players)."""
         return self.num_players == 6 and self.six_player_mode == "all_play"
 
     @property
