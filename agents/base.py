@@ -18,6 +18,8 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
+from kabu_envs.core.rng import make_rng
+
 _T = TypeVar("_T", bound=type)
 # class name (module.qualname) -> class, filled by @loadable
 LOADABLE: dict[str, type] = {}
@@ -107,11 +109,11 @@ class BaseAgent:
 
     def __init__(self, seed: int | None = None, **params: Any) -> None:
         self.params = params
-        self.rng = np.random.Generator(np.random.PCG64(seed))
+        self.rng = make_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the agent's own generator (tournaments call this per deal)."""
-        self.rng = np.random.Generator(np.random.PCG64(seed))
+        self.rng = make_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise NotImplementedError

@@ -251,11 +251,6 @@ class Policy:
         e = np.exp(z - z.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, dtype=np.float32, keepdims=True)
 
-    def masked_argmax_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """The deterministic action of every row, ``(B,)`` int64: the arg-max of ``masked_probs``
-        (the same float32 numbers, so ties resolve as ``act`` resolves them)."""
-        return self.masked_probs_batch(observations, action_masks).argmax(axis=1).astype(np.int64)
-
     def masked_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """float32 probabilities of the masked policy, computed the way sb3-contrib does.
 

@@ -2,8 +2,8 @@
 
 Names:
 * ``random`` — ``RandomAgent``, for every game;
-* the names a game offers in its registry record (``GameSpec.agents``), e.g. ``scripted`` (rules of
-  thumb) and, in Oicho-Kabu, ``expert`` (the expected-value player); each is built with the env's rule
+* the names a game offers in its registry record (``GameSpec.agents``), e.g. ``scripted`` (rules of thumb) and
+  ``expert`` (Oicho-Kabu's expected-value player, Kakeya's search player); each is built with the env's rule
   options so that it reads the same observation layout as the env it plays in;
 * ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/`` (``policy.npz`` +
   ``policy.json``; ``models_dir`` is ``$KABU_MODELS_DIR`` when set, else the shipped models,
@@ -18,7 +18,6 @@ SB3 ``.zip`` files are refused (they can carry code); ``python -m kabu_envs.trai
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,16 +73,6 @@ def make_agent(
         f"unknown agent {name!r} for {spec.title}; use one of {list(spec.agent_names)}, "
         f"'ppo_<model>' (a folder under {models_dir()}) or a model directory"
     )
-
-
-def agent_factory(game: str, name: str, **rule_options: Any) -> Callable[[int | None], Any]:
-    """A seed -> agent factory, for harnesses that build fresh agents."""
-    make_agent(game, name, 0, **rule_options)  # fail fast on a bad name
-
-    def factory(seed: int | None = None) -> Any:
-        return make_agent(game, name, seed, **rule_options)
-
-    return factory
 
 
 def shipped_models(prefix: str = "ppo") -> list[str]:

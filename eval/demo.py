@@ -7,7 +7,7 @@ its game's opponents on duplicate deals (matchup seeds ``seed + 7919 * i``, disj
 training validation seeds); the demo adds the reference rows, computes openskill ratings, writes
 ``reports/summary.json``, the matchup heatmaps and the learning curves, prints the
 table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
-seats. Matchups run in two worker processes (the machine has 2 cores).
+seats. Matchups run in ``--workers`` processes (default 2; 1 runs them in this process).
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from typing import Any, overload
 import numpy as np
 
 from kabu_envs.core.batch_seeds import hash_words
+from kabu_envs.core.rng import make_rng
 from kabu_envs.eval.stats import Summary, summarize
 
 RoleSeat = Callable[[Any, int], int]
@@ -139,7 +140,7 @@ class _DealGenerators(Sequence[np.random.Generator]):
         gen = self.store.get((play, self.k))
         if gen is None:
             seed = int(self.seeds[play, self.k])
-            gen = self.store[(play, self.k)] = np.random.Generator(np.random.PCG64(seed))
+            gen = self.store[(play, self.k)] = make_rng(seed)
         return gen
 
     def __iter__(self) -> Iterator[np.random.Generator]:

@@ -27,9 +27,6 @@ def _block(name: str) -> re.Pattern[str]:
     return re.compile(rf"(<!-- BEGIN generated:{name} -->\n)(.*?)(<!-- END generated:{name} -->)", re.S)
 
 
-BLOCK = _block("results")
-
-
 def _num(x: float) -> str:
     return f"{x:+.3f}".replace("-", "−")
 

@@ -26,6 +26,7 @@ from kabu_envs.core.errors import (
     check_seed,
 )
 from kabu_envs.core.obs_spec import ObsSpec
+from kabu_envs.core.rng import make_rng
 from kabu_envs.core.seats import agent_names, seat_of
 
 # The only reset option of every game (``options={"deck": [...]}`` stacks the deck).
@@ -197,7 +198,7 @@ class CardGameAECEnv(AECEnv):
         # and names the problem of a mapping, a set, a string or an array of the wrong shape
         deck = known_reset_options(options, self.reset_options).get("deck")
         if seed is not None or self.np_random is None:
-            self.np_random = np.random.Generator(np.random.PCG64(seed))
+            self.np_random = make_rng(seed)
         self.game = self._new_game(self.np_random, deck)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

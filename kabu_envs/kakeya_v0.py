@@ -1,7 +1,7 @@
 """Kakeya, version 0 (deprecated): v1's env with v0's following rule, ``rensho_follow="must_follow"``.
 
-v1 changed the default of ``rensho_follow`` to ``"free"`` (seed 002: Rensho is never forced out to
-follow suit; docs/kakeya.md §16). This module keeps v0's results reproducible: its ``env`` and
+v1 changed the default of ``rensho_follow`` to ``"free"`` (the Kakeya text: Rensho is never forced out to
+follow suit; docs/kakeya.md#version-history). This module keeps v0's results reproducible: its ``env`` and
 ``raw_env`` default to ``rensho_follow="must_follow"``. Use ``kakeya_v1`` for new work.
 """
 

@@ -1,7 +1,8 @@
-"""Kakeya, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
+"""Kakeya, version 1: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
 
-See ``kabu_envs.kakeya.env`` for the environment card and docs/kakeya.md for the rules and API.
-Importing it registers the game's id (``ENV_ID``, ``kabu_envs/kakeya-v1``, from its registry record) in
+See ``kabu_envs.kakeya.env`` for the environment card and docs/kakeya.md for the rules and API (what v1
+changed: docs/kakeya.md#version-history; ``kakeya_v0`` still plays v0's rules). Importing it registers
+the game's id (``ENV_ID``, ``kabu_envs/kakeya-v1``, from its registry record) in
 PettingZoo's AEC registry when the installed PettingZoo has one.
 """
 

@@ -1,4 +1,5 @@
-"""Oicho-Kabu version 0 is replaced by ``oicho_kabu_v1`` (docs/oicho_kabu.md, env card history).
+"""Oicho-Kabu version 0 is replaced by ``oicho_kabu_v1`` (the version history of the environment card,
+``kabu_envs/oicho_kabu/env.py``).
 
 v1 corrected three readings of the sources that changed play under ``kansai``, ``kabufuda_site`` and
 ``pin_basami`` (the ``standard`` rules play bit for bit as in v0); v0's readings are not kept, so

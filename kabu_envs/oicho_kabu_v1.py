@@ -1,7 +1,8 @@
-"""Oicho-Kabu, version 0: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
+"""Oicho-Kabu, version 1: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
 
-See ``kabu_envs.oicho_kabu.env`` for the environment card. Importing it registers the
-game's id (``ENV_ID``, ``kabu_envs/oicho_kabu-v1``, from its registry record) in PettingZoo's AEC
+See ``kabu_envs.oicho_kabu.env`` for the environment card and its version history (what v1 changed)
+and docs/oicho_kabu.md for the rules and API. Importing it registers the game's id (``ENV_ID``,
+``kabu_envs/oicho_kabu-v1``, from its registry record) in PettingZoo's AEC
 registry when the installed PettingZoo has one.
 """
 

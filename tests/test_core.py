@@ -1,8 +1,12 @@
 """The shared core: stacked decks, seeded RNG, errors, observation specs."""
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+import kabu_envs
 from kabu_envs.core import (
     IllegalActionError,
     ObsPiece,
@@ -12,6 +16,7 @@ from kabu_envs.core import (
     seat_of,
     validate_deck_prefix,
 )
+from kabu_envs.core.batch_seeds import PresetSeedSequence, seed_states
 
 
 def test_ordered_deck_prefix_first_then_seeded_rest():
@@ -115,3 +120,73 @@ def test_reset_names_the_problem_of_a_deck_of_the_wrong_shape(game, deck, words)
     env = registry.get(game).make_env()
     with pytest.raises(ValueError, match=words):
         env.reset(seed=0, options={"deck": deck})
+
+
+def test_make_rng_is_numpys_pcg64_for_every_kind_of_seed():
+    """The one constructor changes no stream: the same draws as ``Generator(PCG64(seed))``."""
+    for seed in (0, 12345, np.int64(7), [3, 1, 4], np.random.SeedSequence(9)):
+        want = np.random.Generator(np.random.PCG64(seed)).integers(2**62, size=8)
+        assert (make_rng(seed).integers(2**62, size=8) == want).all()
+    words = seed_states([42])[0]
+    assert (make_rng(PresetSeedSequence(words)).random(4) == np.random.default_rng(42).random(4)).all()
+    assert make_rng(None).bit_generator.state["bit_generator"] == "PCG64"
+
+
+def _generator_calls(path: Path) -> list[str]:
+    """``line: call`` of every random-stream construction or global-state draw in a module's code: a
+    call of ``np.random.<anything>`` but ``SeedSequence`` (a seed hash), and Python's ``random``."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Call) and _dotted(node.func):
+            name = ast.unparse(node.func)
+            if name.startswith(("np.random.", "numpy.random.")) and name.split(".")[-1] != "SeedSequence":
+                found.append((node.lineno, name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names]
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            if "random" in names and module is None or module == "random":
+                found.append((node.lineno, "import random"))
+            if module == "numpy.random":
+                found.append((node.lineno, f"from numpy.random import {', '.join(names)}"))
+    return [f"{line}: {what}" for line, what in sorted(found)]
+
+
+def _dotted(node: ast.expr) -> bool:
+    """``node`` is a plain dotted name (``np.random.PCG64``), not a call's attribute."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def test_only_make_rng_builds_the_librarys_random_streams():
+    """Every generator of the library comes from ``kabu_envs.core.rng.make_rng``, so the kind of stream
+    (and every seeded result) is chosen in one place; no module draws from a global state."""
+    package = Path(kabu_envs.__file__).resolve().parent
+    files = sorted(
+        {p.resolve() for p in package.rglob("*.py")}
+        | {p for d in ("agents", "eval", "training") for p in (package / d).resolve().rglob("*.py")}
+    )
+    assert len(files) > 80
+    offenders = {
+        str(p.relative_to(package.parent)): calls
+        for p in files
+        if p != package / "core" / "rng.py" and (calls := _generator_calls(p))
+    }
+    assert offenders == {}
+
+
+def test_the_generator_check_finds_what_it_forbids(tmp_path):
+    code = tmp_path / "m.py"
+    code.write_text(
+        "import random\nimport numpy as np\n"
+        "a = np.random.default_rng(0)\nb = np.random.Generator(np.random.PCG64(1))\n"
+        "c = np.random.SeedSequence(2)\nnp.random.shuffle([1])\n"
+        '"""np.random.default_rng(0) in a docstring is prose"""\n'
+    )
+    assert _generator_calls(code) == [
+        "1: import random",
+        "3: np.random.default_rng",
+        "4: np.random.Generator",
+        "4: np.random.PCG64",
+        "6: np.random.shuffle",
+    ]

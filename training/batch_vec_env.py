@@ -49,6 +49,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 from kabu_envs import batch, registry
 from kabu_envs.agents.base import can_act_batched, can_act_on_engine
 from kabu_envs.core.pcg64_rows import Draws, PCG64Rows
+from kabu_envs.core.rng import make_rng
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import PARTNER_MODES, resolve_opponents
 
@@ -138,7 +139,7 @@ class BatchVecEnv(VecEnv):
             seed = int(self._member_seed[row, slot])
             if seed < 0:
                 raise RuntimeError(f"member {slot} has no seat in row {row}'s episode")
-            rng = self._rng_of[row, slot] = np.random.Generator(np.random.PCG64(seed))
+            rng = self._rng_of[row, slot] = make_rng(seed)
         return rng
 
     def _act(self, slot: int, rows: np.ndarray) -> np.ndarray:

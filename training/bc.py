@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.core.rng import make_rng
+
 
 @dataclass
 class Demonstrations:
@@ -72,7 +74,7 @@ def collect(
         raise ValueError(f"bc.steps must be positive, got {steps}")
     from tqdm.auto import tqdm
 
-    rng = np.random.Generator(np.random.PCG64(seed))
+    rng = make_rng(seed)
     obs_l: list[np.ndarray] = []
     mask_l: list[np.ndarray] = []
     act_l: list[int] = []
@@ -119,7 +121,7 @@ def fit(
     """
     import torch
 
-    gen = np.random.Generator(np.random.PCG64(seed))
+    gen = make_rng(seed)
     obs = torch.as_tensor(data.obs)
     masks = torch.as_tensor(data.masks)
     actions = torch.as_tensor(data.actions)

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.core.rng import make_rng
 from kabu_envs.training.bc import Demonstrations
 
 
@@ -55,7 +56,7 @@ def collect_mixture(
 
     if steps <= 0:
         raise ValueError(f"dagger steps must be positive, got {steps}")
-    rng = np.random.Generator(np.random.PCG64(seed))
+    rng = make_rng(seed)
     opts = cfg["env_options"]
     pool = build_pool(cfg, int(rng.integers(2**31)))
     view = make_view(cfg, pool)

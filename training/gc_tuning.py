@@ -1,10 +1,10 @@
 """Python's cyclic garbage collector during ``model.learn``: freeze the heap, collect less often.
 
 Why: a training process holds torch's and SB3's import heap (hundreds of thousands of objects that
-live as long as the process), and every full collection walks all of it (~0.15 s here); with the batch
-VecEnv's many short-lived objects per step the collector took 14-18% of a long training run's CPU,
-and up to 22-26% of the env side's in a run where full collections landed there
-(``benchmarks/bench_training.py``'s ``env GC`` column). ``gc.freeze()`` moves the
+live as long as the process), and every full collection walks all of it; with the batch VecEnv's many
+short-lived objects per step the collector took a large share of a long training run's CPU, and more
+of the env side's in a run where full collections landed there (``benchmarks/bench_training.py``'s
+``env GC`` column; the figures are in benchmarks/README.md). ``gc.freeze()`` moves the
 objects alive when learning starts out of the collector's view, and higher thresholds collect the
 young generations less often; reference counting still frees everything that is not in a cycle, and
 cycles are still collected, later. The previous state is restored afterwards, so a library caller's

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.core.rng import make_rng
 from kabu_envs.registry import Role, groups_table
 
 
@@ -86,7 +87,7 @@ class BatchEnv:
             raise ValueError(f"reset(decks=...): {len(decks)} decks for {what} of {n}")
         if rows is None:
             # the stream autoreset draws later deals from (seeded by the batch seed, else game 0's)
-            self._seed_rng = np.random.Generator(np.random.PCG64(seed if seed is not None else out[0]))
+            self._seed_rng = make_rng(seed if seed is not None else out[0])
         return out, list(decks) if decks is not None else [None] * n
 
     def _reset_targets(
@@ -256,7 +257,7 @@ class LoopBatchEnv(BatchEnv):
         self.observation = np.zeros((B, self.obs_size), dtype=np.float32)
         self.rewards = np.zeros((B, self.num_players), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
-        self._seed_rng = np.random.Generator(np.random.PCG64())
+        self._seed_rng = make_rng()
 
     def seat_table(self, role: Role, rows: Any) -> np.ndarray:
         """``BatchEnv.seat_table`` read from the AEC envs, game by game (``Role.groups``)."""

@@ -1,7 +1,8 @@
 """Many ``np.random.Generator(np.random.PCG64(seed))`` at once, bit for bit.
 
-Re-dealing a thousand finished games per step makes a thousand generators; in ``PCG64(seed)`` the cost
-is ``SeedSequence(seed)`` hashing the seed in Python-level code (~25 us of ~28 us). Its hash (numpy's
+Re-dealing a thousand finished games per step makes a thousand generators; in ``PCG64(seed)`` most of
+the cost is ``SeedSequence(seed)`` hashing the seed in Python-level code (the figures: CHANGELOG.md,
+0.2.0). Its hash (numpy's
 documented, stream-stable ``SeedSequence``: a pool of 4 words, then ``generate_state``) runs here on all
 seeds as uint32 arrays; each ``PCG64`` then gets the words ``SeedSequence(seed).generate_state(4,
 np.uint64)`` would give through ``ISeedSequence``, numpy's interface for exactly this, so the generator
@@ -17,6 +18,8 @@ from typing import Any
 
 import numpy as np
 from numpy.random.bit_generator import ISeedSequence
+
+from kabu_envs.core.rng import make_rng
 
 # numpy/random/bit_generator.pyx
 _POOL = 4
@@ -150,6 +153,5 @@ def make_generators(seeds: Sequence[int | None]) -> list[np.random.Generator]:
     states = seed_states([s for _, s in known])
     out: list[np.random.Generator | None] = [None] * len(seeds)
     for (i, _), words in zip(known, states, strict=True):
-        # numpy's stubs list only SeedSequence, but PCG64 takes any ISeedSequence (documented)
-        out[i] = np.random.Generator(np.random.PCG64(PresetSeedSequence(words)))  # type: ignore[arg-type]
-    return [g if g is not None else np.random.Generator(np.random.PCG64()) for g in out]
+        out[i] = make_rng(PresetSeedSequence(words))
+    return [g if g is not None else make_rng() for g in out]

@@ -2,20 +2,20 @@
 
 Why: the training VecEnv restarts hundreds of games per learner step, and each restart draws, from its
 row's own generator (the view's ``np_random``), the deal's seed, the learner's seat and the opponents'
-seeds: numpy calls of 1-3 us each, one row at a time, 20% of the env side. Here the 128-bit states of
-all rows are arrays (high and low words), stepped by numpy's own recurrence (numpy/random/src/pcg64:
-``state = state * MULT + inc``, the output is XSL-RR of the new state), jumped ahead in one affine map
-(``state_k = MULT**k * state + (MULT**(k-1) + .. + 1) * inc``), and numpy's draws are rebuilt on top
-with numpy's algorithms:
+seeds: several small numpy calls per row, one row at a time, a large share of the env side
+(benchmarks/README.md, issue #15's restarts). Here the 128-bit states of all rows are arrays (high and
+low words), stepped by numpy's own recurrence (numpy/random/src/pcg64: ``state = state * MULT + inc``,
+the output is XSL-RR of the new state), jumped ahead in one affine map (``state_k = MULT**k * state +
+(MULT**(k-1) + .. + 1) * inc``), and numpy's draws are rebuilt on top with numpy's algorithms:
 
 * ``random()``: the 53 high bits of one output (``next_double``);
 * ``integers(k)``: Lemire's method on one 64-bit output (``bounded_lemire_uint64``) above 2**32, and on
   a 32-bit output below, the bit generator's buffered halves (``pcg64_next32``: the low half of a new
   output, its high half kept for the next 32-bit draw); rejected draws are redrawn as numpy does.
 
-Not here: ``shuffle``. Rebuilt this way (masked rejection per card, all rows together) it measured 1.4-3x
-slower than numpy's own per-generator shuffle at 70-1000 rows (benchmarks/README.md), so the deals keep
-numpy's generators.
+Not here: ``shuffle``. Rebuilt this way (masked rejection per card, all rows together) it measured
+slower than numpy's own per-generator shuffle at every batch size tried (benchmarks/README.md), so the
+deals keep numpy's generators.
 
 A row can leave for a real ``Generator`` (``generator``) and come back (``load``). The tests compare
 every draw, the rejections included, with numpy's, and the states with ``bit_generator.state``.
@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from kabu_envs.core.batch_seeds import PresetSeedSequence, seed_states
+from kabu_envs.core.rng import make_rng
 
 _MULT = 0x2360ED051FC65DA44385DF649FCCF645  # PCG_DEFAULT_MULTIPLIER_128 (numpy/random/src/pcg64)
 _M64 = (1 << 64) - 1
@@ -137,7 +138,7 @@ class PCG64Rows:
         values = [s for s in seeds if s is not None]
         if len(known) < len(seeds):
             fresh = [i for i, s in enumerate(seeds) if s is None]
-            self.load(rows[fresh], [np.random.Generator(np.random.PCG64()) for _ in fresh])
+            self.load(rows[fresh], [make_rng() for _ in fresh])
         if not known:
             return
         words = seed_states(values)
@@ -166,8 +167,8 @@ class PCG64Rows:
 
     def generator(self, b: int) -> np.random.Generator:
         """Row ``b`` as a ``Generator(PCG64)`` in the same state (which then draws on its own)."""
-        bits = np.random.PCG64(PresetSeedSequence(np.zeros(4, dtype=_U64)))  # type: ignore[arg-type]
-        bits.state = {
+        g = make_rng(PresetSeedSequence(np.zeros(4, dtype=_U64)))  # its state is replaced at once
+        g.bit_generator.state = {
             "bit_generator": "PCG64",
             "state": {
                 "state": (int(self.hi[b]) << 64) | int(self.lo[b]),
@@ -176,7 +177,7 @@ class PCG64Rows:
             "has_uint32": int(self.has32[b]),
             "uinteger": int(self.u32[b]),
         }
-        return np.random.Generator(bits)
+        return g
 
     def outputs(self, rows: np.ndarray, k: int, start: int = 0) -> np.ndarray:
         """(len(rows), k) uint64: the 64-bit outputs ``start + 1 .. start + k`` ahead of each row's state

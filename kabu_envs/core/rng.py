@@ -1,20 +1,32 @@
-"""One seeded generator per env and stacked decks.
+"""The library's random generators, and stacked decks.
 
-Every random choice of a game comes from the single ``np.random.Generator`` made
-here from ``reset(seed)``; nothing touches Python's ``random`` or ``np.random``'s
-global state.
+Every random stream of the library (an env's ``reset(seed)``, a batch engine's games, an agent's
+choices, the evaluation's deals, training's sampling) is an ``np.random.Generator`` made by
+``make_rng``: numpy's PCG64, seeded by ``SeedSequence`` hashing. Nothing touches Python's ``random``
+or ``np.random``'s global state, and no other module builds a generator (``tests/test_core.py``
+checks the library's code), so the kind of stream, and with it every seeded result, is chosen here
+once. Seeds themselves may be derived with ``np.random.SeedSequence`` (a hash, not a stream).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
+from typing import Any, TypeAlias
 
 import numpy as np
+from numpy.random.bit_generator import ISeedSequence
+
+# what numpy's PCG64 accepts: an int (or numpy integer), a sequence of ints (hashed together), a
+# SeedSequence or any ISeedSequence (such as core.batch_seeds' precomputed one); None: OS entropy
+Seed: TypeAlias = int | np.integer[Any] | Sequence[int] | np.random.SeedSequence | ISeedSequence | None
 
 
-def make_rng(seed: int | None) -> np.random.Generator:
-    """The env's only source of randomness (fresh OS entropy when seed is None)."""
-    return np.random.Generator(np.random.PCG64(seed))
+def make_rng(seed: Seed = None) -> np.random.Generator:
+    """``np.random.Generator(np.random.PCG64(seed))``: the one constructor of the library's random
+    streams (fresh OS entropy when ``seed`` is None). The same seed gives the same stream, so a stream
+    made here equals one made directly from ``PCG64(seed)`` or ``np.random.default_rng(seed)``."""
+    # numpy's stubs list only SeedSequence, but PCG64 takes any ISeedSequence (documented)
+    return np.random.Generator(np.random.PCG64(seed))  # type: ignore[arg-type]
 
 
 def validate_deck_prefix(prefix: Iterable[int], deck_size: int) -> list[int]:

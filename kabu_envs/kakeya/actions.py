@@ -1,4 +1,4 @@
-"""Kakeya action ids (docs/kakeya.md §11 Actions): fixed, documented, never remapped.
+"""Kakeya action ids (docs/kakeya.md#actions): fixed, documented, never remapped.
 
 ``PLAY(card) = card id`` (0..51), ``TRUMP(suit) = 52 + suit``, ``LEAD_SELF = 56``,
 ``LEAD_PARTNER = 57``. The ids are defined once, in ``Action``; the module-level ints below are

@@ -33,7 +33,7 @@ import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, LoopBatchEnv, check_batch_size
 from kabu_envs.core.batch_seeds import make_generators
-from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
+from kabu_envs.core.rng import make_rng, ordered_deck, validate_deck_prefix
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
 from kabu_envs.kakeya.cards import (
     ACE,
@@ -234,7 +234,7 @@ class KakeyaBatch(BatchEnv):
         self._scratch = _Scratch(B, n, P, self._prefix)
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
-        self._seed_rng = np.random.Generator(np.random.PCG64())
+        self._seed_rng = make_rng()
         self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
         self._decks: list[list[int] | None] = [None] * B  # stacked first deals
         self._seeded = np.zeros(B, dtype=bool)  # [b]: self._rngs[b] is not None (no Python loop over B)
@@ -407,7 +407,8 @@ class KakeyaBatch(BatchEnv):
         self.played[sel] |= bit
         led = self.t_led[sel]
         suit = _SUIT[cards]
-        # a seat that does not follow, with a card other than Rensho, shows out of the led suit (§6)
+        # a seat that does not follow, with a card other than Rensho, shows out of the led suit
+        # (docs/kakeya.md#play)
         shows_out = (led >= 0) & (suit != led) & (cards != self.rensho[sel])
         if shows_out.any():
             self.voids.reshape(-1)[at[shows_out]] |= _SUIT_BIT[led[shows_out]]

@@ -1,4 +1,4 @@
-"""Kakeya cards (docs/kakeya.md §1 Cards): ids, suits, ranks, egara and 52-bit card sets.
+"""Kakeya cards (docs/kakeya.md#cards): ids, suits, ranks, egara and 52-bit card sets.
 
 Every card constant of the game is defined here, once. A card id is ``suit * 13 + rank`` with suits
 clubs, diamonds, hearts, spades = 0..3 and ranks 2..A = 0..12. Hands and captured cards are Python
@@ -34,7 +34,7 @@ def rank_of(card: int) -> int:
 
 
 def is_egara(card: int) -> bool:
-    """An egara is a J, Q, K or A (docs/kakeya.md §1 Cards)."""
+    """An egara is a J, Q, K or A (docs/kakeya.md#cards)."""
     return card % NUM_RANKS >= JACK
 
 

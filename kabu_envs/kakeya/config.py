@@ -1,4 +1,4 @@
-"""Kakeya rule options (docs/kakeya.md §10 Options), declared once as ``Option`` records.
+"""Kakeya rule options (docs/kakeya.md#options), declared once as ``Option`` records.
 
 ``OPTIONS`` lists every option with its default, its checker, where the rule comes from and what it
 means. The records are the only place a value is validated (``make_config`` and ``Config``), they give
@@ -39,67 +39,70 @@ OPTIONS = OptionSet(
             "num_players",
             4,
             choice(4, 6),
-            "seed 002",
-            "seats; partnerships are `seat % (n // 2)` (§2)",
+            "Kakeya text",
+            "seats; partnerships are `seat % (n // 2)` ([Seats](#seats-and-partnerships))",
         ),
         Option(
             "six_player_mode",
             "dealers_sit_out",
             choice("dealers_sit_out", "all_play"),
-            "traditional; `'all_play'` = seed 002",
+            "traditional; `'all_play'` = Kakeya text",
             "6 players only (an error with 4): the dealing partnership sits out, or all six play "
-            "(9/9/9/9/8/8 cards) (§4)",
+            "(9/9/9/9/8/8 cards) ([Deal](#deal))",
         ),
         Option(
             "default_trump",
             "clubs",
             suit,
-            "seed 002 (clubs before the first deal)",
-            "trump until a dealer changes it (§3)",
+            "Kakeya text (clubs before the first deal)",
+            "trump until a dealer changes it ([Trump and Rensho](#trump-and-rensho))",
             allowed="a suit name or its index 0..3",
         ),
         Option(
             "dealers_choose_trump",
             True,
             boolean,
-            "seed 002 (the dealers may change it)",
-            "each deal's first dealer plays `TRUMP(suit)` before any card is dealt (§3)",
+            "Kakeya text (the dealers may change it)",
+            "each deal's first dealer plays `TRUMP(suit)` before any card is dealt "
+            "([Trump and Rensho](#trump-and-rensho))",
         ),
         Option(
             "rensho_rule",
             "traditional",
             choice("traditional", "seed"),
-            "traditional; `'seed'` = seed 002",
-            "traditional: AS, or AC when spades are trumps; seed: AC when clubs are trumps, else AS (§3)",
+            "traditional; `'seed'` = Kakeya text",
+            "traditional: AS, or AC when spades are trumps; seed: AC when clubs are trumps, else AS "
+            "([Trump and Rensho](#trump-and-rensho))",
         ),
         Option(
             "rensho_follow",
             "free",
             choice("free", "must_follow"),
-            "seed 002 (no laying rule binds Rensho); `'must_follow'` = first release",
+            "Kakeya text (no laying rule binds Rensho); `'must_follow'` = first release",
             "free: Rensho is no card of its suit for following, so it is never forced out; must_follow: "
-            "a seat whose only card of the led suit is Rensho must play it (§6)",
+            "a seat whose only card of the led suit is Rensho must play it ([Play](#play))",
         ),
         Option(
             "max_deals",
             1,
             integer(1),
             "this library (episode length)",
-            "deals in one episode (a match) (§8)",
+            "deals in one episode (a match) ([Matches and stones](#matches-and-stones))",
         ),
         Option(
             "stones_per_player",
             5,
             integer(1),
-            "seed 002 (5 stones each)",
-            "stones each seat starts a match with (§8)",
+            "Kakeya text (5 stones each)",
+            "stones each seat starts a match with ([Matches and stones](#matches-and-stones))",
         ),
         Option(
             "reward",
             "stones",
             choice("stones", "egara"),
             "this library (RL reward)",
-            "per-deal reward: partnership stone change, or normalised partnership egara difference (§9)",
+            "per-deal reward: partnership stone change, or normalised partnership egara difference "
+            "([Rewards](#rewards))",
         ),
     ),
 )
@@ -133,7 +136,7 @@ class Config:
 
     @property
     def all_play(self) -> bool:
-        """True when all six seats play (the seed's reading of 6 players)."""
+        """True when all six seats play (the Kakeya text's reading of 6 players)."""
         return self.num_players == 6 and self.six_player_mode == "all_play"
 
     @property

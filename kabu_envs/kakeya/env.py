@@ -5,7 +5,7 @@ Environment card
 - Actions: ``Discrete(58)``: PLAY(card)=0..51, TRUMP(suit)=52..55, LEAD_SELF=56,
   LEAD_PARTNER=57; always pass the ``action_mask``.
 - Observations: ``{"observation": float32[obs_spec(cfg).size], "action_mask": int8[58]}``;
-  the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md §12 Observation).
+  the layout is ``kabu_envs.kakeya.observation.obs_spec`` (docs/kakeya.md#observation).
 - Rewards: paid at the end of each deal: partnership stone change (``reward="stones"``)
   or normalised egara difference (``reward="egara"``); sitting-out seats get 0.
 - Render: ``"ansi"`` returns, ``"human"`` prints, a god view (all hands shown); ``"rgb_array"``
@@ -14,9 +14,9 @@ Environment card
   or card backs); ``env.unwrapped.render_frame(seat)`` draws any view.
 - Version history: v0 - first release (Rensho had to follow suit when it was its holder's only
   card of the led suit); v1 - option ``rensho_follow``, default ``"free"``: Rensho is never forced
-  out to follow suit (seed 002), so default-option masks, play and returns can differ from v0
+  out to follow suit (the Kakeya text), so default-option masks, play and returns can differ from v0
   (``rensho_follow="must_follow"`` plays as v0 did; ``kakeya_v0`` is that alias, deprecated);
-  ``game.results`` keeps the latest 16 deals (docs/kakeya.md §16 Version history).
+  ``game.results`` keeps the latest 16 deals (docs/kakeya.md#version-history).
 """
 
 from __future__ import annotations

@@ -1,24 +1,28 @@
-"""The Kakeya rules engine: a phase state machine, pure Python (docs/kakeya.md §2 Seats and
-partnerships to §9 Rewards).
+"""The Kakeya rules engine: a phase state machine, pure Python (docs/kakeya.md, the sections from
+docs/kakeya.md#seats-and-partnerships to docs/kakeya.md#rewards).
 
-Per deal: TRUMP (the first dealer may change the trump, before any card is dealt: §3) ->
-deal (§4) -> LEAD (a seat of the leading partnership picks LEAD_SELF / LEAD_PARTNER: §5) ->
-PLAY (tricks: §6) -> scoring (§7, §8) -> next deal or the end of the match.
+Per deal: TRUMP (the first dealer may change the trump, before any card is dealt:
+docs/kakeya.md#trump-and-rensho) -> deal (docs/kakeya.md#deal) -> LEAD (a seat of the leading
+partnership picks LEAD_SELF / LEAD_PARTNER: docs/kakeya.md#lead) -> PLAY (tricks: docs/kakeya.md#play)
+-> scoring (docs/kakeya.md#scoring-a-deal, docs/kakeya.md#matches-and-stones) -> next deal or the end
+of the match.
 
-The engine makes the choices of docs/kakeya.md §13 Choices where the sources are silent:
+The engine makes the choices of docs/kakeya.md#choices:
 - the stacked deck of ``reset`` is the deal order of the FIRST deal; later deals are
-  seeded shuffles (§4);
-- each deal's first dealer chooses the trump; the trump carries over between deals (§3);
+  seeded shuffles (docs/kakeya.md#deal);
+- each deal's first dealer chooses the trump; the trump carries over between deals
+  (docs/kakeya.md#trump-and-rensho);
 - all_play with two losing partnerships: the loser with fewer egara deals next
   (tie: lower partnership index); after a deal nobody wins, the same partnership deals
-  again and the lead goes as in a first deal (§8);
+  again and the lead goes as in a first deal (docs/kakeya.md#matches-and-stones);
 - the lead chooser is the first seat after the first dealer (in seat order) that
   belongs to the leading partnership (the last deal's winners; in a first deal or after
-  a deal nobody won, the partnership of the first playing seat after the first dealer) (§5);
-- Rensho led calls for its natural suit (§6).
+  a deal nobody won, the partnership of the first playing seat after the first dealer)
+  (docs/kakeya.md#lead);
+- Rensho led calls for its natural suit (docs/kakeya.md#play).
 
-Following suit with Rensho is the option ``rensho_follow`` (§6): ``"free"`` (default) or
-``"must_follow"``; ``tricks.legal_plays`` is the one place it is applied.
+Following suit with Rensho is the option ``rensho_follow`` (docs/kakeya.md#play): ``"free"``
+(default) or ``"must_follow"``; ``tricks.legal_plays`` is the one place it is applied.
 """
 
 from __future__ import annotations
@@ -55,12 +59,14 @@ _LEAD_BITS = (1 << LEAD_SELF) | (1 << LEAD_PARTNER)
 
 
 def partnership_of(seat: int, num_players: int) -> int:
-    """The partnership of ``seat``: seat i is in partnership ``i % (n // 2)`` (docs/kakeya.md §2)."""
+    """The partnership of ``seat``: seat i is in partnership ``i % (n // 2)``
+    (docs/kakeya.md#seats-and-partnerships)."""
     return seat % (num_players // 2)
 
 
 def partnership_seats(partnership: int, num_players: int) -> list[int]:
-    """The seats of ``partnership``, ascending: partners sit ``n // 2`` seats apart (docs/kakeya.md §2).
+    """The seats of ``partnership``, ascending: partners sit ``n // 2`` seats apart
+    (docs/kakeya.md#seats-and-partnerships).
 
     With relative seats (0 = me) it also gives my partnership's relative seats: ``[0, n // 2]``.
     """
@@ -68,7 +74,7 @@ def partnership_seats(partnership: int, num_players: int) -> list[int]:
 
 
 # How many finished deals ``Game.results`` keeps (the latest): a match of any ``max_deals`` stores a
-# bounded history; ``deal_no``, ``deals_won`` and ``egara_totals`` count every deal (docs/kakeya.md §9).
+# bounded history; ``deal_no``, ``deals_won`` and ``egara_totals`` count every deal (docs/kakeya.md#rewards).
 RESULTS_KEPT = 16
 
 
@@ -243,7 +249,7 @@ class Game:
         assert trick is not None  # PLAY is the phase of a trick in play
         led = trick.led_suit
         # a seat that does not follow, with a card other than Rensho, shows out of the led suit: it
-        # holds no card of it, except (with rensho_follow="free") perhaps Rensho itself (§6)
+        # holds no card of it, except (with rensho_follow="free") perhaps Rensho itself (docs/kakeya.md#play)
         if led >= 0 and card // NUM_RANKS != led and card != self.rensho:
             self.void_bits |= 1 << (NUM_SUITS * seat + led)
         trick.add(seat, card)

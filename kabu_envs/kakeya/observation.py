@@ -1,4 +1,4 @@
-"""The Kakeya observation (docs/kakeya.md §12 Observation): named pieces defined once
+"""The Kakeya observation (docs/kakeya.md#observation): named pieces defined once
 (``obs_spec``) and a fast encoder that writes them by name.
 
 Every piece except ``hand_counts``, ``deal`` and ``stones`` is 0/1, so the encoder builds ONE
@@ -46,7 +46,9 @@ def obs_spec(cfg: Config) -> ObsSpec:
             ObsPiece("partnership", num_partnerships, "my partnership, absolute one-hot (seat % (n // 2))"),
             ObsPiece("role", 3, "(my partnership deals, I sit out this deal, I play this deal)"),
             ObsPiece(
-                "voids", n * NUM_SUITS, "block k: suits relative seat k has shown out of this deal (§6)"
+                "voids",
+                n * NUM_SUITS,
+                "block k: suits relative seat k has shown out of this deal ([Play](#play))",
             ),
             ObsPiece(
                 "egara",

@@ -8,7 +8,7 @@ from kabu_envs.render_screenshots import Screenshot
 
 EVALUATION = Evaluation(opponents=("random", "scripted"), deals=1000)
 
-# the expert searches every card (about 6 ms a decision, one decision at a time): its matchups play
+# the expert searches every card, one decision at a time (its cost: docs/baselines.md): its matchups play
 # 1000 deals, the batched ones 2000 (docs/baselines.md)
 DEMO = DemoPlan(
     roles=("partnership",),

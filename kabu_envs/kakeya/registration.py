@@ -14,8 +14,8 @@ from kabu_envs.registry import GameSpec, Role, register
 
 
 def partnerships(engine: Any, rows: np.ndarray) -> np.ndarray:
-    """The partnerships' seats (docs/kakeya.md §2), from the engine's one definition: the same for every
-    game of a table size, ``(len(rows), n // 2, 2)``."""
+    """The partnerships' seats (docs/kakeya.md#seats-and-partnerships), from the engine's one
+    definition: the same for every game of a table size, ``(len(rows), n // 2, 2)``."""
     from kabu_envs.kakeya.game import partnership_seats
 
     n = engine.num_players

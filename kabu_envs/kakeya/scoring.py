@@ -1,5 +1,6 @@
-"""Deal scoring (docs/kakeya.md §7 Scoring a deal, §8 Matches and stones, §9 Rewards): egara
-counts, the 8-8 rule, the stones table, stone payments and the per-deal rewards."""
+"""Deal scoring (docs/kakeya.md#scoring-a-deal, docs/kakeya.md#matches-and-stones,
+docs/kakeya.md#rewards): egara counts, the 8-8 rule, the stones table, stone payments and the per-deal
+rewards."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rensho, following suit and trick resolution (docs/kakeya.md §3 Trump and Rensho, §6 Play).
+"""Rensho, following suit and trick resolution (docs/kakeya.md#trump-and-rensho, docs/kakeya.md#play).
 
 Hands are 52-bit card sets (``kabu_envs.kakeya.cards``).
 """
@@ -33,7 +33,7 @@ def rensho_card(trump: int, rule: str) -> int:
 
 
 def legal_plays(hand: int, led_suit: int, rensho: int, rensho_follow: str) -> int:
-    """Playable cards (as bits), docs/kakeya.md §6 Play: any card when leading (``led_suit < 0``);
+    """Playable cards (as bits), docs/kakeya.md#play: any card when leading (``led_suit < 0``);
     otherwise the cards of the led suit if the seat holds one, else any card; Rensho is playable
     at any time. ``rensho_follow`` (the option of that name) says whether Rensho itself counts as
     a card of its suit for following:

@@ -2,7 +2,7 @@
 
 The seat's own hand; of the other hands only how many cards they hold. Everything played is public:
 the trick in play, the last trick and who took it, the egara each partnership captured, the trump,
-Rensho, stones and the deals' results (the same as the observation, docs/kakeya.md §10).
+Rensho, stones and the deals' results (the same as the observation, docs/kakeya.md#observation).
 """
 
 from __future__ import annotations

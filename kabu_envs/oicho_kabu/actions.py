@@ -1,4 +1,4 @@
-"""Oicho-Kabu action ids (docs/oicho_kabu.md §10 Actions): fixed, documented, never remapped."""
+"""Oicho-Kabu action ids (docs/oicho_kabu.md#actions): fixed, documented, never remapped."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, LazyObservationBatchEnv, LoopBatchEnv, check_batch_size
 from kabu_envs.core.batch_seeds import make_generators
-from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
+from kabu_envs.core.rng import make_rng, ordered_deck, validate_deck_prefix
 from kabu_envs.oicho_kabu.actions import (
     BET_BASE,
     CHOICE_ACTIONS,
@@ -177,7 +177,7 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         self._init_observation()  # encoded when read (LazyObservationBatchEnv)
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
-        self._seed_rng = np.random.Generator(np.random.PCG64())
+        self._seed_rng = make_rng()
         self._rngs: list[np.random.Generator | None] = [None] * B  # per-game deal streams (seeded games)
         self._seeded = np.zeros(B, dtype=bool)  # [b]: self._rngs[b] is not None (no Python loop over B)
         # observation scratch: the one-hot positions and the flat (game, seat) index

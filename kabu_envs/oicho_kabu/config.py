@@ -1,4 +1,4 @@
-"""Oicho-Kabu rule set: every option (docs/oicho_kabu.md §7 Options), presets as data, and validation.
+"""Oicho-Kabu rule set: every option (docs/oicho_kabu.md#options), presets as data, and validation.
 
 One frozen, hashable ``Config`` is built by ``make_config(**options)``: the preset named by ``rules`` is
 applied first, then the caller's overrides, then every value is checked so a typo or an out-of-range

@@ -15,7 +15,7 @@ import numpy as np
 
 from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 
-NUM_VALUES = 10  # card values 1..10 (docs/oicho_kabu.md §1 Cards)
+NUM_VALUES = 10  # card values 1..10 (docs/oicho_kabu.md#cards)
 COPIES = 4  # cards of each value
 DECK_SIZE = NUM_VALUES * COPIES
 
@@ -73,7 +73,7 @@ class Deck:
         return card
 
     def take(self, where: int) -> int:
-        """The dealer's choice (seed 001): TAKE_TOP, TAKE_BOTTOM or TAKE_FOURTH (4th from the top)."""
+        """The dealer's choice (kabufuda site): TAKE_TOP, TAKE_BOTTOM or TAKE_FOURTH (4th from the top)."""
         if where == TAKE_TOP:
             return self.draw()
         idx = len(self.cards) - 1 if where == TAKE_BOTTOM else self.top + 3

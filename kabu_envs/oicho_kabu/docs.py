@@ -96,7 +96,7 @@ def yaku_records_table() -> str:
     return "\n".join(rows)
 
 
-# --- hands that qualify for several yaku (docs/oicho_kabu.md §4, "Several yaku on one hand") -----------
+# --- hands that qualify for several yaku (docs/oicho_kabu.md#several-yaku-on-one-hand) -----------
 
 # the options that change which hands a yaku matches, all at their most permissive
 _MATCH_VARIANTS: dict[str, dict[str, Any]] = {
@@ -200,7 +200,7 @@ def _why(best: str, prefs: dict[str, tuple[Any, ...]]) -> str:
 
 
 def overlap_table() -> str:
-    """The yaku that overlap on some hand and how each overlap resolves (docs/oicho_kabu.md §4)."""
+    """The yaku that overlap on some hand and how each overlap resolves (docs/oicho_kabu.md#settling)."""
     rows = [
         "| the hand qualifies for | holder | hands | where | scored as | because |",
         "|---|---|---|---|---|---|",

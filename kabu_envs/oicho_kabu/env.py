@@ -9,12 +9,12 @@ Environment card
   ``k >= 1`` stakes ``bet_sizes[k-1]``); see ``kabu_envs.oicho_kabu.Action``.
 - Observations: ``{"observation": Box(0, 1, (obs_spec(cfg).size,), float32), "action_mask":
   Box(0, 1, (num_actions,), int8)}``; the layout is ``observation.obs_spec(cfg)`` (named pieces,
-  documented in docs/oicho_kabu.md §9 Observation). The mask is all zeros for every seat that is not
+  documented in docs/oicho_kabu.md#observation). The mask is all zeros for every seat that is not
   to act.
 - Rewards: chips won or lost in the round, paid to every seat when the round ends; they sum to zero.
   ``env.unwrapped.chips`` holds each seat's chips.
 - Episode: ``max_rounds`` rounds (default 1), or fewer if fewer than two seats have chips left.
-- Options: every rule option of docs/oicho_kabu.md §7 Options (``rules=`` preset plus overrides);
+- Options: every rule option of docs/oicho_kabu.md#options (``rules=`` preset plus overrides);
   unknown or invalid options raise ``RuleConfigError`` (a ``ValueError``) naming them.
   ``reset(seed=s, options={"deck": [ids...]})`` stacks the deck (those ids are drawn first, in order).
 - Render: ``"ansi"`` returns, ``"human"`` prints, a text table; ``"rgb_array"`` returns a picture

@@ -1,18 +1,19 @@
-"""The Oicho-Kabu state machine (docs/oicho_kabu.md §3 A round, §6 Sessions): pure Python, one
-legal-actions/apply pair per phase.
+"""The Oicho-Kabu state machine (docs/oicho_kabu.md#a-round, docs/oicho_kabu.md#sessions-and-dealer-rotation):
+pure Python, one legal-actions/apply pair per phase.
 
 A ``Game`` is one episode: dealer selection, then ``max_rounds`` rounds (or until fewer than two seats
 have chips); with ``dealer_selection_each_deal`` every round starts with its own selection draws.
 Chance steps (dealing, reshuffles) run inside ``apply_action``; the game stops only where a seat must
-decide. Cards leave the deck exactly in the order of docs/oicho_kabu.md §3, so stacked decks work.
+decide. Cards leave the deck exactly in the order of docs/oicho_kabu.md#a-round, so stacked decks work.
 
-Choices the sources leave open (docs/oicho_kabu.md §8; see also ``session.py`` and ``deck.py``):
+Choices the sources leave open (docs/oicho_kabu.md#choices; see also ``session.py`` and ``deck.py``):
 - Bets are asked bettor by bettor in ``betting_order``: the first bettor (the seat after the dealer;
   with ``dealer_selection_each_deal`` the best selection card after the dealer's) stakes on spreads
   0..3, then the next bettor, and so on. A seat with no chips (chips <= 0) sits the round out: no info
   card, no BET turns. A seat with chips is always asked, even when only ``BET(0)`` fits.
 - Chips may go negative (a bettor can lose stake x 5 to an arashi-kabu); such a seat cannot bet.
-- Every spread gets its second card (§3 step 8) even when unbacked; unbacked spreads are not settled.
+- Every spread gets its second card (docs/oicho_kabu.md#a-round, step 8) even when unbacked; unbacked
+  spreads are not settled.
 - If nobody stakes anything the round ends after the bets with no payment.
 - The minso question is asked only while redeals are left (``minso_limit``); a triple-table redeal
   (and a minso redeal) returns the four table cards, reshuffles and deals the table again; info cards stay.
@@ -89,7 +90,7 @@ class Game:
         self.phase = Phase.OVER
         self._rewards = np.zeros(n, dtype=np.float64)
         self._paid = False
-        # The events of the current deal only (docs/oicho_kabu.md §6): cleared when the next deal starts,
+        # This deal's events only (docs/oicho_kabu.md#sessions-and-dealer-rotation): cleared at the next deal,
         # so a long episode (``max_rounds`` up to 2**31 - 1) stores a bounded amount.
         self.log: list[tuple[Any, ...]] = []
         # Bumped whenever anything but the stakes can change: from one BET turn to the next only the
@@ -220,8 +221,9 @@ class Game:
             self._table_final()
 
     def _select(self, seats: list[int]) -> None:
-        """Selection draws (docs/oicho_kabu.md §2): the dealer of this deal and the public selection cards.
-        A seat chosen again keeps its tenure (``deals_by_dealer``); a new dealer starts one."""
+        """Selection draws (docs/oicho_kabu.md#seats-roles-table-limit): the dealer of this deal and the
+        public selection cards. A seat chosen again keeps its tenure (``deals_by_dealer``); a new dealer
+        starts one."""
         dealer, draws = select_dealer(self.cfg.dealer_selection, self.deck, seats)
         self.log.append(("select", tuple(draws), dealer))
         self.selection_cards = selection_cards(draws, self.num_players)
@@ -364,7 +366,9 @@ class Game:
         self.log = []  # the next deal's events start here (a dealer change is its first event)
         d = self.dealer
         if cfg.dealer_selection_each_deal:
-            pass  # the next deal's selection draws choose its dealer (docs/oicho_kabu.md §6)
+            # the next deal's selection draws choose its dealer
+            # (docs/oicho_kabu.md#sessions-and-dealer-rotation)
+            pass
         elif dealer_must_change(
             cfg.dealer_change,
             deals=self.deals_by_dealer,

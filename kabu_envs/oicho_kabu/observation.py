@@ -1,5 +1,5 @@
-"""What one seat may see, as one flat float32 vector built from named pieces (docs/oicho_kabu.md
-§9 Observation; who sees which card: §3 A round).
+"""What one seat may see, as one flat float32 vector built from named pieces (docs/oicho_kabu.md#observation;
+who sees which card: docs/oicho_kabu.md#a-round).
 
 ``obs_spec(cfg)`` is the single source of the layout: the Box space, the encoder's offsets and the
 docs table all come from it. ``Encoder(cfg).encode(game, seat)`` is the only code that reads game

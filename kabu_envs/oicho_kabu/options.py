@@ -3,11 +3,11 @@
 ``OPTIONS`` (an ``OptionSet``) is the single declaration: each record holds the option's default, its
 checker, its source and its meaning. ``Config``'s field defaults come from it, ``Config`` validates every
 value through ``OPTIONS.check`` (an error names the option, the value and what is allowed), and the
-options table of docs/oicho_kabu.md §7 Options is ``OPTIONS.markdown_table()``.
+options table of docs/oicho_kabu.md#options is ``OPTIONS.markdown_table()``.
 
-Sources: ``000`` = seed 000, an encyclopedia article (yaku, local yaku, Kansai/Osaka rules); ``001`` =
-seed 001, a rules site (info cards, the dealer's top/bottom/4th card, the dealer's 4-1 and 9-1);
-``project`` = a rule this project sets (docs/oicho_kabu.md is the normative text).
+Sources (docs/sources.md): ``encyclopedia`` = the encyclopedia text (yaku, local yaku, Kansai/Osaka rules);
+``kabufuda site`` = the kabufuda site (info cards, the dealer's top/bottom/4th card, the dealer's 4-1 and
+9-1); ``project`` = a rule this project sets (docs/oicho_kabu.md is the normative text).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from kabu_envs.core.options import MAX_INT, Option, OptionSet, boolean, choice, integer, names, sequence
 from kabu_envs.oicho_kabu.yaku import CORE_YAKU, LOCAL_YAKU, ROLES, YAKU_BY_NAME, YAKU_NAMES
 
-# Presets are data: option -> value, applied before the caller's options (docs/oicho_kabu.md §5 Presets).
+# Presets are data: option -> value, applied before the caller's options (docs/oicho_kabu.md#presets).
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
     "kabufuda_site": {
@@ -140,66 +140,96 @@ OPTIONS = OptionSet(
             "deck",
             "kabufuda",
             choice("kabufuda", "hanafuda", "western"),
-            "000",
+            "encyclopedia",
             "card set; only `hanafuda` changes play (the lights, for `sanpachi_hikari`)",
         ),
         _O(
             "dealer_selection",
             "fixed",
             choice("fixed", "closest_to_nine", "lowest"),
-            "000 / 001",
-            "`fixed`: player_0; `closest_to_nine` (000); `lowest` (001)",
+            "encyclopedia / kabufuda site",
+            "`fixed`: player_0; `closest_to_nine` (encyclopedia); `lowest` (kabufuda site)",
         ),
         _O(
             "dealer_selection_each_deal",
             False,
             boolean,
-            "001",
+            "kabufuda site",
             "selection draws before every deal, not once: the best card deals, the others bet and decide "
             "in the order of their cards; `dealer_change` is not used",
         ),
-        _O("domae", 50, integer(1), "000, 001", "cap on the total of all bettors' stakes in a round"),
+        _O(
+            "domae",
+            50,
+            integer(1),
+            "encyclopedia, kabufuda site",
+            "cap on the total of all bettors' stakes in a round",
+        ),
         _O("bet_sizes", (1, 2, 5, 10), bet_sizes, "project", "the stake amounts of BET(1..)"),
         _O("bankroll", 100, integer(1), "project", "chips per seat at the start of an episode"),
         _O(
             "redeal_on_triple_table",
             False,
             boolean,
-            "000 (Kansai)",
+            "encyclopedia (Kansai)",
             "3+ equal table cards: deal the table again",
         ),
-        _O("info_cards", False, boolean, "001", "each bettor gets a dead face-down card only it sees"),
-        _O("minso", False, boolean, "000 (Kansai)", "the dealer may REDEAL the table before the bets"),
+        _O(
+            "info_cards",
+            False,
+            boolean,
+            "kabufuda site",
+            "each bettor gets a dead face-down card only it sees",
+        ),
+        _O(
+            "minso",
+            False,
+            boolean,
+            "encyclopedia (Kansai)",
+            "the dealer may REDEAL the table before the bets",
+        ),
         _O("minso_limit", 1, integer(1), "project", "redeals allowed per round with `minso`"),
         _O(
             "dealer_first_card",
             "before_bets",
             choice("before_bets", "after_bets"),
-            "000 / 001",
-            "dealer's first card dealt before (000) or after (001) the bets",
+            "encyclopedia / kabufuda site",
+            "dealer's first card dealt before (encyclopedia) or after (kabufuda site) the bets",
         ),
         _O(
             "dealer_card_choice",
             False,
             boolean,
-            "001",
+            "kabufuda site",
             "dealer takes each of its first two cards top/bottom/4th",
         ),
-        _O("pair_may_draw", True, boolean, "000", "a pair of value 8 (4-4, 9-9) may still draw, for arashi"),
+        _O(
+            "pair_may_draw",
+            True,
+            boolean,
+            "encyclopedia",
+            "a pair of value 8 (4-4, 9-9) may still draw, for arashi",
+        ),
         _O(
             "free_draw",
             False,
             boolean,
-            "000 (Kansai)",
+            "encyclopedia (Kansai)",
             "a bettor may also DRAW on 7, 8, 9 (a permission: <= 3 must still draw; not the dealer)",
         ),
-        _O("shiroku_escape", False, boolean, "000 (Kansai)", "a bettor's 4-6 spread may ESCAPE (push)"),
+        _O(
+            "shiroku_escape",
+            False,
+            boolean,
+            "encyclopedia (Kansai)",
+            "a bettor's 4-6 spread may ESCAPE (push)",
+        ),
         _O(
             "dealer_second_card_face_up",
             True,
             boolean,
-            "000 / 001",
-            "§3 step 10: everyone sees the dealer's cards",
+            "encyclopedia / kabufuda site",
+            "[A round](#a-round), step 10: everyone sees the dealer's cards",
         ),
         _O(
             "dealer_draw_rule",
@@ -212,44 +242,50 @@ OPTIONS = OptionSet(
             "zero_zero",
             "dealer_wins",
             choice("dealer_wins", "tie"),
-            "000",
+            "encyclopedia",
             "two plain 0s: the dealer wins or it is a tie",
         ),
-        _O("tie_rule", "push", choice("push", "dealer_wins"), "000, 001", "a tie is a push or a dealer win"),
+        _O(
+            "tie_rule",
+            "push",
+            choice("push", "dealer_wins"),
+            "encyclopedia, kabufuda site",
+            "a tie is a push or a dealer win",
+        ),
         _O(
             "arashi_holders",
             "both",
             choice("both", "bettors", "dealer"),
-            "000, 001",
+            "encyclopedia, kabufuda site",
             "who may hold `arashi` and `arashi_kabu`",
         ),
         _O(
             "kuppin_order",
             "any",
             choice("any", "strict"),
-            "000",
+            "encyclopedia",
             "`any`: 9-1 or 1-9, void with a third card; `strict`: 9 first, kept",
         ),
         _O(
             "shippin_order",
             "any",
             choice("any", "strict"),
-            "000",
+            "encyclopedia",
             "`any`: 4-1 or 1-4, void with a third card; `strict`: 4 first, kept",
         ),
         _O(
             "toichi_order",
             "any",
             choice("any", "strict"),
-            "000",
+            "encyclopedia",
             "`any`: 1-10 or 10-1; `strict`: 10 first (void with a third card)",
         ),
-        _O("kuppin_four_one", False, boolean, "001", "the dealer's 4-1 also counts as `kuppin`"),
+        _O("kuppin_four_one", False, boolean, "kabufuda site", "the dealer's 4-1 also counts as `kuppin`"),
         _O(
             "zoro_values",
             tuple(range(1, 11)),
             zoro_values,
-            "000",
+            "encyclopedia",
             "which pairs count as `zoro` (e.g. `(2, 5)`: tsuru, gogo)",
         ),
         _O(
@@ -264,7 +300,7 @@ OPTIONS = OptionSet(
             "local_yaku",
             (),
             names(LOCAL_YAKU, "local yaku"),
-            "000",
+            "encyclopedia",
             "local yaku switched on by name",
             allowed="subset of the local yaku",
         ),
@@ -272,7 +308,7 @@ OPTIONS = OptionSet(
             "wake_satsu_beats",
             tuple(n for n in YAKU_NAMES if n in YAKU_BY_NAME["wake_satsu"].beats),
             _beats,
-            "000",
+            "encyclopedia",
             "the yaku `wake_satsu` beats",
             allowed="yaku names",
         ),
@@ -289,28 +325,28 @@ OPTIONS = OptionSet(
             choice(
                 "higher_value", "dealer_wins", "rank_321", "second_card", "push", "bettor_wins", "higher_card"
             ),
-            "000",
-            "two arashi: see §4 Settling; `higher_value` = total mod 10",
+            "encyclopedia",
+            "two arashi: see [Settling](#settling); `higher_value` = total mod 10",
         ),
         _O(
             "bettor_three_tens",
             "arashi",
             choice("arashi", "push"),
-            "000 (Kansai)",
+            "encyclopedia (Kansai)",
             "a bettor's 10-10-10: an arashi, or always a push",
         ),
         _O(
             "dealer_three_tens",
             "arashi",
             choice("arashi", "void"),
-            "000 (Kansai)",
+            "encyclopedia (Kansai)",
             "a dealer's 10-10-10: an arashi, or voids the round",
         ),
         _O(
             "bettor_ten_pair",
             "zoro",
             choice("zoro", "plain"),
-            "000 (Kansai)",
+            "encyclopedia (Kansai)",
             "a bettor's 10-10: a zoro (if on) or always a plain 0",
         ),
         _O("max_rounds", 1, integer(1), "project", "rounds per episode; chips carry over"),
@@ -318,10 +354,10 @@ OPTIONS = OptionSet(
             "dealer_change",
             ("deals", "bust"),
             names(DEALER_CHANGES, "dealer-change condition"),
-            "000",
+            "encyclopedia",
             "when the deal passes to the next seat",
             allowed="subset of " + ", ".join(f"`{c}`" for c in DEALER_CHANGES),
         ),
-        _O("dealer_max_deals", 5, integer(1), "000", "deals before `deals` passes the deal on"),
+        _O("dealer_max_deals", 5, integer(1), "encyclopedia", "deals before `deals` passes the deal on"),
     ),
 )

@@ -6,9 +6,9 @@ seats with their chips at the bottom, and a status line saying whose turn it is 
 ``seat=None`` is the god view: every card is drawn face up, and a card that lies face down on the
 table has a blue frame. With a seat, a card is drawn face up only if that seat may see it (the rules
 of ``observation.py``, applied by ``render.visibility``: a spread's second card only to its backers,
-the dealer's first cards as §3 says, an info card only to its owner), otherwise as a card back; the
-picture then shows no more than the seat's observation holds. Card faces follow ``deck``: kabufuda
-(a numeral and value marks), hanafuda (the month, its plant and colour, the lights with a sun) or
+the dealer's first cards as docs/oicho_kabu.md#a-round says, an info card only to its owner), otherwise as a
+card back; the picture then shows no more than the seat's observation holds. Card faces follow ``deck``:
+kabufuda (a numeral and value marks), hanafuda (the month, its plant and colour, the lights with a sun) or
 western (A..10 and a suit).
 """
 

@@ -1,5 +1,5 @@
-"""Oicho-Kabu hand rules (docs/oicho_kabu.md §1 Cards, §3 A round, §4 Settling): values, yaku, draw
-masks and settlement.
+"""Oicho-Kabu hand rules (docs/oicho_kabu.md#cards, docs/oicho_kabu.md#a-round,
+docs/oicho_kabu.md#settling): values, yaku, draw masks and settlement.
 
 Pure functions of ``(cfg, cards)``; the game calls only these. They sit on the hot path, so the yaku
 and draw lookups are memoised per config (the config is immutable, the memo lives on it). The memo
@@ -28,7 +28,8 @@ __all__ = [
     "voids_round",
 ]
 
-# arashi_vs_arashi="rank_321": 3 > 2 > 1 > 10 > 9 > ... > 4 (seed 000, Kansai); lower index = stronger.
+# arashi_vs_arashi="rank_321": 3 > 2 > 1 > 10 > 9 > ... > 4 (the encyclopedia text, Kansai); lower index =
+# stronger.
 _RANK_321 = {v: i for i, v in enumerate((3, 2, 1, 10, 9, 8, 7, 6, 5, 4))}
 
 
@@ -72,10 +73,11 @@ def _check(role: str, cards: tuple[int, ...]) -> None:
 
 
 def preference(cfg: Config, name: str, cards: Sequence[int]) -> tuple[bool, int, int]:
-    """How much yaku ``name`` is worth to the holder of ``cards`` (docs/oicho_kabu.md §4, "Several yaku"):
-    ``(ranked, pays, rank)``, compared in that order. ``ranked``: rank > 0 (a rank-0 yaku is a plain
-    hand except for its ``beats``); ``pays``: what a win collects per stake (the multiplier; for
-    ``multiplier == 0`` the middle card's value); ``rank``: how many hands it beats."""
+    """How much yaku ``name`` is worth to the holder of ``cards``
+    (docs/oicho_kabu.md#several-yaku-on-one-hand): ``(ranked, pays, rank)``, compared in that order.
+    ``ranked``: rank > 0 (a rank-0 yaku is a plain hand except for its ``beats``); ``pays``: what a win
+    collects per stake (the multiplier; for ``multiplier == 0`` the middle card's value); ``rank``: how many
+    hands it beats."""
     y = cfg.yaku[name]
     return (y.rank > 0, y.multiplier or VALUES[cards[1]], y.rank)
 
@@ -110,7 +112,8 @@ def yaku_multiplier(cfg: Config, name: str | None, cards: Sequence[int]) -> int:
 
 
 def draw_options(cfg: Config, cards: Sequence[int], role: str) -> tuple[bool, bool, bool]:
-    """(stand_ok, draw_ok, escape_ok) of a two-card hand about to decide (docs/oicho_kabu.md §3, 9-10)."""
+    """(stand_ok, draw_ok, escape_ok) of a two-card hand about to decide (docs/oicho_kabu.md#a-round,
+    steps 9-10)."""
     key = _key("d", role, cards)
     hit = cfg._memo.get(key)
     if hit is not None:
@@ -128,7 +131,9 @@ def draw_options(cfg: Config, cards: Sequence[int], role: str) -> tuple[bool, bo
         if a == b and cfg.pair_may_draw:
             draw = True
         if role == "bettor" and cfg.free_draw:
-            draw = True  # a permission to draw on 7..9; <= 3 must still draw (docs/oicho_kabu.md §8, 11)
+            # a permission to draw on 7..9; <= 3 must still draw
+            # (docs/oicho_kabu.md#free-draw-is-the-bettors-permission)
+            draw = True
         if not stand and any(voided_by_third(cfg, n) for n in qualifying(cfg, tuple(cards), role)):
             stand = True
         out = (stand, draw, escape)
@@ -182,7 +187,8 @@ def _same_yaku(cfg: Config, name: str, d: Sequence[int], b: Sequence[int]) -> in
 
 
 def settle(cfg: Config, dealer_cards: Sequence[int], bettor_cards: Sequence[int]) -> int:
-    """Signed multiplier for ONE stake on this spread, from the bettor's side (docs/oicho_kabu.md §4)."""
+    """Signed multiplier for ONE stake on this spread, from the bettor's side
+    (docs/oicho_kabu.md#settling)."""
     if voids_round(cfg, dealer_cards):
         return 0
     if (

@@ -1,14 +1,15 @@
 """Who deals: dealer selection at the start of an episode and dealer rotation between rounds
-(docs/oicho_kabu.md §2 Seats, §6 Sessions).
+(docs/oicho_kabu.md#seats-roles-table-limit, docs/oicho_kabu.md#sessions-and-dealer-rotation).
 
-Choices (docs/oicho_kabu.md §8, items 17, 20, 21 and 22):
+Choices (docs/oicho_kabu.md#dealer-selection, docs/oicho_kabu.md#rounds-without-stakes,
+docs/oicho_kabu.md#rotation-conditions, docs/oicho_kabu.md#selection-before-every-deal):
 
 - Selection happens once per episode, before the first round, or before every deal with
-  ``dealer_selection_each_deal`` (seed 001; then every seat with chips draws, the others bet and
-  decide in the order of their cards, ``seat_order``, and ``dealer_change`` is not consulted). Every
-  seat, in seat order, draws one card from the top of the deck; the tied seats draw again (in seat
-  order) until one seat is left. For ``closest_to_nine`` a card scores its value mod 10 (a 10 counts
-  0, as in a hand); for ``lowest`` the lowest face value 1..10 deals. Ties in ``lowest`` are broken the
+  ``dealer_selection_each_deal`` (the kabufuda site; then every seat with chips draws, the others bet
+  and decide in the order of their cards, ``seat_order``, and ``dealer_change`` is not consulted).
+  Every seat, in seat order, draws one card from the top of the deck; the tied seats draw again (in
+  seat order) until one seat is left. For ``closest_to_nine`` a card scores its value mod 10 (a 10
+  counts 0, as in a hand); for ``lowest`` the lowest face value 1..10 deals. Ties in ``lowest`` are broken the
   same way (redraw among the tied). All selection cards then go back and the deck is reshuffled under
   the unused stacked prefix (see ``deck.py``), so a stacked deck lists each deal's selection draws
   first and that deal's cards after them.
@@ -65,8 +66,8 @@ def selection_cards(draws: Sequence[tuple[int, int]], num_players: int) -> list[
 
 
 def seat_order(selection: str, cards: Sequence[int], dealer: int) -> list[int]:
-    """The betting and deciding order of a deal chosen each deal (seed 001: the others sit from the dealer's
-    right by their cards): every other seat that drew, the best card first (``lowest``: the lowest;
+    """The betting and deciding order of a deal chosen each deal (the kabufuda site: the others sit from the
+    dealer's right by their cards): every other seat that drew, the best card first (``lowest``: the lowest;
     ``closest_to_nine``: the closest to 9), equal cards in seat order from the dealer on."""
     n = len(cards)
     others = [(dealer + i) % n for i in range(1, n) if cards[(dealer + i) % n] >= 0]

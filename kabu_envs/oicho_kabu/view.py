@@ -1,7 +1,7 @@
 """What a person playing one Oicho-Kabu seat is shown (``kabu_envs.core.views``; kabu-play, kabu-replay).
 
 Which cards the seat sees is ``render.visibility`` (the one rule of the text and picture renders),
-the same visibility as the observation encoder (``observation.py``, docs/oicho_kabu.md §3 A round):
+the same visibility as the observation encoder (``observation.py``, docs/oicho_kabu.md#a-round):
 a spread's face-down second card only to the seats with a stake on it, the dealer's first two cards to
 nobody before step 10 (then to everyone with ``dealer_second_card_face_up``, else to the dealer), an
 info card to its owner only; everything but the info cards at the showdown. Bets, decisions and

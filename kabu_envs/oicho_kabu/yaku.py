@@ -1,4 +1,4 @@
-"""The yaku, one record each (docs/oicho_kabu.md §4 Settling): adding a yaku is one entry in ``YAKU``.
+"""The yaku, one record each (docs/oicho_kabu.md#settling): adding a yaku is one entry in ``YAKU``.
 
 A ``Yaku`` holds everything about one special hand: the matcher deciding whether cards form it, the
 condition text the docs print, who may hold it, its rank and multiplier, whether a third card voids it,

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, check_batch_size
-from kabu_envs.core.rng import ordered_deck
+from kabu_envs.core.rng import make_rng, ordered_deck
 from kabu_envs.toy_card.config import make_config
 from kabu_envs.toy_card.game import DECK_SIZE, NUM_ACTIONS, Action, card_value
 from kabu_envs.toy_card.observation import obs_spec
@@ -44,11 +44,11 @@ class ToyCardBatch(BatchEnv):
         self.observation = np.zeros((B, self.obs_size), dtype=np.float32)
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
-        self._seed_rng = np.random.Generator(np.random.PCG64())
+        self._seed_rng = make_rng()
         self._rows = np.arange(B)
 
     def _deal(self, b: int, seed: int | None, deck: Sequence[int] | None) -> None:
-        rng = np.random.Generator(np.random.PCG64(seed))
+        rng = make_rng(seed)
         order = ordered_deck(rng, DECK_SIZE, () if deck is None else deck)
         self.values[b] = [card_value(c) for c in order[: self.num_players]]
         self.stakes[b] = 0

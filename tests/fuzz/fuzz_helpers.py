@@ -459,7 +459,7 @@ def _unseen_kakeya(raw: Any, seat: int, rng: np.random.Generator) -> bool:
 
 
 def _unseen_oicho(raw: Any, seat: int, rng: np.random.Generator) -> bool:
-    """Oicho-Kabu (docs/oicho_kabu.md §3, observation.py): unseen by ``seat`` are the undealt deck, the
+    """Oicho-Kabu (docs/oicho_kabu.md#a-round, observation.py): unseen by ``seat`` are the undealt deck, the
     other seats' info cards, the face-down second card of every spread ``seat`` does not back (until
     the showdown) and the dealer's first two cards until they are shown. Permute all of them."""
     g = raw.game

@@ -234,7 +234,7 @@ def test_illegal_actions_name_the_legal_ones():
     np.testing.assert_array_equal(g.pop_rewards(), 0)
 
 
-# --- Rensho and following suit: rensho_follow, both settings (docs/kakeya.md §6 Play) ------------------
+# --- Rensho and following suit: rensho_follow, both settings (docs/kakeya.md#play) ------------------
 def game_after_lead(seat3: list[str], lead: str, **opts):
     """Seat 3 holds ``seat3`` (13 cards); seat 2 leads ``lead``; the rest is dealt in id order.
     Returns the game with seat 3 to play."""

@@ -53,7 +53,7 @@ def ref_stones(won: set[int], trump: int, rensho: int) -> int:
 
 
 def ref_legal(hand: set[int], led: int, rensho: int, rensho_follow: str) -> set[int]:
-    """Follow suit restated (docs/kakeya.md §6): the led suit if held, else anything; Rensho any
+    """Follow suit restated (docs/kakeya.md#play): the led suit if held, else anything; Rensho any
     time; with "free" Rensho is no card of its suit for following, with "must_follow" it is."""
     if led < 0:
         return set(hand)

@@ -175,10 +175,10 @@ def test_bad_options_raise_value_error_naming_them(opts, words):
         make_config(**opts)
 
 
-# --- seats and partnerships (docs/kakeya.md §2 Seats and partnerships) ----------------------
+# --- seats and partnerships (docs/kakeya.md#seats-and-partnerships) ----------------------
 @pytest.mark.parametrize("n, partnerships", [(4, [[0, 2], [1, 3]]), (6, [[0, 3], [1, 4], [2, 5]])])
 def test_partners_never_sit_side_by_side(n, partnerships):
-    """seed 002: sticks 1-3 and 2-4 (four players), 1-4, 2-5, 3-6 (six); each player has
+    """The Kakeya text: sticks 1-3 and 2-4 (four players), 1-4, 2-5, 3-6 (six); each player has
     opponents on the left and on the right."""
     assert [partnership_seats(p, n) for p in range(n // 2)] == partnerships
     assert all(partnership_of(s, n) != partnership_of((s + 1) % n, n) for s in range(n))
@@ -194,7 +194,7 @@ def test_rensho_for_every_trump_under_both_rules(trump, traditional, seed):
     assert card_name(rensho_card(trump, "seed")) == seed
 
 
-# --- follow suit (docs/kakeya.md §6 Play) ---------------------------------------------------
+# --- follow suit (docs/kakeya.md#play) ---------------------------------------------------
 ANY = "any"  # every card of the hand
 
 

@@ -13,10 +13,10 @@ Only the engine's public functions are used, so the same script runs on the old 
 
 Deliberate re-recordings (each a rule change, listed with the rule sets whose entries moved):
 
-1. ``free_draw`` became the bettors' permission (docs/oicho_kabu.md §8, item 11; ``kansai`` sets
-   ``dealer_draw_rule="free"``): only ``draw_bettor`` of ``kansai``, ``kansai+all_local`` and every
-   ``kansai+only:*``, and ``draw_bettor`` and ``draw_dealer`` of ``all_local+free_draw``.
-2. A hand with several yaku takes the one paying its holder most (docs/oicho_kabu.md §4): a bettor's
+1. ``free_draw`` became the bettors' permission (docs/oicho_kabu.md#free-draw-is-the-bettors-permission;
+   ``kansai`` sets ``dealer_draw_rule="free"``): only ``draw_bettor`` of ``kansai``, ``kansai+all_local`` and
+   every ``kansai+only:*``, and ``draw_bettor`` and ``draw_dealer`` of ``all_local+free_draw``.
+2. A hand with several yaku takes the one paying its holder most (docs/oicho_kabu.md#settling): a bettor's
    1-1-1 with ``pin_basami`` on is an arashi (x3), no longer a pin-basami (x1). Only ``best_bettor``,
    ``count_bettor`` and ``settle`` of the rule sets with ``pin_basami`` where bettors hold arashi:
    ``only:pin_basami``, ``kansai+only:pin_basami``, ``standard+all_local``, ``kansai+all_local``,

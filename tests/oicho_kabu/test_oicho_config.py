@@ -126,7 +126,7 @@ def test_kabufuda_site_preset():
     c = make_config(rules="kabufuda_site")
     assert c.info_cards and c.dealer_card_choice and not c.dealer_second_card_face_up
     assert (c.dealer_first_card, c.dealer_selection, c.arashi_holders) == ("after_bets", "lowest", "bettors")
-    assert c.dealer_selection_each_deal  # seed 001: the dealer is determined before each deal
+    assert c.dealer_selection_each_deal  # the kabufuda site: the dealer is determined before each deal
     assert (c.kuppin_order, c.kuppin_four_one) == ("strict", True)
     assert set(c.yaku) == {"arashi", "kuppin"}  # shippin off, no great arashi
     assert c.yaku["kuppin"].rank > c.yaku["arashi"].rank

@@ -1,4 +1,4 @@
-"""What one long episode stores stays bounded (docs/oicho_kabu.md §6 Sessions).
+"""What one long episode stores stays bounded (docs/oicho_kabu.md#sessions-and-dealer-rotation).
 
 Regression: the game log kept every event of the episode (about 11 MiB per 100k steps with
 ``max_rounds=10**9``) and the rules memo was keyed by card ids (up to ~120k hands). Now the log holds the

@@ -249,7 +249,7 @@ SETTLE_CASES = [
     (STD, (3, 3, 3), (4, 5), -5),
     (STD, (9, 1), (4, 5), -1),  # kuppin beats a plain 9
     (STD, (9, 1), (4, 1), -1),  # kuppin outranks shippin
-    (STD, (9, 1), (5, 5, 5), 3),  # arashi beats kuppin (seed 000)
+    (STD, (9, 1), (5, 5, 5), 3),  # arashi beats kuppin (the encyclopedia text)
     (STD, (4, 5), (4, 1), 1),  # shippin beats a plain 9
     (STD, (9, 1, 3), (1, 1), -1),  # a kuppin voided by a third card is a plain 3
     # two arashi, every arashi_vs_arashi
@@ -260,7 +260,7 @@ SETTLE_CASES = [
     (_avs("dealer_wins"), (5, 5, 5), (2, 2, 2), -3),
     (_avs("dealer_wins"), (4, 4, 4), (3, 3, 3), -3),
     (_avs("bettor_wins"), (3, 3, 3), (4, 4, 4), 3),
-    (_avs("bettor_wins"), (10, 10, 10), (1, 1, 1), 3),  # "not even with three tens" (seed 000, Kansai)
+    (_avs("bettor_wins"), (10, 10, 10), (1, 1, 1), 3),  # "not even with three tens" (encyclopedia, Kansai)
     ({**_avs("push"), "tie_rule": "dealer_wins"}, (3, 3, 3), (4, 4, 4), 0),
     (_avs("higher_card"), (5, 5, 5), (2, 2, 2), -3),
     (_avs("higher_card"), (2, 2, 2), (10, 10, 10), 3),

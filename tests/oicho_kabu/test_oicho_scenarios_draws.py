@@ -18,7 +18,7 @@ def _bet_all(game, k=1, seat=1):
     bet_round(game, {seat: dict.fromkeys(range(4), k)})
 
 
-def test_deal_order_follows_docs_section_3():
+def test_deal_order_follows_the_round_in_the_docs():
     #          table        d1  seconds      thirds dealer2 dealer3
     deck = [1, 2, 3, 4, 5, 2, 1, 1, 1, 6, 7, 8, 9, 10]
     g = new_game(deck)
@@ -104,7 +104,9 @@ def test_free_draw_is_a_permission_for_bettors(free_draw):
     assert g.legal_actions() == ([S, D] if free_draw else [S])  # 8 (not a pair)
     g.apply_action(S)
     assert g.phase == Phase.DEALER_DRAW and values(g.dealer_cards) == [4, 5]
-    assert g.legal_actions() == [S]  # the dealer's 9 stands: free_draw is the bettors' (§8 item 11)
+    # the dealer's 9 stands: free_draw is the bettors'
+    # (docs/oicho_kabu.md#free-draw-is-the-bettors-permission)
+    assert g.legal_actions() == [S]
     g.apply_action(S)
     want = [[9, 10, 2], [1, 1, 6]] if free_draw else [[9, 10], [1, 1, 2]]
     assert [values(sp) for sp in g.spreads[:2]] == want
@@ -112,7 +114,7 @@ def test_free_draw_is_a_permission_for_bettors(free_draw):
 
 @pytest.mark.parametrize("free_draw", [False, True])
 def test_kansai_free_draw_tries_for_arashi_on_a_nine(free_draw):
-    # seed 000 (Osaka): "whatever the second card's total, players may ask for a third card"
+    # the encyclopedia text (Osaka): "whatever the second card's total, players may ask for a third card"
     g = new_game([3, 5, 7, 8, 4, 6, 1, 1, 1, 3, 5], rules="kansai", free_draw=free_draw)
     g.apply_action(KEEP)  # minso
     bet_round(g, {1: {0: 1}})  # spread 0: 3-6 = 9

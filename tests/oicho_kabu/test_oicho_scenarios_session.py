@@ -180,7 +180,7 @@ def test_stacked_prefix_continues_into_round_two_and_chips_carry_over():
     assert len(set(g.cards_in_play())) == 5 and len(g.deck) == 35
 
 
-# --- dealer_selection_each_deal (seed 001: "before each deal the dealer is determined") -------------
+# --- dealer_selection_each_deal (the kabufuda site: "before each deal the dealer is determined") ------------
 def _deal_values(g):
     return values(sp[0] for sp in g.spreads), values(g.dealer_cards)
 

@@ -136,8 +136,8 @@ def _one_one_one(rules: str, pin_basami: bool, dealer: tuple[int, ...]) -> float
 @pytest.mark.parametrize("pin_basami", [False, True])
 @pytest.mark.parametrize("rules", ["standard", "kansai", "kabufuda_site"])
 def test_one_one_one_is_an_arashi_with_or_without_pin_basami(rules, pin_basami):
-    """Seed 000: three of a kind pays x3. Enabling pin_basami (1-x-1 pays x) must not make 1-1-1 a
-    pin-basami x1: a hand takes the yaku that pays its holder most (docs/oicho_kabu.md §4)."""
+    """The encyclopedia text: three of a kind pays x3. Enabling pin_basami (1-x-1 pays x) must not make 1-1-1
+    a pin-basami x1: a hand takes the yaku that pays its holder most (docs/oicho_kabu.md#settling)."""
     assert _one_one_one(rules, pin_basami, (2, 5)) == 15  # x3 against a plain 7
     # against the dealer's 2-2-2: an arashi (higher_value: 3 < 6; kansai: dealer_wins), x3 to the
     # dealer; under kabufuda_site only bettors hold arashi, so 2-2-2 is a plain 6 and 1-1-1 wins x3

@@ -1,4 +1,4 @@
-"""Source sentences that no other scenario checks on its own (docs/oicho_kabu.md §13 Traceability cites
+"""Source sentences that no other scenario checks on its own (docs/oicho_kabu.md#traceability cites
 these beside the other tests): each test quotes the rule it checks."""
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from kabu_envs.oicho_kabu.rules import hand_value
 
 
 @pytest.mark.parametrize(("cards", "value"), [((8, 9, 3), 0), ((1, 9, 5), 5), ((6, 7, 7), 0), ((4, 10), 4)])
-def test_s000_the_worst_hand_is_zero_ya_ku_sa(cards, value):
-    """Seed 000: "the worst hands have value 0; one is 8, 9 and 3, ya-ku-sa"; seed 001's examples."""
+def test_enc_the_worst_hand_is_zero_ya_ku_sa(cards, value):
+    """The encyclopedia text: "the worst hands have value 0; one is 8, 9 and 3, ya-ku-sa"; the kabufuda site's
+    examples."""
     assert hand_value(card_ids(*cards)) == value
 
 
-def test_s000_domae_caps_the_total_of_all_stakes():
-    """Seed 000: "if the domae is 50 and A stakes 25, B 15, C 10, then D cannot bet"."""
+def test_enc_domae_caps_the_total_of_all_stakes():
+    """The encyclopedia text: "if the domae is 50 and A stakes 25, B 15, C 10, then D cannot bet"."""
     g = new_game(num_players=5)  # player_0 deals; A, B, C, D = players 1..4
     plan = {1: {0: 4, 1: 4, 2: 3}, 2: {0: 4, 1: 3}, 3: {0: 4}}  # 10+10+5, 10+5, 10 (bet_sizes 1, 2, 5, 10)
     while g.phase == Phase.BET and g.current_player != 4:
@@ -30,9 +31,9 @@ def test_s000_domae_caps_the_total_of_all_stakes():
 
 
 @pytest.mark.parametrize(("kuppin_beats_arashi", "expect"), [(False, 3), (True, -2)])
-def test_s000_kansai_dealer_kuppin_outright_is_an_override(kuppin_beats_arashi, expect):
-    """Seed 000 (Kansai, minor): "the dealer's kuppin is an unconditional win". Not in the preset (the
-    Kansai ranking puts arashi first); ``yaku_overrides={"kuppin": {"beats": ["arashi"]}}`` plays it."""
+def test_enc_kansai_dealer_kuppin_outright_is_an_override(kuppin_beats_arashi, expect):
+    """The encyclopedia text (Kansai, minor): "the dealer's kuppin is an unconditional win". Not in the preset
+    (the Kansai ranking puts arashi first); ``yaku_overrides={"kuppin": {"beats": ["arashi"]}}`` plays it."""
     over = {"yaku_overrides": {"kuppin": {"beats": ["arashi"]}}} if kuppin_beats_arashi else {}
     # spread 0: 5-5 (0) must draw a 5: arashi; the dealer's 9-1 is a kuppin and stands
     g = new_game([5, 7, 7, 8, 9, 5, 1, 2, 2, 5, 1], rules="kansai", **over)
@@ -44,8 +45,8 @@ def test_s000_kansai_dealer_kuppin_outright_is_an_override(kuppin_beats_arashi, 
     assert list(g.pop_rewards()) == [-expect, expect]  # arashi x3, or the Kansai kuppin x2
 
 
-def test_s000_kuppin_outranks_shippin_in_play():
-    """Seed 000: "if kuppin and shippin occur in one round, kuppin has priority"."""
+def test_enc_kuppin_outranks_shippin_in_play():
+    """The encyclopedia text: "if kuppin and shippin occur in one round, kuppin has priority"."""
     g = new_game([4, 7, 7, 8, 9, 1, 2, 2, 2, 1])  # spread 0: 4-1 shippin; dealer 9-1 kuppin
     bet_round(g, {1: {0: 2}})
     g.apply_action(S)  # the shippin stands (a third card would void it)

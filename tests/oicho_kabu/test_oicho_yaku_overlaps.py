@@ -1,5 +1,5 @@
 """A hand that qualifies for several enabled yaku takes the one paying its holder most, so enabling a
-yaku never downgrades a hand (docs/oicho_kabu.md §4, "Several yaku on one hand").
+yaku never downgrades a hand (docs/oicho_kabu.md#several-yaku-on-one-hand).
 
 Every 2- and 3-card hand (every value sequence, with and without the hanafuda lights) is checked under
 every preset alone, with each local yaku alone and with all of them, with the order options at

@@ -70,7 +70,7 @@ def test_oicho_kabu_unseen_cards_of_a_stacked_deck_never_reach_the_browser():
 
 
 def _unseen_oicho(game, seat: int) -> list[tuple[list, int]]:
-    """(list, index) of every dealt card ``seat`` may not see now (docs/oicho_kabu.md §3)."""
+    """(list, index) of every dealt card ``seat`` may not see now (docs/oicho_kabu.md#a-round)."""
     cfg = game.cfg
     out: list[tuple[list, int]] = []
     if not game.showdown:

@@ -1,4 +1,4 @@
-"""What one Kakeya seat knows, decoded from its observation vector (docs/kakeya.md §12).
+"""What one Kakeya seat knows, decoded from its observation vector (docs/kakeya.md#observation).
 
 The search agent (``expert.py``) decides from the observation only, as every agent does;
 this module turns the flat vector back into the facts the seat may use, as card bit sets (52-bit ints,

@@ -1,7 +1,7 @@
 """Deals of the unseen Kakeya cards consistent with what one seat has seen, drawn uniformly.
 
 A seat knows its own hand, the cards played, how many cards each other seat holds and the suits each
-has shown out of (docs/kakeya.md §6: a seat that did not follow holds no card of the led suit, except,
+has shown out of (docs/kakeya.md#play: a seat that did not follow holds no card of the led suit, except,
 with ``rensho_follow="free"``, perhaps Rensho itself). Every consistent deal is equally likely a priori
 (the pack was shuffled uniformly and the seats' past plays are not weighted), so the sampler draws
 uniformly from the consistent deals, exactly:

@@ -15,9 +15,10 @@ and trick cards are 52-bit ints (``kabu_envs.kakeya.cards``).
   partnership maximises, every other playing partnership minimises (exact for two sides; the usual
   "paranoid" reduction with three sides in ``all_play``).
 
-The value of a finished deal is the reward the env pays my seat: the exact stones (docs/kakeya.md
-§7-§8: more egara wins, the 8-8 rule, the stones table, a partnership pays at most what it has) or,
-with ``reward="egara"``, the egara difference / 16 (§9).
+The value of a finished deal is the reward the env pays my seat: the exact stones
+(docs/kakeya.md#scoring-a-deal and docs/kakeya.md#matches-and-stones: more egara wins, the 8-8 rule,
+the stones table, a partnership pays at most what it has) or, with ``reward="egara"``, the egara
+difference / 16 (docs/kakeya.md#rewards).
 """
 
 from __future__ import annotations
@@ -420,7 +421,6 @@ class _Solver:
         self.order = pos.order[:]
         self.trick = pos.trick[:]
         self.table: dict[tuple[object, ...], tuple[float, float]] = {}
-        self.nodes = 0
 
     def after(self, card: int) -> float:
         seat = self.order[len(self.trick)]
@@ -506,7 +506,6 @@ class _Solver:
         return out
 
     def _node(self, order: list[int], trick: list[int], alpha: float, beta: float) -> float:
-        self.nodes += 1
         seat = order[len(trick)]
         led = _SUIT[trick[0]] if trick else -1
         maximise = self.sim.part[seat] == 0

@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.core.rng import make_rng
 from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.agents.common import OichoAgentBase
 from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent, settle_table
@@ -114,7 +115,8 @@ class _Seen:
 
 
 # The value of a minso REDEAL (``OichoBestResponse.redeal_values``) depends only on the rule set, the
-# seats (policies, betting order, chips), the seed and the questions left: once per process (~20 s).
+# seats (policies, betting order, chips), the seed and the questions left: once per process (it is the
+# slow part; docs/baselines.md has its cost).
 _REDEAL_VALUES: dict[Any, tuple[float, float, float]] = {}
 
 
@@ -167,7 +169,7 @@ class OichoBestResponse:
         self.z = float(z)
         self.minso_draws = int(minso_draws)
         self.seed = int(seed)
-        self.rng = np.random.default_rng(seed)
+        self.rng = make_rng(seed)
         self.base = OichoExpertAgent(seed=0, **rule_options)
         self.base_table = self.base.draw_rule_table()
         self.encoder = Encoder(self.cfg)
@@ -255,7 +257,7 @@ class OichoBestResponse:
         """A copy of ``game`` with every card ``seat`` does not see (hidden spread and dealer cards, the
         other seats' info cards, the undealt deck) shuffled among those places: a state consistent
         with the seat's information."""
-        g = game.clone(np.random.default_rng(rng.integers(2**63)))
+        g = game.clone(make_rng(rng.integers(2**63)))
         places: list[tuple[list[int], int]] = []
         for s, cards in enumerate(g.spreads):
             places += [(cards, k) for k in range(len(cards)) if not seen.spread[s, k]]
@@ -348,7 +350,7 @@ class OichoBestResponse:
         """The stakes of the seat's remaining bet turns, planned together (module docstring)."""
         self.decisions["bet_plan"] += 1
         deal = 0 if self._deal is None else int(self._deal)
-        rng = np.random.default_rng([self.seed, deal & 0xFFFFFFFF, game.active_spread])
+        rng = make_rng([self.seed, deal & 0xFFFFFFFF, game.active_spread])
         root = self._redealt(game, seat, seen, rng)
         first = seen.spread[:, 0]
         dealer_agent = self._agents[game.dealer]
@@ -567,7 +569,7 @@ class OichoBestResponse:
         can bring (``all_tables``), ``minso_draws`` draws of the rest per table, the table kept or
         (while questions are left) redealt again by the expert's minso rule."""
         tables, weight = self.all_tables()
-        rng = np.random.default_rng([self.seed, 0x5EED])
+        rng = make_rng([self.seed, 0x5EED])
         full = np.full(NUM_VALUES + 1, COPIES, dtype=np.int64)
         full[0] = 0
         m = self.minso_draws
@@ -602,7 +604,7 @@ class OichoBestResponse:
         key = ("minso", game.minso_redeals, tuple(table.tolist()))
         if key not in self._plans:  # the same deal and question: shared by the agents evaluated on it
             deal = 0 if self._deal is None else int(self._deal)
-            rng = np.random.default_rng([self.seed, deal & 0xFFFFFFFF, 99, game.minso_redeals])
+            rng = make_rng([self.seed, deal & 0xFFFFFFFF, 99, game.minso_redeals])
             root = self._redealt(game, seat, seen, rng)
             left = self.cfg.minso_limit - game.minso_redeals - 1  # questions after a redeal
             agents = tuple((type(a).__name__, repr(getattr(a, "p", None))) for a in self._agents)

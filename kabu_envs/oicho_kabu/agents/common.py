@@ -484,8 +484,8 @@ class OichoAgentBase(BaseAgent):
         """The card values of ``spread_cards`` and ``dealer_cards`` (piece -> (B, slots) int64) by one
         matrix product, when every entry of the columns they span is 0 or 1 and every block holds at most
         one 1 (an observation of the env always does); None otherwise, and ``_decode`` then takes the
-        argmax route, which defines the value for any input. Why: an argmax over 10-wide blocks costs
-        numpy ~0.1 us per block, most of a batched decision."""
+        argmax route, which defines the value for any input. Why: an argmax over the 10-wide blocks was
+        most of a batched decision (benchmarks/README.md)."""
         tab = getattr(self, "_onehot_tab", None)
         if tab is None:
             tab = self._onehot_tab = self._onehot_table()

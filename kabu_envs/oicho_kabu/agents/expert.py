@@ -37,6 +37,7 @@ import numpy as np
 
 from kabu_envs.agents.base import loadable
 from kabu_envs.agents.batching import sequential_sum
+from kabu_envs.core.rng import make_rng
 from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.agents.common import (
     BETTOR_KEYS,
@@ -73,7 +74,7 @@ def first_card_edges(cfg: Config, params: tuple[tuple[str, Any], ...]) -> tuple[
     n = int(p["edge_samples"])
     out = []
     for v in range(1, NUM_VALUES + 1):
-        rng = np.random.Generator(np.random.PCG64(1000 + v))
+        rng = make_rng(1000 + v)
         firsts = card_id(v) + rng.integers(0, COPIES, size=n)
         keys = rng.random((n, DECK_SIZE))
         keys[np.arange(n), firsts] = 2.0  # the first card is not in the rest of the deck
@@ -236,11 +237,6 @@ class OichoExpertAgent(OichoAgentBase):
         self._no_bet = np.array([e <= self.p["min_edge"] for e in edge])
         self._bet_targets = np.array([self._bet_target(e) for e in edge])
         self._edge_array = np.array((0.0, *self._edges))  # index = value
-
-    @property
-    def edges(self) -> tuple[float, ...]:
-        """Estimated bettor edge per first-card value 1..10."""
-        return self._edges
 
     def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
         s = self._active_spread(obs)
