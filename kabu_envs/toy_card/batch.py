@@ -13,10 +13,14 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, check_batch_size
-from kabu_envs.core.rng import ordered_deck
+from kabu_envs.core.rng import ordered_deck, validate_deck_prefix
 from kabu_envs.toy_card.config import make_config
 from kabu_envs.toy_card.game import DECK_SIZE, NUM_ACTIONS, Action, card_value
 from kabu_envs.toy_card.observation import obs_spec
+
+
+def _check_deck(deck: Any) -> list[int]:
+    return validate_deck_prefix(deck, DECK_SIZE)
 
 
 class ToyCardBatch(BatchEnv):
@@ -57,7 +61,8 @@ class ToyCardBatch(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
         rows: Any = None,
     ) -> None:
-        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows)
+        # a bad seed or stacked deck raises here, before anything changes, as the AEC env's reset does
+        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows, _check_deck)
         for i, b in enumerate(target.tolist()):
             self._deal(b, game_seeds[i], game_decks[i])
         self.rewards[target] = 0.0
