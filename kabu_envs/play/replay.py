@@ -31,10 +31,11 @@ from kabu_envs.play.terminal import format_frame, format_view
 
 
 def iter_frames(
-    record: GameRecord, seat: int, first: int = 0, stop: int | None = None
+    record: GameRecord, seat: int, first: int = 0, stop: int | None = None, verify: bool = True
 ) -> Iterator[dict[str, Any]]:
     """The frames ``first .. stop - 1`` of a record as ``seat`` saw it (frame 0: the deal; frame i: after
-    action i - 1), while the whole record is replayed and checked.
+    action i - 1), while the whole record is replayed and checked (``verify=False``: only up to
+    ``stop``, for a record already checked).
 
     Only the frames asked for are drawn (a view is most of a frame's cost), so a page of a long record
     costs its actions' steps plus the page. ``RecordError`` when the record does not replay (an
@@ -73,6 +74,8 @@ def iter_frames(
                     "rewards": paid.tolist() if paid.any() else None,
                     "round_over": over or view["round"] != before["round"],
                 }
+        elif k >= end and not verify:
+            return
     check_end(record, env, totals)
 
 
