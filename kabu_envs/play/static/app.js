@@ -10,7 +10,6 @@ let token = null;
 let busy = false;
 let replay = null; // {record, seat, total, pages: Map(first -> frames), pos}
 let turns = 0; // states drawn so far (body[data-turn]: a test waits for it to move)
-let resultRound = null; // the round whose result the result box shows
 const PAGE = 100; // frames per replay request (the server sends at most 200)
 
 const MONTH_COLORS = ["#2e7d32", "#c2185b", "#f48fb1", "#7e57c2", "#3949ab", "#d81b60", "#8d6e63",
@@ -150,7 +149,6 @@ function logMove(text, mine) {
 }
 
 function showResult(view, rewards, names) {
-  resultRound = view.round;
   $("result-title").textContent = `Result of round ${view.round}`;
   const lines = [...view.result];
   if (rewards) lines.push("rewards: " + rewards.map((r, i) => `${names[i]} ${r >= 0 ? "+" : ""}${r}`).join(", "));
@@ -227,11 +225,8 @@ async function move(action) {
   if (busy) return;
   busy = true;
   $("move-error").textContent = "";
-  // the last round's result stays up until the person's first move of the next round
-  if (resultRound !== null && TABLE.last && TABLE.last.round !== resultRound) {
-    $("result-box").classList.add("hidden");
-    resultRound = null;
-  }
+  // a round's result stays up until the person's next move (their first of the next round)
+  $("result-box").classList.add("hidden");
   try {
     const out = await api("/api/move", { token, action });
     await play(out.frames, out.state);
@@ -248,7 +243,6 @@ function newTable() {
   $("move-error").textContent = "";
   $("result-box").classList.add("hidden");
   $("summary-box").classList.add("hidden");
-  resultRound = null;
 }
 
 async function start() {
