@@ -35,8 +35,9 @@ def agent_seed(seed: int, seat: int) -> int:
 
 
 def fresh_seed() -> int:
-    """A seed from OS entropy, for a game the person did not seed (it is recorded, so it replays)."""
-    return int(np.random.SeedSequence().generate_state(1)[0])
+    """A 63-bit seed from OS entropy, for a game the person did not seed (it is recorded, so it
+    replays). 63 bits, not 32: the seed deals every hand, and 2**32 candidates can be tried."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 def name_new_card(text: str | None, before: View, after: View) -> str | None:
@@ -80,8 +81,9 @@ class Match:
         created_by: str = "kabu-play",
         agent_seeds: Sequence[int | None] | None = None,
     ) -> None:
-        """``agent_seeds[i]``: the seed of the agent on seat i (None, or no list: ``agent_seed(seed, i)``,
-        what a new game uses; a restored game passes the recorded ones)."""
+        """``agent_seeds[i]``: the seed of the agent on seat i (a restored game passes the recorded
+        ones); None, or no list: ``agent_seed(seed, i)`` for a game with a given seed, else a fresh one,
+        so that the agents' choices, which the person sees, say nothing of an unseen seed."""
         from kabu_envs.agents.registry import make_agent
 
         self.spec = registry.get(game)
@@ -112,7 +114,10 @@ class Match:
                 self.record_.seats.append({"agent": HUMAN, "seed": None})
             else:
                 given = agent_seeds[i] if agent_seeds is not None else None
-                s = agent_seed(self.seed, i) if given is None else int(given)
+                if given is not None:
+                    s = int(given)
+                else:
+                    s = agent_seed(self.seed, i) if self.seed_given else fresh_seed()
                 self.agents.append(make_agent(game, name, s, **self.options))
                 self.record_.seats.append({"agent": name, "seed": s})
         self.record_.viewer = self.seat

@@ -89,6 +89,21 @@ def test_a_stacked_deck_is_sealed_too_and_a_finished_game_shows_everything(tmp_p
     assert proc.returncode == 0 and "seed 3," in proc.stdout
 
 
+def test_an_unseeded_game_s_seed_cannot_be_found_from_what_the_person_sees():
+    """A fresh seed has 63 bits (not 32: every candidate could be tried), and the agents are not seeded
+    from it (their choices, which the person sees, would narrow it down); a given seed still derives
+    them, so a game with a given seed is the same game again."""
+    from kabu_envs.play.session import agent_seed
+
+    seeds = [Match("toy_card", [HUMAN, "random", "random"], {"num_players": 3}).seed for _ in range(20)]
+    assert max(seeds) >= 2**40 and max(seeds) < 2**63
+    match = Match("toy_card", [HUMAN, "random", "random"], {"num_players": 3})
+    recorded = [s["seed"] for s in match.record().seats]
+    assert recorded[1:] != [agent_seed(match.seed, i) for i in (1, 2)]
+    given = Match("toy_card", [HUMAN, "random", "random"], {"num_players": 3}, seed=5)
+    assert [s["seed"] for s in given.record().seats][1:] == [agent_seed(5, i) for i in (1, 2)]
+
+
 def test_the_terminal_does_not_show_a_fresh_seed_until_the_game_is_over(tmp_path):
     match = Match("toy_card", [HUMAN, "random"])
     out = io.StringIO()
