@@ -7,14 +7,25 @@ folders as fixtures, so that no test edits ``sys.path`` to reach them.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib.util
+import os
+import shutil
+import tempfile
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 TESTS = Path(__file__).resolve().parent
+
+# The key that seals saved games in progress (kabu_envs.play.seal): one per test process, never the
+# user's own; subprocesses (kabu-play, kabu-replay) inherit it.
+if not os.environ.get("KABU_PLAY_KEY_FILE"):
+    _KEY_DIR = tempfile.mkdtemp(prefix="kabu-test-key-")
+    atexit.register(shutil.rmtree, _KEY_DIR, True)
+    os.environ["KABU_PLAY_KEY_FILE"] = str(Path(_KEY_DIR) / "saved-games.key")
 
 
 @functools.cache

@@ -184,6 +184,57 @@ def test_bad_batch_input_is_named():
         batch.make("chess", batch_size=2)
 
 
+def _engines(game: str, B: int, **kw):
+    """The game's vectorised engine and the reference loop, each with its twin."""
+    return [(batch.make(game, batch_size=B, **kw), batch.make(game, batch_size=B, **kw))] + [
+        (batch.LoopBatchEnv(game, batch_size=B, **kw), batch.LoopBatchEnv(game, batch_size=B, **kw))
+    ]
+
+
+@pytest.mark.parametrize("game", ["oicho_kabu", "kakeya", "toy_card"])
+def test_seeds_are_checked_as_the_aec_env_checks_them(game):
+    """``reset(seeds=[1.7])``, ``["5"]``, ``[True]`` were dealt as 1, 5, 1 (issue #25); the AEC env
+    refuses them, so does every engine, naming the game; NumPy integers stay seeds."""
+    aec = registry.get(game).make_raw_env()
+    for env, _ in _engines(game, 2):
+        for bad in (1.7, "5", True, np.float64(3.0), -1):
+            with pytest.raises((TypeError, ValueError)) as err:
+                aec.reset(seed=bad)
+            with pytest.raises(type(err.value), match=r"reset\(seeds=...\)\[1\]: seed="):
+                env.reset(seeds=[3, bad])
+            with pytest.raises(type(err.value), match=r"reset\(seed=...\): seed="):
+                env.reset(seed=bad)
+        env.reset(seeds=[np.int64(3), np.uint32(4)])
+        aec.reset(seed=4)
+        assert env.current_player[1] == aec.possible_agents.index(aec.agent_selection)
+
+
+@pytest.mark.parametrize("game", ["oicho_kabu", "kakeya", "toy_card"])
+def test_a_refused_reset_changes_nothing(game):
+    """A whole-batch reset refused for a bad stacked deck of its last game left the autoreset stream
+    re-seeded (and the loop's first games dealt): the contract is "raises before anything changes".
+    The engine and its twin (never asked the bad reset) deal the same games afterwards."""
+    bad_deck = [0, 0] if game != "kakeya" else [5, 5]
+    for env, twin in _engines(game, 3, autoreset=True):
+        for e in (env, twin):
+            e.reset(seed=7)
+        with pytest.raises(ValueError):
+            env.reset(seed=99, decks=[None, None, bad_deck])
+        with pytest.raises(ValueError):
+            env.reset(seeds=[1, 2, 3], decks=[None, [1, 2, 99], None], rows=None)
+        rng = np.random.default_rng(0)
+        ends = 0
+        for _ in range(300):
+            assert np.array_equal(env.observation, twin.observation)
+            assert np.array_equal(env.current_player, twin.current_player)
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.legal_action_mask])
+            env.step(acts)
+            twin.step(acts)
+            assert np.array_equal(env.rewards, twin.rewards)
+            ends += int(env.terminated.sum())
+        assert ends >= 3  # autoreset dealt from the stream
+
+
 @pytest.mark.parametrize("game", ["oicho_kabu", "kakeya", "toy_card"])
 def test_out_of_range_action_ids_are_refused_and_named_as_given(game):
     """``step`` checks each id with one unsigned compare and a clipped gather: a negative id, one past

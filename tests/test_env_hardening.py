@@ -327,3 +327,29 @@ def test_make_vec_env_with_registered_id():
     vec = make_vec_env("kabu_envs/OichoKabuBettor-v1", n_envs=2, env_kwargs={"opponents": "random"})
     assert vec.render_mode == "rgb_array"
     _step_masked(vec)
+
+
+def test_a_dealer_whose_bettors_never_stake_is_told_why_at_once():
+    """``OichoKabuDealer-v1`` with the default scripted bettors and valid rules under which they never
+    stake (their largest stake, 0.6 x 50 / 7 = 4.3 chips, is below the smallest size 10): it failed
+    after 1,000 deals with "check learner_seats" (issue #25). It now says what is wrong at the first
+    deal, in the view and in the training VecEnv; bettors that do stake still give the dealer turns."""
+    import time
+
+    from kabu_envs.training.batch_vec_env import BatchVecEnv
+    from kabu_envs.wrappers.single_agent import OpponentPool
+
+    options = {"num_players": 8, "bet_sizes": [10, 42]}
+    start = time.perf_counter()
+    view = make_view("oicho_kabu", role="dealer", **options)
+    with pytest.raises(RuntimeError, match=r"no deal will give it one: .*4\.29 chips, less than"):
+        view.reset(seed=0)
+    vec = BatchVecEnv("oicho_kabu", 4, role="dealer", opponents="scripted", **options)
+    with pytest.raises(RuntimeError, match="smallest bet size 10, so it never bets"):
+        vec.reset()
+    assert time.perf_counter() - start < 1.0  # not 1,000 deals
+    for opponents in (["scripted", "random"], "expert"):
+        make_view("oicho_kabu", role="dealer", opponents=opponents, **options).reset(seed=0)
+    make_view("oicho_kabu", role="dealer").reset(seed=0)  # the default rules: the scripted bettors stake
+    assert OpponentPool.of(make_view("oicho_kabu", role="bettor", **options).pool).passive_reasons()
+    make_view("oicho_kabu", role="bettor", **options).reset(seed=0)  # a bettor learner acts anyway

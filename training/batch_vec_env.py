@@ -216,7 +216,12 @@ class BatchVecEnv(VecEnv):
                     final.append((first, np.zeros((len(first), *self._obs_shape), dtype=np.float32)))
                     done[first] = True
                 deals[rows] += 1
-                if int(deals[rows].max()) > self.max_redeals:
+                most = int(deals[rows].max())
+                if most > 1 and (passive := self.pool.passive_reasons()):  # as SingleAgentView.reset
+                    raise RuntimeError(
+                        "the learner got no turn, and no deal will give it one: " + "; ".join(passive)
+                    )
+                if most > self.max_redeals:
                     raise RuntimeError(f"the learner got no turn in {self.max_redeals} deals; check the role")
                 self._deal(rows)
                 fresh[rows] = True

@@ -26,7 +26,10 @@ the seed its view would draw); a held game reports ``rewards`` 0 and ``terminate
 ``reset(seeds=[...])`` gives game b exactly the deal the AEC env's ``reset(seed=seeds[b])`` gives;
 ``reset(decks=[...])`` the stacked decks of ``reset(options={"deck": ...})``; ``reset(seed=s)`` uses
 ``seeds = derive_seeds(s, B)``. ``autoreset=True`` restarts a finished game at the next ``step``
-(its new deal's seed continues the batch's seed stream), for training loops.
+(its new deal's seed continues the batch's seed stream), for training loops. Seeds are checked as the
+AEC env checks its seed (``1.7``, ``"5"``, ``True`` are refused) and stacked decks as the game checks
+them, all before anything changes: a refused ``reset`` leaves every game and the seed stream as they
+were.
 
 A game offers a vectorised engine by a function ``make_batch(batch_size, autoreset=False,
 **rule_options) -> BatchEnv`` in its package's module ``batch.py`` (``GameSpec.hook("batch",

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.core.errors import IllegalActionError, check_seed
 from kabu_envs.core.rng import make_rng
 from kabu_envs.registry import Role, groups_table
+
+DeckCheck = Callable[[Any], list[int]]
 
 
 def derive_seeds(seed: int, batch_size: int) -> list[int]:
@@ -67,8 +69,9 @@ class BatchEnv:
         decks: Sequence[Any] | None,
         rows: np.ndarray | None = None,
     ) -> tuple[list[int | None], list[Any]]:
-        """Per-game seeds and decks of a ``reset`` call (one per row of ``rows`` when given, which keeps
-        the autoreset stream going); a whole-batch reset (re)seeds the batch's autoreset stream."""
+        """Per-game seeds and decks of a ``reset`` call (one per row of ``rows`` when given), checked as
+        the AEC env's ``reset`` checks its seed: ``1.7``, ``"5"`` or ``True`` are refused, not turned
+        into 1, 5, 1. Nothing is changed here (``_reset_targets`` restarts the autoreset stream)."""
         n = self.batch_size if rows is None else len(rows)
         what = "a batch" if rows is None else "rows="
         if seed is not None and seeds is not None:
@@ -78,16 +81,15 @@ class BatchEnv:
         if seeds is not None:
             if len(seeds) != n:
                 raise ValueError(f"reset(seeds=...): {len(seeds)} seeds for {what} of {n}")
-            out: list[int | None] = [int(s) for s in seeds]
+            out: list[int | None] = [check_seed(s, f"reset(seeds=...)[{i}]") for i, s in enumerate(seeds)]
         elif seed is not None:
-            out = list(derive_seeds(seed, n))
+            whole = check_seed(seed, "reset(seed=...)")
+            assert whole is not None
+            out = list(derive_seeds(whole, n))
         else:
             out = [None] * n
         if decks is not None and len(decks) != n:
             raise ValueError(f"reset(decks=...): {len(decks)} decks for {what} of {n}")
-        if rows is None:
-            # the stream autoreset draws later deals from (seeded by the batch seed, else game 0's)
-            self._seed_rng = make_rng(seed if seed is not None else out[0])
         return out, list(decks) if decks is not None else [None] * n
 
     def _reset_targets(
@@ -96,11 +98,22 @@ class BatchEnv:
         seeds: Sequence[int] | None,
         decks: Sequence[Any] | None,
         rows: Any,
+        check_deck: DeckCheck | None = None,
     ) -> tuple[np.ndarray, list[int | None], list[Any]]:
         """What a ``reset`` call deals, checked: the games (every one, or ``rows``) as an int64 array,
-        with one seed and one deck (or None) per game, in that order."""
+        with one seed and one deck (or None) per game, in that order. ``check_deck(deck)`` validates a
+        stacked deck (the engine's own rule) and returns it as a list.
+
+        Everything is checked before anything changes (the contract: a refused reset leaves the batch
+        as it was); only then does a whole-batch reset restart the autoreset stream."""
         picked = self._check_rows(rows)
         game_seeds, game_decks = self._resolve_seeds(seed, seeds, decks, picked)
+        if check_deck is not None:
+            game_decks = [None if d is None else check_deck(d) for d in game_decks]
+        if picked is None:
+            # the stream autoreset draws later deals from (seeded by the batch seed, else game 0's)
+            first = seed if seed is not None else game_seeds[0]
+            self._seed_rng = make_rng(first)
         target = np.arange(self.batch_size, dtype=np.int64) if picked is None else picked
         return target, game_seeds, game_decks
 
@@ -245,6 +258,7 @@ class LoopBatchEnv(BatchEnv):
         spec = registry.get(game)
         self.game = game
         self.autoreset = bool(autoreset)
+        self._options = dict(rule_options)
         self.envs = [spec.make_raw_env(**rule_options) for _ in range(self.batch_size)]
         first = self.envs[0]
         agent = first.possible_agents[0]
@@ -270,12 +284,24 @@ class LoopBatchEnv(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
         rows: Any = None,
     ) -> None:
-        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows)
+        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows, self._check_deck)
         for i, b in enumerate(target.tolist()):
             deck = game_decks[i]
             self.envs[b].reset(seed=game_seeds[i], options=None if deck is None else {"deck": deck})
             self._sync(b)
             self.rewards[b] = 0.0
+
+    def _check_deck(self, deck: Any) -> list[int]:
+        """A stacked deck, checked by the game itself on a spare env (so a bad deck of game 5 raises
+        before games 0..4 are dealt)."""
+        probe = getattr(self, "_probe", None)
+        if probe is None:
+            from kabu_envs import registry
+
+            probe = self._probe = registry.get(self.game).make_raw_env(**self._options)
+        deck = list(deck)
+        probe.reset(seed=0, options={"deck": deck})
+        return deck
 
     def _sync(self, b: int) -> None:
         """Copy game b's turn, mask, observation and rewards into the batch arrays."""

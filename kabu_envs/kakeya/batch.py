@@ -73,6 +73,10 @@ if NUM_ACTIONS > 64:
     raise ValueError("the mask is unpacked from one 64-bit word per game")
 
 
+def _check_deck(deck: Any) -> list[int]:
+    return validate_deck_prefix(deck, NUM_CARDS)
+
+
 def vectorised(cfg: Config) -> bool:
     """Whether ``KakeyaBatch`` serves the rule set ``cfg`` (else ``make_batch`` falls back)."""
     return sys.byteorder == "little"  # every rule option is vectorised; the bit unpacking needs LE
@@ -280,9 +284,8 @@ class KakeyaBatch(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
         rows: Any = None,
     ) -> None:
-        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows)
-        # a bad stacked deck raises here, as the AEC env's reset does (before the trump choice)
-        checked = [None if d is None else validate_deck_prefix(d, NUM_CARDS) for d in game_decks]
+        # a bad seed or stacked deck raises here, before anything changes, as the AEC env's reset does
+        target, game_seeds, checked = self._reset_targets(seed, seeds, decks, rows, _check_deck)
         # the same generators as PCG64(seed), their seeding hashed for all games at once
         for i, (b, rng) in enumerate(zip(target.tolist(), make_generators(game_seeds), strict=True)):
             self._rngs[b] = rng

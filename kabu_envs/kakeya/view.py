@@ -27,6 +27,11 @@ def card_text(card_id: int) -> str:
     return RANK_NAMES[rank_of(card_id)] + SUIT_SYMBOLS[suit_of(card_id)]
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 card``, ``2 cards``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _who(p: int, seat: int, n: int) -> str:
     if p == seat:
         return "you"
@@ -51,7 +56,8 @@ class KakeyaViewer:
                 tags.append("sits out")
             if p == game.current_player:
                 tags.append("to act")
-            note = f"{game.hand_counts[p]} cards in hand, {game.stones[p]} stones; " + ", ".join(tags)
+            note = f"{_count(game.hand_counts[p], 'card')} in hand, {_count(game.stones[p], 'stone')}; "
+            note += ", ".join(tags)
             cards = [card(played[p])] if p in played else []
             active = p == game.current_player and not game.terminal
             zones.append(zone(_who(p, seat, n), cards, note, active))
@@ -67,8 +73,8 @@ class KakeyaViewer:
                 zone(
                     f"partnership {q}{mine}: egara",
                     [card(c) for c in captured],
-                    f"{len(captured)} egara, {game.partnership_stones(q)} stones, "
-                    f"{game.deals_won[q]} deals won",
+                    f"{len(captured)} egara, {_count(game.partnership_stones(q), 'stone')}, "
+                    f"{_count(game.deals_won[q], 'deal')} won",
                 )
             )
         hand = sorted(bits_to_cards(game.hands[seat]), key=lambda c: (suit_of(c), rank_of(c)))
@@ -112,7 +118,7 @@ class KakeyaViewer:
         game: Game = raw_env.game
         who = _who(actor, viewer, game.num_players)
         if game.phase == Phase.PLAY:
-            return f"{who} plays {card_text(action)}"
+            return f"{who} {'play' if actor == viewer else 'plays'} {card_text(action)}"
         if game.phase == Phase.LEAD:
             return f"{who}: " + ("leads" if action == LEAD_SELF else "lets the partner lead")
         return f"{who}: {self.action_label(raw_env, action).lower()}"

@@ -62,6 +62,10 @@ _M_NONE, _M_DRAW, _M_MINSO, _M_CHOICE, _M_BET = 0, 1, 9, 10, 11
 _IS_LIGHT = np.array([c in LIGHT_CARDS for c in range(DECK_SIZE)])
 
 
+def _check_deck(deck: Any) -> list[int]:
+    return validate_deck_prefix(deck, DECK_SIZE)
+
+
 def sees_dealer_pair(revealed: np.ndarray, dealer: np.ndarray, seat: np.ndarray, face_up: bool) -> np.ndarray:
     """Whether ``seat`` is shown the dealer's first two cards (``observation.Encoder``'s rule): once
     revealed, to the dealer, and to everyone when the second card is dealt face up. The encoder and the
@@ -99,13 +103,9 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         self._draw_mask_dealer = _M_DRAW + tab.draw_dealer[pair]
         self._sizes = np.array((0, *cfg.bet_sizes), dtype=np.int64)  # [k]: the stake of BET(k)
         m = len(cfg.bet_sizes)
+        # the sizes that fit a room are those <= room: a binary search in this (increasing) array, so
+        # nothing grows with domae or the largest size (both may be up to 2**31 - 1, as the AEC env's)
         self._size_list = np.array(cfg.bet_sizes, dtype=np.int64)
-        # [1 + room] -> how many sizes fit (sizes <= room), for room -1 .. the largest size (clipped)
-        self._max_size = int(max(cfg.bet_sizes))
-        self._open_sizes = np.searchsorted(self._size_list, np.arange(-1, self._max_size + 1), side="right")
-        # [1 + room] -> the BET mask row, for room -1 .. domae (the room is never above domae left)
-        rooms = np.minimum(np.arange(-1, cfg.domae + 1), self._max_size)
-        self._bet_mask_id = _M_BET + self._open_sizes[rooms + 1]
         self._size_of_act = np.zeros(A, dtype=np.int64)  # [action]: the stake of a BET action (else 0)
         self._size_of_act[BET_BASE : BET_BASE + m + 1] = self._sizes
         self._next_spread = (np.arange(NUM_SPREADS) + 1) % NUM_SPREADS  # [s]: the spread bet on after s
@@ -399,9 +399,8 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
         rows: Any = None,
     ) -> None:
-        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows)
-        # a bad stacked deck raises here, before anything changes, as the AEC env's reset does
-        prefixes = [None if d is None else validate_deck_prefix(d, DECK_SIZE) for d in game_decks]
+        # a bad seed or stacked deck raises here, before anything changes, as the AEC env's reset does
+        target, game_seeds, prefixes = self._reset_targets(seed, seeds, decks, rows, _check_deck)
         self._deal_seeded(target, game_seeds, prefixes)
         self._seeded[target] = True
         self.rewards[target] = 0.0
@@ -576,9 +575,9 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         at += seat  # flat (game, seat)
         room = self.chips.reshape(-1)[at] - self.seat_total.reshape(-1)[at]
         np.minimum(room, self.config.domae - self.round_total[rows], out=room)
-        np.maximum(room, -1, out=room)  # (np.clip's per-call overhead is most of this step's cost)
-        room += 1
-        mask_id = self._bet_mask_id[room]  # (BET with the sizes that fit: sizes <= room, increasing)
+        # BET with the sizes that fit (sizes <= room; none when room < 1)
+        mask_id = self._size_list.searchsorted(room, side="right")
+        mask_id += _M_BET
         if in_bet:
             self.current_player[rows] = seat
             self.mask_id[rows] = mask_id

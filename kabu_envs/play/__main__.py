@@ -41,7 +41,7 @@ def _pick_game(ids: list[str]) -> str:
         print(f"  {i}) {registry.get(g).title} ({g})")
 
     def parse(text: str) -> str:
-        if text.isdigit() and 1 <= int(text) <= len(ids):
+        if text.isascii() and text.isdigit() and 1 <= int(text) <= len(ids):
             return ids[int(text) - 1]
         if text in ids:
             return text
@@ -70,7 +70,7 @@ def _interactive(args: argparse.Namespace, ids: list[str]) -> Any:
     n = len(spec.make_raw_env(**opts).possible_agents)
 
     def seat_in_table(text: str) -> int:
-        if not text.isdigit() or int(text) >= n:
+        if not (text.isascii() and text.isdigit()) or int(text) >= n:
             raise ValueError(f"not a seat: {text!r}; this table has seats 0..{n - 1}")
         return int(text)
 
@@ -86,7 +86,23 @@ def _interactive(args: argparse.Namespace, ids: list[str]) -> Any:
     )
 
 
+def _port(text: str) -> int:
+    """A TCP port, 0 (any free one) .. 65535."""
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: 0..65535 (0 = any free one)")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command line; exits 0 when a game is finished, 1 when quit, 130 on Ctrl-C, 2 on bad input."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # while asking for the game (a game in play saves itself: terminal.run)
+        print("\nkabu-play: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     from kabu_envs import registry
     from kabu_envs.core.options import parse_assignments
 
@@ -104,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record", metavar="FILE", help="write the game record here (JSON)")
     ap.add_argument("--resume", metavar="FILE", help="continue a game saved in this record")
     ap.add_argument("--web", action="store_true", help="serve the web page instead of the terminal game")
-    ap.add_argument("--port", type=int, default=8000, help="web: the port (0 = any free one)")
+    ap.add_argument("--port", type=_port, default=8000, help="web: the port (0 = any free one)")
     ap.add_argument("--host", default="127.0.0.1", help="web: the address to bind (default 127.0.0.1)")
     ap.add_argument("--record-dir", help="web: where finished games' records go (default: none written)")
     args = ap.parse_args(argv)
@@ -119,8 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     from kabu_envs.play.terminal import main_terminal
 
     try:
-        if args.resume:
-            match = Match.from_json(read_record(args.resume).to_json())
+        if args.resume:  # checked as kabu-replay checks it (a sealed one must open unedited)
+            try:
+                match = Match.from_record(read_record(args.resume))
+            except RecordError as exc:
+                raise RecordError(f"cannot continue {args.resume}: {exc}") from None
             if match.seat is None:
                 raise ValueError(f"{args.resume} has no human seat to continue")
             record = args.record or args.resume

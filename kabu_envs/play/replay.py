@@ -1,14 +1,19 @@
 """``kabu-replay FILE``: replay a game record in the terminal, move by move, and check it.
 
 Every action is checked to be legal where it was played and a complete record's rewards must come
-out again; any difference is an error (exit status 1). ``--seat S`` shows the game as seat S saw it
-(default: the seat a person played, else 0); ``--moves`` prints only the moves and the results.
+out again; any difference is an error (exit status 1). A file that is no valid record, or a seat that
+may not be shown, is exit status 2 (one line naming the problem). ``--seat S`` shows the game as seat S
+saw it (default: the seat a person played, else 0; a person's game in progress only as that person
+saw it); ``--moves`` prints only the moves and the results. The table is printed at the start, before
+each move of the seat and after each round.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from kabu_envs.play.records import (
@@ -21,66 +26,83 @@ from kabu_envs.play.records import (
     read_record,
     step_rewards,
 )
-from kabu_envs.play.session import viewer_for
-from kabu_envs.play.terminal import format_view
+from kabu_envs.play.session import name_new_card, viewer_for
+from kabu_envs.play.terminal import format_frame, format_view
+
+
+def iter_frames(
+    record: GameRecord, seat: int, first: int = 0, stop: int | None = None, verify: bool = True
+) -> Iterator[dict[str, Any]]:
+    """The frames ``first .. stop - 1`` of a record as ``seat`` saw it (frame 0: the deal; frame i: after
+    action i - 1), while the whole record is replayed and checked (``verify=False``: only up to
+    ``stop``, for a record already checked).
+
+    Only the frames asked for are drawn (a view is most of a frame's cost), so a page of a long record
+    costs its actions' steps plus the page. ``RecordError`` when the record does not replay (an
+    illegal action, other rewards) or ``seat`` may not be shown (``GameRecord.check_seat``).
+    """
+    if not 0 <= seat < len(record.seats):
+        raise RecordError(f"seat {seat} is not a seat of this game (0..{len(record.seats) - 1})")
+    record.check_seat(seat)
+    viewer = viewer_for(record.game)
+    env = new_env(record)
+    end = len(record.actions) + 1 if stop is None else stop
+    totals = step_rewards(env)
+    shown = first <= 0 < end
+    view = viewer.seat_view(env, seat) if shown or first == 1 else None
+    if shown:
+        yield {"move": None, "actor": None, "view": view, "rewards": None, "round_over": False}
+    text: list[str | None] = [None]
+
+    def describe(env: Any, i: int, actor: int, action: int) -> None:
+        if first <= i + 1 < end:
+            text[0] = viewer.move_text(env, actor, action, seat)
+
+    for _, i, actor, _ in iter_replay(record, env, describe):
+        paid = step_rewards(env)
+        totals += paid
+        k = i + 1  # this frame's index
+        if first - 1 <= k < end:
+            before, view = view, viewer.seat_view(env, seat)
+            if k >= first:
+                assert before is not None and view is not None
+                over = episode_over(env)
+                yield {
+                    "move": name_new_card(text[0], before, view),
+                    "actor": actor,
+                    "view": view,
+                    "rewards": paid.tolist() if paid.any() else None,
+                    "round_over": over or view["round"] != before["round"],
+                }
+        elif k >= end and not verify:
+            return
+    check_end(record, env, totals)
 
 
 def replay_frames(record: GameRecord, seat: int) -> list[dict[str, Any]]:
-    """The frames of a record as ``seat`` saw them (the web viewer's data): the start, then every move.
-
-    Raises ``RecordError`` when the record does not replay (an illegal action, other rewards).
-    """
-    viewer = viewer_for(record.game)
-    env = new_env(record)
-    if not 0 <= seat < len(env.possible_agents):
-        raise RecordError(f"seat {seat} is not a seat of this game (0..{len(env.possible_agents) - 1})")
-    totals = step_rewards(env)
-    view = viewer.seat_view(env, seat)
-    frames: list[dict[str, Any]] = [
-        {"move": None, "actor": None, "view": view, "rewards": None, "round_over": False}
-    ]
-    texts: list[str | None] = []
-
-    def describe(env: Any, i: int, actor: int, action: int) -> None:
-        texts.append(viewer.move_text(env, actor, action, seat))
-
-    for _, _, actor, _ in iter_replay(record, env, describe):
-        paid = step_rewards(env)
-        totals += paid
-        view = viewer.seat_view(env, seat)
-        over = episode_over(env)
-        frames.append(
-            {
-                "move": texts[-1],
-                "actor": actor,
-                "view": view,
-                "rewards": paid.tolist() if paid.any() else None,
-                "round_over": over or view["round"] != frames[-1]["view"]["round"],
-            }
-        )
-    check_end(record, env, totals)
-    return frames
+    """Every frame of a record as ``seat`` saw it (``iter_frames``)."""
+    return list(iter_frames(record, seat))
 
 
 def run(record: GameRecord, seat: int, out: TextIO, moves_only: bool = False) -> None:
-    frames = replay_frames(record, seat)
+    """Print the replay as it goes (a long record streams; ``| head`` stops it early)."""
     names = [f"player_{i} ({s['agent']})" for i, s in enumerate(record.seats)]
-    out.write(f"{record.game}: seed {record.seed}, {len(record.actions)} actions, seen by player_{seat}\n")
+    seed = "" if record.private else f"seed {record.seed}, "
+    out.write(f"{record.game}: {seed}{len(record.actions)} actions, seen by player_{seat}\n")
+    frames = iter_frames(record, seat)
+    last = next(frames)
     if not moves_only:
-        out.write(format_view(frames[0]["view"]) + "\n")
-    for f in frames[1:]:
-        if f["move"]:
-            out.write(f"  * {f['move']}\n")
-        if f["round_over"]:
-            out.write("--- round over ---\n" + "".join(f"  {line}\n" for line in f["view"]["result"]))
-            if f["rewards"] is not None:
-                out.write(
-                    "  rewards: "
-                    + ", ".join(f"{n} {r:+g}" for n, r in zip(names, f["rewards"], strict=True))
-                    + "\n"
-                )
-    if not moves_only:
-        out.write(format_view(frames[-1]["view"]) + "\n")
+        out.write(format_view(last["view"]) + "\n")
+    for i, f in enumerate(frames):
+        if not moves_only and f["actor"] == seat and not last["round_over"] and i:
+            out.write(format_view(last["view"]) + "\n")  # what the seat saw when it chose
+        lines = format_frame(f, names)
+        out.write("".join(f"{line}\n" for line in lines))
+        if not moves_only and f["round_over"]:
+            out.write(format_view(f["view"]) + "\n")
+        last = f
+    if not moves_only and not last["round_over"]:
+        out.write(format_view(last["view"]) + "\n")
     done = "complete; rewards match the record" if record.complete else "incomplete (a saved game)"
     out.write(f"replayed exactly: {len(record.actions)} legal actions, {done}\n")
 
@@ -94,10 +116,24 @@ def main(argv: list[str] | None = None) -> int:
     try:
         record = read_record(args.file)
         seat = args.seat if args.seat is not None else (record.viewer if record.viewer is not None else 0)
-        run(record, seat, sys.stdout, args.moves)
+        if not 0 <= seat < len(record.seats):
+            raise RecordError(f"seat {seat} is not a seat of this game (0..{len(record.seats) - 1})")
+        record.check_seat(seat)
+        new_env(record)  # the deal starts (a stacked deck is checked)
     except RecordError as exc:
         print(f"kabu-replay: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        run(record, seat, sys.stdout, args.moves)
+        sys.stdout.flush()
+    except RecordError as exc:
+        sys.stdout.flush()
+        print(f"kabu-replay: {args.file}: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `kabu-replay FILE | head`: the reader left; no traceback at exit either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print("kabu-replay: the output was closed before the end (broken pipe)", file=sys.stderr)
+        return 2
     return 0
 
 

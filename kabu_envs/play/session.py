@@ -18,7 +18,7 @@ import numpy as np
 
 from kabu_envs import registry
 from kabu_envs.core.views import GenericViewer, View, Viewer
-from kabu_envs.play.records import GameRecord, episode_over, iter_replay, step_rewards
+from kabu_envs.play.records import GameRecord, RecordError, check_end, episode_over, iter_replay, step_rewards
 
 HUMAN = "human"
 
@@ -40,8 +40,22 @@ def agent_seed(seed: int, seat: int) -> int:
 
 
 def fresh_seed() -> int:
-    """A seed from OS entropy, for a game the person did not seed (it is recorded, so it replays)."""
-    return int(np.random.SeedSequence().generate_state(1)[0])
+    """A 63-bit seed from OS entropy, for a game the person did not seed (it is recorded, so it
+    replays). 63 bits, not 32: the seed deals every hand, and 2**32 candidates can be tried."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def name_new_card(text: str | None, before: View, after: View) -> str | None:
+    """``text`` naming the card a move turned up, when the seat sees one: exactly one zone grew by one
+    face-up card that the text does not already end with (a draw: ``player_1: draw (spread 2) -> 7♠``).
+    Game-generic: it reads the seat's views before and after the move, nothing else."""
+    if text is None:
+        return None
+    old = {z["label"]: len(z["cards"]) for z in before["zones"]}
+    grown = [z["cards"][-1] for z in after["zones"] if len(z["cards"]) == old.get(z["label"], -9) + 1]
+    if len(grown) != 1 or grown[0].get("hidden") or text.endswith(str(grown[0]["name"])):
+        return text
+    return f"{text} -> {grown[0]['name']}"
 
 
 def seat_list(seat: int, opponents: Sequence[str], n: int) -> list[str]:
@@ -70,12 +84,17 @@ class Match:
         seed: int | None = None,
         deck: list[int] | None = None,
         created_by: str = "kabu-play",
+        agent_seeds: Sequence[int | None] | None = None,
     ) -> None:
+        """``agent_seeds[i]``: the seed of the agent on seat i (a restored game passes the recorded
+        ones); None, or no list: ``agent_seed(seed, i)`` for a game with a given seed, else a fresh one,
+        so that the agents' choices, which the person sees, say nothing of an unseen seed."""
         from kabu_envs.agents.registry import make_agent
 
         self.spec = registry.get(game)
         self.options = dict(options or {})
         self.seed = fresh_seed() if seed is None else int(seed)
+        self.seed_given = seed is not None  # (a fresh seed is shown only once the game is over)
         self.record_ = GameRecord(
             game,
             self.options,
@@ -99,7 +118,11 @@ class Match:
                 self.agents.append(None)
                 self.record_.seats.append({"agent": HUMAN, "seed": None})
             else:
-                s = agent_seed(self.seed, i)
+                given = agent_seeds[i] if agent_seeds is not None else None
+                if given is not None:
+                    s = int(given)
+                else:
+                    s = agent_seed(self.seed, i) if self.seed_given else fresh_seed()
                 self.agents.append(make_agent(game, name, s, **self.options))
                 self.record_.seats.append({"agent": name, "seed": s})
         self.record_.viewer = self.seat
@@ -153,12 +176,14 @@ class Match:
             names = ", ".join(f"{a} ({self.viewer.action_label(self.env, a)})" for a in legal)
             raise IllegalMove(f"{action} is not a legal move now; legal: {names}")
         text = self.viewer.move_text(self.env, actor, int(action), seat)
-        before = self.viewer.seat_view(self.env, seat)["round"]
+        seen = self.viewer.seat_view(self.env, seat)
+        before = seen["round"]
         self.env.step(int(action))
         self.record_.actions.append(int(action))
         paid = step_rewards(self.env)
         self.totals += paid
         view = self.viewer.seat_view(self.env, seat)
+        text = name_new_card(text, seen, view)
         over = self.over
         if over:
             self.record_.complete = True
@@ -193,24 +218,41 @@ class Match:
     def record(self) -> GameRecord:
         return self.record_
 
-    def to_json(self) -> dict[str, Any]:
-        """The game so far (a record, complete or not): ``Match.from_json`` restores it."""
-        return self.record_.to_json()
+    def to_json(self, key: bytes | None = None) -> dict[str, Any]:
+        """The game so far (a record, complete or not; a person's game in progress sealed with ``key``,
+        see ``GameRecord.to_json``): ``Match.from_json`` restores it."""
+        return self.record_.to_json(key)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Match:
-        """Restore a game saved by ``to_json``: the same seats (agents re-seeded as recorded) and state.
+    def from_json(cls, data: Any, key: bytes | None = None) -> Match:
+        """Restore a game saved by ``to_json`` (``from_record``); ``RecordError`` naming what is wrong."""
+        return cls.from_record(GameRecord.from_json(data, key))
 
-        The agents are rebuilt from their names and seeds and the recorded actions are replayed; an
-        agent's own generator is not rewound, so its later choices may differ from an unbroken game.
+    @classmethod
+    def from_record(cls, rec: GameRecord) -> Match:
+        """Restore a game in progress: the same seats, the agents rebuilt from their names and recorded
+        seeds, the recorded actions replayed and checked as ``kabu-replay`` checks them.
+
+        Refused (``RecordError``): a finished game (nothing to continue; its rewards are checked first,
+        so an edited one says so), a record whose actions end the game although it says unfinished, an
+        illegal action. An agent's own generator is not rewound, so its later choices may differ from
+        an unbroken game.
         """
-        rec = GameRecord.from_json(data)
         seats = [s["agent"] for s in rec.seats]
-        m = cls(rec.game, seats, rec.options, rec.seed, rec.deck, rec.created_by)
+        seeds = [s.get("seed") for s in rec.seats]
+        try:
+            m = cls(rec.game, seats, rec.options, rec.seed, rec.deck, rec.created_by, agent_seeds=seeds)
+        except (ValueError, TypeError) as exc:
+            raise RecordError(f"the record's game cannot be set up again: {exc}") from None
+        m.seed_given = not rec.private  # a sealed seed stays hidden until the game is over
         for _, _, _, action in iter_replay(rec, m.env):
             m.record_.actions.append(action)
             m.totals += step_rewards(m.env)
+        check_end(rec, m.env, m.totals)
+        if rec.complete:
+            raise RecordError("this game is finished (a complete record): there is nothing to continue")
         if m.over:
-            m.record_.complete = True
-            m.record_.rewards = m.totals.tolist()
+            raise RecordError(
+                f"the record says the game is unfinished, but its {len(rec.actions)} actions end it"
+            )
         return m

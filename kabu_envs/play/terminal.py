@@ -3,7 +3,8 @@
 The person sees their seat's view (``kabu_envs.core.views``) and the other seats' moves as far as the
 seat sees them; legal moves are numbered and named; any other input asks again. A round's result is
 shown when it ends, the match summary at the end; ``--record FILE`` writes the game record (also when
-the person quits: an incomplete record is a saved game, ``--resume FILE`` continues it).
+the person quits, with ``q``, end of input or Ctrl-C: an incomplete record is a saved game, its seed
+and deck sealed, which ``--resume FILE`` continues).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def choose(moves: list[dict[str, Any]], read: Callable[[], str | None], out: Tex
         text = text.strip()
         if text.lower() in ("q", "quit", "exit"):
             return None
-        if text.isdigit() and 1 <= int(text) <= len(moves):
+        if text.isascii() and text.isdigit() and 1 <= int(text) <= len(moves):  # not "²": int() fails
             return int(moves[int(text) - 1]["action"])
         by_name = [m for m in moves if m["label"].lower() == text.lower()]
         if by_name:
@@ -90,36 +91,51 @@ def choose(moves: list[dict[str, Any]], read: Callable[[], str | None], out: Tex
         out.write(f"not a choice: {text!r}; type a number from 1 to {len(moves)} (or a move's name, or q)\n")
 
 
+INTERRUPTED = 130  # the exit status of a game stopped by Ctrl-C (128 + SIGINT), saved like a quit
+
+
 def run(match: Match, stdin: TextIO, out: TextIO, record: str | None = None) -> int:
-    """Play ``match`` to its end (or until the person quits); 0 when finished, 1 when quit."""
+    """Play ``match`` to its end (or until the person quits); 0 when finished, 1 when quit, 130 when
+    interrupted (Ctrl-C). A quit or an interrupted game is saved to ``record`` like a finished one."""
 
     def read() -> str | None:
         line = stdin.readline()
         return line if line else None
 
     names = seat_names(match)
-    out.write(f"{match.spec.title}: you are player_{match.seat}; seed {match.seed}\n")
+    seed = f"; seed {match.seed}" if match.seed_given else ""  # a fresh seed would show every hand
+    out.write(f"{match.spec.title}: you are player_{match.seat}{seed}\n")
     for i, s in enumerate(match.record().seats):
         out.write(f"  player_{i}: {'you' if i == match.seat else s['agent']}\n")
-    quit_ = False
-    while not match.over:
-        for frame in match.advance():
-            out.write("\n".join(format_frame(frame, names)) + "\n")
-        if match.over:
-            break
-        out.write("\n" + format_view(match.view()) + "\n")
-        action = choose(match.legal_moves(), read, out)
-        if action is None:
-            quit_ = True
-            break
-        out.write("\n".join(format_frame(match.play(action), names)) + "\n")
+    status = 0
+    try:
+        while not match.over:
+            for frame in match.advance():
+                out.write("\n".join(format_frame(frame, names)) + "\n")
+            if match.over:
+                break
+            out.write("\n" + format_view(match.view()) + "\n")
+            action = choose(match.legal_moves(), read, out)
+            if action is None:
+                status = 1
+                break
+            out.write("\n".join(format_frame(match.play(action), names)) + "\n")
+    except KeyboardInterrupt:
+        status = INTERRUPTED
+        out.write("\n(interrupted)\n")
     if match.over:
         out.write("\n" + format_view(match.view()) + "\n")
     out.write("\n".join(summary(match)) + "\n")
+    if match.over and not match.seed_given:
+        out.write(f"  (the deal's seed was {match.seed})\n")
     if record:
         path = write_record(match.record(), record)
-        out.write(f"game record written to {path}" + (" (a saved game: --resume it)" if quit_ else "") + "\n")
-    return 1 if quit_ else 0
+        saved = " (a saved game: --resume it)" if not match.over else ""
+        out.write(f"game record written to {path}{saved}\n")
+    elif not match.over:
+        out.write("not saved (no --record FILE given)\n")
+    out.flush()
+    return 0 if match.over else status
 
 
 def main_terminal(match: Match, record: str | None) -> int:

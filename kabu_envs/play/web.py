@@ -1,12 +1,14 @@
 """``kabu-play --web``: a local web page to play any registered game and to replay game records.
 
-Standard library only (``http.server``): a ``ThreadingHTTPServer`` bound to 127.0.0.1 by default, the
-page (``static/``: plain HTML, CSS and JavaScript, no build step, no downloaded assets) and a small
-JSON API. Each game is a ``Match`` (``kabu_envs.play.session``) kept under a random token.
+Standard library only (``http.server``): a ``ThreadingHTTPServer`` bound to 127.0.0.1 by default (or
+``::1``, or any address given), the page (``static/``: plain HTML, CSS and JavaScript, no build step,
+no downloaded assets) and a small JSON API. Each game is a ``Match`` (``kabu_envs.play.session``) kept
+under a random token in a ``GameStore`` (least recently used first out, idle games expired).
 
 What the browser receives is built from frames and legal moves only, i.e. from the person's seat view
 (``kabu_envs.core.views``): **the server never sends a card that seat may not see** (tested by
-changing the unseen cards of a stacked deck and comparing the JSON).
+changing the unseen cards of a stacked deck and comparing the JSON). A saved game in progress is a
+sealed record (``kabu_envs.play.seal``): it replays only as the person's seat, until it is over.
 
 API (JSON bodies):
 
@@ -14,19 +16,32 @@ API (JSON bodies):
 * ``POST /api/new`` ``{game, seat, opponents, options, seed}`` -> ``{token, frames, state}``: the
   agents' moves up to the person's first decision, then the state.
 * ``POST /api/move`` ``{token, action}`` -> ``{frames, state}``: the person's move and the agents'
-  moves after it, one frame each (the page animates them one by one).
+  moves after it, one frame each (the page animates them one by one). At most ``MAX_ADVANCE`` agent
+  moves per answer: ``state.pending`` then asks for the rest with ``{token, action: null}``.
 * ``GET /api/record?token=...``: the game record so far.
-* ``POST /api/replay`` ``{record, seat}`` -> ``{frames, seats, seat}``: a record replayed (checked)
-  as that seat saw it.
+* ``POST /api/replay`` ``{record, seat, first, count}`` -> ``{frames, first, total, seats, seat}``: a
+  page of a record replayed (checked) as that seat saw it.
 * ``POST /api/resume`` ``{record}`` -> ``{token, frames, state}``: continue a saved (incomplete) game.
+
+Hostile and careless requests (issue #25): every field has one type (``fields``); a request costs a
+bounded amount (body ``MAX_BODY``, replays ``MAX_REPLAY_ACTIONS`` actions and ``MAX_PAGE`` frames,
+``HEAVY`` replays at a time, sockets time out after ``SOCKET_TIMEOUT`` s, ``MAX_CONNECTIONS`` at
+once); requests from other sites are refused (``Origin``, ``Sec-Fetch-Site``, JSON bodies only);
+every refusal is a 4xx with a JSON ``{"error": ...}`` that names no server path.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import ipaddress
 import json
 import secrets
+import socket
+import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -35,22 +50,41 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from kabu_envs import registry
-from kabu_envs.play.records import GameRecord, RecordError, write_record
+from kabu_envs.play import fields
+from kabu_envs.play.fields import FieldError
+from kabu_envs.play.records import GameRecord, RecordError, parse_json, write_record
+from kabu_envs.play.seal import SealError, load_key
 from kabu_envs.play.session import IllegalMove, Match, seat_list
+from kabu_envs.play.store import Entry, GameStore, StoreFull
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-MAX_SESSIONS = 64  # the oldest game is dropped beyond this
-MAX_BODY = 4 << 20  # bytes: a record of a long match fits
+MAX_SESSIONS = 64  # games held; when full a finished or long idle game goes, else a new one is refused
+IDLE_SECONDS = 2 * 3600.0  # a game untouched this long is dropped
+MAX_BODY = 1 << 20  # bytes of a request body: a record of MAX_REPLAY_ACTIONS actions is ~300 KB
+MAX_REPLAY_ACTIONS = 50_000  # actions of a record the page replays or resumes (~1 s to check)
+PAGE, MAX_PAGE = 100, 200  # frames of a replay answer: by default, at most (~3.3 KB each)
+MAX_ADVANCE = 500  # agent moves in one answer (a seat that cannot act may wait long)
+SOCKET_TIMEOUT = 15.0  # seconds a connection may take to send its request
+MAX_CONNECTIONS = 64  # requests served at once (each a thread); more wait in the backlog
+BACKLOG = 128  # connections the kernel queues (was 5: 91 of 50 clients' connections were reset)
+HEAVY = 2  # replays and resumes at once; more wait up to SOCKET_TIMEOUT, then 429
+ICON = "icon.svg"
 STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/static/style.css": ("style.css", "text/css; charset=utf-8"),
+    "/static/icon.svg": (ICON, "image/svg+xml"),
+    "/favicon.ico": (ICON, "image/svg+xml"),
 }
 
 
 # the JSON API (docs/play.md's table is checked against these): path -> App method
 GET_API = {"/api/games": "games", "/api/record": "record"}
 POST_API = {"/api/new": "new", "/api/move": "move", "/api/replay": "replay", "/api/resume": "resume"}
+
+
+class ServeError(Exception):
+    """The server cannot start (a bad address, a port in use); the message says why, in one line."""
 
 
 class ApiError(Exception):
@@ -91,115 +125,206 @@ def _model_game(name: str) -> str | None:
 
 
 class App:
-    """The games in progress (by token) and where finished games' records go."""
+    """The games in progress (a ``GameStore``) and where finished games' records go."""
 
-    def __init__(self, record_dir: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        record_dir: str | Path | None = None,
+        key: bytes | None = None,
+        max_games: int = MAX_SESSIONS,
+        idle_seconds: float = IDLE_SECONDS,
+    ) -> None:
         self.record_dir = Path(record_dir) if record_dir else None
-        self.matches: OrderedDict[str, tuple[Match, threading.Lock]] = OrderedDict()
-        self.lock = threading.Lock()
-        self.written: dict[str, Path] = {}
+        self.store = GameStore(max_games, idle_seconds)
+        self.key_note: str | None = None
+        if key is None:
+            try:
+                key = load_key()
+            except SealError as exc:  # saved games then open only while this server runs
+                key = secrets.token_bytes(32)
+                self.key_note = f"{exc}; games saved in progress continue only while this server runs"
+        self.key = key
+        self.heavy = threading.BoundedSemaphore(HEAVY)
+        self.verified: OrderedDict[bytes, bool] = OrderedDict()  # records (and seats) already checked
+        self.verified_lock = threading.Lock()
+        self._agents: dict[str, list[str]] = {}
 
     # --- requests ---------------------------------------------------------------------------------
     def games(self) -> list[dict[str, Any]]:
         return games_info()
 
     def new(self, body: dict[str, Any]) -> dict[str, Any]:
-        game = body.get("game")
         try:
-            spec = registry.get(game)  # type: ignore[arg-type]
-            options = body.get("options") or {}
-            if not isinstance(options, dict):
-                raise ValueError(f"options must be an object of rule options, got {options!r}")
+            spec = registry.get(fields.string(body, "game"))
+            options = fields.obj(body, "options", {})
             n = len(spec.make_raw_env(**options).possible_agents)
-            opponents = body.get("opponents") or [
+            opponents = fields.names(body, "opponents") or [
                 spec.reference if spec.reference in spec.agent_names else "random"
             ]
-            if isinstance(opponents, str):
-                opponents = [o.strip() for o in opponents.split(",") if o.strip()]
-            seats = seat_list(int(body.get("seat", 0)), opponents, n)
-            seed = body.get("seed")
-            seed = None if seed in (None, "") else int(seed)
-            deck = body.get("deck")
+            self._check_agents(spec.id, opponents)
+            seats = seat_list(fields.integer(body, "seat", 0), opponents, n)
+            seed = fields.optional_integer(body, "seed")
+            deck = fields.int_list(body, "deck")
             match = Match(spec.id, seats, options, seed, deck, created_by="kabu-play --web")
         except (ValueError, TypeError) as exc:
             raise ApiError(str(exc)) from None
         return self._start(match)
 
     def resume(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Continue a game saved as an incomplete record (``Match.from_json``)."""
-        try:
-            match = Match.from_json(body.get("record"))  # type: ignore[arg-type]
-        except (RecordError, ValueError, TypeError) as exc:
-            raise ApiError(f"cannot continue this record: {exc}") from None
-        if match.seat is None or match.over:
+        """Continue a game saved as an incomplete record (``Match.from_record``, checked)."""
+        data = self._record_body(body)
+        with self._heavy():
+            try:
+                rec = GameRecord.from_json(data, self.key)
+                self._check_agents(rec.game, [s["agent"] for s in rec.seats if s["agent"] != "human"])
+                match = Match.from_record(rec)
+            except (ValueError, TypeError) as exc:
+                raise ApiError(f"cannot continue this record: {exc}") from None
+        if match.seat is None:
             raise ApiError("this record is not a game in progress with a person's seat")
         return self._start(match)
 
     def _start(self, match: Match) -> dict[str, Any]:
         token = secrets.token_urlsafe(16)
-        lock = threading.Lock()
-        with self.lock:
-            self.matches[token] = (match, lock)
-            while len(self.matches) > MAX_SESSIONS:
-                self.matches.popitem(last=False)
-        with lock:
-            frames = match.advance()
-            return {"token": token, "frames": frames, "state": self._state(token, match)}
+        try:
+            entry = self.store.add(token, match)
+        except StoreFull as exc:
+            raise ApiError(str(exc), HTTPStatus.TOO_MANY_REQUESTS) from None
+        with entry.lock:
+            frames = match.advance(limit=MAX_ADVANCE)
+            return {"token": token, "frames": frames, "state": self._state(token, entry)}
 
     def move(self, body: dict[str, Any]) -> dict[str, Any]:
-        token = str(body.get("token", ""))
-        match, lock = self._get(token)
-        with lock:
-            try:
-                action = int(body["action"])
-                frames = [match.play(action)]
-            except IllegalMove as exc:
-                raise ApiError(str(exc), HTTPStatus.CONFLICT) from None
-            except (KeyError, ValueError, TypeError) as exc:
-                raise ApiError(f"bad move: {exc}") from None
-            frames += match.advance()
-            return {"frames": frames, "state": self._state(token, match)}
+        """The person's move (``action``), or with ``action`` null the agents' moves still pending."""
+        try:
+            token = fields.string(body, "token", "")
+            action = body.get("action")
+            if action is not None and not fields.is_int(action):
+                raise FieldError(f"'action' must be an integer action id, got {str(action)[:40]!r}")
+        except FieldError as exc:
+            raise ApiError(f"bad move: {exc}") from None
+        entry = self._get(token)
+        with entry.lock:
+            match = entry.match
+            frames = []
+            if action is not None:
+                try:
+                    frames.append(match.play(int(action)))
+                except IllegalMove as exc:
+                    raise ApiError(str(exc), HTTPStatus.CONFLICT) from None
+            elif match.human_to_act:
+                raise ApiError("bad move: 'action' is required (your turn): one of the legal moves' ids")
+            frames += match.advance(limit=MAX_ADVANCE)
+            return {"frames": frames, "state": self._state(token, entry)}
 
     def record(self, token: str) -> dict[str, Any]:
-        match, lock = self._get(token)
-        with lock:
-            return match.to_json()
+        entry = self._get(token)
+        with entry.lock:
+            return entry.match.to_json(self.key)
 
     def replay(self, body: dict[str, Any]) -> dict[str, Any]:
-        from kabu_envs.play.replay import replay_frames
+        """A page of frames of a checked record (``iter_frames``): ``first`` .. ``first + count - 1``."""
+        from kabu_envs.play.replay import iter_frames
 
+        data = self._record_body(body)
         try:
-            record = GameRecord.from_json(body.get("record"))
-            seat = body.get("seat")
-            seat = record.viewer if seat in (None, "") and record.viewer is not None else int(seat or 0)
-            frames = replay_frames(record, seat)
-        except (RecordError, ValueError, TypeError) as exc:
+            first = fields.integer(body, "first", 0)
+            count = fields.integer(body, "count", PAGE, lo=1, hi=MAX_PAGE)
+            seat = fields.optional_integer(body, "seat")
+        except FieldError as exc:
             raise ApiError(f"cannot replay this record: {exc}") from None
-        seats = [s.get("agent", "?") for s in record.seats]
+        with self._heavy():
+            try:
+                record = GameRecord.from_json(data, self.key)
+                if seat is None:
+                    seat = record.viewer if record.viewer is not None else 0
+                if seat >= len(record.seats):
+                    raise RecordError(f"seat {seat} is not a seat of this game (0..{len(record.seats) - 1})")
+                total = len(record.actions) + 1
+                if first >= total:
+                    raise RecordError(f"'first' = {first}: this record has frames 0..{total - 1}")
+                record.check_seat(seat)
+            except RecordError as exc:
+                status = HTTPStatus.FORBIDDEN if "game in progress" in str(exc) else HTTPStatus.BAD_REQUEST
+                raise ApiError(f"cannot replay this record: {exc}", status) from None
+            digest = hashlib.sha256(json.dumps([data, seat], sort_keys=True).encode()).digest()
+            with self.verified_lock:
+                known = digest in self.verified
+            try:
+                frames = list(iter_frames(record, seat, first, first + count, verify=not known))
+            except RecordError as exc:
+                raise ApiError(f"cannot replay this record: {exc}") from None
+            with self.verified_lock:
+                self.verified[digest] = True
+                while len(self.verified) > 256:
+                    self.verified.popitem(last=False)
         return {
             "frames": frames,
-            "seats": seats,
+            "first": first,
+            "total": total,
+            "seats": [s.get("agent", "?") for s in record.seats],
             "seat": seat,
             "game": record.game,
             "rewards": record.rewards,
         }
 
     # --- helpers ----------------------------------------------------------------------------------
-    def _get(self, token: str) -> tuple[Match, threading.Lock]:
-        with self.lock:
-            found = self.matches.get(token)
-        if found is None:
-            raise ApiError("unknown or expired game; start a new one", HTTPStatus.NOT_FOUND)
-        return found
+    def _record_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body["record"]``, refused when longer than the page replays (``MAX_REPLAY_ACTIONS``)."""
+        try:
+            data = fields.obj(body, "record")
+        except FieldError as exc:
+            raise ApiError(str(exc)) from None
+        actions = data.get("actions")
+        if isinstance(actions, list) and len(actions) > MAX_REPLAY_ACTIONS:
+            raise ApiError(
+                f"this record has {len(actions)} actions; the page replays at most {MAX_REPLAY_ACTIONS} "
+                "(kabu-replay FILE replays any record)",
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            )
+        return data
 
-    def _state(self, token: str, match: Match) -> dict[str, Any]:
+    @contextlib.contextmanager
+    def _heavy(self) -> Iterator[None]:
+        """One of the ``HEAVY`` slots for a replay or a resume (429 when none frees in time)."""
+        if not self.heavy.acquire(timeout=SOCKET_TIMEOUT):
+            raise ApiError("the server is busy replaying records; try again", HTTPStatus.TOO_MANY_REQUESTS)
+        try:
+            yield
+        finally:
+            self.heavy.release()
+
+    def _check_agents(self, game: str, names: list[str]) -> None:
+        """Only the game's own agents, ``random`` and its shipped models: never a path on the server."""
+        allowed = self._agents.get(game)
+        if allowed is None:
+            allowed = next((g["agents"] for g in games_info() if g["id"] == game), [])
+            self._agents[game] = allowed = ["random", *allowed]
+        for name in names:
+            if name not in allowed:
+                title = registry.get(game).title
+                raise ApiError(f"unknown agent {str(name)[:40]!r} for {title}; use one of {allowed}")
+
+    def _get(self, token: str) -> Entry:
+        entry = self.store.get(token)
+        if entry is None:
+            raise ApiError(
+                "this game is no longer on the server (idle too long, or the server restarted); "
+                "start a new one",
+                HTTPStatus.NOT_FOUND,
+            )
+        return entry
+
+    def _state(self, token: str, entry: Entry) -> dict[str, Any]:
         """What the page shows between moves: the seat's view, its legal moves, the totals at the end."""
-        over = match.over
-        path = None
-        if over and self.record_dir is not None:
-            if token not in self.written:
-                self.written[token] = write_record(match.record(), self.record_dir / f"game-{token}.json")
-            path = str(self.written[token])
+        match = entry.match
+        over = entry.finished = match.over
+        error = None
+        if over and self.record_dir is not None and entry.record_file is None:
+            try:
+                entry.record_file = str(write_record(match.record(), self.record_dir / f"game-{token}.json"))
+            except OSError:
+                error = "the game record could not be written (the record folder is not writable)"
         names = [
             f"player_{i} (you)" if i == match.seat else f"player_{i} ({s['agent']})"
             for i, s in enumerate(match.record().seats)
@@ -208,37 +333,96 @@ class App:
             "view": match.view(),
             "moves": match.legal_moves(),
             "over": over,
+            "pending": not over and not match.human_to_act,
             "seat": match.seat,
             "names": names,
             "totals": match.totals.tolist() if over else None,
-            "record_file": path,
+            "record_file": entry.record_file,
+            "record_error": error,
         }
 
 
+def _host_name(header: str) -> str:
+    """The host of a ``Host`` header, lower case, without its port: ``[::1]:8000`` -> ``::1``."""
+    host = header.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        return host[1:end] if end > 0 else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
 class Handler(BaseHTTPRequestHandler):
-    """Routes the page and the API to ``App`` (``server.app``)."""
+    """Routes the page and the API to ``App`` (``server.app``); refuses what it cannot serve with a
+    4xx JSON error (never a dropped connection or a traceback)."""
 
     server: Any
     server_version = "kabu-play"
+    timeout = SOCKET_TIMEOUT  # (StreamRequestHandler: applied to the socket: a slow client is cut off)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         if getattr(self.server, "verbose", False):
             super().log_message(format, *args)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The base class's own refusals (a bad request line, an unknown method, ...), as JSON 4xx."""
+        status = HTTPStatus.METHOD_NOT_ALLOWED if code == HTTPStatus.NOT_IMPLEMENTED else HTTPStatus(code)
+        if status >= 500:
+            status = HTTPStatus.BAD_REQUEST
+        if status == HTTPStatus.METHOD_NOT_ALLOWED:
+            message = f"method {str(self.command)[:20]!r} is not allowed: GET or POST"
+        self.close_connection = True
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":  # an unreadable request line:
+            self.request_version = "HTTP/1.0"  # answer with a status line and headers all the same
+        self._json({"error": message or status.phrase}, status)
 
     def _host_ok(self) -> bool:
         """On a loopback address, answer only requests made to a loopback name: a web site cannot then
         reach the games through DNS rebinding (its own name resolving to 127.0.0.1)."""
         if not getattr(self.server, "loopback", False):
             return True
-        host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
+        host = _host_name(self.headers.get("Host") or "")
         if host in LOOPBACK_NAMES:
             return True
         self._json(
-            {"error": f"this page answers on 127.0.0.1 or localhost, not {host!r}"}, HTTPStatus.FORBIDDEN
+            {"error": f"this page answers on 127.0.0.1, [::1] or localhost, not {host[:60]!r}"},
+            HTTPStatus.FORBIDDEN,
         )
         return False
 
+    def _same_origin(self) -> bool:
+        """The API answers the page itself and tools, not other sites: a browser marks a cross-site
+        request (``Sec-Fetch-Site``) and names its page's origin (``Origin``), which must be this
+        server's own (``http://`` + the ``Host`` it was asked as)."""
+        site = (self.headers.get("Sec-Fetch-Site") or "same-origin").lower()
+        origin = self.headers.get("Origin")
+        own = "http://" + (self.headers.get("Host") or "").strip().lower()
+        if site in ("same-origin", "none") and (origin is None or origin.strip().lower() == own):
+            return True
+        self._json({"error": "a request from another site is refused"}, HTTPStatus.FORBIDDEN)
+        return False
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._guard(self._get)
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        self._guard(self._post)
+
+    def _guard(self, serve: Callable[[], None]) -> None:
+        """An unexpected error is a bug: one line on stderr and a JSON 500, and the server goes on."""
+        try:
+            serve()
+        except (BrokenPipeError, ConnectionResetError):  # the client left
+            self.close_connection = True
+        except TimeoutError:
+            self.close_connection = True
+            self._json({"error": "the request did not arrive in time"}, HTTPStatus.REQUEST_TIMEOUT)
+        except Exception as exc:  # noqa: BLE001 - the last resort of a request
+            print(f"kabu-play: internal error on {self.command} {urlparse(self.path).path}: "
+                  f"{type(exc).__name__}: {exc}"[:300], file=sys.stderr, flush=True)  # fmt: skip
+            self.close_connection = True
+            self._json({"error": "internal error"}, HTTPStatus.INTERNAL_SERVER_ERROR)
+
+    def _get(self) -> None:
         if not self._host_ok():
             return
         url = urlparse(self.path)
@@ -246,40 +430,76 @@ class Handler(BaseHTTPRequestHandler):
             name, ctype = STATIC[url.path]
             data = resources.files("kabu_envs.play").joinpath("static").joinpath(name).read_bytes()
             self._send(HTTPStatus.OK, data, ctype)
-        elif url.path == "/api/games":
-            self._call(self.server.app.games)
-        elif url.path == "/api/record":
-            token = parse_qs(url.query).get("token", [""])[0]
-            self._call(lambda: self.server.app.record(token))
+        elif url.path in GET_API:
+            if not self._same_origin():
+                return
+            if url.path == "/api/games":
+                self._call(self.server.app.games)
+            else:
+                token = parse_qs(url.query).get("token", [""])[0]
+                self._call(lambda: self.server.app.record(token))
         else:
-            self._json({"error": f"no page {url.path}"}, HTTPStatus.NOT_FOUND)
+            self._json({"error": f"no page {url.path[:80]}"}, HTTPStatus.NOT_FOUND)
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        if not self._host_ok():
+    def _post(self) -> None:
+        if not self._host_ok() or not self._same_origin():
             return
         name = POST_API.get(urlparse(self.path).path)
-        route = getattr(self.server.app, name) if name else None
-        if route is None:
-            self._json({"error": f"no API {self.path}"}, HTTPStatus.NOT_FOUND)
+        if name is None:
+            self._json({"error": f"no API {urlparse(self.path).path[:80]}"}, HTTPStatus.NOT_FOUND)
             return
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            self._json({"error": "request too large"}, HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
-            return
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-            if not isinstance(body, dict):
-                raise ValueError("the body must be a JSON object")
-        except ValueError as exc:
-            self._json({"error": f"bad JSON: {exc}"}, HTTPStatus.BAD_REQUEST)
-            return
-        self._call(lambda: route(body))
+        route = getattr(self.server.app, name)
+        body = self._body()
+        if body is not None:
+            self._call(lambda: route(body))
 
-    def _call(self, fn: Any) -> None:
+    def _body(self) -> dict[str, Any] | None:
+        """The request's JSON object (None once a refusal is sent): ``application/json`` only (a page of
+        another site cannot send that without asking first), a byte count, at most ``MAX_BODY``."""
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        refusal: tuple[str, HTTPStatus] | None = None
+        length = self.headers.get("Content-Length")
+        if ctype != "application/json":
+            refusal = (
+                "the body must be JSON (Content-Type: application/json)",
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+            )
+        elif self.headers.get("Transfer-Encoding") is not None or length is None:
+            refusal = ("a body needs a Content-Length (no chunked encoding)", HTTPStatus.LENGTH_REQUIRED)
+        elif not (length.strip().isascii() and length.strip().isdigit()):
+            refusal = (f"Content-Length {length[:20]!r} is not a byte count", HTTPStatus.BAD_REQUEST)
+        elif int(length) > MAX_BODY:
+            refusal = (f"request too large: at most {MAX_BODY} bytes", HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+        if refusal is not None:
+            self.close_connection = True  # (the body, if any, is not read)
+            self._json({"error": refusal[0]}, refusal[1])
+            return None
+        assert length is not None
+        raw = self.rfile.read(int(length))  # (the socket times out: TimeoutError -> 408)
+        if len(raw) < int(length):
+            self.close_connection = True
+            self._json({"error": "the body ended before its Content-Length"}, HTTPStatus.BAD_REQUEST)
+            return None
         try:
-            self._json(fn())
+            body = parse_json(raw or b"{}")
+        except ValueError as exc:
+            self._json({"error": f"bad JSON: {str(exc)[:200]}"}, HTTPStatus.BAD_REQUEST)
+            return None
+        if not isinstance(body, dict):
+            self._json({"error": "bad JSON: the body must be a JSON object"}, HTTPStatus.BAD_REQUEST)
+            return None
+        return body
+
+    def _call(self, fn: Callable[[], Any]) -> None:
+        try:
+            out = fn()
         except ApiError as exc:
             self._json({"error": str(exc)}, exc.status)
+            return
+        except RecursionError:
+            self._json({"error": "the request is nested too deeply"}, HTTPStatus.BAD_REQUEST)
+            return
+        self._json(out)
 
     def _json(self, data: Any, status: HTTPStatus = HTTPStatus.OK) -> None:
         self._send(status, json.dumps(data).encode(), "application/json")
@@ -289,30 +509,96 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(data)
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+
+class _Server(ThreadingHTTPServer):
+    """At most ``MAX_CONNECTIONS`` requests at once (threads), a backlog of ``BACKLOG``."""
+
+    daemon_threads = True
+    request_queue_size = BACKLOG
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(timeout=SOCKET_TIMEOUT):
+            self.shutdown_request(request)  # every slot held by slow clients for this long
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
 
 
 def make_server(
-    host: str = "127.0.0.1", port: int = 8000, record_dir: str | Path | None = None
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    record_dir: str | Path | None = None,
+    **app_options: Any,
 ) -> ThreadingHTTPServer:
-    """The server (not started): ``server.app`` holds the games; port 0 picks a free port."""
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
-    server.loopback = host in LOOPBACK_NAMES  # type: ignore[attr-defined]
-    server.app = App(record_dir)  # type: ignore[attr-defined]
+    """The server (not started): ``server.app`` holds the games; port 0 picks a free port. ``host`` may
+    be a name, an IPv4 or an IPv6 address (``::1``). ``ServeError`` in one line when it cannot listen."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ServeError(f"port {port!r}: a port is 0..65535 (0 = any free one)")
+    try:
+        family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError):
+        raise ServeError(f"cannot serve on {host!r}: no such address on this machine") from None
+    cls = _Server6 if family == socket.AF_INET6 else _Server
+    if record_dir is not None:
+        try:
+            Path(record_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ServeError(f"cannot write records to {record_dir}: {exc.strerror or exc}") from None
+    try:
+        server = cls((str(address[0]), int(address[1])), Handler)
+    except OSError as exc:
+        raise ServeError(f"cannot serve on {host} port {port}: {exc.strerror or exc}") from None
+    bound = ipaddress.ip_address(str(server.server_address[0]))
+    server.loopback = bound.is_loopback  # type: ignore[attr-defined]
+    server.app = App(record_dir, **app_options)  # type: ignore[attr-defined]
     return server
 
 
+def server_url(server: ThreadingHTTPServer) -> str:
+    """``http://127.0.0.1:8000`` or ``http://[::1]:8000``: where the page is."""
+    host, port = str(server.server_address[0]), int(server.server_address[1])
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, record_dir: str | Path | None = None) -> int:
-    server = make_server(host, port, record_dir)
-    h, p = str(server.server_address[0]), int(server.server_address[1])
+    """Serve until Ctrl-C; 0, or 2 (one line on stderr) when the server cannot start."""
+    try:
+        server = make_server(host, port, record_dir)
+    except ServeError as exc:
+        print(f"kabu-play: {exc}", file=sys.stderr)
+        return 2
     print(
-        f"kabu-play: open http://{h}:{p}/ (Ctrl-C stops)"
+        f"kabu-play: open {server_url(server)}/ (Ctrl-C stops)"
         + (f"; records go to {record_dir}" if record_dir else ""),
         flush=True,
     )
-    if host not in LOOPBACK_NAMES:
+    if server.app.key_note:  # type: ignore[attr-defined]
+        print(f"warning: {server.app.key_note}", flush=True)  # type: ignore[attr-defined]
+    if not server.loopback:  # type: ignore[attr-defined]
         print(f"warning: bound to {host}: other machines can reach this page", flush=True)
     try:
         server.serve_forever()

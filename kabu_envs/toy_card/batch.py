@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, check_batch_size
-from kabu_envs.core.rng import make_rng, ordered_deck
+from kabu_envs.core.rng import make_rng, ordered_deck, validate_deck_prefix
 from kabu_envs.toy_card.config import make_config
 from kabu_envs.toy_card.game import DECK_SIZE, NUM_ACTIONS, Action, card_value
 from kabu_envs.toy_card.observation import obs_spec
@@ -22,6 +22,10 @@ from kabu_envs.toy_card.observation import obs_spec
 def make_batch(batch_size: int, autoreset: bool = False, **rule_options: Any) -> BatchEnv:
     """The Toy Card batch engine (``kabu_envs.batch`` finds a game's engine as ``batch.py:make_batch``)."""
     return ToyCardBatch(batch_size, autoreset=autoreset, **rule_options)
+
+
+def _check_deck(deck: Any) -> list[int]:
+    return validate_deck_prefix(deck, DECK_SIZE)
 
 
 class ToyCardBatch(BatchEnv):
@@ -62,7 +66,8 @@ class ToyCardBatch(BatchEnv):
         decks: Sequence[Sequence[int] | None] | None = None,
         rows: Any = None,
     ) -> None:
-        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows)
+        # a bad seed or stacked deck raises here, before anything changes, as the AEC env's reset does
+        target, game_seeds, game_decks = self._reset_targets(seed, seeds, decks, rows, _check_deck)
         for i, b in enumerate(target.tolist()):
             self._deal(b, game_seeds[i], game_decks[i])
         self.rewards[target] = 0.0

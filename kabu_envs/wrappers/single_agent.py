@@ -82,6 +82,22 @@ class OpponentPool:
             raise ValueError("opponent pool weights sum to zero")
         return agents, w / w.sum()
 
+    def passive_reasons(self) -> list[str]:
+        """When every member that can be drawn says why it never makes a move that hands another seat
+        a turn (an agent's optional ``passive_reason()``, e.g. a bettor whose stakes are all below the
+        smallest bet size), those reasons, one per kind of agent; else []."""
+        agents, p = self.members()
+        reasons: list[str] = []
+        for agent, weight in zip(agents, p, strict=True):
+            if weight <= 0:
+                continue
+            reason = getattr(agent, "passive_reason", lambda: None)()
+            if not reason:
+                return []
+            if reason not in reasons:
+                reasons.append(str(reason))
+        return reasons
+
     def sample(self, rng: np.random.Generator) -> Any:
         agents, p = self.members()
         return agents[int(rng.choice(len(agents), p=p))]
@@ -243,6 +259,11 @@ class SingleAgentView(gymnasium.Env):
             if not (term or trunc):
                 self._done = False
                 return self._obs(), self._info()
+            passive = self.pool.passive_reasons()
+            if passive:  # no later deal can differ: say why now, not after max_redeals deals
+                raise RuntimeError(
+                    "the learner got no turn, and no deal will give it one: " + "; ".join(passive)
+                )
         raise RuntimeError(f"the learner got no turn in {self.max_redeals} deals; check learner_seats")
 
     def action_masks(self) -> np.ndarray:

@@ -75,6 +75,9 @@ CASES = [
     ),
     ("minso-triple", {"minso": True, "minso_limit": 2, "redeal_on_triple_table": True}),
     ("stakes", {"bet_sizes": (1, 3), "domae": 7, "bankroll": 4}),
+    # the largest values the options allow (issue #25: the engine's tables grew with domae and the bet)
+    ("huge-stakes", {"domae": 2**31 - 1, "bet_sizes": (1, 7, 2**31 - 1), "bankroll": 2**31 - 1}),
+    ("largest-bet-only", {"bet_sizes": (2**31 - 1,)}),
     (
         "rounds-all-changes",
         {"max_rounds": 12, "bankroll": 12, "dealer_change": _ALL_CHANGES, "dealer_max_deals": 2},
@@ -349,3 +352,21 @@ def test_steps_with_one_phase_and_with_several_phases_agree_with_aec_envs():
         assert np.array_equal(env.rewards, ref.rewards)
         assert np.array_equal(env.terminated, ref.terminated)
     assert one_phase and several
+
+
+@pytest.mark.parametrize("options", [{"domae": 10**7}, {"bet_sizes": (1, 10**7)}, {"domae": 2**31 - 1}])
+def test_the_engine_costs_the_same_whatever_domae_and_the_bet_sizes(options):
+    """Nothing the engine builds grows with ``domae`` or the largest stake (issue #25: ``domae=10**8``
+    took 8 s and 763 MiB, ``2**31 - 1`` asked for 16 GiB): it builds for them what it builds for the
+    defaults, and it accepts every value the AEC env accepts."""
+    import tracemalloc
+
+    def peak(**opts) -> int:
+        tracemalloc.start()
+        try:
+            oicho_batch.OichoKabuBatch(8, **opts).reset(seed=1)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    assert peak(**options) < 2 * peak() + (1 << 20)

@@ -4,6 +4,10 @@ Plays a whole Oicho-Kabu round and a whole Kakeya deal by clicking the first hig
 time (every other time the first highlighted card of the hand, where there is one), then checks the
 result the page shows against the engine: the record the server wrote is replayed
 (``kabu_envs.play.records``) and its rewards and final result lines must be what the page says.
+Every test ends by reading the browser's console: no error (a failed request, a 404 icon, a script
+error) may appear. Also: a two-deal game's result box (cleared at the person's first move of the next
+deal), a game saved in progress (sealed: the other seats refused, continued from the replay tab), a
+long record stepped through in pages, and a game gone from the server.
 
 Skipped only when /usr/bin/chromium is absent and ``KABU_REQUIRE_BROWSER`` is unset (CI sets it, so
 CI fails instead of skipping).
@@ -11,15 +15,18 @@ CI fails instead of skipping).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from kabu_envs.play.records import read_record, replay, write_record
+from kabu_envs.play.replay import replay_frames
 from kabu_envs.play.session import HUMAN, Match, viewer_for
 from kabu_envs.play.web import make_server
 
@@ -54,23 +61,29 @@ FLAGS = [
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def live(tmp_path_factory):
     records = tmp_path_factory.mktemp("records")
     srv = make_server("127.0.0.1", 0, records)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}", records
+    yield f"http://127.0.0.1:{srv.server_address[1]}", records, srv
     srv.shutdown()
     srv.server_close()
 
 
+@pytest.fixture()
+def server(live):
+    return live[:2]
+
+
 @pytest.fixture(scope="module")
-def browser():
+def chromium():
     profile = tempfile.mkdtemp(prefix="kabu-chromium-")
     opts = webdriver.ChromeOptions()
     opts.binary_location = str(CHROMIUM)
     for flag in [*FLAGS, f"--user-data-dir={profile}"]:
         opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=opts)
     driver.set_page_load_timeout(30)
     yield driver
@@ -78,14 +91,36 @@ def browser():
     shutil.rmtree(profile, ignore_errors=True)
 
 
-def _play_by_clicking(
-    driver, url: str, game: str, seat: int, seed: int
-) -> tuple[list[float], list[str], int]:
-    driver.get(f"{url}/?game={game}&seat={seat}&seed={seed}&delay=0")
+@pytest.fixture()
+def browser(chromium):
+    """The module's Chromium; after the test, its console must hold no error (nor warning)."""
+    chromium.get_log("browser")  # (drop what earlier tests left)
+    yield chromium
+    problems = [e for e in chromium.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    assert not problems, problems
+
+
+def _start(driver, url: str, query: str) -> WebDriverWait:
+    driver.get(f"{url}/?{query}&delay=0")
     wait = WebDriverWait(driver, 30)
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+    turn = driver.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
     driver.find_element(By.ID, "start").click()
-    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn"))
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != turn)
+    return wait
+
+
+def _click_move(driver, wait: WebDriverWait, index: int = 0) -> None:
+    """Click a highlighted move and wait for the next state."""
+    turn = driver.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
+    driver.find_elements(By.CSS_SELECTOR, "#moves button.move.legal")[index].click()
+    wait.until(lambda d, t=turn: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t)
+
+
+def _play_by_clicking(
+    driver, url: str, game: str, seat: int, seed: int, options: str = "{}"
+) -> tuple[list[float], list[str], int]:
+    wait = _start(driver, url, f"game={game}&seat={seat}&seed={seed}&options={options}")
     clicks = 0
     while not driver.find_element(By.ID, "summary-box").is_displayed():
         turn = driver.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
@@ -149,3 +184,92 @@ def test_the_replay_viewer_steps_through_a_record(server, browser, tmp_path):
     env, _ = replay(record)
     final = viewer_for(record.game).seat_view(env, record.viewer)
     assert browser.find_element(By.CSS_SELECTOR, "#replay-table h2").text == final["title"]
+
+
+def test_a_two_deal_game_clears_the_last_result_at_the_next_deal(server, browser):
+    """The result box showed the first deal's result all through the second (issue #25); now it is
+    cleared at the person's first move of the next deal and names the deal it shows."""
+    url, _ = server
+    wait = _start(browser, url, 'game=kakeya&seat=0&seed=3&options={"max_deals":2}')
+    shown = []
+    while not browser.find_element(By.ID, "summary-box").is_displayed():
+        box = browser.find_element(By.ID, "result-box")
+        shown.append(browser.find_element(By.ID, "result-title").text if box.is_displayed() else None)
+        _click_move(browser, wait)
+        assert len(shown) < 200
+    runs = [k for i, k in enumerate(shown) if i == 0 or k != shown[i - 1]]
+    assert runs[:3] == [None, "Result of round 1", None], runs  # shown, then cleared in deal 2
+    assert browser.find_element(By.ID, "result-title").text == "Result of round 2"
+
+
+def test_a_game_saved_in_progress_replays_only_as_its_seat_and_continues(live, browser, tmp_path):
+    url, _, srv = live
+    wait = _start(browser, url, "game=kakeya&seat=0&seed=12345&opponents=scripted")
+    for _ in range(3):
+        _click_move(browser, wait)
+    token = browser.execute_script("return token")
+    href = browser.find_element(By.ID, "save").get_attribute("href")
+    assert href.endswith(f"/api/record?token={token}")
+    with urllib.request.urlopen(href, timeout=30) as r:
+        saved = json.loads(r.read())
+    assert saved["seed"] is None and saved["sealed"]
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps(saved))
+    browser.find_element(By.ID, "tab-replay").click()
+    browser.find_element(By.ID, "replay-file").send_keys(str(path))
+    browser.find_element(By.ID, "replay-seat").send_keys("1")
+    browser.find_element(By.ID, "replay-load").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-error").text)
+    assert "player_0's game in progress" in browser.find_element(By.ID, "replay-error").text
+    browser.get_log("browser")  # (Chromium logs the 403 of that refusal: expected, not an error)
+    browser.find_element(By.ID, "replay-seat").clear()
+    browser.find_element(By.ID, "replay-load").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-controls").is_displayed())
+    assert browser.find_element(By.ID, "replay-error").text == ""
+    browser.find_element(By.ID, "replay-last").click()
+    n = len(saved["actions"])
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-pos").text == f"move {n} / {n}")
+    turn = browser.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
+    browser.find_element(By.ID, "replay-resume").click()
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != turn
+    )
+    assert browser.find_element(By.ID, "table").is_displayed()
+    assert browser.execute_script("return token") != token
+    _click_move(browser, wait)  # the game goes on
+    srv.app.store._entries.clear()  # the server forgets it (idle too long, or restarted)
+    browser.find_elements(By.CSS_SELECTOR, "#moves button.move.legal")[0].click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "setup").is_displayed())
+    assert "no longer on the server" in browser.find_element(By.ID, "error").text
+    browser.get_log("browser")  # (the 404 of that move is logged by Chromium: expected)
+
+
+def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
+    url, _ = server
+    match = Match("kakeya", ["random"] * 4, {"max_deals": 8}, seed=2)
+    match.advance()
+    n = len(match.record().actions)
+    assert n > 300  # several pages of 100 frames
+    path = write_record(match.record(), tmp_path / "long.json")
+    browser.get(f"{url}/?delay=0")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    browser.find_element(By.ID, "tab-replay").click()
+    browser.find_element(By.ID, "replay-file").send_keys(str(path))
+    browser.find_element(By.ID, "replay-seat").send_keys("2")
+    browser.find_element(By.ID, "replay-load").click()
+    pos = browser.find_element(By.ID, "replay-pos")
+    WebDriverWait(browser, 30).until(lambda d: pos.text == f"move 0 / {n}")
+    assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#replay-controls button")][:4] == [
+        "« first", "‹ back", "next ›", "last »"
+    ]  # fmt: skip
+    browser.find_element(By.ID, "replay-last").click()
+    WebDriverWait(browser, 30).until(lambda d: pos.text == f"move {n} / {n}")
+    browser.find_element(By.ID, "replay-prev").click()
+    WebDriverWait(browser, 30).until(lambda d: pos.text == f"move {n - 1} / {n}")
+    frames = replay_frames(read_record(path), 2)
+    shown = browser.find_element(By.ID, "replay-move").text
+    assert shown == (frames[n - 1]["move"] or "(a move this seat did not see)")
+    pages = browser.execute_script("return [...replay.pages.keys()].sort((a, b) => a - b)")
+    assert pages == [0, (n - 1) // 100 * 100] or pages == [0, (n - 1) // 100 * 100, n // 100 * 100]

@@ -104,6 +104,21 @@ class OichoScriptedAgent(OichoAgentBase):
             ]
         )
 
+    def passive_reason(self) -> str | None:
+        """Why this agent never bets under its rules (its largest stake target is below the smallest
+        bet size), else None. A dealer learner seated among such bettors never gets a turn; the
+        single-agent view asks its opponents this so that it can say so at once (issue #25)."""
+        largest = float(self._bet_targets.max())
+        smallest = min(self.cfg.bet_sizes)
+        if largest >= smallest:
+            return None
+        share = max(self.p["strong_share"], self.p["weak_share"])
+        return (
+            f"the scripted Oicho-Kabu bettor stakes at most {share:g} x domae {self.cfg.domae} / "
+            f"{self.cfg.num_players - 1} bettors = {largest:.3g} chips, less than the smallest bet size "
+            f"{smallest}, so it never bets (raise domae, lower bet_sizes, or use other opponents)"
+        )
+
     def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
         first = self._spread(obs, self._active_spread(obs))[0]
         share = self.p["strong_share"] if first in self.starters else self.p["weak_share"]

@@ -8,8 +8,9 @@ const DELAY = Number(params.get("delay") ?? 450); // ms between the opponents' m
 let games = [];
 let token = null;
 let busy = false;
-let replay = null; // {frames, pos, timer}
+let replay = null; // {record, seat, total, pages: Map(first -> frames), pos}
 let turns = 0; // states drawn so far (body[data-turn]: a test waits for it to move)
+const PAGE = 100; // frames per replay request (the server sends at most 200)
 
 const MONTH_COLORS = ["#2e7d32", "#c2185b", "#f48fb1", "#7e57c2", "#3949ab", "#d81b60", "#8d6e63",
   "#9e9d24", "#f9a825", "#e65100"];
@@ -107,13 +108,33 @@ function drawView(view, root, ids, fresh) {
 
 const TABLE = { title: $("title"), status: $("status"), zones: $("zones"), hand: $("hand"), handLabel: $("hand-label") };
 
+// The server answers JSON, also for its errors ({error}); a failed call throws an Error with .status.
 async function api(path, body) {
   const res = await fetch(path, body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
-  const data = await res.json();
-  if (!res.ok) throw new Error(data.error || res.statusText);
+  let data = null;
+  try {
+    data = await res.json();
+  } catch (e) {
+    data = { error: `the server answered ${res.status} ${res.statusText}` };
+  }
+  if (!res.ok) {
+    const err = new Error(data.error || res.statusText);
+    err.status = res.status;
+    throw err;
+  }
   return data;
+}
+
+// An integer typed into a field: null when empty; an Error naming the field otherwise.
+function intField(id, what) {
+  const text = $(id).value.trim();
+  if (text === "") return null;
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new Error(`${what}: a whole number 0..${Number.MAX_SAFE_INTEGER} (or empty), not ${JSON.stringify(text)}`);
+  }
+  return Number(text);
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -128,6 +149,7 @@ function logMove(text, mine) {
 }
 
 function showResult(view, rewards, names) {
+  $("result-title").textContent = `Result of round ${view.round}`;
   const lines = [...view.result];
   if (rewards) lines.push("rewards: " + rewards.map((r, i) => `${names[i]} ${r >= 0 ? "+" : ""}${r}`).join(", "));
   $("result").replaceChildren(...lines.map((line) => {
@@ -149,9 +171,20 @@ async function play(frames, state) {
     if (f.round_over) showResult(f.view, f.rewards, state.names);
     if (DELAY > 0) await sleep(DELAY);
   }
+  if (state.pending) { // the agents have more moves than one answer holds: ask for the rest
+    const out = await api("/api/move", { token, action: null });
+    return play(out.frames, out.state);
+  }
   drawState(state);
   busy = false;
   document.body.classList.remove("busy");
+}
+
+// The game is gone from the server (idle too long, or the server restarted): say so, offer a new one.
+function gameGone(message) {
+  token = null;
+  tab("play");
+  $("error").textContent = message;
 }
 
 function drawState(state) {
@@ -191,13 +224,25 @@ function drawState(state) {
 async function move(action) {
   if (busy) return;
   busy = true;
+  $("move-error").textContent = "";
+  // a round's result stays up until the person's next move (their first of the next round)
+  $("result-box").classList.add("hidden");
   try {
     const out = await api("/api/move", { token, action });
     await play(out.frames, out.state);
   } catch (e) {
     busy = false;
-    $("error").textContent = e.message;
+    document.body.classList.remove("busy");
+    if (e.status === 404) gameGone(e.message);
+    else $("move-error").textContent = e.message;
   }
+}
+
+function newTable() {
+  $("log").replaceChildren();
+  $("move-error").textContent = "";
+  $("result-box").classList.add("hidden");
+  $("summary-box").classList.add("hidden");
 }
 
 async function start() {
@@ -212,11 +257,11 @@ async function start() {
   const game = $("game").value;
   const opponents = $("opponents").value.trim() || games.find((g) => g.id === game).opponent;
   try {
-    const out = await api("/api/new", { game, seat: Number($("seat").value), opponents, options, seed: $("seed").value.trim() });
+    const seat = intField("seat", "your seat") ?? 0;
+    const seed = intField("seed", "seed");
+    const out = await api("/api/new", { game, seat, opponents, options, seed });
     token = out.token;
-    $("log").replaceChildren();
-    $("result-box").classList.add("hidden");
-    $("summary-box").classList.add("hidden");
+    newTable();
     $("setup").classList.add("hidden");
     $("table").classList.remove("hidden");
     await play(out.frames, out.state);
@@ -242,9 +287,18 @@ function replayTable() {
   return RTABLE;
 }
 
-function showReplayFrame() {
-  const { frames, pos } = replay;
-  const f = frames[pos];
+// The replay's frame `pos`, fetched with its page when not loaded yet (a long record comes in pages).
+async function replayFrame(pos) {
+  const first = Math.floor(pos / PAGE) * PAGE;
+  if (!replay.pages.has(first)) {
+    const out = await api("/api/replay", { record: replay.record, seat: replay.seat, first, count: PAGE });
+    replay.pages.set(first, out.frames);
+  }
+  return replay.pages.get(first)[pos - first];
+}
+
+function showReplayFrame(f) {
+  const { total, pos } = replay;
   const t = replayTable();
   drawView(f.view, $("replay-table"), t, false);
   t.handBox.replaceChildren();
@@ -260,13 +314,19 @@ function showReplayFrame() {
     li.textContent = line;
     return li;
   }));
-  $("replay-pos").textContent = `move ${pos} / ${frames.length - 1}`;
+  $("replay-pos").textContent = `move ${pos} / ${total - 1}`;
   $("replay-move").textContent = f.move || (pos === 0 ? "the deal" : "(a move this seat did not see)");
 }
 
-function replayGo(pos) {
-  replay.pos = Math.max(0, Math.min(replay.frames.length - 1, pos));
-  showReplayFrame();
+async function replayGo(pos) {
+  const want = Math.max(0, Math.min(replay.total - 1, pos));
+  try {
+    const f = await replayFrame(want);
+    replay.pos = want;
+    showReplayFrame(f);
+  } catch (e) {
+    $("replay-error").textContent = e.message;
+  }
 }
 
 async function loadReplay() {
@@ -278,12 +338,12 @@ async function loadReplay() {
   }
   try {
     const record = JSON.parse(await file.text());
-    const seat = $("replay-seat").value.trim();
-    const out = await api("/api/replay", { record, seat });
-    replay = { frames: out.frames, pos: 0, timer: null, record };
+    const seat = intField("replay-seat", "seen by seat");
+    const out = await api("/api/replay", { record, seat, first: 0, count: PAGE });
+    replay = { record, seat: out.seat, total: out.total, pages: new Map([[0, out.frames]]), pos: 0 };
     $("replay-resume").classList.toggle("hidden", record.complete || record.viewer === null);
     $("replay-controls").classList.remove("hidden");
-    showReplayFrame();
+    showReplayFrame(out.frames[0]);
   } catch (e) {
     $("replay-error").textContent = e.message;
   }
@@ -295,9 +355,7 @@ async function resumeGame() {
     const out = await api("/api/resume", { record: replay.record });
     token = out.token;
     tab("play");
-    $("log").replaceChildren();
-    $("result-box").classList.add("hidden");
-    $("summary-box").classList.add("hidden");
+    newTable();
     await play(out.frames, out.state);
   } catch (e) {
     $("replay-error").textContent = e.message;
@@ -336,10 +394,10 @@ async function init() {
   $("replay-first").addEventListener("click", () => replayGo(0));
   $("replay-prev").addEventListener("click", () => replayGo(replay.pos - 1));
   $("replay-next").addEventListener("click", () => replayGo(replay.pos + 1));
-  $("replay-last").addEventListener("click", () => replayGo(replay.frames.length - 1));
+  $("replay-last").addEventListener("click", () => replayGo(replay.total - 1));
   $("replay-play").addEventListener("click", async () => {
-    while (replay.pos < replay.frames.length - 1) {
-      replayGo(replay.pos + 1);
+    while (replay.pos < replay.total - 1) {
+      await replayGo(replay.pos + 1);
       await sleep(Math.max(DELAY, 150));
     }
   });
