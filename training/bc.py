@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.training.config import BehaviourCloning, TrainConfig
+
 
 @dataclass
 class Demonstrations:
@@ -153,17 +155,17 @@ def fit(
     return {"cross_entropy": ce, "value_mse": vl, "accuracy": agreement(policy, data)}
 
 
-def fit_configured(policy: Any, data: Demonstrations, bc: dict[str, Any], seed: int) -> dict[str, float]:
+def fit_configured(policy: Any, data: Demonstrations, bc: BehaviourCloning, seed: int) -> dict[str, float]:
     """``fit`` with the settings of a config's ``bc`` block."""
     return fit(
         policy,
         data,
-        int(bc["epochs"]),
-        float(bc["lr"]),
-        int(bc["batch_size"]),
-        float(bc["vf_coef"]),
+        bc.epochs,
+        float(bc.lr),
+        bc.batch_size,
+        float(bc.vf_coef),
         seed,
-        float(bc["smoothing"]),
+        float(bc.smoothing),
     )
 
 
@@ -178,19 +180,19 @@ def agreement(policy: Any, data: Demonstrations) -> float:
 
 
 def warm_start(
-    model: Any, cfg: dict[str, Any], view: Any, teacher: Any, seed: int, progress: bool = False
+    model: Any, cfg: TrainConfig, view: Any, teacher: Any, seed: int, progress: bool = False
 ) -> dict[str, Any]:
     """Collect teacher demonstrations in ``view`` and fit ``model.policy``; the run.json record."""
     import time
 
-    bc = cfg["bc"]
+    bc = cfg.bc
     t0 = time.time()
-    data = collect(view, teacher, int(bc["steps"]), seed, float(cfg["reward_scale"]), progress)
+    data = collect(view, teacher, bc.steps, seed, float(cfg.reward_scale), progress)
     t1 = time.time()
     stats = fit_configured(model.policy, data, bc, seed)
     return {
-        "teacher": bc["teacher"],
-        "smoothing": bc["smoothing"],
+        "teacher": bc.teacher,
+        "smoothing": bc.smoothing,
         "decisions": len(data),
         "episodes": data.episodes,
         "collect_seconds": round(t1 - t0, 1),
