@@ -19,11 +19,16 @@ of the value head against the returns, so PPO starts with a sensible critic.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kabu_envs.agents.base import Agent
 from kabu_envs.training.config import BehaviourCloning, TrainConfig
+from kabu_envs.wrappers.single_agent import SingleAgentView
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
 
 
 @dataclass
@@ -59,8 +64,8 @@ class Demonstrations:
 
 
 def collect(
-    view: Any,
-    teacher: Any,
+    view: SingleAgentView,
+    teacher: Agent,
     steps: int,
     seed: int,
     reward_scale: float = 1.0,
@@ -104,7 +109,7 @@ def collect(
 
 
 def fit(
-    policy: Any,
+    policy: Any,  # sb3-contrib's MaskableActorCriticPolicy (its stubs do not type the calls below)
     data: Demonstrations,
     epochs: int,
     lr: float,
@@ -180,7 +185,12 @@ def agreement(policy: Any, data: Demonstrations) -> float:
 
 
 def warm_start(
-    model: Any, cfg: TrainConfig, view: Any, teacher: Any, seed: int, progress: bool = False
+    model: MaskablePPO,
+    cfg: TrainConfig,
+    view: SingleAgentView,
+    teacher: Agent,
+    seed: int,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Collect teacher demonstrations in ``view`` and fit ``model.policy``; the run.json record."""
     import time

@@ -15,10 +15,14 @@ from __future__ import annotations
 import csv
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kabu_envs.agents.policy_file import Policy
 from kabu_envs.training.config import TrainConfig
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
 
 FIELDS = ("samples", "wall_seconds", "opponent", "deals", "mean", "lo", "hi")
 # the curve's deal seeds: one set for every point of a run (common random numbers), disjoint from the
@@ -88,7 +92,7 @@ def read_curve(path: str | Path) -> dict[str, dict[str, list[float]]]:
     return out
 
 
-def make_callback(model: Any, cfg: TrainConfig, path: Path, seed: int) -> Any:
+def make_callback(model: MaskablePPO, cfg: TrainConfig, path: Path, seed: int) -> BaseCallback | None:
     """The SB3 callback that measures the curve (``curve.every`` > 0), or None when it is off."""
     from stable_baselines3.common.callbacks import BaseCallback
 

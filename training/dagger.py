@@ -27,12 +27,15 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kabu_envs.training.bc import Demonstrations
 from kabu_envs.training.config import TrainConfig
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
 
 
 def betas(cfg: TrainConfig) -> list[float]:
@@ -147,11 +150,11 @@ def concat(parts: list[Demonstrations]) -> Demonstrations:
 
 
 def run(
-    model: Any,
+    model: MaskablePPO,
     cfg: TrainConfig,
     seed: int,
     work: Path,
-    save: Callable[[Any, Path], None],
+    save: Callable[[MaskablePPO, Path], None],
     progress: bool = False,
 ) -> dict[str, Any]:
     """Behaviour cloning then ``dagger.iterations`` DAgger iterations on ``model.policy``.

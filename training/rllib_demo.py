@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs import registry
+from kabu_envs.agents.base import Agent
 from kabu_envs.agents.policy_file import Policy, write_policy
 from kabu_envs.core.options import parse_assignments
 from kabu_envs.eval.stats import Summary
@@ -316,7 +317,7 @@ def export_policy(state: dict[str, np.ndarray], cfg: RllibConfig, env_steps: int
 
 
 # --- evaluation and the curve --------------------------------------------------------------------------
-def duplicate_vs_random(cfg: RllibConfig, agent: Any, deals: int, seed: int) -> Summary:
+def duplicate_vs_random(cfg: RllibConfig, agent: Agent, deals: int, seed: int) -> Summary:
     """The project's duplicate match of ``agent`` against ``random``."""
     from kabu_envs.agents.registry import make_agent
     from kabu_envs.eval.games import matchup

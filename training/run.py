@@ -27,7 +27,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, SupportsFloat
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import gymnasium
 
@@ -47,6 +47,11 @@ from kabu_envs.training.outputs import (
     write_json,
 )
 from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
+
+if TYPE_CHECKING:  # torch and SB3 are imported when a run starts, not with this module
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.vec_env import VecEnv
 
 PACKAGES = ("kabu-envs", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy")
 # config keys that may differ between a run and its resumption (the budget and the evaluation)
@@ -87,7 +92,7 @@ def make_view(cfg: TrainConfig, pool: OpponentPool) -> SingleAgentView:
     return view(cfg.game, role=cfg.role, partner=cfg.partner, opponents=pool, **cfg.env_options)
 
 
-def make_vec_env(cfg: TrainConfig, pool: OpponentPool, paths: RunPaths) -> Any:
+def make_vec_env(cfg: TrainConfig, pool: OpponentPool, paths: RunPaths) -> VecEnv:
     """``batch_envs`` games over one batch engine, the views' semantics (training/batch_vec_env.py);
     the episode log in ``work/monitor_batch.monitor.csv`` and unscaled, as the views' monitors."""
     from stable_baselines3.common.vec_env import VecMonitor
@@ -103,7 +108,7 @@ def make_vec_env(cfg: TrainConfig, pool: OpponentPool, paths: RunPaths) -> Any:
         partner=cfg.partner,
         **cfg.env_options,
     )
-    vec: Any = VecMonitor(venv, str(paths.work / "monitor_batch"))
+    vec: VecEnv = VecMonitor(venv, str(paths.work / "monitor_batch"))
     return VecScaleReward(vec, cfg.reward_scale) if cfg.reward_scale != 1.0 else vec
 
 
@@ -115,7 +120,7 @@ def run_paths(cfg: TrainConfig, out: str | Path | None) -> RunPaths:
     return RunPaths(inside(Path("runs").resolve(), cfg.name))
 
 
-def save_policy(model: Any, cfg: TrainConfig, out: Path, seed: int) -> None:
+def save_policy(model: MaskablePPO, cfg: TrainConfig, out: Path, seed: int) -> None:
     """Write the policy file of ``model`` (trained for the config's game, role and rule options)."""
     from kabu_envs.agents.policy_file import policy_from_sb3, write_policy
 
@@ -160,7 +165,7 @@ def _prepare(paths: RunPaths, cfg: TrainConfig, resume: bool) -> Path | None:
     return ckpt
 
 
-def _new_model(cfg: TrainConfig, vec: Any, seed: int, start: Path | None) -> Any:
+def _new_model(cfg: TrainConfig, vec: VecEnv, seed: int, start: Path | None) -> MaskablePPO:
     """A MaskablePPO: fresh, from ``init_from``'s policy file, or from the checkpoint ``start``."""
     from sb3_contrib import MaskablePPO
 
@@ -186,7 +191,9 @@ def _new_model(cfg: TrainConfig, vec: Any, seed: int, start: Path | None) -> Any
     return model
 
 
-def _callbacks(model: Any, cfg: TrainConfig, pool: OpponentPool, paths: RunPaths, seed: int) -> Any:
+def _callbacks(
+    model: MaskablePPO, cfg: TrainConfig, pool: OpponentPool, paths: RunPaths, seed: int
+) -> tuple[Any, CallbackList]:
     """Self-play snapshots into the pool and pickle-free checkpoints, every so many steps."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
@@ -230,7 +237,12 @@ def _callbacks(model: Any, cfg: TrainConfig, pool: OpponentPool, paths: RunPaths
 
 
 def _learn(
-    model: Any, cfg: TrainConfig, paths: RunPaths, callbacks: Any, progress_bar: bool, seed: int
+    model: MaskablePPO,
+    cfg: TrainConfig,
+    paths: RunPaths,
+    callbacks: CallbackList,
+    progress_bar: bool,
+    seed: int,
 ) -> None:
     """Learn up to ``timesteps`` in total; on Ctrl-C save a checkpoint and say how to resume."""
     from stable_baselines3.common.logger import configure
@@ -275,7 +287,7 @@ def _progress_csv(paths: RunPaths, dest: Path) -> None:
             writer.writerows(rows)
 
 
-def _finish(model: Any, cfg: TrainConfig, paths: RunPaths, record: dict[str, Any], seed: int) -> Path:
+def _finish(model: MaskablePPO, cfg: TrainConfig, paths: RunPaths, record: dict[str, Any], seed: int) -> Path:
     """Write the policy, evaluation, learning curve and run record in staging; swap into ``model/``."""
     stage = paths.staging()
     save_policy(model, cfg, stage, seed)
@@ -293,7 +305,7 @@ def _finish(model: Any, cfg: TrainConfig, paths: RunPaths, record: dict[str, Any
 
 
 def _warm_start(
-    model: Any, cfg: TrainConfig, pool: OpponentPool, paths: RunPaths, seed: int, progress: bool
+    model: MaskablePPO, cfg: TrainConfig, pool: OpponentPool, paths: RunPaths, seed: int, progress: bool
 ) -> dict[str, Any]:
     """Behaviour cloning of ``bc.teacher`` (training/bc.py), then ``dagger.iterations`` rounds of DAgger
     (training/dagger.py) when configured; the record for run.json."""
