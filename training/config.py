@@ -140,14 +140,14 @@ class TrainConfig:
 
 
 # --- building a config from layers of plain data ------------------------------------------------------
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
 def _hints(cls: type[Any]) -> dict[str, Any]:
-    """The field annotations of ``cls``, evaluated (they are strings in this module's source)."""
+    """The field annotations of ``cls``, evaluated once (they are strings in this module's source)."""
     if cls not in _HINTS:
         _HINTS[cls] = typing.get_type_hints(cls)
     return _HINTS[cls]
-
-
-_HINTS: dict[type[Any], dict[str, Any]] = {}
 
 
 def _sections(cls: type[Any]) -> dict[str, type[Any]]:
