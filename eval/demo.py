@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kabu_envs.eval.plans import best_response_ref, demo_games, demo_plan
 
@@ -45,21 +45,37 @@ def shipped(models: Path) -> list[dict[str, Any]]:
     """Shipped models: name, game, role, the rule options they were trained for (from each run.json)."""
     out = []
     demo_ids = {g.id for g, _ in demo_games()}
+    from kabu_envs.training.config import load_run_config
+
     for run in sorted(models.glob("ppo*/run.json")):
         if not (run.parent / "policy.json").is_file():
             continue
-        cfg = json.loads(run.read_text())["config"]
-        if cfg["game"] in demo_ids:
-            opts = dict(cfg.get("env_options") or {})
+        cfg = load_run_config(run)
+        if cfg.game in demo_ids:
+            opts = dict(cfg.env_options)
             out.append(
-                {"name": run.parent.name, "game": cfg["game"], "role": cfg["role"], "dir": run.parent}
+                {"name": run.parent.name, "game": cfg.game, "role": cfg.role, "dir": run.parent}
                 | {"env_options": opts, "rules": rules_label(opts)}
             )
     return out
 
 
-# (game, agent, opponent, role, rule options as JSON): one row of the summary
-Job = tuple[str, str, str, str, str]
+class Job(NamedTuple):
+    """One row of the summary: ``agent`` against ``opponent`` in ``role`` of ``game`` under the rule
+    options ``options`` (as JSON, sorted keys: a job crosses to a worker process as plain strings)."""
+
+    game: str
+    agent: str
+    opponent: str
+    role: str
+    options: str
+
+
+class MatchupResult(NamedTuple):
+    """What a job gives back: its summary row and the per-deal advantages (for the ratings)."""
+
+    row: dict[str, Any]
+    advantages: list[float]
 
 
 def plan(models: Path) -> list[Job]:
@@ -76,9 +92,9 @@ def plan(models: Path) -> list[Job]:
             for role in plan_.roles:
                 for m in mine:
                     if m["role"] == role and m["rules"] == rules:
-                        jobs += [(spec.id, m["name"], o, role, key) for o in plan_.opponents]
+                        jobs += [Job(spec.id, m["name"], o, role, key) for o in plan_.opponents]
                 if rules == "standard" or any(m["role"] == role and m["rules"] == rules for m in mine):
-                    jobs += [(spec.id, a, o, role, key) for a, o in plan_.reference_rows]
+                    jobs += [Job(spec.id, a, o, role, key) for a, o in plan_.reference_rows]
     return jobs
 
 
@@ -89,15 +105,15 @@ def job_deals(job: Job, deals: int | None = None, quick: bool = False) -> int:
         return deals
     if quick:
         return 30
-    plan_ = demo_plan(job[0])
+    plan_ = demo_plan(job.game)
     assert plan_ is not None
-    return plan_.deals_for(job[1], job[2])
+    return plan_.deals_for(job.agent, job.opponent)
 
 
 def slow(job: Job) -> bool:
     """A job with an agent its game's plan lists as slow (``DemoPlan.agent_deals``)."""
-    plan_ = demo_plan(job[0])
-    return plan_ is not None and bool({job[1], job[2]} & set(plan_.agent_deals))
+    plan_ = demo_plan(job.game)
+    return plan_ is not None and bool({job.agent, job.opponent} & set(plan_.agent_deals))
 
 
 @contextlib.contextmanager
@@ -116,16 +132,15 @@ def models_env(models: str) -> Iterator[None]:
             os.environ["KABU_MODELS_DIR"] = before
 
 
-def _run(
-    job: Job, deals: int, seed: int, models: str, batched: bool | None = None
-) -> tuple[dict[str, Any], list[float]]:
+def _run(job: Job, deals: int, seed: int, models: str, batched: bool | None = None) -> MatchupResult:
     from kabu_envs.eval.tournament import matchup_record
 
-    game, agent, opp, role, options = job
-    opts = json.loads(options)
+    opts = json.loads(job.options)
     with models_env(models):
-        row, res = matchup_record(game, agent, opp, role, deals, seed, env_options=opts, batched=batched)
-    return {**row, "rules": rules_label(opts)}, res.advantages
+        row, res = matchup_record(
+            job.game, job.agent, job.opponent, job.role, deals, seed, env_options=opts, batched=batched
+        )
+    return MatchupResult({**row, "rules": rules_label(opts)}, res.advantages)
 
 
 def best_response_plan(models: Path, seed: int, deals: int | None) -> list[dict[str, Any]]:
@@ -294,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         pairs = progress(first, total=len(jobs), desc="demo matchups")
         ordered = [_run(jobs[i], n[i], seeds[i], str(models), batched) for i in pairs]
         br_done = [_run_best_response(br_entries[i], lo, hi, str(models)) for i, lo, hi in br_jobs]
-    results: list[tuple[dict[str, Any], list[float]]] = [({}, [])] * len(jobs)
+    results: list[MatchupResult] = [MatchupResult({}, [])] * len(jobs)
     for i, r in zip(first, ordered, strict=True):
         results[i] = r
     br_results: list[list[dict[str, Any]]] = [[] for _ in br_entries]
@@ -304,14 +319,14 @@ def main(argv: list[str] | None = None) -> int:
 
     summary: dict[str, Any] = {}
     for game in games:
-        idx = [i for i, j in enumerate(jobs) if j[0] == game]
-        rows = [results[i][0] for i in idx]
+        idx = [i for i, j in enumerate(jobs) if j.game == game]
+        rows = [results[i].row for i in idx]
         ratings = {}  # per role, and per role and rule setting beyond the standard rules ("bettor, kansai")
-        for role, rules in dict.fromkeys((jobs[i][3], rows[k]["rules"]) for k, i in enumerate(idx)):
+        for role, rules in dict.fromkeys((jobs[i].role, rows[k]["rules"]) for k, i in enumerate(idx)):
             raw = [
-                (jobs[i][1], jobs[i][2], results[i][1])
+                (jobs[i].agent, jobs[i].opponent, results[i].advantages)
                 for k, i in enumerate(idx)
-                if jobs[i][3] == role and rows[k]["rules"] == rules
+                if jobs[i].role == role and rows[k]["rules"] == rules
             ]
             key = role if rules == "standard" else f"{role}, {rules}"
             ratings[key] = openskill_ratings(raw, block=max(1, deals[game] // RATED_GAMES))

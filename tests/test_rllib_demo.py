@@ -28,7 +28,7 @@ from kabu_envs.training.rllib_env import MASK_KEY, OBS_KEY, make_aec, rllib_env 
 GAME = "kakeya"
 
 
-def build_module(cfg: dict):
+def build_module(cfg):
     """RLlib's action-masking PPO module for the game's spaces, as the demo configures it."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
@@ -39,7 +39,7 @@ def build_module(cfg: dict):
         module_class=ActionMaskingTorchRLModule,
         observation_space=env.observation_space(seat),
         action_space=env.action_space(seat),
-        model_config=dict(cfg["model"]),
+        model_config=cfg.model.config(),
     )
     return spec.build()
 
@@ -135,7 +135,7 @@ def test_a_very_short_run_writes_every_output(tmp_path) -> None:
         ["policy.npz", "policy.json", "run.json", "eval.json", "progress.csv", "learning_curve.png"]
     )
     saved = json.loads((model / "run.json").read_text())
-    assert saved["config"] == cfg and saved["seed"] == 7 and saved["iterations"] == 1
+    assert saved["config"] == cfg.to_dict() and saved["seed"] == 7 and saved["iterations"] == 1
     assert saved["versions"]["ray"] == "2.58.0" and saved["timesteps"] >= 256
     ev = json.loads((model / "eval.json").read_text())
     assert ev["games"] == 4 and ev["opponent"] == "random" and len(ev["ci95"]) == 2

@@ -207,11 +207,21 @@ def test_conversion_checks_the_table_and_the_activation() -> None:
 def test_resolved_config_is_plain_json_and_generic() -> None:
     for game in registry.game_ids():
         cfg = resolve_config(parse_args(["--game", game]))
-        assert cfg["game"] == game and cfg["role"] == registry.get(game).default_role
-        assert json.loads(json.dumps(cfg)) == cfg
+        assert cfg.game == game and cfg.role == registry.get(game).default_role
+        assert json.loads(json.dumps(cfg.to_dict())) == cfg.to_dict()
+        assert list(cfg.to_dict()) == [
+            *("game", "role", "env_options", "seed", "opponent", "iterations", "max_minutes"),
+            *("ray", "ppo", "model", "eval_every", "curve_deals", "eval_deals"),
+        ]
     cfg = resolve_config(parse_args(["--option", "reward=egara", "--hidden", "64,32", "--address", "auto"]))
-    assert cfg["env_options"] == {"reward": "egara"} and cfg["model"]["fcnet_hiddens"] == [64, 32]
-    assert cfg["ray"] == {**cfg["ray"], "address": "auto", "num_cpus": None}
+    assert cfg.env_options == {"reward": "egara"} and cfg.model.fcnet_hiddens == [64, 32]
+    assert cfg.ray.address == "auto" and cfg.ray.num_cpus is None
+    assert cfg.model.config() == {
+        "fcnet_hiddens": [64, 32],
+        "fcnet_activation": "tanh",
+        "vf_share_layers": False,
+    }
+    assert cfg.ppo.kwargs()["lambda_"] == 0.95 and cfg.to_dict()["ppo"] == cfg.ppo.kwargs()
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -143,7 +144,7 @@ def test_a_resumed_run_writes_its_clock_on_from_the_first_segment(tmp_path):
     train(cfg, out=tmp_path / "run", progress_bar=False)
     first = read_rows(tmp_path / "run" / "work" / "curve.csv")
     end_of_first = max(float(r["wall_seconds"]) for r in first)
-    train({**cfg, "timesteps": 1024}, out=tmp_path / "run", progress_bar=False, resume=True)
+    train(dataclasses.replace(cfg, timesteps=1024), out=tmp_path / "run", progress_bar=False, resume=True)
     rows = read_rows(tmp_path / "run" / "work" / "curve.csv")
     later = [float(r["wall_seconds"]) for r in rows[len(first) :]]
     assert later and min(later) >= end_of_first  # the raw file itself runs on, no restart at 0
@@ -159,7 +160,7 @@ def test_resume_may_change_how_often_the_curve_is_measured_but_not_how_to_train(
     train(cfg, out=out, progress_bar=False)
     first = len(read_rows(out / "work" / "curve.csv"))
     config_file = tmp_path / "c.yaml"
-    config_file.write_text(yaml.safe_dump(cfg))
+    config_file.write_text(yaml.safe_dump(cfg.to_dict()))
     args = [str(config_file), "--out", str(out), "--resume", "--no-progress"]
     assert main([*args, "--timesteps", "1536", "--curve-every", "512"]) == 0
     rows = read_rows(out / "work" / "curve.csv")
@@ -167,6 +168,6 @@ def test_resume_may_change_how_often_the_curve_is_measured_but_not_how_to_train(
     assert later and all(s % 512 == 0 or s == later[-1] for s in later)  # every 512 now, not every 256
     assert json.loads((out / "work" / "config.json").read_text())["curve"]["every"] == 512
     with pytest.raises(ValueError, match="learning_rate|ppo"):  # the training itself may not change
-        bad = {**cfg, "ppo": {**cfg["ppo"], "learning_rate": 0.5}}
+        bad = {**cfg.to_dict(), "ppo": {**cfg.ppo.kwargs(), "learning_rate": 0.5}}
         config_file.write_text(yaml.safe_dump(bad))
         main([*args, "--timesteps", "2048"])

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         print("duplicate eval:", json.dumps(record["eval"]))
     print(
         f"result: {run_paths(cfg, args.out).model}"
-        + (f" (published to {models_dir() / cfg['name']}/)" if args.publish else "")
+        + (f" (published to {models_dir() / cfg.name}/)" if args.publish else "")
     )
     return 0
 

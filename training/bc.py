@@ -19,11 +19,17 @@ of the value head against the returns, so PPO starts with a sensible critic.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kabu_envs.agents.base import Agent
 from kabu_envs.core.rng import make_rng
+from kabu_envs.training.config import BehaviourCloning, TrainConfig
+from kabu_envs.wrappers.single_agent import SingleAgentView
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
 
 
 @dataclass
@@ -59,8 +65,8 @@ class Demonstrations:
 
 
 def collect(
-    view: Any,
-    teacher: Any,
+    view: SingleAgentView,
+    teacher: Agent,
     steps: int,
     seed: int,
     reward_scale: float = 1.0,
@@ -104,7 +110,7 @@ def collect(
 
 
 def fit(
-    policy: Any,
+    policy: Any,  # sb3-contrib's MaskableActorCriticPolicy (its stubs do not type the calls below)
     data: Demonstrations,
     epochs: int,
     lr: float,
@@ -155,17 +161,17 @@ def fit(
     return {"cross_entropy": ce, "value_mse": vl, "accuracy": agreement(policy, data)}
 
 
-def fit_configured(policy: Any, data: Demonstrations, bc: dict[str, Any], seed: int) -> dict[str, float]:
+def fit_configured(policy: Any, data: Demonstrations, bc: BehaviourCloning, seed: int) -> dict[str, float]:
     """``fit`` with the settings of a config's ``bc`` block."""
     return fit(
         policy,
         data,
-        int(bc["epochs"]),
-        float(bc["lr"]),
-        int(bc["batch_size"]),
-        float(bc["vf_coef"]),
+        bc.epochs,
+        float(bc.lr),
+        bc.batch_size,
+        float(bc.vf_coef),
         seed,
-        float(bc["smoothing"]),
+        float(bc.smoothing),
     )
 
 
@@ -180,19 +186,24 @@ def agreement(policy: Any, data: Demonstrations) -> float:
 
 
 def warm_start(
-    model: Any, cfg: dict[str, Any], view: Any, teacher: Any, seed: int, progress: bool = False
+    model: MaskablePPO,
+    cfg: TrainConfig,
+    view: SingleAgentView,
+    teacher: Agent,
+    seed: int,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Collect teacher demonstrations in ``view`` and fit ``model.policy``; the run.json record."""
     import time
 
-    bc = cfg["bc"]
+    bc = cfg.bc
     t0 = time.time()
-    data = collect(view, teacher, int(bc["steps"]), seed, float(cfg["reward_scale"]), progress)
+    data = collect(view, teacher, bc.steps, seed, float(cfg.reward_scale), progress)
     t1 = time.time()
     stats = fit_configured(model.policy, data, bc, seed)
     return {
-        "teacher": bc["teacher"],
-        "smoothing": bc["smoothing"],
+        "teacher": bc.teacher,
+        "smoothing": bc.smoothing,
         "decisions": len(data),
         "episodes": data.episodes,
         "collect_seconds": round(t1 - t0, 1),

@@ -15,18 +15,24 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kabu_envs.training.outputs import clear
 
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
+
 META = "optimizer.json"
 STATE = "optimizer.npz"
 
 
-def save_checkpoint(model: Any, folder: Path, policy_writer: Any) -> Path:
+def save_checkpoint(
+    model: MaskablePPO, folder: Path, policy_writer: Callable[[MaskablePPO, Path], None]
+) -> Path:
     """Write ``folder/step_<n>/`` for ``model`` (``policy_writer(model, out_dir)`` writes the policy)."""
     n = int(model.num_timesteps)
     final = folder / f"step_{n:012d}"
@@ -63,7 +69,7 @@ def latest_checkpoint(folder: Path) -> Path | None:
     return done[-1] if done else None
 
 
-def restore_optimizer(model: Any, checkpoint: Path) -> int:
+def restore_optimizer(model: MaskablePPO, checkpoint: Path) -> int:
     """Load Adam's state of ``checkpoint`` into ``model``; returns the checkpoint's step count."""
     import torch
 

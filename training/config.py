@@ -1,85 +1,175 @@
-"""Training configs: YAML files merged over the defaults below.
+"""Training configs: YAML files merged over the defaults, resolved into one typed ``TrainConfig``.
 
 Presets are the YAML files each game ships in its own package (``GameSpec.folder(PRESETS)``, i.e.
 ``kabu_envs/<game>/presets/``). A config names the game and the learner's role (both checked against
 the game registry), the rule options, the opponent mix (weights of the game's named agents, e.g.
 "random", "scripted", "expert", trained "ppo_..." models, and frozen self-play snapshots), PPO
 hyperparameters and the budget. Unknown keys raise, so a typo never trains silently with a default.
+
+Why a dataclass: the keys are declared once, with their defaults and types, and every consumer reads
+attributes that mypy checks instead of indexing a ``dict[str, Any]`` by strings. ``load_config``
+merges the layers (the defaults, the YAML or dict, the command line's overrides) and builds the
+config, which validates itself whole when it is made (``TrainConfig.__post_init__``): a wrong key,
+type or value raises ``ValueError`` naming the key. ``to_dict()`` is the resolved config as plain
+JSON data, key for key what the run record (``run.json``) stores.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import Any, Union
 
 from kabu_envs import registry
 from kabu_envs.training.outputs import check_name
 
-DEFAULTS: dict[str, Any] = {
-    "name": None,
-    "game": None,  # a registered game id (kabu_envs.registry)
-    "role": None,  # one of the game's roles (its registry record)
-    "partner": "self",  # a role of several seats: "self" (learner plays them all) or "pool"
-    "env_options": {},
-    "seed": 0,
-    "timesteps": 100_000,
-    "n_envs": 4,
+
+@dataclass(frozen=True)
+class SelfPlay:
+    """Frozen copies of the learner join the opponent pool: every ``every`` steps, sharing ``weight``,
+    at most ``max_snapshots`` of them."""
+
+    weight: float = 0.0
+    every: int = 50_000
+    max_snapshots: int = 5
+
+
+@dataclass(frozen=True)
+class PPOSettings:
+    """MaskablePPO's hyperparameters, named as Stable-Baselines3 names its keyword arguments."""
+
+    learning_rate: float = 3.0e-4
+    n_steps: int = 512
+    batch_size: int = 256
+    n_epochs: int = 5
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+    def kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of ``MaskablePPO(...)``."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class PolicyKwargs:
+    """The policy network of a fresh model (``init_from``'s architecture wins over it)."""
+
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+
+
+@dataclass(frozen=True)
+class Curve:
+    """The evaluation curve (training/curve.py): duplicate advantage over fixed references every
+    ``every`` samples (0 = off), on ``deals`` deals, the same deals at every point."""
+
+    every: int = 0
+    deals: int = 1000
+    opponents: list[str] = field(default_factory=lambda: ["scripted"])
+
+
+@dataclass(frozen=True)
+class BehaviourCloning:
+    """The behaviour-cloning warm start before PPO (training/bc.py); ``teacher`` None = off."""
+
+    teacher: str | None = None
+    steps: int = 20_000
+    epochs: int = 10
+    lr: float = 1.0e-3
+    batch_size: int = 256
+    vf_coef: float = 0.5
+    smoothing: float = 0.0
+
+
+@dataclass(frozen=True)
+class Dagger:
+    """DAgger after the warm start (training/dagger.py): ``iterations`` rounds in which the learner plays
+    (the teacher's action executed with probability beta^k) and the teacher labels ``steps`` new
+    decisions; the policy is refitted on the aggregate. 0 = plain behaviour cloning."""
+
+    iterations: int = 0
+    steps: int = 50_000
+    beta: float = 0.5
+    workers: int = 1
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run, resolved and valid (see the module docstring). Fields in the run record's order."""
+
+    name: str  # the model directory name, e.g. ppo_oicho_bettor
+    game: str  # a registered game id (kabu_envs.registry)
+    role: str  # one of the game's roles (its registry record)
+    partner: str = "self"  # a role of several seats: "self" (learner plays them all) or "pool"
+    env_options: dict[str, Any] = field(default_factory=dict)  # rule options (the game's Config checks)
+    seed: int = 0
+    timesteps: int = 100_000
+    n_envs: int = 4
     # games stepped together by one batch engine (training/batch_vec_env.py) instead of n_envs
-    # DummyVecEnv copies of the view; null = the views. PPO's rollout is batch_envs * ppo.n_steps.
-    "batch_envs": None,
-    "reward_scale": 1.0,  # training-only constant scale; reported rewards are never scaled
-    "opponents": {"random": 0.2, "scripted": 0.8},  # name -> weight
-    "self_play": {"weight": 0.0, "every": 50_000, "max_snapshots": 5},
-    "ppo": {
-        "learning_rate": 3.0e-4,
-        "n_steps": 512,
-        "batch_size": 256,
-        "n_epochs": 5,
-        "gamma": 1.0,
-        "gae_lambda": 0.95,
-        "clip_range": 0.2,
-        "ent_coef": 0.01,
-        "vf_coef": 0.5,
-        "max_grad_norm": 0.5,
-    },
-    "policy_kwargs": {"net_arch": [128, 128]},
-    "checkpoint_every": 100_000,
-    "init_from": None,  # a policy file (model dir) to continue training from (its architecture wins)
-    "eval_deals": 200,
-    # the evaluation curve (training/curve.py): duplicate advantage over fixed references every
-    # ``every`` samples (0 = off), on ``deals`` deals, the same deals at every point
-    "curve": {"every": 0, "deals": 1000, "opponents": ["scripted"]},
-    # behaviour-cloning warm start before PPO (training/bc.py); teacher None = off
-    "bc": {
-        "teacher": None,
-        "steps": 20_000,
-        "epochs": 10,
-        "lr": 1.0e-3,
-        "batch_size": 256,
-        "vf_coef": 0.5,
-        "smoothing": 0.0,
-    },
-    # DAgger after the warm start (training/dagger.py): ``iterations`` rounds in which the learner plays
-    # (the teacher's action executed with probability beta^k) and the teacher labels ``steps`` new
-    # decisions; the policy is refitted on the aggregate. 0 = plain behaviour cloning.
-    "dagger": {"iterations": 0, "steps": 50_000, "beta": 0.5, "workers": 1},
-}
+    # DummyVecEnv copies of the view; None = the views. PPO's rollout is batch_envs * ppo.n_steps.
+    batch_envs: int | None = None
+    reward_scale: float = 1.0  # training-only constant scale; reported rewards are never scaled
+    opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.2, "scripted": 0.8})
+    self_play: SelfPlay = field(default_factory=SelfPlay)
+    ppo: PPOSettings = field(default_factory=PPOSettings)
+    policy_kwargs: PolicyKwargs = field(default_factory=PolicyKwargs)
+    checkpoint_every: int = 100_000
+    init_from: str | None = None  # a policy file (model dir) to continue training from
+    eval_deals: int = 200
+    curve: Curve = field(default_factory=Curve)
+    bc: BehaviourCloning = field(default_factory=BehaviourCloning)
+    dagger: Dagger = field(default_factory=Dagger)
+
+    def __post_init__(self) -> None:
+        _check_types(self)
+        _validate(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The resolved config as plain JSON data (the run record's ``config``; ``load_config`` reads
+        it back)."""
+        return dataclasses.asdict(self)
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:
+# --- building a config from layers of plain data ------------------------------------------------------
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    """The field annotations of ``cls``, evaluated once (they are strings in this module's source)."""
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _sections(cls: type[Any]) -> dict[str, type[Any]]:
+    """The fields of ``cls`` that are sections (dataclasses of their own): name -> class."""
+    hints = _hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls) if dataclasses.is_dataclass(hints[f.name])}
+
+
+def _overlay(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` on ``base``: a section's keys merge into the section, any other key replaces the value
+    (``env_options`` and ``opponents`` are values: a layer gives the whole mapping)."""
+    if not isinstance(over, Mapping):
+        raise ValueError(f"a training config is a mapping of keys to values, got {over!r}")
     out = copy.deepcopy(base)
-    for k, v in over.items():
-        if k not in base:
-            raise ValueError(f"unknown config key {where}{k!r}; known: {sorted(base)}")
-        if isinstance(base[k], dict) and k not in ("env_options", "opponents"):
-            if not isinstance(v, dict):
-                raise ValueError(f"config key {where}{k!r} must be a mapping, got {v!r}")
-            out[k] = _merge(base[k], v, f"{where}{k}.") if base[k] else dict(v)
+    sections = _sections(TrainConfig)
+    for key, value in over.items():
+        if key in sections:
+            if not isinstance(value, Mapping):
+                raise ValueError(f"config key {key!r} must be a mapping, got {value!r}")
+            out[key] = {**out.get(key, {}), **copy.deepcopy(dict(value))}
         else:
-            out[k] = copy.deepcopy(v)
+            out[key] = copy.deepcopy(value)
     return out
 
 
@@ -87,6 +177,202 @@ def _merge(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[
 PRESETS = "presets"
 
 
+def _unknown(cls: type[Any], data: Mapping[str, Any], where: str) -> None:
+    known = [f.name for f in dataclasses.fields(cls)]
+    for key in data:
+        if key not in known:
+            raise ValueError(f"unknown config key {where}{key!r}; known: {sorted(known)}")
+
+
+def from_dict(data: Mapping[str, Any]) -> TrainConfig:
+    """The config of plain data (a merged layer, or a run record's ``config``); a key it does not name
+    takes its default. Raises ``ValueError`` naming a wrong key, type or value."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"a training config is a mapping of keys to values, got {data!r}")
+    _unknown(TrainConfig, data, "")
+    sections = _sections(TrainConfig)
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in sections:
+            part = data.get(f.name, {})
+            if not isinstance(part, Mapping):
+                raise ValueError(f"config key {f.name!r} must be a mapping, got {part!r}")
+            _unknown(sections[f.name], part, f"{f.name}.")
+            kwargs[f.name] = sections[f.name](**copy.deepcopy(dict(part)))
+        elif f.name in data:
+            kwargs[f.name] = copy.deepcopy(data[f.name])
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            kwargs[f.name] = None  # a required key left out: the validation names it
+    return TrainConfig(**kwargs)
+
+
+# --- checking -----------------------------------------------------------------------------------------
+def _type_ok(value: Any, hint: Any) -> bool:
+    """Whether ``value`` (plain YAML/JSON data) fits the annotation ``hint`` (an int fits ``float``)."""
+    if hint is Any:
+        return True
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (Union, types.UnionType):
+        return any(_type_ok(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    if origin is list:
+        return isinstance(value, list) and all(_type_ok(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(
+            _type_ok(k, args[0]) and _type_ok(v, args[1]) for k, v in value.items()
+        )
+    return isinstance(value, hint)
+
+
+_NOUNS: dict[Any, tuple[str, str]] = {
+    int: ("an integer", "integers"),
+    float: ("a number", "numbers"),
+    str: ("a string", "strings"),
+    bool: ("true or false", "booleans"),
+    type(None): ("null", "nulls"),
+    Any: ("a value", "values"),
+}
+
+
+def _words(hint: Any, plural: bool = False) -> str:
+    """An annotation in words, for an error message (``a list of integers``)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (Union, types.UnionType):
+        return " or ".join(_words(a, plural) for a in args)
+    if hint in _NOUNS:
+        return _NOUNS[hint][plural]
+    if origin is list:
+        return ("lists" if plural else "a list") + f" of {_words(args[0], True)}"
+    if origin is dict:
+        return (
+            "mappings" if plural else "a mapping"
+        ) + f" of {_words(args[0], True)} to {_words(args[1], True)}"
+    return getattr(hint, "__name__", str(hint))
+
+
+def _check_types(cfg: TrainConfig) -> None:
+    """Every value of ``cfg`` and of its sections has its field's type (the YAML can hold anything)."""
+    for obj, where in [(cfg, ""), *((getattr(cfg, name), f"{name}.") for name in _sections(TrainConfig))]:
+        hints = _hints(type(obj))
+        for f in dataclasses.fields(obj):
+            value, hint = getattr(obj, f.name), hints[f.name]
+            if f.name in ("name", "game", "role") and value is None:
+                continue  # left out: _validate says what it must be
+            if not _type_ok(value, hint):
+                raise ValueError(f"config key '{where}{f.name}' must be {_words(hint)}, got {value!r}")
+
+
+def _known_agent(spec: registry.GameSpec, name: str) -> bool:
+    return name in spec.agent_names or name.startswith("ppo")
+
+
+def _validate(cfg: TrainConfig) -> None:
+    """The values and how they go together (the types are checked already)."""
+    if cfg.game not in registry.game_ids():
+        raise ValueError(f"config 'game' must be one of {registry.game_ids()}, got {cfg.game!r}")
+    spec = registry.get(cfg.game)
+    if cfg.role not in spec.role_names:
+        raise ValueError(f"role {cfg.role!r} is not a role of {cfg.game}: {spec.role_names}")
+    if not cfg.name:
+        raise ValueError("config needs a 'name' (the model directory name, e.g. ppo_oicho_bettor)")
+    check_name(cfg.name)
+    try:
+        spec.config(**cfg.env_options)
+    except (ValueError, TypeError) as exc:  # an unknown option, or a value the game refuses
+        raise ValueError(f"config 'env_options' do not fit {spec.title}: {exc}") from None
+    from kabu_envs.wrappers.views import PARTNER_MODES
+
+    if cfg.partner not in PARTNER_MODES:
+        raise ValueError(f"config 'partner' must be one of {PARTNER_MODES}, got {cfg.partner!r}")
+    if not cfg.opponents and cfg.self_play.weight <= 0:
+        raise ValueError("config needs opponents or a positive self_play.weight")
+    for name, w in cfg.opponents.items():
+        if not _known_agent(spec, name):
+            raise ValueError(
+                f"unknown opponent {name!r} in config; {spec.title} offers {list(spec.agent_names)} "
+                "and trained 'ppo_...' models"
+            )
+        if w < 0:
+            raise ValueError(f"opponent weight for {name!r} is negative")
+    counts = (
+        ("self_play.every", cfg.self_play.every, 1),
+        ("self_play.max_snapshots", cfg.self_play.max_snapshots, 0),
+        ("checkpoint_every", cfg.checkpoint_every, 1),
+    )
+    for key, value, low in counts:
+        if value < low:
+            raise ValueError(f"{key} must be an integer >= {low}, got {value!r}")
+    if cfg.self_play.weight < 0:
+        raise ValueError(f"self_play.weight is negative: {cfg.self_play.weight!r}")
+    if cfg.reward_scale <= 0:
+        raise ValueError(f"reward_scale must be positive, got {cfg.reward_scale!r}")
+    if cfg.eval_deals < 0:
+        raise ValueError(f"eval_deals must be >= 0 (0: no evaluation), got {cfg.eval_deals!r}")
+    _validate_bc(cfg, spec)
+    _validate_dagger(cfg)
+    if cfg.timesteps <= 0 or cfg.n_envs <= 0:
+        raise ValueError("timesteps and n_envs must be positive")
+    curve = cfg.curve
+    if curve.every < 0:
+        raise ValueError(f"curve.every must be a non-negative integer (0 = off), got {curve.every!r}")
+    if curve.every and curve.deals < 2:
+        raise ValueError(f"curve.deals must be an integer >= 2, got {curve.deals!r}")
+    if curve.every and not curve.opponents:
+        raise ValueError("curve.opponents must name at least one reference agent when curve.every > 0")
+    for name in curve.opponents:
+        if not _known_agent(spec, name):
+            raise ValueError(f"unknown curve opponent {name!r}; {spec.title} offers {list(spec.agent_names)}")
+    if cfg.batch_envs is not None and cfg.batch_envs <= 0:
+        raise ValueError(f"batch_envs must be a positive integer or null (the views), got {cfg.batch_envs!r}")
+    if any(size <= 0 for size in cfg.policy_kwargs.net_arch):
+        raise ValueError(
+            f"policy_kwargs.net_arch: layer sizes must be positive, got {cfg.policy_kwargs.net_arch}"
+        )
+
+
+def _validate_bc(cfg: TrainConfig, spec: registry.GameSpec) -> None:
+    bc = cfg.bc
+    if bc.teacher is None:
+        return
+    if not _known_agent(spec, bc.teacher):
+        raise ValueError(
+            f"unknown bc.teacher {bc.teacher!r}; use one of {list(spec.agent_names)} or a 'ppo_...' model"
+        )
+    if bc.steps <= 0 or bc.epochs <= 0 or bc.batch_size <= 0 or bc.lr <= 0:
+        raise ValueError(
+            f"bc.steps, bc.epochs, bc.batch_size and bc.lr must be positive: {dataclasses.asdict(bc)}"
+        )
+    if not 0.0 <= bc.smoothing < 1.0:
+        raise ValueError(f"bc.smoothing must be in [0, 1), got {bc.smoothing!r}")
+    if cfg.init_from:
+        raise ValueError("bc and init_from exclude each other (both set the starting policy)")
+
+
+def _validate_dagger(cfg: TrainConfig) -> None:
+    d = cfg.dagger
+    for key in ("iterations", "steps", "workers"):
+        v = getattr(d, key)
+        if v < (0 if key == "iterations" else 1):
+            low = "a non-negative" if key == "iterations" else "a positive"
+            raise ValueError(f"dagger.{key} must be {low} integer, got {v!r}")
+    if not 0.0 <= d.beta <= 1.0:
+        raise ValueError(f"dagger.beta must be a number in [0, 1], got {d.beta!r}")
+    if d.iterations and cfg.bc.teacher is None:
+        raise ValueError(
+            "dagger.iterations > 0 needs a bc.teacher (the teacher that labels the learner's states)"
+        )
+
+
+# --- presets and loading ------------------------------------------------------------------------------
 def preset_dirs() -> list[Path]:
     """Every game's own preset folder."""
     return [d for spec in registry.games() if (d := spec.folder(PRESETS)) is not None]
@@ -107,87 +393,29 @@ def presets() -> list[str]:
     return sorted(preset_files())
 
 
-def load_config(source: str | Path | dict[str, Any], **overrides: Any) -> dict[str, Any]:
-    """Resolve a preset name, a YAML path or a dict into a full, validated config."""
-    if isinstance(source, dict):
-        raw = source
+def load_config(source: str | Path | Mapping[str, Any], **overrides: Any) -> TrainConfig:
+    """Resolve a preset name, a YAML path or a mapping, with ``overrides`` on top (None: not given; a
+    section's overrides merge into it), into a full, validated config."""
+    if isinstance(source, Mapping):
+        raw: Any = source
     else:
         p = Path(source)
         if not p.is_file():
             p = preset_files().get(str(source), p)
         if not p.is_file():
             raise ValueError(f"no config file or preset {str(source)!r}; presets: {presets()}")
+        import yaml  # the 'train' extra: reading a run record (load_run_config) needs no YAML
+
         raw = yaml.safe_load(p.read_text()) or {}
-    cfg = _merge(DEFAULTS, raw)
-    cfg = _merge(cfg, {k: v for k, v in overrides.items() if v is not None})
-    validate(cfg)
-    return cfg
+    merged = _overlay(_overlay({}, raw), {k: v for k, v in overrides.items() if v is not None})
+    return from_dict(merged)
 
 
-def _known_agent(spec: registry.GameSpec, name: Any) -> bool:
-    return str(name) in spec.agent_names or str(name).startswith("ppo")
-
-
-def validate(cfg: dict[str, Any]) -> None:
-    if cfg["game"] not in registry.game_ids():
-        raise ValueError(f"config 'game' must be one of {registry.game_ids()}, got {cfg['game']!r}")
-    spec = registry.get(cfg["game"])
-    if cfg["role"] not in spec.role_names:
-        raise ValueError(f"role {cfg['role']!r} is not a role of {cfg['game']}: {spec.role_names}")
-    if not cfg["name"]:
-        raise ValueError("config needs a 'name' (the model directory name, e.g. ppo_oicho_bettor)")
-    check_name(cfg["name"])
-    if not cfg["opponents"] and cfg["self_play"]["weight"] <= 0:
-        raise ValueError("config needs opponents or a positive self_play.weight")
-    for name, w in cfg["opponents"].items():
-        if not _known_agent(spec, name):
-            raise ValueError(
-                f"unknown opponent {name!r} in config; {spec.title} offers {list(spec.agent_names)} "
-                "and trained 'ppo_...' models"
-            )
-        if w < 0:
-            raise ValueError(f"opponent weight for {name!r} is negative")
-    bc = cfg["bc"]
-    if bc["teacher"] is not None:
-        t = str(bc["teacher"])
-        if not _known_agent(spec, t):
-            raise ValueError(
-                f"unknown bc.teacher {t!r}; use one of {list(spec.agent_names)} or a 'ppo_...' model"
-            )
-        if int(bc["steps"]) <= 0 or int(bc["epochs"]) <= 0 or int(bc["batch_size"]) <= 0 or bc["lr"] <= 0:
-            raise ValueError(f"bc.steps, bc.epochs, bc.batch_size and bc.lr must be positive: {bc}")
-        if not 0.0 <= float(bc["smoothing"]) < 1.0:
-            raise ValueError(f"bc.smoothing must be in [0, 1), got {bc['smoothing']!r}")
-        if cfg["init_from"]:
-            raise ValueError("bc and init_from exclude each other (both set the starting policy)")
-    _validate_dagger(cfg)
-    if int(cfg["timesteps"]) <= 0 or int(cfg["n_envs"]) <= 0:
-        raise ValueError("timesteps and n_envs must be positive")
-    curve = cfg["curve"]
-    if isinstance(curve["every"], bool) or not isinstance(curve["every"], int) or curve["every"] < 0:
-        raise ValueError(f"curve.every must be a non-negative integer (0 = off), got {curve['every']!r}")
-    if curve["every"] and (not isinstance(curve["deals"], int) or curve["deals"] < 2):
-        raise ValueError(f"curve.deals must be an integer >= 2, got {curve['deals']!r}")
-    if curve["every"] and not curve["opponents"]:
-        raise ValueError("curve.opponents must name at least one reference agent when curve.every > 0")
-    for name in curve["opponents"]:
-        if not _known_agent(spec, name):
-            raise ValueError(f"unknown curve opponent {name!r}; {spec.title} offers {list(spec.agent_names)}")
-    be = cfg["batch_envs"]
-    if be is not None and (isinstance(be, bool) or not isinstance(be, int) or be <= 0):
-        raise ValueError(f"batch_envs must be a positive integer or null (the views), got {be!r}")
-
-
-def _validate_dagger(cfg: dict[str, Any]) -> None:
-    d = cfg["dagger"]
-    for key in ("iterations", "steps", "workers"):
-        v = d[key]
-        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "iterations" else 1):
-            low = "a non-negative" if key == "iterations" else "a positive"
-            raise ValueError(f"dagger.{key} must be {low} integer, got {v!r}")
-    if isinstance(d["beta"], bool) or not isinstance(d["beta"], (int, float)) or not 0.0 <= d["beta"] <= 1.0:
-        raise ValueError(f"dagger.beta must be a number in [0, 1], got {d['beta']!r}")
-    if d["iterations"] and cfg["bc"]["teacher"] is None:
-        raise ValueError(
-            "dagger.iterations > 0 needs a bc.teacher (the teacher that labels the learner's states)"
-        )
+def load_run_config(run_json: str | Path) -> TrainConfig:
+    """The config a run record (``run.json`` beside a model) was trained with; a record written before a
+    key existed gets that key's default. Raises ``ValueError`` naming the file and the problem."""
+    try:
+        record = json.loads(Path(run_json).read_text())
+        return from_dict(record["config"])
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{run_json}: not a readable training run record: {exc}") from None

@@ -15,7 +15,14 @@ from __future__ import annotations
 import csv
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from kabu_envs.agents.policy_file import Policy
+from kabu_envs.training.config import TrainConfig
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
 
 FIELDS = ("samples", "wall_seconds", "opponent", "deals", "mean", "lo", "hi")
 # the curve's deal seeds: one set for every point of a run (common random numbers), disjoint from the
@@ -23,18 +30,18 @@ FIELDS = ("samples", "wall_seconds", "opponent", "deals", "mean", "lo", "hi")
 SEED_BASE = 20_000
 
 
-def evaluate_point(cfg: dict[str, Any], policy: Any, seed: int) -> list[dict[str, Any]]:
+def evaluate_point(cfg: TrainConfig, policy: Policy, seed: int) -> list[dict[str, Any]]:
     """One point of the curve: the policy's duplicate advantage over each ``curve.opponents``."""
     from kabu_envs.agents.ppo_agent import PPOAgent
     from kabu_envs.agents.registry import make_agent
     from kabu_envs.eval.games import matchup
 
-    curve, opts, game, role = cfg["curve"], cfg["env_options"], cfg["game"], cfg["role"]
+    curve, opts, game, role = cfg.curve, cfg.env_options, cfg.game, cfg.role
     rows = []
-    for opp in curve["opponents"]:
-        agent = PPOAgent(policy=policy, deterministic=True, seed=seed, name=cfg["name"])
+    for opp in curve.opponents:
+        agent = PPOAgent(policy=policy, deterministic=True, seed=seed, name=cfg.name)
         other = make_agent(game, str(opp), seed + 1, role=role, **opts)
-        s = matchup(game, agent, other, role, int(curve["deals"]), SEED_BASE + seed, opts).summary()
+        s = matchup(game, agent, other, role, curve.deals, SEED_BASE + seed, opts).summary()
         rows.append({"opponent": str(opp), "deals": s.n, "mean": s.mean, "lo": s.lo, "hi": s.hi})
     return rows
 
@@ -85,13 +92,13 @@ def read_curve(path: str | Path) -> dict[str, dict[str, list[float]]]:
     return out
 
 
-def make_callback(model: Any, cfg: dict[str, Any], path: Path, seed: int) -> Any:
+def make_callback(model: MaskablePPO, cfg: TrainConfig, path: Path, seed: int) -> BaseCallback | None:
     """The SB3 callback that measures the curve (``curve.every`` > 0), or None when it is off."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from kabu_envs.agents.policy_file import policy_from_sb3
 
-    every = int(cfg["curve"]["every"])
+    every = cfg.curve.every
     if every <= 0:
         return None
     writer = CurveWriter(path)
@@ -99,7 +106,7 @@ def make_callback(model: Any, cfg: dict[str, Any], path: Path, seed: int) -> Any
     def measure(samples: int, wall: float) -> None:
         if samples in writer.done_at():
             return
-        policy = policy_from_sb3(model.policy, cfg["game"], cfg["role"], cfg["env_options"])
+        policy = policy_from_sb3(model.policy, cfg.game, cfg.role, cfg.env_options)
         writer.add(samples, wall, evaluate_point(cfg, policy, seed))
 
     class EvalCurve(BaseCallback):

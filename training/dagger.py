@@ -23,25 +23,30 @@ of iteration k always gets the same seeds and the same share of the decisions.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kabu_envs.core.rng import make_rng
 from kabu_envs.training.bc import Demonstrations
+from kabu_envs.training.config import TrainConfig
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
 
 
-def betas(cfg: dict[str, Any]) -> list[float]:
+def betas(cfg: TrainConfig) -> list[float]:
     """The teacher's share of the executed actions at each iteration: 1, beta, beta^2, ..."""
-    d = cfg["dagger"]
-    return [1.0] + [float(d["beta"]) ** k for k in range(1, int(d["iterations"]) + 1)]
+    d = cfg.dagger
+    return [1.0] + [float(d.beta) ** k for k in range(1, d.iterations + 1)]
 
 
 def collect_mixture(
-    cfg: dict[str, Any],
+    cfg: TrainConfig,
     learner_dir: str | None,
     beta: float,
     steps: int,
@@ -57,14 +62,14 @@ def collect_mixture(
     if steps <= 0:
         raise ValueError(f"dagger steps must be positive, got {steps}")
     rng = make_rng(seed)
-    opts = cfg["env_options"]
+    opts = cfg.env_options
     pool = build_pool(cfg, int(rng.integers(2**31)))
     view = make_view(cfg, pool)
-    teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), int(rng.integers(2**31)), **opts)
+    teacher = make_agent(cfg.game, str(cfg.bc.teacher), int(rng.integers(2**31)), **opts)
     learner = None
     if learner_dir is not None and beta < 1.0:
-        learner = make_agent(cfg["game"], learner_dir, 0, role=cfg["role"], **opts)
-    scale = float(cfg["reward_scale"])
+        learner = make_agent(cfg.game, learner_dir, 0, role=cfg.role, **opts)
+    scale = float(cfg.reward_scale)
     obs_l: list[np.ndarray] = []
     mask_l: list[np.ndarray] = []
     act_l: list[int] = []
@@ -98,15 +103,15 @@ def collect_mixture(
     return Demonstrations.from_lists(obs_l, mask_l, act_l, ret_l, episodes)
 
 
-def _collect_job(args: tuple[dict[str, Any], str | None, float, int, int]) -> Demonstrations:
+def _collect_job(args: tuple[TrainConfig, str | None, float, int, int]) -> Demonstrations:
     return collect_mixture(*args)
 
 
 def collect_parallel(
-    cfg: dict[str, Any], learner_dir: str | None, beta: float, steps: int, seed: int
+    cfg: TrainConfig, learner_dir: str | None, beta: float, steps: int, seed: int
 ) -> Demonstrations:
     """``collect_mixture`` split over ``dagger.workers`` processes (worker w: seed + w, steps / workers)."""
-    workers = int(cfg["dagger"]["workers"])
+    workers = cfg.dagger.workers
     shares = [steps // workers + (w < steps % workers) for w in range(workers)]
     jobs = [(cfg, learner_dir, beta, n, seed + w) for w, n in enumerate(shares) if n > 0]
     if len(jobs) == 1:
@@ -146,11 +151,11 @@ def concat(parts: list[Demonstrations]) -> Demonstrations:
 
 
 def run(
-    model: Any,
-    cfg: dict[str, Any],
+    model: MaskablePPO,
+    cfg: TrainConfig,
     seed: int,
     work: Path,
-    save: Any,
+    save: Callable[[MaskablePPO, Path], None],
     progress: bool = False,
 ) -> dict[str, Any]:
     """Behaviour cloning then ``dagger.iterations`` DAgger iterations on ``model.policy``.
@@ -163,12 +168,12 @@ def run(
     """
     from kabu_envs.training.bc import agreement, fit_configured
 
-    bc, d = cfg["bc"], cfg["dagger"]
+    bc, d = cfg.bc, cfg.dagger
     data: Demonstrations | None = None
     learner_dir: str | None = None
     iterations: list[dict[str, Any]] = []
     for k, beta in enumerate(betas(cfg)):
-        steps = int(bc["steps"]) if k == 0 else int(d["steps"])
+        steps = bc.steps if k == 0 else d.steps
         t0 = time.time()
         new = collect_parallel(cfg, learner_dir, beta, steps, seed + 7_919 * k)
         t1 = time.time()
@@ -194,8 +199,8 @@ def run(
             print(f"dagger iteration {k}: {row}", flush=True)
     assert data is not None
     return {
-        "teacher": bc["teacher"],
-        "smoothing": bc["smoothing"],
+        "teacher": bc.teacher,
+        "smoothing": bc.smoothing,
         "decisions": len(data),
         "episodes": sum(r["episodes"] for r in iterations),
         "collect_seconds": round(sum(r["collect_seconds"] for r in iterations), 1),

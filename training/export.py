@@ -27,6 +27,7 @@ import numpy as np
 
 from kabu_envs.agents.policy_file import ACTIVATIONS, policy_from_sb3_state_dict, write_policy
 from kabu_envs.core.options import parse_assignments
+from kabu_envs.training.config import TrainConfig, load_run_config
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -48,8 +49,9 @@ def read_sb3_weights(zip_path: str | Path) -> dict[str, np.ndarray]:
     return {str(k): v.detach().cpu().numpy() for k, v in state.items()}
 
 
-def _run_record(run_json: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def _run_record(run_json: Path) -> tuple[TrainConfig, dict[str, Any]]:
     """(config, training record) from a run.json written by ``python -m kabu_envs.training``."""
+    cfg = load_run_config(run_json)
     run = json.loads(run_json.read_text())
     training = {
         "name": run.get("name"),
@@ -57,7 +59,7 @@ def _run_record(run_json: Path) -> tuple[dict[str, Any], dict[str, Any]]:
         "timesteps": run.get("timesteps"),
         "package_version": run.get("versions", {}).get("kabu-envs"),
     }
-    return run["config"], {k: v for k, v in training.items() if v is not None}
+    return cfg, {k: v for k, v in training.items() if v is not None}
 
 
 def convert(
@@ -76,10 +78,11 @@ def convert(
     run_json = zip_path.with_name("run.json")
     if run_json.is_file():
         cfg, training = _run_record(run_json)
+        recorded = {"game": cfg.game, "role": cfg.role, "env_options": cfg.env_options}
         for key, given in (("game", game), ("role", role), ("env_options", env_options)):
-            if given is not None and given != cfg[key]:
-                raise ValueError(f"{key} {given!r} contradicts {run_json} ({cfg[key]!r})")
-        game, role, env_options = cfg["game"], cfg["role"], cfg["env_options"]
+            if given is not None and given != recorded[key]:
+                raise ValueError(f"{key} {given!r} contradicts {run_json} ({recorded[key]!r})")
+        game, role, env_options = cfg.game, cfg.role, cfg.env_options
     if game is None or role is None:
         raise ValueError("say what the model was trained for: --game and --role (no run.json beside the zip)")
     registry.get(game).role(role)  # unknown games and roles raise, naming the known ones

@@ -29,18 +29,23 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import math
 import os
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from kabu_envs import registry
+from kabu_envs.agents.base import Agent
 from kabu_envs.agents.policy_file import Policy, write_policy
 from kabu_envs.core.options import parse_assignments
+from kabu_envs.eval.stats import Summary
 from kabu_envs.training.outputs import RunPaths, swap_into_place, versions, write_json
 from kabu_envs.training.rllib_env import rllib_env
 from kabu_envs.training.rllib_export import model_activation, policy_from_rllib_state
@@ -104,8 +109,74 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
-    """Every setting of the run, plain JSON (written to run.json); bad values raise naming them."""
+@dataclass(frozen=True)
+class RaySettings:
+    """Where Ray runs and what it reserves: a local instance of ``num_cpus`` or the cluster at ``address``."""
+
+    address: str | None
+    num_cpus: int | None
+    num_env_runners: int
+    envs_per_runner: int
+    cpus_per_runner: float
+    num_learners: int
+    gpus_per_learner: float
+
+
+@dataclass(frozen=True)
+class RllibPPO:
+    """RLlib's PPO settings, named as ``PPOConfig.training`` names its keyword arguments."""
+
+    train_batch_size_per_learner: int
+    minibatch_size: int
+    num_epochs: int
+    lr: float
+    gamma: float
+    lambda_: float
+    entropy_coeff: float
+    clip_param: float
+
+    def kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of ``PPOConfig.training(...)``."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class RllibModel:
+    """The RLModule's MLP, as RLlib's ``model_config`` names it (``training/rllib_export.py`` reads it)."""
+
+    fcnet_hiddens: list[int]
+    fcnet_activation: str
+    vf_share_layers: bool = False
+
+    def config(self) -> dict[str, Any]:
+        """RLlib's ``model_config`` dict."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class RllibConfig:
+    """Every setting of an RLlib run; ``to_dict()`` is the plain JSON that run.json stores."""
+
+    game: str
+    role: str
+    env_options: dict[str, Any]
+    seed: int
+    opponent: str
+    iterations: int
+    max_minutes: float
+    ray: RaySettings
+    ppo: RllibPPO
+    model: RllibModel
+    eval_every: int
+    curve_deals: int
+    eval_deals: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def resolve_config(args: argparse.Namespace) -> RllibConfig:
+    """Every setting of the run (written to run.json); bad values raise naming them."""
     spec = registry.get(args.game)
     role = spec.role(args.role).name
     env_options = parse_assignments(args.option)
@@ -127,56 +198,56 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
     bad = [k for k, ok in checks.items() if not ok]
     if bad:
         raise ValueError(f"bad value for {bad} (deals >= 2, minibatch <= batch, sizes >= 1)")
-    model = {"fcnet_hiddens": hidden, "fcnet_activation": args.activation, "vf_share_layers": False}
-    model_activation(model)
-    return {
-        "game": spec.id,
-        "role": role,
-        "env_options": env_options,
-        "seed": int(args.seed),
-        "opponent": OPPONENT,
-        "iterations": int(args.iterations),
-        "max_minutes": float(args.max_minutes),
-        "ray": {
-            "address": args.address,
-            "num_cpus": None if args.address else int(args.num_cpus),
-            "num_env_runners": int(args.num_env_runners),
-            "envs_per_runner": int(args.envs_per_runner),
-            "cpus_per_runner": float(args.cpus_per_runner),
-            "num_learners": int(args.num_learners),
-            "gpus_per_learner": float(args.gpus_per_learner),
-        },
-        "ppo": {
-            "train_batch_size_per_learner": int(args.batch),
-            "minibatch_size": int(args.minibatch),
-            "num_epochs": int(args.epochs),
-            "lr": float(args.lr),
-            "gamma": 1.0,
-            "lambda_": 0.95,
-            "entropy_coeff": float(args.entropy),
-            "clip_param": 0.2,
-        },
-        "model": model,
-        "eval_every": int(args.eval_every),
-        "curve_deals": int(args.curve_deals),
-        "eval_deals": int(args.eval_deals),
-    }
+    model = RllibModel(fcnet_hiddens=hidden, fcnet_activation=args.activation)
+    model_activation(model.config())
+    return RllibConfig(
+        game=spec.id,
+        role=role,
+        env_options=env_options,
+        seed=int(args.seed),
+        opponent=OPPONENT,
+        iterations=int(args.iterations),
+        max_minutes=float(args.max_minutes),
+        ray=RaySettings(
+            address=args.address,
+            num_cpus=None if args.address else int(args.num_cpus),
+            num_env_runners=int(args.num_env_runners),
+            envs_per_runner=int(args.envs_per_runner),
+            cpus_per_runner=float(args.cpus_per_runner),
+            num_learners=int(args.num_learners),
+            gpus_per_learner=float(args.gpus_per_learner),
+        ),
+        ppo=RllibPPO(
+            train_batch_size_per_learner=int(args.batch),
+            minibatch_size=int(args.minibatch),
+            num_epochs=int(args.epochs),
+            lr=float(args.lr),
+            gamma=1.0,
+            lambda_=0.95,
+            entropy_coeff=float(args.entropy),
+            clip_param=0.2,
+        ),
+        model=model,
+        eval_every=int(args.eval_every),
+        curve_deals=int(args.curve_deals),
+        eval_deals=int(args.eval_deals),
+    )
 
 
 # --- RLlib ---------------------------------------------------------------------------------------------
-def start_ray(cfg: dict[str, Any]) -> None:
+def start_ray(cfg: RllibConfig) -> None:
     """A local Ray instance with ``num_cpus``, or the cluster at ``address``."""
     import ray  # type: ignore[import-not-found,unused-ignore]
 
-    r = cfg["ray"]
+    r = cfg.ray
     # the driver's imports (kabu_envs, training) must resolve in every worker, local or remote
-    if r["address"]:
-        ray.init(address=r["address"])
+    if r.address:
+        ray.init(address=r.address)
     else:
-        ray.init(num_cpus=r["num_cpus"], include_dashboard=False)
+        ray.init(num_cpus=r.num_cpus, include_dashboard=False)
 
 
-def build_algo(cfg: dict[str, Any]) -> Any:
+def build_algo(cfg: RllibConfig) -> Any:
     """PPO on the game's AEC env: one shared action-masking policy for every seat."""
     from ray.rllib.algorithms.ppo import PPOConfig  # type: ignore[import-not-found,unused-ignore]
     from ray.rllib.core.rl_module.multi_rl_module import (  # type: ignore[import-not-found,unused-ignore]
@@ -190,29 +261,29 @@ def build_algo(cfg: dict[str, Any]) -> Any:
     )
     from ray.tune.registry import register_env  # type: ignore[import-not-found,unused-ignore]
 
-    env_name = f"kabu_envs_{cfg['game']}"
+    env_name = f"kabu_envs_{cfg.game}"
     register_env(env_name, rllib_env)
-    r = cfg["ray"]
-    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=dict(cfg["model"]))
+    r = cfg.ray
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=cfg.model.config())
     config = (
         PPOConfig()
         # RLlib's env check steps a sample of the whole action space, ignoring the mask: an illegal
         # move, which the games refuse. Sampling itself always goes through the masking module.
         .environment(
             env_name,
-            env_config={"game": cfg["game"], "env_options": cfg["env_options"]},
+            env_config={"game": cfg.game, "env_options": cfg.env_options},
             disable_env_checking=True,
         )
         .env_runners(
-            num_env_runners=r["num_env_runners"],
-            num_envs_per_env_runner=r["envs_per_runner"],
-            num_cpus_per_env_runner=r["cpus_per_runner"],
+            num_env_runners=r.num_env_runners,
+            num_envs_per_env_runner=r.envs_per_runner,
+            num_cpus_per_env_runner=r.cpus_per_runner,
         )
-        .learners(num_learners=r["num_learners"], num_gpus_per_learner=r["gpus_per_learner"])
-        .training(**cfg["ppo"])
+        .learners(num_learners=r.num_learners, num_gpus_per_learner=r.gpus_per_learner)
+        .training(**cfg.ppo.kwargs())
         .multi_agent(policies={POLICY_ID}, policy_mapping_fn=lambda agent_id, episode, **kw: POLICY_ID)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY_ID: module}))
-        .debugging(seed=cfg["seed"], log_level="ERROR")
+        .debugging(seed=cfg.seed, log_level="ERROR")
     )
     return config.build_algo()
 
@@ -235,25 +306,25 @@ def learner_state(algo: Any) -> dict[str, np.ndarray]:
     return as_numpy(algo.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID])
 
 
-def export_policy(state: dict[str, np.ndarray], cfg: dict[str, Any], env_steps: int) -> Policy:
+def export_policy(state: dict[str, np.ndarray], cfg: RllibConfig, env_steps: int) -> Policy:
     """The module's actor and critic as a policy file in memory (what ``write_policy`` writes)."""
-    training: dict[str, Any] = {"name": f"rllib_{cfg['game']}", "seed": cfg["seed"], "timesteps": env_steps}
+    training: dict[str, Any] = {"name": f"rllib_{cfg.game}", "seed": cfg.seed, "timesteps": env_steps}
     version = versions(PACKAGES)["kabu-envs"]
     if version != "not installed":
         training["package_version"] = version
-    act = model_activation(cfg["model"])
-    return policy_from_rllib_state(state, act, cfg["game"], cfg["role"], cfg["env_options"], training)
+    act = model_activation(cfg.model.config())
+    return policy_from_rllib_state(state, act, cfg.game, cfg.role, cfg.env_options, training)
 
 
 # --- evaluation and the curve --------------------------------------------------------------------------
-def duplicate_vs_random(cfg: dict[str, Any], agent: Any, deals: int, seed: int) -> Any:
-    """The project's duplicate match of ``agent`` against ``random`` (``kabu_envs.eval.stats.Summary``)."""
+def duplicate_vs_random(cfg: RllibConfig, agent: Agent, deals: int, seed: int) -> Summary:
+    """The project's duplicate match of ``agent`` against ``random``."""
     from kabu_envs.agents.registry import make_agent
     from kabu_envs.eval.games import matchup
 
-    opts = cfg["env_options"]
-    opponent = make_agent(cfg["game"], OPPONENT, seed + 1, **opts)
-    return matchup(cfg["game"], agent, opponent, cfg["role"], deals, seed=seed, env_options=opts).summary()
+    opts = cfg.env_options
+    opponent = make_agent(cfg.game, OPPONENT, seed + 1, **opts)
+    return matchup(cfg.game, agent, opponent, cfg.role, deals, seed=seed, env_options=opts).summary()
 
 
 def curve_row(result: dict[str, Any], train_seconds: float) -> dict[str, Any]:
@@ -316,7 +387,7 @@ def write_curve(rows: list[dict[str, Any]], csv_path: Path, png_path: Path | Non
 
 
 # --- the run -------------------------------------------------------------------------------------------
-def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
+def run(cfg: RllibConfig, out: Path, log: Callable[[str], object] = print) -> dict[str, Any]:
     """Train, export, evaluate; returns the run record (also ``<out>/model/run.json``)."""
     import ray  # type: ignore[import-not-found,unused-ignore]
     import torch
@@ -326,34 +397,32 @@ def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
 
     paths = RunPaths(out)
     paths.work.mkdir(parents=True, exist_ok=True)
-    write_json(paths.work / "config.json", cfg)
+    write_json(paths.work / "config.json", cfg.to_dict())
     torch.set_num_threads(1)
-    torch.manual_seed(cfg["seed"])
+    torch.manual_seed(cfg.seed)
     t_start = time.time()
     start_ray(cfg)
     try:
         algo = build_algo(cfg)
         t_ready = time.time()
-        log(f"Ray and RLlib ready in {t_ready - t_start:.0f} s; training {cfg['game']} by self-play")
-        curve_seed = 1_000_000 + cfg["seed"]
+        log(f"Ray and RLlib ready in {t_ready - t_start:.0f} s; training {cfg.game} by self-play")
+        curve_seed = 1_000_000 + cfg.seed
 
         def score(row: dict[str, Any]) -> None:
             """The curve's point: the current weights against ``random`` on fixed duplicate deals."""
-            agent = PPOAgent(
-                policy=export_policy(learner_state(algo), cfg, row["env_steps"]), seed=cfg["seed"]
-            )
-            s = duplicate_vs_random(cfg, agent, cfg["curve_deals"], curve_seed)
+            agent = PPOAgent(policy=export_policy(learner_state(algo), cfg, row["env_steps"]), seed=cfg.seed)
+            s = duplicate_vs_random(cfg, agent, cfg.curve_deals, curve_seed)
             row.update(dup_mean=s.mean, dup_lo=s.lo, dup_hi=s.hi, dup_deals=s.n)
 
         start = curve_row({}, 0.0)  # the untrained policy: where the curve starts
         score(start)
         rows: list[dict[str, Any]] = [start]
         stopped_by = "iterations"
-        budget = cfg["max_minutes"] * 60.0
-        for it in range(1, cfg["iterations"] + 1):
+        budget = cfg.max_minutes * 60.0
+        for it in range(1, cfg.iterations + 1):
             result = algo.train()
             row = curve_row(result, time.time() - t_ready)
-            if it % cfg["eval_every"] == 0 or it == cfg["iterations"]:
+            if it % cfg.eval_every == 0 or it == cfg.iterations:
                 score(row)
             rows.append(row)
             write_curve(rows, paths.work / "progress.csv", None, "")
@@ -363,8 +432,8 @@ def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
                 f"entropy {row['entropy']:.3f}{dup if row['dup_deals'] else ''}"
             )
             per_iter = row["train_seconds"] / it
-            if it < cfg["iterations"] and row["train_seconds"] + per_iter > budget:
-                stopped_by = f"time budget ({cfg['max_minutes']} min)"
+            if it < cfg.iterations and row["train_seconds"] + per_iter > budget:
+                stopped_by = f"time budget ({cfg.max_minutes} min)"
                 break
         t_trained = time.time()
         env_steps = rows[-1]["env_steps"]
@@ -375,26 +444,26 @@ def run(cfg: dict[str, Any], out: Path, log: Any = print) -> dict[str, Any]:
     stage = paths.staging()
     write_policy(policy, stage)
     # the final evaluation plays the written file, as anyone loading it would
-    agent = make_agent(cfg["game"], str(stage), cfg["seed"], role=cfg["role"], **cfg["env_options"])
-    eval_seed = 2_000_000 + cfg["seed"]
-    s = duplicate_vs_random(cfg, agent, cfg["eval_deals"], eval_seed)
+    agent = make_agent(cfg.game, str(stage), cfg.seed, role=cfg.role, **cfg.env_options)
+    eval_seed = 2_000_000 + cfg.seed
+    s = duplicate_vs_random(cfg, agent, cfg.eval_deals, eval_seed)
     t_done = time.time()
     evaluation = {
-        "game": cfg["game"],
-        "role": cfg["role"],
+        "game": cfg.game,
+        "role": cfg.role,
         "agent": "rllib self-play PPO",
         "opponent": OPPONENT,
         "seed": eval_seed,
-        "env_options": cfg["env_options"],
+        "env_options": cfg.env_options,
         **s.as_dict(),
     }
     write_json(stage / "eval.json", evaluation)
-    title = f"RLlib self-play PPO, {registry.get(cfg['game']).title}"
+    title = f"RLlib self-play PPO, {registry.get(cfg.game).title}"
     write_curve(rows, stage / "progress.csv", stage / "learning_curve.png", title)
     record = {
-        "name": f"rllib_{cfg['game']}",
-        "config": cfg,
-        "seed": cfg["seed"],
+        "name": f"rllib_{cfg.game}",
+        "config": cfg.to_dict(),
+        "seed": cfg.seed,
         "iterations": len(rows) - 1,
         "timesteps": env_steps,
         "stopped_by": stopped_by,
@@ -422,12 +491,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    out = Path(args.out or Path("runs") / f"rllib_{cfg['game']}")
+    out = Path(args.out or Path("runs") / f"rllib_{cfg.game}")
     record = run(cfg, out)
     res = record["eval"]
     lo, hi = res["ci95"]
     print(
-        f"{cfg['game']}: RLlib self-play PPO vs {OPPONENT}, duplicate over {res['games']} deals: "
+        f"{cfg.game}: RLlib self-play PPO vs {OPPONENT}, duplicate over {res['games']} deals: "
         f"mean {res['mean']:+.3f} reward/deal, 95% CI [{lo:+.3f}, {hi:+.3f}]"
         f"{'  (beats random)' if lo > 0 else ''}"
     )

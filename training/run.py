@@ -20,18 +20,20 @@ policy file (``policy.npz`` + ``policy.json``: weights and what they were traine
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import shutil
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, SupportsFloat
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import gymnasium
 
 from kabu_envs.agents.registry import make_agent, models_dir
 from kabu_envs.training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
+from kabu_envs.training.config import TrainConfig
 from kabu_envs.training.curve import make_callback as make_curve_callback
 from kabu_envs.training.curve import read_curve
 from kabu_envs.training.gc_tuning import quiet_gc
@@ -45,6 +47,11 @@ from kabu_envs.training.outputs import (
     write_json,
 )
 from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
+
+if TYPE_CHECKING:  # torch and SB3 are imported when a run starts, not with this module
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.vec_env import VecEnv
 
 PACKAGES = ("kabu-envs", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy")
 # config keys that may differ between a run and its resumption (the budget and the evaluation)
@@ -66,75 +73,77 @@ class ScaleReward(gymnasium.RewardWrapper):
         return float(reward) * self.scale
 
 
-def build_pool(cfg: dict[str, Any], seed: int) -> OpponentPool:
-    opts = cfg["env_options"]
+def build_pool(cfg: TrainConfig, seed: int) -> OpponentPool:
+    opts = cfg.env_options
     members = [
-        (make_agent(cfg["game"], name, seed + i, fast=True, **opts), float(w))
-        for i, (name, w) in enumerate(cfg["opponents"].items())
+        (make_agent(cfg.game, name, seed + i, fast=True, **opts), float(w))
+        for i, (name, w) in enumerate(cfg.opponents.items())
         if w > 0
     ]
     if not members:  # pure self-play starts against random until the first snapshot
-        members = [(make_agent(cfg["game"], "random", seed), 1e-9)]
-    return OpponentPool(members, max_added=int(cfg["self_play"]["max_snapshots"]))
+        members = [(make_agent(cfg.game, "random", seed), 1e-9)]
+    return OpponentPool(members, max_added=cfg.self_play.max_snapshots)
 
 
-def make_view(cfg: dict[str, Any], pool: OpponentPool) -> SingleAgentView:
+def make_view(cfg: TrainConfig, pool: OpponentPool) -> SingleAgentView:
     """The learner's single-agent view: the configured game, role and partner mode."""
     from kabu_envs.wrappers.views import make_view as view
 
-    return view(cfg["game"], role=cfg["role"], partner=cfg["partner"], opponents=pool, **cfg["env_options"])
+    return view(cfg.game, role=cfg.role, partner=cfg.partner, opponents=pool, **cfg.env_options)
 
 
-def make_vec_env(cfg: dict[str, Any], pool: OpponentPool, paths: RunPaths) -> Any:
+def make_vec_env(cfg: TrainConfig, pool: OpponentPool, paths: RunPaths) -> VecEnv:
     """``batch_envs`` games over one batch engine, the views' semantics (training/batch_vec_env.py);
     the episode log in ``work/monitor_batch.monitor.csv`` and unscaled, as the views' monitors."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from kabu_envs.training.batch_vec_env import BatchVecEnv, VecScaleReward
 
+    assert cfg.batch_envs is not None
     venv = BatchVecEnv(
-        cfg["game"],
-        int(cfg["batch_envs"]),
-        role=cfg["role"],
+        cfg.game,
+        cfg.batch_envs,
+        role=cfg.role,
         opponents=pool,
-        partner=cfg["partner"],
-        **cfg["env_options"],
+        partner=cfg.partner,
+        **cfg.env_options,
     )
-    vec: Any = VecMonitor(venv, str(paths.work / "monitor_batch"))
-    return VecScaleReward(vec, cfg["reward_scale"]) if cfg["reward_scale"] != 1.0 else vec
+    vec: VecEnv = VecMonitor(venv, str(paths.work / "monitor_batch"))
+    return VecScaleReward(vec, cfg.reward_scale) if cfg.reward_scale != 1.0 else vec
 
 
-def run_paths(cfg: dict[str, Any], out: str | Path | None) -> RunPaths:
+def run_paths(cfg: TrainConfig, out: str | Path | None) -> RunPaths:
     """The run folder: ``out`` or ``runs/<name>/`` under the working directory (a name that would
     leave ``runs/`` is refused)."""
     if out is not None:
         return RunPaths(Path(out))
-    return RunPaths(inside(Path("runs").resolve(), cfg["name"]))
+    return RunPaths(inside(Path("runs").resolve(), cfg.name))
 
 
-def save_policy(model: Any, cfg: dict[str, Any], out: Path, seed: int) -> None:
+def save_policy(model: MaskablePPO, cfg: TrainConfig, out: Path, seed: int) -> None:
     """Write the policy file of ``model`` (trained for the config's game, role and rule options)."""
     from kabu_envs.agents.policy_file import policy_from_sb3, write_policy
 
     training = {
-        "name": cfg["name"],
+        "name": cfg.name,
         "seed": seed,
         "timesteps": int(model.num_timesteps),
         "package_version": versions(PACKAGES)["kabu-envs"],
     }
     if training["package_version"] == "not installed":
         del training["package_version"]
-    write_policy(policy_from_sb3(model.policy, cfg["game"], cfg["role"], cfg["env_options"], training), out)
+    write_policy(policy_from_sb3(model.policy, cfg.game, cfg.role, cfg.env_options, training), out)
 
 
 # --- the steps of a run -------------------------------------------------------------------------------
-def _prepare(paths: RunPaths, cfg: dict[str, Any], resume: bool) -> Path | None:
+def _prepare(paths: RunPaths, cfg: TrainConfig, resume: bool) -> Path | None:
     """Create the folders; for a resumption, check the config and return the checkpoint to start from."""
+    resolved = cfg.to_dict()
     if not resume:
         if paths.work.exists():  # a fresh run: the previous run's checkpoints and logs go
             shutil.rmtree(paths.work)
         paths.work.mkdir(parents=True)
-        write_json(paths.config, cfg)
+        write_json(paths.config, resolved)
         return None
     ckpt = latest_checkpoint(paths.checkpoints)
     if ckpt is None or not paths.config.is_file():
@@ -143,18 +152,20 @@ def _prepare(paths: RunPaths, cfg: dict[str, Any], resume: bool) -> Path | None:
         )
     saved = json.loads(paths.config.read_text())
     diff = sorted(
-        k for k in set(saved) | set(cfg) if k not in RESUMABLE_CHANGES and saved.get(k) != cfg.get(k)
+        k
+        for k in set(saved) | set(resolved)
+        if k not in RESUMABLE_CHANGES and saved.get(k) != resolved.get(k)
     )
     if diff:
         raise ValueError(
             f"--resume with a different config than the interrupted run ({paths.config}): {diff} differ; "
             f"only {list(RESUMABLE_CHANGES)} may change"
         )
-    write_json(paths.config, cfg)
+    write_json(paths.config, resolved)
     return ckpt
 
 
-def _new_model(cfg: dict[str, Any], vec: Any, seed: int, start: Path | None) -> Any:
+def _new_model(cfg: TrainConfig, vec: VecEnv, seed: int, start: Path | None) -> MaskablePPO:
     """A MaskablePPO: fresh, from ``init_from``'s policy file, or from the checkpoint ``start``."""
     from sb3_contrib import MaskablePPO
 
@@ -164,15 +175,13 @@ def _new_model(cfg: dict[str, Any], vec: Any, seed: int, start: Path | None) -> 
     init = None
     if start is not None:
         init = read_policy(start)
-    elif cfg["init_from"]:  # a policy file (never an SB3 zip: those can carry code)
-        path = Path(cfg["init_from"])
+    elif cfg.init_from:  # a policy file (never an SB3 zip: those can carry code)
+        path = Path(cfg.init_from)
         init = read_policy(find_policy(str(path), models_dir()))
-        init.check_fits(
-            game=cfg["game"], env_options=cfg["env_options"], label=f"init_from {cfg['init_from']!r}"
-        )
-    kwargs = sb3_policy_kwargs(init) if init is not None else dict(cfg["policy_kwargs"])
+        init.check_fits(game=cfg.game, env_options=cfg.env_options, label=f"init_from {cfg.init_from!r}")
+    kwargs = sb3_policy_kwargs(init) if init is not None else dataclasses.asdict(cfg.policy_kwargs)
     model = MaskablePPO(
-        "MlpPolicy", vec, seed=seed, device="cpu", policy_kwargs=kwargs, verbose=0, **cfg["ppo"]
+        "MlpPolicy", vec, seed=seed, device="cpu", policy_kwargs=kwargs, verbose=0, **cfg.ppo.kwargs()
     )
     if init is not None:  # its architecture wins; the step count goes on
         load_into_sb3(init, model.policy)
@@ -182,29 +191,31 @@ def _new_model(cfg: dict[str, Any], vec: Any, seed: int, start: Path | None) -> 
     return model
 
 
-def _callbacks(model: Any, cfg: dict[str, Any], pool: OpponentPool, paths: RunPaths, seed: int) -> Any:
+def _callbacks(
+    model: MaskablePPO, cfg: TrainConfig, pool: OpponentPool, paths: RunPaths, seed: int
+) -> tuple[Any, CallbackList]:
     """Self-play snapshots into the pool and pickle-free checkpoints, every so many steps."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
     from kabu_envs.agents.ppo_agent import PPOAgent
 
-    sp = cfg["self_play"]
-    every_ckpt = int(cfg["checkpoint_every"])
+    sp = cfg.self_play
+    every_ckpt = cfg.checkpoint_every
 
     class Snapshots(BaseCallback):
         """Freeze a numpy copy of the actor into the pool every ``self_play.every`` steps."""
 
         def __init__(self) -> None:
             super().__init__()
-            self.next_at = (model.num_timesteps // int(sp["every"]) + 1) * int(sp["every"])
+            self.next_at = (model.num_timesteps // sp.every + 1) * sp.every
             self.count = 0
 
         def _on_step(self) -> bool:
-            if sp["weight"] > 0 and self.num_timesteps >= self.next_at:
-                self.next_at += int(sp["every"])
+            if sp.weight > 0 and self.num_timesteps >= self.next_at:
+                self.next_at += sp.every
                 self.count += 1
                 snap = PPOAgent(model=model, fast=True, deterministic=False, seed=seed + 1000 + self.count)
-                pool.add(snap, sp["weight"])
+                pool.add(snap, sp.weight)
             return True
 
     class Checkpoints(BaseCallback):
@@ -226,7 +237,12 @@ def _callbacks(model: Any, cfg: dict[str, Any], pool: OpponentPool, paths: RunPa
 
 
 def _learn(
-    model: Any, cfg: dict[str, Any], paths: RunPaths, callbacks: Any, progress_bar: bool, seed: int
+    model: MaskablePPO,
+    cfg: TrainConfig,
+    paths: RunPaths,
+    callbacks: CallbackList,
+    progress_bar: bool,
+    seed: int,
 ) -> None:
     """Learn up to ``timesteps`` in total; on Ctrl-C save a checkpoint and say how to resume."""
     from stable_baselines3.common.logger import configure
@@ -237,7 +253,7 @@ def _learn(
     start_file = paths.work / "start.json"
     if not start_file.is_file():
         write_json(start_file, {"timesteps": int(model.num_timesteps)})
-    target = json.loads(start_file.read_text())["timesteps"] + int(cfg["timesteps"])
+    target = json.loads(start_file.read_text())["timesteps"] + cfg.timesteps
     remaining = target - int(model.num_timesteps)
     if remaining <= 0:
         return
@@ -271,7 +287,7 @@ def _progress_csv(paths: RunPaths, dest: Path) -> None:
             writer.writerows(rows)
 
 
-def _finish(model: Any, cfg: dict[str, Any], paths: RunPaths, record: dict[str, Any], seed: int) -> Path:
+def _finish(model: MaskablePPO, cfg: TrainConfig, paths: RunPaths, record: dict[str, Any], seed: int) -> Path:
     """Write the policy, evaluation, learning curve and run record in staging; swap into ``model/``."""
     stage = paths.staging()
     save_policy(model, cfg, stage, seed)
@@ -282,18 +298,18 @@ def _finish(model: Any, cfg: dict[str, Any], paths: RunPaths, record: dict[str, 
             opp: {k: c[k][-1] for k in ("samples", "mean", "lo", "hi")}
             for opp, c in read_curve(stage / "curve.csv").items()
         }
-    if cfg["eval_deals"] > 0:
-        record["eval"] = quick_eval(cfg, stage, int(cfg["eval_deals"]), seed)
+    if cfg.eval_deals > 0:
+        record["eval"] = quick_eval(cfg, stage, cfg.eval_deals, seed)
     write_json(stage / "run.json", record)
     return swap_into_place(stage, paths.model)
 
 
 def _warm_start(
-    model: Any, cfg: dict[str, Any], pool: OpponentPool, paths: RunPaths, seed: int, progress: bool
+    model: MaskablePPO, cfg: TrainConfig, pool: OpponentPool, paths: RunPaths, seed: int, progress: bool
 ) -> dict[str, Any]:
     """Behaviour cloning of ``bc.teacher`` (training/bc.py), then ``dagger.iterations`` rounds of DAgger
     (training/dagger.py) when configured; the record for run.json."""
-    if cfg["dagger"]["iterations"]:
+    if cfg.dagger.iterations:
         from kabu_envs.training import dagger
 
         return dagger.run(
@@ -301,12 +317,12 @@ def _warm_start(
         )
     from kabu_envs.training.bc import warm_start
 
-    teacher = make_agent(cfg["game"], str(cfg["bc"]["teacher"]), seed + 500, **cfg["env_options"])
+    teacher = make_agent(cfg.game, str(cfg.bc.teacher), seed + 500, **cfg.env_options)
     return warm_start(model, cfg, make_view(cfg, pool), teacher, seed + 501, progress=progress)
 
 
 def train(
-    cfg: dict[str, Any],
+    cfg: TrainConfig,
     out: str | Path | None = None,
     progress_bar: bool = True,
     resume: bool = False,
@@ -317,32 +333,32 @@ def train(
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    check_name(cfg["name"])
+    check_name(cfg.name)
     paths = run_paths(cfg, out)
-    published = inside(models_dir(), cfg["name"]) if publish else None
+    published = inside(models_dir(), cfg.name) if publish else None
     start = _prepare(paths, cfg, resume)
     torch.set_num_threads(1)
-    seed = int(cfg["seed"])
+    seed = cfg.seed
     torch.manual_seed(seed)
     pool = build_pool(cfg, seed)
 
     def env_fn(i: int) -> Callable[[], gymnasium.Env[Any, Any]]:
         def make() -> gymnasium.Env:
             env = Monitor(make_view(cfg, pool), str(paths.work / f"monitor_{i}"))
-            return ScaleReward(env, cfg["reward_scale"]) if cfg["reward_scale"] != 1.0 else env
+            return ScaleReward(env, cfg.reward_scale) if cfg.reward_scale != 1.0 else env
 
         return make
 
     vec = (
         make_vec_env(cfg, pool, paths)
-        if cfg["batch_envs"]
-        else DummyVecEnv([env_fn(i) for i in range(int(cfg["n_envs"]))])
+        if cfg.batch_envs
+        else DummyVecEnv([env_fn(i) for i in range(cfg.n_envs)])
     )
     vec.seed(seed)
     model = _new_model(cfg, vec, seed, start)
     bc_file = paths.work / "bc.json"
     bc_record = json.loads(bc_file.read_text()) if start is not None and bc_file.is_file() else None
-    if cfg["bc"]["teacher"] and start is None:
+    if cfg.bc.teacher and start is None:
         bc_record = _warm_start(model, cfg, pool, paths, seed, progress_bar)
         save_policy(model, cfg, paths.work / "bc_policy", seed)  # the warm start alone, for comparison
         write_json(paths.work / "bc.json", bc_record)
@@ -350,8 +366,8 @@ def train(
     t0 = time.time()
     _learn(model, cfg, paths, callbacks, progress_bar, seed)
     record = {
-        "name": cfg["name"],
-        "config": cfg,
+        "name": cfg.name,
+        "config": cfg.to_dict(),
         "seed": seed,
         "timesteps": int(model.num_timesteps),
         "train_seconds": round(time.time() - t0, 1),
@@ -369,19 +385,18 @@ def train(
     return record
 
 
-def quick_eval(cfg: dict[str, Any], model_dir: Path, deals: int, seed: int) -> dict[str, Any]:
+def quick_eval(cfg: TrainConfig, model_dir: Path, deals: int, seed: int) -> dict[str, Any]:
     """Duplicate-deal check of the fresh model against the game's quick-evaluation opponents
     (``kabu_envs.eval.plans.evaluation``)."""
     from kabu_envs.eval.games import matchup
     from kabu_envs.eval.plans import evaluation
 
-    opts = cfg["env_options"]
-    role = cfg["role"]
+    opts, role = cfg.env_options, cfg.role
     res = {}
-    for opp in evaluation(cfg["game"]).opponents:
-        agent = make_agent(cfg["game"], str(model_dir), seed, role=cfg["role"], **opts)
-        other = make_agent(cfg["game"], opp, seed + 1, **opts)
-        m = matchup(cfg["game"], agent, other, role, deals, seed=10_000 + seed, env_options=opts)
+    for opp in evaluation(cfg.game).opponents:
+        agent = make_agent(cfg.game, str(model_dir), seed, role=role, **opts)
+        other = make_agent(cfg.game, opp, seed + 1, **opts)
+        m = matchup(cfg.game, agent, other, role, deals, seed=10_000 + seed, env_options=opts)
         s = m.summary()
         res[opp] = {"deals": s.n, "mean": round(s.mean, 4), "ci95": [round(s.lo, 4), round(s.hi, 4)]}
     return res

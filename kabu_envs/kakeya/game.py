@@ -28,7 +28,6 @@ Following suit with Rensho is the option ``rensho_follow`` (docs/kakeya.md#play)
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
@@ -39,6 +38,7 @@ from kabu_envs.kakeya import scoring
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE, action_name
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_EGARA, NUM_RANKS, NUM_SUITS, bits_to_cards, egara16
 from kabu_envs.kakeya.config import Config
+from kabu_envs.kakeya.events import DealResult
 from kabu_envs.kakeya.tricks import Trick, legal_plays, rensho_card
 
 
@@ -76,20 +76,6 @@ def partnership_seats(partnership: int, num_players: int) -> list[int]:
 # How many finished deals ``Game.results`` keeps (the latest): a match of any ``max_deals`` stores a
 # bounded history; ``deal_no``, ``deals_won`` and ``egara_totals`` count every deal (docs/kakeya.md#rewards).
 RESULTS_KEPT = 16
-
-
-@dataclass(frozen=True)
-class DealResult:
-    """What one finished deal did (for tests, render and analysis)."""
-
-    deal: int
-    dealer_partnership: int
-    first_dealer: int
-    trump: int
-    rensho: int
-    egara: dict[int, int]  # playing partnership -> egara taken
-    winner: int  # partnership, or -1 when nobody won
-    stones_change: dict[int, int]  # partnership -> stones won (+) or paid (-)
 
 
 class Game:

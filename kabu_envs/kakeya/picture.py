@@ -168,8 +168,7 @@ def _trick(
     if trick is None or not trick.cards:
         if game.results and (game.tricks_played == 0 or game.terminal):  # between deals, at the end
             r = game.results[-1]
-            head = f"partnership {r.winner} wins deal {r.deal + 1}" if r.winner >= 0 else "nobody wins"
-            c.text((cx, cy - 100), head, size=15, fill=pic.LIGHT, anchor="mm", bold=True)
+            c.text((cx, cy - 100), r.describe(brief=True), size=15, fill=pic.LIGHT, anchor="mm", bold=True)
             moved = ", ".join(f"partnership {p} {v:+d}" for p, v in r.stones_change.items())
             c.text((cx, cy - 78), f"stones: {moved}", size=12, fill=pic.MUTED, anchor="mm")
         return

@@ -57,7 +57,5 @@ def render_text(game: Game, seat: int | None = None) -> str:
         )
     if game.deal_no > len(game.results):
         lines.append(f"  ({game.deal_no - len(game.results)} earlier deals not shown)")
-    for r in game.results:
-        who = f"partnership {r.winner} wins" if r.winner >= 0 else "nobody wins"
-        lines.append(f"  deal {r.deal + 1}: egara {r.egara}, {who}, stones {r.stones_change}")
+    lines.extend(f"  {r.describe()}" for r in game.results)
     return "\n".join(lines)

@@ -88,10 +88,9 @@ class KakeyaViewer:
         result = []
         if game.results:
             r = game.results[-1]
-            who = f"partnership {r.winner} wins" if r.winner >= 0 else "nobody wins"
             egara = ", ".join(f"partnership {q}: {e}" for q, e in r.egara.items())
             stones = ", ".join(f"partnership {q}: {d:+d}" for q, d in r.stones_change.items())
-            result = [f"deal {r.deal + 1}: {who}", f"egara: {egara}", f"stones: {stones}"]
+            result = [r.describe(brief=True), f"egara: {egara}", f"stones: {stones}"]
         deals = cfg.max_deals
         return {
             "title": f"Kakeya ({n} players), deal {min(game.deal_no + 1, deals)}/{deals}",

@@ -32,6 +32,17 @@ LIGHT_CARDS = frozenset(card_id(month) for month in (1, 3, 8))
 TAKE_TOP, TAKE_BOTTOM, TAKE_FOURTH = 0, 1, 2
 
 
+def face_label(deck: str, card: int) -> str:
+    """The value a card's face shows: ``7``, or ``A`` for a western ace (``deck``: the deck option)."""
+    value = VALUES[card]
+    return "A" if deck == "western" and value == 1 else str(value)
+
+
+def card_text(deck: str, card: int) -> str:
+    """A card in a line of text: its ``face_label``, with ``*`` on a hanafuda light (``3*``)."""
+    return face_label(deck, card) + ("*" if deck == "hanafuda" and card in LIGHT_CARDS else "")
+
+
 def card_ids(*values: int) -> list[int]:
     """Card ids for these values (1..10) in order, the next copy for each repeat: a stacked deck by value.
 

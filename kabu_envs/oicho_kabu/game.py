@@ -27,12 +27,11 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any
 
 import numpy as np
 
 from kabu_envs.core.errors import IllegalActionError
-from kabu_envs.oicho_kabu import rules
+from kabu_envs.oicho_kabu import events, rules
 from kabu_envs.oicho_kabu.actions import (
     BET_BASE,
     CHOICE_ACTIONS,
@@ -92,7 +91,7 @@ class Game:
         self._paid = False
         # This deal's events only (docs/oicho_kabu.md#sessions-and-dealer-rotation): cleared at the next deal,
         # so a long episode (``max_rounds`` up to 2**31 - 1) stores a bounded amount.
-        self.log: list[tuple[Any, ...]] = []
+        self.log: list[events.Event] = []
         # Bumped whenever anything but the stakes can change: from one BET turn to the next only the
         # stakes move, which lets the observation encoder reuse the rest (see observation.Encoder).
         self.version = 0
@@ -210,7 +209,7 @@ class Game:
         self.active_spread = -1
         self.choice_slot = -1
         self._bet_i = 0
-        self.log.append(("round", self.round_index + 1, dealer))
+        self.log.append(events.Round(self.round_index + 1, dealer))
         if self.cfg.info_cards:
             for seat in self.betting_order:
                 self.info_cards[seat] = self.deck.draw()
@@ -225,7 +224,7 @@ class Game:
         public selection cards. A seat chosen again keeps its tenure (``deals_by_dealer``); a new dealer
         starts one."""
         dealer, draws = select_dealer(self.cfg.dealer_selection, self.deck, seats)
-        self.log.append(("select", tuple(draws), dealer))
+        self.log.append(events.Select(tuple(draws), dealer))
         self.selection_cards = selection_cards(draws, self.num_players)
         if dealer != self.dealer or self.round_index == 0:
             self.dealer = dealer
@@ -238,10 +237,10 @@ class Game:
             table = [draw() for _ in range(NUM_SPREADS)]
             if not (self.cfg.redeal_on_triple_table and _has_triple(table)):
                 break
-            self.log.append(("triple_redeal", tuple(table)))
+            self.log.append(events.TripleRedeal(tuple(table)))
             self.deck.reshuffle(table)
         self.spreads = [[c] for c in table]
-        self.log.append(("table", tuple(table)))
+        self.log.append(events.Table(tuple(table)))
 
     def _table_final(self) -> None:
         if self.cfg.dealer_first_card == "before_bets":
@@ -282,7 +281,7 @@ class Game:
     def _end_bets(self) -> None:
         self.active_spread = -1
         if self.round_total == 0:
-            self.log.append(("no_bets",))
+            self.log.append(events.NoBets())
             self._end_round(final_value=None, lost_all=False)
         elif self.cfg.dealer_first_card == "after_bets":
             self._dealer_card(0)
@@ -347,7 +346,7 @@ class Game:
             self.chips[seat] += r
             self._rewards[seat] += r
         self._paid = True
-        self.log.append(("showdown", dealer_hand, tuple(self.results), self.voided))
+        self.log.append(events.Showdown(dealer_hand, tuple(self.results), self.voided))
         self._end_round(final_value=rules.hand_value(dealer_hand), lost_all=backed > 0 and lost == backed)
 
     def _end_round(self, final_value: int | None, lost_all: bool) -> None:
@@ -361,7 +360,7 @@ class Game:
             self.phase = Phase.OVER
             self.current_player = -1
             self._legal: list[int] = []
-            self.log.append(("over", tuple(self.chips)))
+            self.log.append(events.Over(tuple(self.chips)))
             return
         self.log = []  # the next deal's events start here (a dealer change is its first event)
         d = self.dealer
@@ -381,7 +380,7 @@ class Game:
         ):
             self.dealer = next_dealer(d, self.chips)
             if self.dealer != d:
-                self.log.append(("dealer_change", d, self.dealer))
+                self.log.append(events.DealerChange(d, self.dealer))
             self.deals_by_dealer = 0
             self.dealer_start_chips = self.chips[self.dealer]
         self._start_round()
@@ -396,12 +395,12 @@ class Game:
     # --- one apply function per phase ------------------------------------------------
     def _apply_minso(self, action: int) -> None:
         if action == KEEP:
-            self.log.append(("minso_keep",))
+            self.log.append(events.MinsoKeep())
             self._table_final()
             return
         self.minso_redeals += 1
         table = [sp[0] for sp in self.spreads]
-        self.log.append(("minso_redeal", tuple(table)))
+        self.log.append(events.MinsoRedeal(tuple(table)))
         self.deck.reshuffle(table)
         self._deal_table()
         if self.minso_redeals < self.cfg.minso_limit:
@@ -421,7 +420,7 @@ class Game:
             self.spread_total[s] += size
             self.seat_total[seat] += size
             self.round_total += size
-            self.log.append(("bet", seat, s, size))
+            self.log.append(events.Bet(seat, s, size))
         if s + 1 < NUM_SPREADS:
             self.active_spread = s + 1
         else:
@@ -435,7 +434,7 @@ class Game:
     def _apply_choice(self, action: int) -> None:
         where = CHOICE_ACTIONS.index(action)  # the deck's TAKE_TOP / TAKE_BOTTOM / TAKE_FOURTH
         self.dealer_cards.append(self.deck.take(where))
-        self.log.append(("take", self.choice_slot, Action(action).name))
+        self.log.append(events.Take(self.choice_slot, Action(action)))
         self._after_dealer_card(self.choice_slot)
 
     def _apply_decide(self, action: int) -> None:
@@ -444,22 +443,22 @@ class Game:
             card = self.deck.draw()
             self.spreads[s].append(card)
             self.spread_state[s] = DREW
-            self.log.append(("draw", s, card))
+            self.log.append(events.Draw(s, card))
         elif action == ESCAPE:
             self.spread_state[s] = ESCAPED
-            self.log.append(("escape", s))
+            self.log.append(events.Escape(s))
         else:
             self.spread_state[s] = STOOD
-            self.log.append(("stand", s))
+            self.log.append(events.Stand(s))
         self._next_decision()
 
     def _apply_dealer_draw(self, action: int) -> None:
         if action == DRAW:
             card = self.deck.draw()
             self.dealer_cards.append(card)
-            self.log.append(("dealer_draw", card))
+            self.log.append(events.DealerDraw(card))
         else:
-            self.log.append(("dealer_stand",))
+            self.log.append(events.DealerStand())
         self._showdown()
 
     # indexed by Phase (a tuple: an IntEnum dict key would hash in Python on every step)

@@ -19,7 +19,8 @@ import numpy as np
 from kabu_envs.core import picture as pic
 from kabu_envs.core.picture import Canvas
 from kabu_envs.oicho_kabu import rules
-from kabu_envs.oicho_kabu.deck import LIGHT_CARDS, VALUES
+from kabu_envs.oicho_kabu.deck import LIGHT_CARDS, VALUES, face_label
+from kabu_envs.oicho_kabu.events import describe_log
 from kabu_envs.oicho_kabu.game import ESCAPED, NUM_SPREADS, STOOD, Game, Phase
 from kabu_envs.oicho_kabu.render import BACK, FACE, MARKED, visibility
 
@@ -58,11 +59,6 @@ _STATUS = {STOOD: ("stand", pic.MUTED), 2: ("drew", pic.GOLD), ESCAPED: ("escape
 
 
 # --- cards ------------------------------------------------------------------------------------
-def _face_label(deck: str, card: int) -> str:
-    value = VALUES[card]
-    return "A" if deck == "western" and value == 1 else str(value)
-
-
 def draw_card(c: Canvas, deck: str, card: int, x: float, y: float, how: int, mini: bool = False) -> None:
     """Card ``card`` with its top-left corner at (x, y), drawn as ``how`` says."""
     w, h = (MINI_W, MINI_H) if mini else (CARD_W, CARD_H)
@@ -72,7 +68,7 @@ def draw_card(c: Canvas, deck: str, card: int, x: float, y: float, how: int, min
         return
     marked = how == MARKED
     value = VALUES[card]
-    label = _face_label(deck, card)
+    label = face_label(deck, card)
     if deck == "hanafuda":
         plant, colour = MONTHS[value - 1]
         c.card_blank(box, marked=marked)
@@ -323,39 +319,7 @@ def _side_notes(c: Canvas, game: Game, seat: int | None) -> None:
 
 def log_lines(game: Game) -> list[str]:
     """Short lines for the public events of the deal (``Game.log``), for the picture's side notes."""
-    cfg = game.cfg
-    out = []
-    for ev in game.log:
-        kind = ev[0]
-        if kind == "bet":
-            out.append(f"player_{ev[1]} stakes {ev[3]} on spread {ev[2]}")
-        elif kind == "draw":
-            out.append(f"spread {ev[1]} draws {_face_label(cfg.deck, ev[2])}")
-        elif kind == "stand":
-            out.append(f"spread {ev[1]} stands")
-        elif kind == "escape":
-            out.append(f"spread {ev[1]} escapes")
-        elif kind == "dealer_draw":
-            out.append(f"dealer draws {_face_label(cfg.deck, ev[1])}")
-        elif kind == "dealer_stand":
-            out.append("dealer stands")
-        elif kind == "take":
-            out.append(f"dealer takes {ev[2].split('_')[1].lower()} card")
-        elif kind in ("minso_redeal", "triple_redeal"):
-            out.append("table redealt" + (" (minso)" if kind == "minso_redeal" else " (triple)"))
-        elif kind == "minso_keep":
-            out.append("dealer keeps the table")
-        elif kind == "select":
-            out.append(f"selection: player_{ev[2]} deals")
-        elif kind == "round":
-            out.append(f"round {ev[1]}: player_{ev[2]} deals")
-        elif kind == "dealer_change":
-            out.append(f"deal passes to player_{ev[2]}")
-        elif kind == "showdown":
-            out.append("showdown" + (" (void)" if ev[3] else ""))
-        elif kind == "no_bets":
-            out.append("no stakes: round ends")
-    return out
+    return describe_log(game.log, game.cfg, brief=True)
 
 
 def draw_table(game: Game, seat: int | None = None) -> np.ndarray:

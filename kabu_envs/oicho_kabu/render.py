@@ -10,8 +10,8 @@ view (``env(render_seat=i)``) prints the cards that seat cannot see as ``[?]``. 
 from __future__ import annotations
 
 from kabu_envs.oicho_kabu import rules
-from kabu_envs.oicho_kabu.config import Config
-from kabu_envs.oicho_kabu.deck import LIGHT_CARDS, VALUES
+from kabu_envs.oicho_kabu.deck import card_text
+from kabu_envs.oicho_kabu.events import describe_log
 from kabu_envs.oicho_kabu.game import DREW, ESCAPED, NUM_SPREADS, STOOD, UNDECIDED, Game, Phase
 
 _STATUS = {UNDECIDED: "", STOOD: "stand", DREW: "drew", ESCAPED: "ESCAPED"}
@@ -60,17 +60,10 @@ def visibility(game: Game, seat: int | None) -> tuple[list[list[int]], list[int]
     return spreads, dealer, info
 
 
-def card_text(cfg: Config, card: int) -> str:
-    """``7`` or ``3*`` (a hanafuda light), from a card id."""
-    value = VALUES[card]
-    face = "A" if cfg.deck == "western" and value == 1 else str(value)
-    return face + ("*" if cfg.deck == "hanafuda" and card in LIGHT_CARDS else "")
-
-
 def _hand(game: Game, cards: list[int], how: list[int]) -> str:
     parts = []
     for c, h in zip(cards, how, strict=True):
-        t = card_text(game.cfg, c)
+        t = card_text(game.cfg.deck, c)
         parts.append("[?]" if h == BACK else f"[{t}]" if h == MARKED else t)
     return " ".join(parts) if parts else "-"
 
@@ -121,13 +114,13 @@ def render_text(game: Game, seat: int | None = None) -> str:
         )
     if any(c >= 0 for c in game.selection_cards):
         drawn = "  ".join(
-            f"p{seat}:{card_text(cfg, c)}" for seat, c in enumerate(game.selection_cards) if c >= 0
+            f"p{seat}:{card_text(cfg.deck, c)}" for seat, c in enumerate(game.selection_cards) if c >= 0
         )
         order = ", ".join(f"p{seat}" for seat in game.betting_order)
         lines.append(f"  selection ({cfg.dealer_selection}): {drawn} -> p{game.dealer} deals; bets: {order}")
     if cfg.info_cards and any(c >= 0 for c in game.info_cards):
         info = ", ".join(
-            f"p{owner}:[{'?' if info_how[owner] == BACK else card_text(cfg, c)}]"
+            f"p{owner}:[{'?' if info_how[owner] == BACK else card_text(cfg.deck, c)}]"
             for owner, c in enumerate(game.info_cards)
             if c >= 0
         )
@@ -145,32 +138,4 @@ def render_text(game: Game, seat: int | None = None) -> str:
 
 def render_log(game: Game) -> str:
     """The public log of the current deal, one event per line (selection draws, bets, draws, results)."""
-    cfg = game.cfg
-    out = []
-    for ev in game.log:
-        kind = ev[0]
-        if kind == "select":
-            draws = ", ".join(f"p{seat}:{card_text(cfg, c)}" for seat, c in ev[1])
-            out.append(f"dealer selection ({cfg.dealer_selection}): {draws} -> player_{ev[2]} deals")
-        elif kind == "round":
-            out.append(f"round {ev[1]}: player_{ev[2]} deals")
-        elif kind in ("table", "triple_redeal", "minso_redeal"):
-            out.append(f"{kind}: " + " ".join(card_text(cfg, c) for c in ev[1]))
-        elif kind == "bet":
-            out.append(f"player_{ev[1]} stakes {ev[3]} on spread {ev[2]}")
-        elif kind == "draw":
-            out.append(f"spread {ev[1]} draws {card_text(cfg, ev[2])}")
-        elif kind == "dealer_draw":
-            out.append(f"dealer draws {card_text(cfg, ev[1])}")
-        elif kind == "take":
-            out.append(f"dealer card {ev[1] + 1}: {ev[2]}")
-        elif kind == "showdown":
-            hand = " ".join(card_text(cfg, c) for c in ev[1])
-            out.append(f"showdown: dealer {hand}, results {list(ev[2])}" + (" (void)" if ev[3] else ""))
-        elif kind == "dealer_change":
-            out.append(f"deal passes from player_{ev[1]} to player_{ev[2]}")
-        elif kind == "over":
-            out.append(f"episode over, chips {list(ev[1])}")
-        else:
-            out.append(" ".join(str(x) for x in ev))
-    return "\n".join(out)
+    return "\n".join(describe_log(game.log, game.cfg))

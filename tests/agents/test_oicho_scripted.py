@@ -7,6 +7,7 @@ import pytest
 from kabu_envs import oicho_kabu_v1
 from kabu_envs.agents.base import BaseAgent, RandomAgent
 from kabu_envs.core.errors import RuleConfigError
+from kabu_envs.oicho_kabu import events
 from kabu_envs.oicho_kabu.actions import DRAW, ESCAPE, STAND
 from kabu_envs.oicho_kabu.agents.common import bettor_decision
 from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent
@@ -105,7 +106,7 @@ def test_hanafuda_lights_are_read(cls):
     assert sum(a.fallbacks for a in agents) == 0
 
 
-def stacked_round(opts: dict, deck: list[int], cls=OichoScriptedAgent, **params) -> list[tuple]:
+def stacked_round(opts: dict, deck: list[int], cls=OichoScriptedAgent, **params) -> list[events.Event]:
     """One round on a stacked deck with every seat played by ``cls``; the game's event log."""
     env = oicho_kabu_v1.raw_env(**opts)
     agents = [cls(**params, **opts) for _ in range(env.config.num_players)]
@@ -190,16 +191,16 @@ def test_bets_strong_share_on_starters_and_weak_share_elsewhere():
     # 4 players: fair share 50 / 3; strong 0.6 -> 10 chips, weak 0.12 -> 2 chips; two bettors stake
     # 24 each, so the domae (50) leaves the third bettor 2 chips: its 10 is cut to what fits
     log = stacked_round({}, ids(1, 6, 4, 8))
-    bets = [e for e in log if e[0] == "bet"]
-    full = [("bet", seat, s, amount) for seat in (1, 2) for s, amount in enumerate((10, 2, 10, 2))]
-    assert bets == [*full, ("bet", 3, 0, 2)]
+    bets = [e for e in log if isinstance(e, events.Bet)]
+    full = [events.Bet(seat, s, amount) for seat in (1, 2) for s, amount in enumerate((10, 2, 10, 2))]
+    assert bets == [*full, events.Bet(3, 0, 2)]
     none = stacked_round({"num_players": 2}, ids(1, 6, 4, 8), weak_share=0.0)
-    assert [e for e in none if e[0] == "bet"] == [("bet", 1, 0, 10), ("bet", 1, 2, 10)]
+    assert [e for e in none if isinstance(e, events.Bet)] == [events.Bet(1, 0, 10), events.Bet(1, 2, 10)]
     with pytest.raises(ValueError, match="weak_share"):
         OichoScriptedAgent(weak_share=1.5)
 
 
-@pytest.mark.parametrize("second, expect", [(5, "dealer_draw"), (2, "dealer_stand")])
+@pytest.mark.parametrize("second, expect", [(5, events.DealerDraw), (2, events.DealerStand)])
 def test_dealer_threshold_moves_up_when_the_stakes_stood(second, expect):
     # spread 0: 1 then ``second``: 1+5 = 6 stands, 1+2 = 3 draws (a 7); the dealer holds 2+4 = 6.
     # Stood -> threshold 5 + 1 = 6 -> the dealer draws; drew -> threshold 5 -> the dealer stands.
@@ -209,16 +210,17 @@ def test_dealer_threshold_moves_up_when_the_stakes_stood(second, expect):
     third = [25] if second == 2 else []  # a 7 for the spread that draws
     deck = [*table, 4, spread0, 21, 26, 29, *third, 12]
     log = stacked_round(opts, deck, weak_share=0.0)
-    assert ("bet", 1, 0, 10) in log
-    assert any(e[0] == ("draw" if second == 2 else "stand") and e[1] == 0 for e in log), log
-    assert any(e[0] == expect for e in log), log
+    assert events.Bet(1, 0, 10) in log
+    decided = events.Draw if second == 2 else events.Stand
+    assert any(isinstance(e, decided) and e.spread == 0 for e in log), log
+    assert any(isinstance(e, expect) for e in log), log
 
 
 def test_minso_counts_the_starters_on_the_table():
     opts = {"rules": "kansai", "num_players": 2}
-    assert ("minso_redeal", tuple(ids(1, 6, 4, 8))) in stacked_round(opts, ids(1, 6, 4, 8))
-    assert ("minso_keep",) in stacked_round(opts, ids(1, 6, 7, 8))
-    assert ("minso_keep",) in stacked_round(opts, ids(1, 6, 4, 8), minso_starters=3)
+    assert events.MinsoRedeal(tuple(ids(1, 6, 4, 8))) in stacked_round(opts, ids(1, 6, 4, 8))
+    assert events.MinsoKeep() in stacked_round(opts, ids(1, 6, 7, 8))
+    assert events.MinsoKeep() in stacked_round(opts, ids(1, 6, 4, 8), minso_starters=3)
 
 
 @PLAYERS
@@ -227,8 +229,8 @@ def test_plays_a_deal_whose_seat_order_follows_the_selection_cards(cls):
     # first, then player_2 (9); the players read roles and turns from the observation, not from seats
     opts = {"rules": "kabufuda_site", "num_players": 3}
     log = stacked_round(opts, ids(6, 2, 9, 5, 3, 1, 4, 7, 8), cls)
-    assert log[0] == ("select", tuple(zip((0, 1, 2), ids(6, 2, 9), strict=True)), 1)
-    bettors = [e[1] for e in log if e[0] == "bet"]
+    assert log[0] == events.Select(tuple(zip((0, 1, 2), ids(6, 2, 9), strict=True)), 1)
+    bettors = [e.seat for e in log if isinstance(e, events.Bet)]
     assert bettors == sorted(bettors, key=[0, 2].index)  # player_0's stakes before player_2's
     if cls is OichoScriptedAgent:
         assert bettors and bettors[0] == 0

@@ -62,8 +62,8 @@ def test_fit_reproduces_the_teacher_and_smoothing_keeps_exploration(toy_view):
 
 def test_bc_config_keys_validate():
     cfg = load_config("ppo_toy_card", bc={"teacher": "scripted", "steps": 100})
-    assert cfg["bc"]["epochs"] == 10 and cfg["bc"]["smoothing"] == 0.0
-    assert load_config("ppo_toy_card")["bc"]["teacher"] is None
+    assert cfg.bc.epochs == 10 and cfg.bc.smoothing == 0.0
+    assert load_config("ppo_toy_card").bc.teacher is None
     with pytest.raises(ValueError, match=r"unknown config key bc\.'step'"):
         load_config("ppo_toy_card", bc={"teacher": "scripted", "step": 100})
     with pytest.raises(ValueError, match="unknown bc.teacher"):

@@ -9,6 +9,7 @@ from kabu_envs.agents.registry import models_dir
 from kabu_envs.eval import demo
 from kabu_envs.eval.__main__ import main as eval_main
 from kabu_envs.eval.plans import demo_games, demo_plan
+from kabu_envs.training.config import load_run_config
 
 
 def _check_schema(summary, deals):
@@ -60,7 +61,7 @@ def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys, monk
         assert {m["role"] for m in rows} == {model["role"]}
         assert {m["rules"] for m in rows} == {model["rules"]}  # each model plays at its own table
     for game, block in summary.items():  # in plan order, though the slow matchups ran first
-        planned = [(j[1], j[2], j[3]) for j in demo.plan(models_dir()) if j[0] == game]
+        planned = [(j.agent, j.opponent, j.role) for j in demo.plan(models_dir()) if j.game == game]
         assert [(m["agent"], m["opponent"], m["role"]) for m in block["matchups"]] == planned
     assert (tmp_path / "heatmap_oicho_kabu.png").stat().st_size > 1000
     assert (tmp_path / "heatmap_kakeya.png").stat().st_size > 1000
@@ -97,14 +98,15 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
     assert all(p.deals >= 1000 for _, p in demo_games())
     for model in demo.shipped(models_dir()):
         run = json.loads((model["dir"] / "run.json").read_text())
+        cfg = load_run_config(model["dir"] / "run.json")
         # every shipped model starts from its game's expert (Kakeya's through DAgger rounds)
-        assert run["config"]["bc"]["teacher"] == "expert", model["name"]
-        assert run["bc"]["decisions"] >= run["config"]["bc"]["steps"]
+        assert cfg.bc.teacher == "expert", model["name"]
+        assert run["bc"]["decisions"] >= cfg.bc.steps
         rounds = run["bc"].get("dagger")
         if rounds is None:  # a clone of a deterministic expert: near-perfect agreement
             assert run["bc"]["accuracy"] >= 0.95, model["name"]
         else:  # a sampling expert's labels are noisy (docs/baselines.md): the rounds must add up
-            assert len(rounds) == run["config"]["dagger"]["iterations"] + 1
+            assert len(rounds) == cfg.dagger.iterations + 1
             assert rounds[-1]["aggregate"] == run["bc"]["decisions"] == sum(r["decisions"] for r in rounds)
             agreement = [r["agreement_before_fit"] for r in rounds[1:]]
             assert agreement == sorted(agreement) and run["bc"]["accuracy"] >= 0.6, model["name"]
@@ -117,7 +119,7 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
 def _fake_model(models, name, role, env_options):
     (models / name).mkdir(parents=True)
     (models / name / "policy.json").write_text("{}")
-    cfg = {"game": "oicho_kabu", "role": role, "env_options": env_options}
+    cfg = {"name": name, "game": "oicho_kabu", "role": role, "env_options": env_options}
     (models / name / "run.json").write_text(json.dumps({"config": cfg}))
 
 
@@ -158,14 +160,14 @@ def test_slow_agents_play_their_own_deal_count_and_start_first():
     plan_ = demo_plan("kakeya")
     assert plan_.deals_for("expert", "scripted") == plan_.deals_for("ppo_kakeya", "expert") == 1000
     assert plan_.deals_for("ppo_kakeya", "scripted") == plan_.deals == 2000
-    jobs = [j for j in demo.plan(models_dir()) if j[0] == "kakeya"]
-    pairs = {(j[1], j[2]) for j in jobs}
+    jobs = [j for j in demo.plan(models_dir()) if j.game == "kakeya"]
+    pairs = {(j.agent, j.opponent) for j in jobs}
     assert {("expert", "random"), ("expert", "scripted"), ("scripted", "random")} <= pairs
     slow = [j for j in jobs if demo.slow(j)]
-    assert {(j[1], j[2]) for j in slow} == {p for p in pairs if "expert" in p}
+    assert {(j.agent, j.opponent) for j in slow} == {p for p in pairs if "expert" in p}
     assert all(demo.job_deals(j) == 1000 and demo.job_deals(j, 50) == 50 for j in slow)
     assert all(demo.job_deals(j, quick=True) == 30 for j in jobs)
-    assert not demo.slow(next(j for j in demo.plan(models_dir()) if j[0] == "oicho_kabu"))
+    assert not demo.slow(next(j for j in demo.plan(models_dir()) if j.game == "oicho_kabu"))
 
 
 def test_demo_plan_gives_every_rule_setting_its_reference_rows(tmp_path):
@@ -173,7 +175,7 @@ def test_demo_plan_gives_every_rule_setting_its_reference_rows(tmp_path):
     _fake_model(tmp_path, "ppo_b", "bettor", {"rules": "kansai"})
     _fake_model(tmp_path, "ppo_c", "dealer", {"rules": "kansai", "num_players": 3})
     spec = demo_plan("oicho_kabu")
-    jobs = [j for j in demo.plan(tmp_path) if j[0] == "oicho_kabu"]
+    jobs = [j for j in demo.plan(tmp_path) if j.game == "oicho_kabu"]
     by_rules = {}
     for _, agent, opp, role, opts in jobs:
         by_rules.setdefault(demo.rules_label(json.loads(opts)), []).append((agent, opp, role))

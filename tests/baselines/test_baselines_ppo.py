@@ -86,7 +86,7 @@ def test_config_validation():
     with pytest.raises(ValueError, match="no config file or preset"):
         load_config("no_such_preset")
     cfg = load_config("ppo_toy_card", seed=7)
-    assert cfg["seed"] == 7 and cfg["ppo"]["gamma"] == 1.0
+    assert cfg.seed == 7 and cfg.ppo.gamma == 1.0
 
 
 def test_short_training_beats_random_with_ci_above_zero(tmp_path):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 import numpy as np
 import pytest
 from oicho_game_helpers import BOTTOM, KEEP, REDEAL, TOP, B, D, S, bet_round, new_game, stack, values
 
 from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.core.rng import make_rng
+from kabu_envs.oicho_kabu import events
 from kabu_envs.oicho_kabu.deck import TAKE_BOTTOM, TAKE_FOURTH, TAKE_TOP, Deck
 from kabu_envs.oicho_kabu.game import Phase
 from kabu_envs.oicho_kabu.render import render_log, render_text
@@ -89,13 +92,21 @@ def test_unpopped_rewards_accumulate_over_rounds():
 
 
 # --- the public log and render ---------------------------------------------------------------------
+def _cards_named(event: events.Event) -> set[int]:
+    """Every int an event holds, also inside its tuples (the cards it shows, among seats and counts)."""
+    out: set[int] = set()
+    for value in astuple(event):
+        out.update(value if isinstance(value, tuple) else (value,))
+    return out
+
+
 def test_log_and_render_hide_face_down_cards_until_the_showdown():
     g = new_game([3, 4, 5, 6, 9, 2, 8, 8, 8, 8])
     bet_round(g, {1: {0: 1}})
     text = render_text(g)
     assert "[9]" in text and "[2]" in text  # face-down cards in brackets
     second = g.spreads[0][1]
-    assert all(second not in ev[1:] for ev in g.log if ev[0] != "showdown")
+    assert all(second not in _cards_named(ev) for ev in g.log if not isinstance(ev, events.Showdown))
     g.apply_action(S)
     g.apply_action(S)
     text = render_text(g)

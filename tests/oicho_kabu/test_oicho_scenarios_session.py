@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from oicho_game_helpers import B, D, S, bet_round, new_game, values
 
+from kabu_envs.oicho_kabu import events
 from kabu_envs.oicho_kabu.game import Phase
 
 
@@ -154,8 +155,8 @@ def test_each_bettor_is_asked_once_per_spread_in_betting_order():
 def test_dealer_selection(selection, draws, dealer):
     g = new_game(draws + [6, 6, 6, 10, 8], num_players=3, dealer_selection=selection)
     assert g.dealer == dealer
-    sel = [ev for ev in g.log if ev[0] == "select"]
-    assert len(sel) == 1 and [values([c])[0] for _, c in sel[0][1]] == draws and sel[0][2] == dealer
+    sel = [ev for ev in g.log if isinstance(ev, events.Select)]
+    assert len(sel) == 1 and [values([c])[0] for _, c in sel[0].draws] == draws and sel[0].dealer == dealer
     # the selection cards went back; the table comes from the rest of the stacked deck
     assert values(sp[0] for sp in g.spreads) == [6, 6, 6, 10] and values(g.dealer_cards) == [8]
     assert g.current_player == (dealer + 1) % 3 and g.betting_order[0] == (dealer + 1) % 3
@@ -164,7 +165,7 @@ def test_dealer_selection(selection, draws, dealer):
 
 def test_fixed_selection_draws_nothing():
     g = new_game([6, 6, 6, 10, 8], num_players=3)
-    assert g.dealer == 0 and not [ev for ev in g.log if ev[0] == "select"]
+    assert g.dealer == 0 and not [ev for ev in g.log if isinstance(ev, events.Select)]
     assert values(sp[0] for sp in g.spreads) == [6, 6, 6, 10]
 
 
@@ -211,10 +212,10 @@ def test_selection_before_every_deal_chooses_the_dealer_and_the_seat_order(each_
     if each_deal:  # a new selection: player_2 drew the 1 and deals, then 3 (player_1) before 9
         assert g.dealer == 2 and g.betting_order == [1, 0] and g.current_player == 1
         assert values(g.selection_cards) == [9, 3, 1]
-        assert [ev[0] for ev in g.log[:2]] == ["select", "round"]
+        assert [type(ev) for ev in g.log[:2]] == [events.Select, events.Round]
     else:  # selection once per episode: the dealer stays (dealer_change "deals" after 5 deals)
         assert g.dealer == 1 and g.betting_order == [2, 0] and g.selection_cards == [-1, -1, -1]
-        assert [ev[0] for ev in g.log[:1]] == ["round"]
+        assert [type(ev) for ev in g.log[:1]] == [events.Round]
     assert len(set(g.cards_in_play())) == 5 and len(g.deck) == 35
 
 

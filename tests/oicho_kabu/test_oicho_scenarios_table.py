@@ -8,6 +8,7 @@ import pytest
 from oicho_game_helpers import BOTTOM, FOURTH, KEEP, REDEAL, TOP, S, bet_round, new_game, stack, values
 
 from kabu_envs.core.rng import make_rng
+from kabu_envs.oicho_kabu import events
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.game import Game, Phase
 from kabu_envs.oicho_kabu.observation import encode, obs_spec
@@ -76,7 +77,7 @@ def test_triple_table_redeals(table):
     deck = table + [1, 2, 3, 4, 9]
     g = new_game(deck, redeal_on_triple_table=True)
     assert values(sp[0] for sp in g.spreads) == [1, 2, 3, 4] and values(g.dealer_cards) == [9]
-    assert any(ev[0] == "triple_redeal" for ev in g.log)
+    assert any(isinstance(ev, events.TripleRedeal) for ev in g.log)
     _all_cards_accounted(g)
     off = new_game(deck)
     assert values(sp[0] for sp in off.spreads) == table

@@ -1,0 +1,119 @@
+"""The typed training config (training/config.py): attributes instead of string keys, validated once when
+made, and ``to_dict()`` key for key the resolved config the run records store."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from kabu_envs.agents.registry import models_dir
+from kabu_envs.training.config import (
+    BehaviourCloning,
+    PPOSettings,
+    TrainConfig,
+    from_dict,
+    load_config,
+    load_run_config,
+    presets,
+)
+
+RUNS = sorted(models_dir().glob("ppo*/run.json"))
+
+
+def test_a_config_is_read_by_attribute_with_its_sections_typed():
+    cfg = load_config("ppo_toy_card", seed=7, bc={"teacher": "scripted"})
+    assert isinstance(cfg, TrainConfig) and isinstance(cfg.ppo, PPOSettings)
+    assert isinstance(cfg.bc, BehaviourCloning) and cfg.bc.teacher == "scripted" and cfg.bc.steps == 20_000
+    assert cfg.seed == 7 and cfg.game == "toy_card" and cfg.policy_kwargs.net_arch == [32]
+    assert cfg.ppo.kwargs() == dataclasses.asdict(cfg.ppo) and "gae_lambda" in cfg.ppo.kwargs()
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[r.parent.name for r in RUNS])
+def test_every_shipped_run_record_loads_and_gives_back_its_config(run):
+    saved = json.loads(run.read_text())["config"]
+    cfg = load_run_config(run)
+    resolved = cfg.to_dict()
+    assert list(resolved) == [f.name for f in dataclasses.fields(TrainConfig)]  # the records' order
+    # a record written before a key existed (the richer settings' bettors have no "dagger") gets its
+    # default; every key it has comes back as it was, its JSON included
+    assert {k: resolved[k] for k in saved} == saved
+    assert set(resolved) - set(saved) <= {"dagger"}
+    assert json.dumps({k: resolved[k] for k in saved}, sort_keys=True) == json.dumps(saved, sort_keys=True)
+    assert load_config(saved).to_dict() == resolved
+
+
+@pytest.mark.parametrize("preset", presets())
+def test_to_dict_round_trips_through_load_config(preset):
+    cfg = load_config(preset)
+    assert load_config(cfg.to_dict()) == cfg
+    assert json.loads(json.dumps(cfg.to_dict())) == cfg.to_dict()  # plain JSON data
+
+
+def test_values_keep_the_type_they_were_given():
+    # an int given for a float setting stays an int, so the run record reads as before ("gamma": 1)
+    cfg = load_config("ppo_toy_card", ppo={"gamma": 1, "learning_rate": 0.001}, reward_scale=2)
+    assert cfg.to_dict()["ppo"]["gamma"] == 1 and isinstance(cfg.to_dict()["ppo"]["gamma"], int)
+    assert '"reward_scale": 2,' in json.dumps(cfg.to_dict())
+
+
+def test_overrides_merge_into_sections_and_replace_values():
+    cfg = load_config("oicho_bettor", bc={"steps": 5}, opponents={"random": 1.0}, curve=None)
+    assert cfg.bc.steps == 5 and cfg.bc.teacher == "expert"  # the preset's teacher stays
+    assert cfg.opponents == {"random": 1.0}  # a mapping value is replaced whole
+    assert cfg.curve.every == 50_000  # None: not given
+
+
+@pytest.mark.parametrize(
+    ("over", "match"),
+    [
+        ({"timesteps": "many"}, "config key 'timesteps' must be an integer, got 'many'"),
+        ({"timesteps": 1000.0}, "config key 'timesteps' must be an integer"),
+        ({"seed": True}, "config key 'seed' must be an integer"),
+        ({"ppo": {"gamma": "one"}}, "config key 'ppo.gamma' must be a number"),
+        ({"ppo": 5}, "config key 'ppo' must be a mapping"),
+        ({"ppo": {"gama": 1}}, r"unknown config key ppo\.'gama'"),
+        ({"curve": {"opponents": "scripted"}}, "config key 'curve.opponents' must be a list of strings"),
+        ({"opponents": {"random": "1"}}, "config key 'opponents' must be a mapping of strings to numbers"),
+        ({"init_from": 5}, "config key 'init_from' must be a string or null"),
+        ({"batch_envs": True}, "config key 'batch_envs' must be an integer or null"),
+        ({"env_options": [1]}, "config key 'env_options' must be a mapping of strings to values"),
+        ({"env_options": {"num_players": 99}}, "env_options' do not fit Toy Card"),
+        ({"partner": "team"}, "partner' must be one of"),
+        ({"self_play": {"every": 0}}, "self_play.every must be an integer >= 1"),
+        ({"self_play": {"weight": -1}}, "self_play.weight is negative"),
+        ({"checkpoint_every": 0}, "checkpoint_every must be an integer >= 1"),
+        ({"reward_scale": 0}, "reward_scale must be positive"),
+        ({"eval_deals": -1}, "eval_deals must be >= 0"),
+        ({"policy_kwargs": {"net_arch": [0]}}, "layer sizes must be positive"),
+    ],
+)
+def test_a_wrong_type_or_value_raises_naming_the_key(over, match):
+    with pytest.raises(ValueError, match=match):
+        load_config("ppo_toy_card", **over)
+
+
+def test_a_config_is_valid_whenever_it_exists():
+    cfg = load_config("ppo_toy_card")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.timesteps = 5  # type: ignore[misc]
+    assert dataclasses.replace(cfg, timesteps=5).timesteps == 5
+    with pytest.raises(ValueError, match="timesteps and n_envs must be positive"):
+        dataclasses.replace(cfg, timesteps=0)
+    with pytest.raises(ValueError, match="config needs a 'name'"):
+        from_dict({"game": "toy_card", "role": "seat"})
+    with pytest.raises(ValueError, match="a training config is a mapping"):
+        from_dict([("name", "x")])  # type: ignore[arg-type]
+
+
+def test_a_bad_run_record_names_its_file(tmp_path):
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"config": {"name": "x", "game": "toy_card", "role": "seat", "nope": 1}}))
+    with pytest.raises(
+        ValueError, match=r"run\.json: not a readable training run record: unknown config key"
+    ):
+        load_run_config(run)
+    run.write_text("{")
+    with pytest.raises(ValueError, match=r"run\.json: not a readable"):
+        load_run_config(run)
