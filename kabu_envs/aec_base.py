@@ -10,6 +10,9 @@ with pillow, imported only when a frame is asked for).
 
 from __future__ import annotations
 
+import copy
+import json
+from array import array
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar
 
 import gymnasium
@@ -17,6 +20,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from kabu_envs.core import env_state
 from kabu_envs.core.errors import (
     ActionTypeError,
     EpisodeOverError,
@@ -72,6 +76,7 @@ class GameEngine(Protocol):
 
 
 EngineT = TypeVar("EngineT", bound=GameEngine)
+_Self = TypeVar("_Self", bound="CardGameAECEnv")
 EngineT_co = TypeVar("EngineT_co", bound=GameEngine, covariant=True)
 
 
@@ -99,6 +104,23 @@ class _FastDiscrete(spaces.Discrete):
     def __init__(self, n: int) -> None:
         super().__init__(n)
         self._lo, self._hi = int(self.start), int(self.start) + int(self.n)
+
+
+# What an env's clone shares with it (fixed once the env is built, never written during play).
+_SHARED = frozenset(
+    (
+        "config",
+        "obs_spec",
+        "observation_spaces",
+        "action_spaces",
+        "possible_agents",
+        "_seat_index",
+        "_no_mask",
+        "_mask_cache",
+        "_encoder",  # a function of (game, seat): its caches key on the game object and its version
+        "metadata",
+    )
+)
 
 
 class CardGameAECEnv(AECEnv):
@@ -176,6 +198,12 @@ class CardGameAECEnv(AECEnv):
         self.np_random: np.random.Generator | None = None
         self._no_mask = np.zeros(num_actions, dtype=np.int8)
         self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
+        # what the state API replays: the generator's state and the stacked deck when the deal began,
+        # and every step's action since (``state_dict``)
+        # (2 bytes an action, -1 for a finished agent's None: a session of many rounds keeps it small)
+        self._start: tuple[dict[str, Any], list[int] | None] | None = None
+        self._history_type = "h" if num_actions < 2**15 else "i"
+        self._history = array(self._history_type)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -199,7 +227,16 @@ class CardGameAECEnv(AECEnv):
         deck = known_reset_options(options, self.reset_options).get("deck")
         if seed is not None or self.np_random is None:
             self.np_random = make_rng(seed)
+        start = env_state.rng_state(self.np_random)
         self.game = self._new_game(self.np_random, deck)
+        self._start = (start, None if deck is None else [int(c) for c in deck])
+        self._history = array(self._history_type)
+        self._begin_episode()
+        if self.render_mode == "human":
+            self.render()
+
+    def _begin_episode(self) -> None:
+        """The AEC bookkeeping of a new episode of ``self.game`` (reset and load_state_dict)."""
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -207,8 +244,6 @@ class CardGameAECEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._settle_step()
-        if self.render_mode == "human":
-            self.render()
 
     def step(self, action: int) -> None:
         """Apply the action of ``agent_selection``: an int action id (a NumPy integer is fine).
@@ -225,12 +260,14 @@ class CardGameAECEnv(AECEnv):
             raise
         if done:
             self._was_dead_step(action)
+            self._history.append(-1)
             return
         if type(action) is not int:
             action = self._as_action(action)
         # The engine checks legality before it changes anything, so the pending reward is only
         # cleared once the action has been accepted.
         self.game.apply_action(action)
+        self._history.append(action)
         self._cumulative_rewards[agent] = 0.0
         self._settle_step()
         if self.render_mode == "human":
@@ -355,3 +392,95 @@ class CardGameAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+    # --- state API -----------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The whole state as JSON-able data: the rule options, the generator's state when the deal
+        began, a stacked deck, the actions since, and (checked when loaded) every seat's view, the agent
+        to act and the cumulative rewards. ``load_state_dict`` restores it exactly (see
+        ``kabu_envs.core.env_state``)."""
+        if self.game is None or self._start is None:
+            raise RuntimeError("state_dict(): call reset() first (there is no game yet)")
+        rng, deck = self._start
+        return {
+            "format": env_state.FORMAT,
+            "version": env_state.VERSION,
+            "env": self.metadata["name"],
+            "rules": self.rule_options(),
+            "rng": rng,
+            "deck": deck,
+            "actions": [None if a < 0 else a for a in self._history],
+            "agent_selection": self.agent_selection if self.agents else None,
+            "rewards": dict(self._cumulative_rewards),
+            "views": env_state.views(self),
+        }
+
+    def rule_options(self) -> dict[str, Any]:
+        """The rule options this env was built with, all of them (``make_config(**them)`` rebuilds its
+        config); JSON-able."""
+        config: Any = getattr(self, "config", None)
+        as_dict = getattr(config, "as_dict", None)
+        if as_dict is None:
+            raise NotImplementedError(f"{type(self).__name__}.config has no as_dict(): no state API")
+        out: dict[str, Any] = json.loads(json.dumps(as_dict(), default=list))
+        return out
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore a ``state_dict`` (of an env with the same rules): the game, the generator, the
+        seats' views, the agent to act and the rewards, exactly. Raises ``StateError`` naming the problem
+        (another env or rule set, a malformed state, actions the rules refuse, a replay that does not
+        reproduce the state's views) and then leaves this env as it was."""
+        data = env_state.check_shape(state)
+        if data["env"] != self.metadata["name"]:
+            raise env_state.StateError(
+                f"a state of {data['env']!r} cannot load into {self.metadata['name']!r}"
+            )
+        mine = self.rule_options()
+        if data["rules"] != mine:
+            diff = sorted(k for k in set(mine) | set(data["rules"]) if mine.get(k) != data["rules"].get(k))
+            raise env_state.StateError(
+                f"the state's rules differ from this env's in {diff}; build the env with the state's "
+                "rules: registry.get(game).make_raw_env(**state['rules'])"
+            )
+        backup = self.__dict__.copy()
+        mode, self.render_mode = self.render_mode, None  # no frames while replaying
+        try:
+            rng = env_state.rng_from_state(data["rng"])
+            self.np_random = rng
+            self.game = self._new_game(rng, data["deck"])
+            self._start = (env_state.rng_state(env_state.rng_from_state(data["rng"])), data["deck"])
+            self._history = array(self._history_type)
+            self._begin_episode()
+            for i, action in enumerate(data["actions"]):
+                try:
+                    self.step(action)
+                except (ValueError, TypeError, IndexError, KeyError) as exc:
+                    raise env_state.StateError(
+                        f"action {i} of the state ({action!r}) does not replay: {exc}"
+                    ) from None
+            got = {
+                "agent_selection": self.agent_selection if self.agents else None,
+                "rewards": dict(self._cumulative_rewards),
+                "views": env_state.views(self),
+            }
+            for key, value in got.items():
+                if value != data[key]:
+                    raise env_state.StateError(f"the replayed game's {key!r} differ from the state's")
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(backup)
+            raise
+        finally:
+            self.render_mode = mode
+
+    def clone(self: _Self) -> _Self:
+        """An independent env at the same point (the game, the generator, the AEC bookkeeping): what
+        a search plays forward from without touching this one."""
+        twin = copy.copy(self)
+        memo: dict[int, Any] = {id(v): v for k, v in self.__dict__.items() if k in _SHARED}
+        if self.np_random is not None:  # numpy's deepcopy of a generator pickles it: 3x slower
+            memo[id(self.np_random)] = env_state.copy_rng(self.np_random)
+        for name, value in self.__dict__.items():
+            if name not in _SHARED:  # the game's generator stays the env's one (the memo keeps identity)
+                twin.__dict__[name] = copy.deepcopy(value, memo)
+        return twin

@@ -102,6 +102,10 @@ class Config:
         out["yaku_overrides"] = {n: dict(kv) for n, kv in self.yaku_overrides}
         return out
 
+    def as_dict(self) -> dict[str, Any]:
+        """``options``, under the name every game's config gives it (the env's state API reads it)."""
+        return self.options
+
 
 def make_config(**options: Any) -> Config:
     """Build a validated config: preset ``rules`` (default "standard") as data, then ``options`` on top."""

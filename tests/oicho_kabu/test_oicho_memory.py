@@ -64,3 +64,5 @@ def test_the_env_keeps_a_bounded_state_over_a_long_episode():
         env.step(int(rng.choice(np.flatnonzero(mask))))
     assert max(_sizes(env).values()) <= 64 and max(_sizes(env.game).values()) <= 64
     assert len(env.config._memo) <= MEMO_BOUND
+    # the state API's actions since the deal began: one per step, 2 bytes each (not a list of objects)
+    assert len(env._history) == 10_000 and env._history.itemsize == 2

@@ -1,0 +1,90 @@
+"""The state of an AEC env as JSON-able data: what ``state_dict`` writes and ``load_state_dict`` reads.
+
+Why replay, not a dump of the engine's fields: the engines are the readable reference and keep their
+state in whatever shape reads best (bit sets, per-round lists, typed event logs). A state is instead
+what makes the episode happen again — the rule options, the generator's state when the deal began,
+a stacked deck, the actions since — and loading replays those actions through the env's own ``step``,
+so a state can never describe a position the rules could not reach. The seats' views (observation and
+action mask), the agent to act and the cumulative rewards travel with it, and loading checks that the
+replay reproduces them (a state edited by hand, or written by another version of the rules, is refused
+rather than silently played differently). A game record (``kabu_envs.play.records``) is the same idea
+for a person's game: a seed instead of a generator state, the seats' agents, sealing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+FORMAT = "kabu-envs env state"
+VERSION = 1
+KEYS = frozenset(
+    ("format", "version", "env", "rules", "rng", "deck", "actions", "agent_selection", "rewards", "views")
+)
+
+
+class StateError(ValueError):
+    """A state dict that cannot be loaded into this env; the message names the problem."""
+
+
+def rng_state(rng: np.random.Generator) -> dict[str, Any]:
+    """The generator's state as plain data (numpy's own ``bit_generator.state``: ints and strings)."""
+    return json.loads(json.dumps(rng.bit_generator.state))
+
+
+def rng_from_state(state: Any) -> np.random.Generator:
+    """A generator in ``state`` (from ``rng_state``); raises ``StateError`` for anything else."""
+    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+        raise StateError(
+            f"'rng' must be a PCG64 generator state (numpy's bit_generator.state), got {state!r}"
+        )
+    bit_generator: Any = np.random.PCG64()
+    try:
+        bit_generator.state = state
+    except (TypeError, ValueError, KeyError) as exc:
+        raise StateError(f"'rng' is not a valid PCG64 state: {exc}") from None
+    return np.random.Generator(bit_generator)
+
+
+def copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in ``rng``'s state (PCG64)."""
+    bit_generator: Any = np.random.PCG64(0)
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
+
+
+def check_shape(data: Any) -> dict[str, Any]:
+    """``data`` as a state dict of the right format and keys (raises ``StateError`` naming the problem)."""
+    if not isinstance(data, dict):
+        raise StateError(f"a state is a dict (from env.state_dict()), got {type(data).__name__}")
+    if data.get("format") != FORMAT or data.get("version") != VERSION:
+        raise StateError(
+            f"not a state of this version: format {data.get('format')!r} version {data.get('version')!r} "
+            f"(expected {FORMAT!r} version {VERSION})"
+        )
+    missing, unknown = KEYS - set(data), set(data) - KEYS
+    if missing or unknown:
+        raise StateError(f"state keys: missing {sorted(missing)}, unknown {sorted(unknown)}")
+    actions = data["actions"]
+    if not isinstance(actions, list) or not all(a is None or (type(a) is int and a >= 0) for a in actions):
+        raise StateError("'actions' must be a list of action ids (non-negative integers, or null)")
+    deck = data["deck"]
+    if deck is not None and not (isinstance(deck, list) and all(type(c) is int for c in deck)):
+        raise StateError("'deck' must be null or a list of card ids")
+    if not isinstance(data["rules"], dict):
+        raise StateError("'rules' must be a dict of rule options")
+    return data
+
+
+def views(env: Any) -> dict[str, dict[str, list[float] | list[int]]]:
+    """Every seat's observation and action mask, as lists (what a state carries and loading checks)."""
+    out: dict[str, dict[str, list[float] | list[int]]] = {}
+    for agent in env.possible_agents:
+        obs = env.observe(agent)
+        out[agent] = {
+            "observation": obs["observation"].tolist(),
+            "action_mask": obs["action_mask"].tolist(),
+        }
+    return out
