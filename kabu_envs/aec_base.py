@@ -445,10 +445,10 @@ class CardGameAECEnv(AECEnv):
         backup = self.__dict__.copy()
         mode, self.render_mode = self.render_mode, None  # no frames while replaying
         try:
-            rng = env_state.rng_from_state(data["rng"])
+            rng = env_state.load_rng(data["rng"])
             self.np_random = rng
             self.game = self._new_game(rng, data["deck"])
-            self._start = (env_state.rng_state(env_state.rng_from_state(data["rng"])), data["deck"])
+            self._start = (env_state.rng_state(env_state.load_rng(data["rng"])), data["deck"])
             self._history = array(self._history_type)
             self._begin_episode()
             for i, action in enumerate(data["actions"]):

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.core.rng import copy_rng, rng_from_state
+
 FORMAT = "kabu-envs env state"
 VERSION = 1
 KEYS = frozenset(
@@ -34,25 +36,15 @@ def rng_state(rng: np.random.Generator) -> dict[str, Any]:
     return json.loads(json.dumps(rng.bit_generator.state))
 
 
-def rng_from_state(state: Any) -> np.random.Generator:
-    """A generator in ``state`` (from ``rng_state``); raises ``StateError`` for anything else."""
-    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
-        raise StateError(
-            f"'rng' must be a PCG64 generator state (numpy's bit_generator.state), got {state!r}"
-        )
-    bit_generator: Any = np.random.PCG64()
+def load_rng(state: Any) -> np.random.Generator:
+    """The generator a state saved (``rng_state``); ``StateError`` for anything else."""
     try:
-        bit_generator.state = state
-    except (TypeError, ValueError, KeyError) as exc:
-        raise StateError(f"'rng' is not a valid PCG64 state: {exc}") from None
-    return np.random.Generator(bit_generator)
+        return rng_from_state(state)
+    except ValueError as exc:
+        raise StateError(str(exc)) from None
 
 
-def copy_rng(rng: np.random.Generator) -> np.random.Generator:
-    """An independent generator in ``rng``'s state (PCG64)."""
-    bit_generator: Any = np.random.PCG64(0)
-    bit_generator.state = rng.bit_generator.state
-    return np.random.Generator(bit_generator)
+__all__ = ["FORMAT", "VERSION", "StateError", "check_shape", "copy_rng", "load_rng", "rng_state", "views"]
 
 
 def check_shape(data: Any) -> dict[str, Any]:

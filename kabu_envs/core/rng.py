@@ -81,3 +81,25 @@ def ordered_deck(rng: np.random.Generator, deck_size: int, prefix: Sequence[int]
     rest = np.array([c for c in range(deck_size) if c not in used], dtype=np.int64)
     rng.shuffle(rest)
     return first + rest.tolist()
+
+
+def rng_from_state(state: Any) -> np.random.Generator:
+    """A generator in ``state`` (numpy's ``bit_generator.state`` of a PCG64, as the env's state API
+    saves it); raises ``ValueError`` naming the problem for anything else."""
+    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+        raise ValueError(
+            f"'rng' must be a PCG64 generator state (numpy's bit_generator.state), got {state!r}"
+        )
+    bit_generator: Any = np.random.PCG64()
+    try:
+        bit_generator.state = state
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ValueError(f"'rng' is not a valid PCG64 state: {exc}") from None
+    return np.random.Generator(bit_generator)
+
+
+def copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in ``rng``'s state (PCG64)."""
+    bit_generator: Any = np.random.PCG64(0)
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
