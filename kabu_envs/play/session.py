@@ -85,8 +85,10 @@ class Match:
         deck: list[int] | None = None,
         created_by: str = "kabu-play",
         agent_seeds: Sequence[int | None] | None = None,
+        eye: int | None = None,
     ) -> None:
-        """``agent_seeds[i]``: the seed of the agent on seat i (a restored game passes the recorded
+        """``eye``: the seat whose view the frames show when no person plays (watch mode; default 0).
+        ``agent_seeds[i]``: the seed of the agent on seat i (a restored game passes the recorded
         ones); None, or no list: ``agent_seed(seed, i)`` for a game with a given seed, else a fresh one,
         so that the agents' choices, which the person sees, say nothing of an unseen seed."""
         from kabu_envs.agents.registry import make_agent
@@ -126,6 +128,11 @@ class Match:
                 self.agents.append(make_agent(game, name, s, **self.options))
                 self.record_.seats.append({"agent": name, "seed": s})
         self.record_.viewer = self.seat
+        if eye is not None and not 0 <= eye < n:
+            raise ValueError(f"view seat {eye}: this table has seats 0..{n - 1}")
+        if eye is not None and self.seat is not None and eye != self.seat:
+            raise ValueError("a person's game is shown only from the person's seat")
+        self.eye = self.seat if self.seat is not None else (eye or 0)
         self.viewer = viewer_for(game)
         self.totals = step_rewards(self.env)
         self.n = n
@@ -149,7 +156,7 @@ class Match:
         return self.viewer.seat_view(self.env, self._eye(seat))
 
     def _eye(self, seat: int | None) -> int:
-        return seat if seat is not None else (self.seat if self.seat is not None else 0)
+        return seat if seat is not None else self.eye
 
     def legal_moves(self) -> list[dict[str, Any]]:
         """The person's legal moves now (empty when it is not their turn): action id, label, card."""
@@ -195,6 +202,7 @@ class Match:
             "rewards": paid.tolist() if paid.any() else None,
             "round_over": over or view["round"] != before,
             "over": over,
+            "to_act": self.to_act,  # (public: who acts next; the page marks that seat)
         }
 
     def play(self, action: int) -> dict[str, Any]:

@@ -18,6 +18,9 @@ API (JSON bodies):
 * ``POST /api/move`` ``{token, action}`` -> ``{frames, state}``: the person's move and the agents'
   moves after it, one frame each (the page animates them one by one). At most ``MAX_ADVANCE`` agent
   moves per answer: ``state.pending`` then asks for the rest with ``{token, action: null}``.
+* ``POST /api/watch`` ``{game, agents, options, seed, view}`` -> ``{token, frames, state}``: agents on
+  every seat (``agents``: one name, or one per seat), shown as seat ``view`` (default 0) sees the
+  game; ``{token, action: null}`` on ``/api/move`` fetches the next moves (``state.pending``).
 * ``GET /api/record?token=...``: the game record so far.
 * ``POST /api/replay`` ``{record, seat, first, count}`` -> ``{frames, first, total, seats, seat}``: a
   page of a record replayed (checked) as that seat saw it.
@@ -72,6 +75,8 @@ ICON = "icon.svg"
 STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/static/cards.js": ("cards.js", "text/javascript; charset=utf-8"),
+    "/static/i18n.js": ("i18n.js", "text/javascript; charset=utf-8"),
     "/static/style.css": ("style.css", "text/css; charset=utf-8"),
     "/static/icon.svg": (ICON, "image/svg+xml"),
     "/favicon.ico": (ICON, "image/svg+xml"),
@@ -80,7 +85,7 @@ STATIC = {
 
 # the JSON API (docs/play.md's table is checked against these): path -> App method
 GET_API = {"/api/games": "games", "/api/record": "record"}
-POST_API = {"/api/new": "new", "/api/move": "move", "/api/replay": "replay", "/api/resume": "resume"}
+POST_API = {"/api/new": "new", "/api/watch": "watch", "/api/move": "move", "/api/replay": "replay", "/api/resume": "resume"}
 
 
 class ServeError(Exception):
@@ -166,6 +171,26 @@ class App:
             seed = fields.optional_integer(body, "seed")
             deck = fields.int_list(body, "deck")
             match = Match(spec.id, seats, options, seed, deck, created_by="kabu-play --web")
+        except (ValueError, TypeError) as exc:
+            raise ApiError(str(exc)) from None
+        return self._start(match)
+
+    def watch(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Agents on every seat, watched as seat ``view`` sees the game (no person plays: any seat's
+        view may be shown)."""
+        try:
+            spec = registry.get(fields.string(body, "game"))
+            options = fields.obj(body, "options", {})
+            n = len(spec.make_raw_env(**options).possible_agents)
+            agents = fields.names(body, "agents") or ["random"]
+            if len(agents) == 1:
+                agents = agents * n
+            if len(agents) != n:
+                raise ValueError(f"agents: give one name, or {n} (one per seat), not {len(agents)}")
+            self._check_agents(spec.id, agents)
+            eye = fields.optional_integer(body, "view")
+            seed = fields.optional_integer(body, "seed")
+            match = Match(spec.id, agents, options, seed, created_by="kabu-play --web (watch)", eye=eye)
         except (ValueError, TypeError) as exc:
             raise ApiError(str(exc)) from None
         return self._start(match)
@@ -335,6 +360,8 @@ class App:
             "over": over,
             "pending": not over and not match.human_to_act,
             "seat": match.seat,
+            "eye": match.eye,
+            "to_act": match.to_act,
             "names": names,
             "totals": match.totals.tolist() if over else None,
             "record_file": entry.record_file,
