@@ -85,7 +85,13 @@ STATIC = {
 
 # the JSON API (docs/play.md's table is checked against these): path -> App method
 GET_API = {"/api/games": "games", "/api/record": "record"}
-POST_API = {"/api/new": "new", "/api/watch": "watch", "/api/move": "move", "/api/replay": "replay", "/api/resume": "resume"}
+POST_API = {
+    "/api/new": "new",
+    "/api/watch": "watch",
+    "/api/move": "move",
+    "/api/replay": "replay",
+    "/api/resume": "resume",
+}
 
 
 class ServeError(Exception):
