@@ -220,7 +220,11 @@ function resultLines(view, rewards, names) {
 
 function showResult(view, rewards, names) {
   $("result-title").textContent = `${t("roundResult")} ${view.round}`;
-  $("result").replaceChildren(...resultLines(view, rewards, names).map((line) => textEl("li", "", line)));
+  $("result").replaceChildren(...resultLines(view, rewards, names).map((line) => {
+    const li = textEl("li", "", line);
+    li.dataset.text = line; // (the server's words: the test compares them with the engine's)
+    return li;
+  }));
   $("result-box").classList.remove("hidden");
 }
 
@@ -420,9 +424,10 @@ async function startWatch() {
   }
 }
 
-function speedDelay() {
-  const v = Number($("watch-speed").value);
-  return params.has("delay") ? DELAY : [1200, 700, 350, 120, 0][v] ?? 350;
+// The pause between moves: ?delay=MS at first, else (and once the slider moves) the slider's.
+function speedDelay(moved) {
+  if (params.has("delay") && !moved) return DELAY;
+  return [1200, 700, 350, 120, 0][Number($("watch-speed").value)] ?? 350;
 }
 
 // --- replay viewer -----------------------------------------------------------------------------------
@@ -547,6 +552,7 @@ function redraw() {
 async function init() {
   setLang(params.get("lang") || lang);
   $("anim").checked = animate;
+  document.body.classList.toggle("no-anim", !animate);
   games = await api("/api/games");
   for (const id of ["game", "watch-game"]) {
     $(id).replaceChildren(...games.map((g) => {
@@ -578,6 +584,7 @@ async function init() {
   $("anim").addEventListener("change", () => {
     animate = $("anim").checked;
     localStorage.setItem("kabu-anim", animate ? "1" : "0");
+    document.body.classList.toggle("no-anim", !animate);
   });
   $("watch-pause").addEventListener("click", () => {
     if (!watching) return;
@@ -585,7 +592,7 @@ async function init() {
     $("watch-pause").textContent = t(watching.paused ? "playBtn" : "pause");
   });
   $("watch-step").addEventListener("click", () => { if (watching) { watching.paused = true; watching.step = true; $("watch-pause").textContent = t("playBtn"); } });
-  $("watch-speed").addEventListener("input", () => { if (watching) watching.delay = speedDelay(); });
+  $("watch-speed").addEventListener("input", () => { if (watching) watching.delay = speedDelay(true); });
   $("replay-load").addEventListener("click", loadReplay);
   $("replay-resume").addEventListener("click", resumeGame);
   $("replay-first").addEventListener("click", () => replayGo(0));
