@@ -18,9 +18,10 @@ API (JSON bodies):
 * ``POST /api/move`` ``{token, action}`` -> ``{frames, state}``: the person's move and the agents'
   moves after it, one frame each (the page animates them one by one). At most ``MAX_ADVANCE`` agent
   moves per answer: ``state.pending`` then asks for the rest with ``{token, action: null}``.
-* ``POST /api/watch`` ``{game, agents, options, seed, view}`` -> ``{token, frames, state}``: agents on
-  every seat (``agents``: one name, or one per seat), shown as seat ``view`` (default 0) sees the
-  game; ``{token, action: null}`` on ``/api/move`` fetches the next moves (``state.pending``).
+* ``POST /api/watch`` ``{game, agents, options, seed, view, god}`` -> ``{token, frames, state}``: agents
+  on every seat (``agents``: one name, or one per seat), shown as seat ``view`` (default 0) sees the
+  game, or with ``god: true`` every seat's cards (``godview``: no person plays a watched game);
+  ``{token, action: null}`` on ``/api/move`` fetches the next moves (``state.pending``).
 * ``GET /api/record?token=...``: the game record so far.
 * ``POST /api/replay`` ``{record, seat, first, count}`` -> ``{frames, first, total, seats, seat}``: a
   page of a record replayed (checked) as that seat saw it.
@@ -106,13 +107,14 @@ class ApiError(Exception):
         self.status = status
 
 
-def games_info() -> list[dict[str, Any]]:
-    """What the page's game menu needs."""
+def games_info(policies: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """What the page's game menu needs; ``policies``: model paths given on the command line
+    (``--policy``), each listed under the game it was trained for."""
     from kabu_envs.agents.registry import shipped_models
 
     out = []
     for spec in registry.games():
-        models = [m for m in shipped_models() if _model_game(m) == spec.id]
+        models = [m for m in [*shipped_models(), *policies] if _model_game(m) == spec.id]
         out.append(
             {
                 "id": spec.id,
@@ -144,8 +146,12 @@ class App:
         key: bytes | None = None,
         max_games: int = MAX_SESSIONS,
         idle_seconds: float = IDLE_SECONDS,
+        policies: tuple[str, ...] = (),
     ) -> None:
+        """``policies``: policy files or model directories the operator named (``--policy``): agents
+        the page may pick besides the shipped ones (a request can never name a path itself)."""
         self.record_dir = Path(record_dir) if record_dir else None
+        self.policies = tuple(str(p) for p in policies)
         self.store = GameStore(max_games, idle_seconds)
         self.key_note: str | None = None
         if key is None:
@@ -162,7 +168,7 @@ class App:
 
     # --- requests ---------------------------------------------------------------------------------
     def games(self) -> list[dict[str, Any]]:
-        return games_info()
+        return games_info(self.policies)
 
     def new(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -195,8 +201,11 @@ class App:
                 raise ValueError(f"agents: give one name, or {n} (one per seat), not {len(agents)}")
             self._check_agents(spec.id, agents)
             eye = fields.optional_integer(body, "view")
+            god = fields.boolean(body, "god")
             seed = fields.optional_integer(body, "seed")
-            match = Match(spec.id, agents, options, seed, created_by="kabu-play --web (watch)", eye=eye)
+            match = Match(
+                spec.id, agents, options, seed, created_by="kabu-play --web (watch)", eye=eye, god=god
+            )
         except (ValueError, TypeError) as exc:
             raise ApiError(str(exc)) from None
         return self._start(match)
@@ -326,10 +335,11 @@ class App:
             self.heavy.release()
 
     def _check_agents(self, game: str, names: list[str]) -> None:
-        """Only the game's own agents, ``random`` and its shipped models: never a path on the server."""
+        """Only the game's own agents, ``random``, its shipped models and the ``--policy`` paths the
+        operator gave: never another path on the server."""
         allowed = self._agents.get(game)
         if allowed is None:
-            allowed = next((g["agents"] for g in games_info() if g["id"] == game), [])
+            allowed = next((g["agents"] for g in games_info(self.policies) if g["id"] == game), [])
             self._agents[game] = allowed = ["random", *allowed]
         for name in names:
             if name not in allowed:
@@ -617,10 +627,19 @@ def server_url(server: ThreadingHTTPServer) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, record_dir: str | Path | None = None) -> int:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    record_dir: str | Path | None = None,
+    policies: tuple[str, ...] = (),
+) -> int:
     """Serve until Ctrl-C; 0, or 2 (one line on stderr) when the server cannot start."""
+    for path in policies:
+        if _model_game(path) is None:
+            print(f"kabu-play: --policy {path}: not a policy file or model directory", file=sys.stderr)
+            return 2
     try:
-        server = make_server(host, port, record_dir)
+        server = make_server(host, port, record_dir, policies=tuple(policies))
     except ServeError as exc:
         print(f"kabu-play: {exc}", file=sys.stderr)
         return 2

@@ -9,9 +9,9 @@ pause, step, speed); screenshots of the table (desktop and 390 px wide) are comp
 reference images in tests/play/screens/ within a tolerance robust to font anti-aliasing (a layout
 change fails; ``KABU_UPDATE_SCREENSHOTS=1`` rewrites the references, ``KABU_SCREENSHOT_DIR`` keeps the
 shots taken). Every test ends by reading the browser's console: no error (a failed request, a 404
-icon, a script error) may appear. Also: a two-deal game's result box (cleared at the person's first move of the next
-deal), a game saved in progress (sealed: the other seats refused, continued from the replay tab), a
-long record stepped through in pages, and a game gone from the server.
+icon, a script error) may appear. Also: a two-deal game's result box (cleared at the person's first
+move of the next deal), a game saved in progress (sealed: the other seats refused, continued from the
+replay tab), a long record stepped through in pages, and a game gone from the server.
 
 Skipped only when /usr/bin/chromium is absent and ``KABU_REQUIRE_BROWSER`` is unset (CI sets it, so
 CI fails instead of skipping).
@@ -185,7 +185,9 @@ def _play_by_clicking(
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 @pytest.mark.parametrize(("game", "seat", "seed"), [("oicho_kabu", 1, 4), ("kakeya", 0, 2)])
-def test_a_whole_game_clicked_in_the_browser_matches_the_engine(server, browser, game, seat, seed, lang, tmp_path):
+def test_a_whole_game_clicked_in_the_browser_matches_the_engine(
+    server, browser, game, seat, seed, lang, tmp_path
+):
     url, records = server
     before = set(records.iterdir())
     totals, result, clicks = _play_by_clicking(browser, url, game, seat, seed, lang, tmp_path)
@@ -305,7 +307,10 @@ def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
     pos = browser.find_element(By.ID, "replay-pos")
     WebDriverWait(browser, 30).until(lambda d: pos.text == f"move 0 / {n}")
     assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#replay-controls button")][:4] == [
-        "First", "Back", "Next", "Last"
+        "First",
+        "Back",
+        "Next",
+        "Last",
     ]  # fmt: skip (words, not glyphs a font may lack)
     browser.find_element(By.ID, "replay-last").click()
     WebDriverWait(browser, 30).until(lambda d: pos.text == f"move {n} / {n}")
@@ -325,7 +330,9 @@ def test_agents_are_watched_through_a_whole_game_with_pause_and_step(server, bro
     before = set(records.iterdir())
     browser.set_window_size(*WINDOW)
     browser.get(f"{url}/?game=kakeya&seed=7&delay=250&anim=0&lang=en")
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
     browser.find_element(By.ID, "tab-watch").click()
     agents = browser.find_elements(By.CSS_SELECTOR, "#watch-agents select")
     assert len(agents) == 4
@@ -351,7 +358,9 @@ def test_agents_are_watched_through_a_whole_game_with_pause_and_step(server, bro
     assert [s["agent"] for s in record.seats] == ["scripted", "random", "scripted", "scripted"]
     assert record.viewer is None and record.complete and record.seed == 7
     _, engine_totals = replay(record)
-    totals = [float(li.get_attribute("data-total")) for li in browser.find_elements(By.CSS_SELECTOR, "#summary li")]
+    totals = [
+        float(li.get_attribute("data-total")) for li in browser.find_elements(By.CSS_SELECTOR, "#summary li")
+    ]
     assert totals == pytest.approx(engine_totals)
     assert not browser.find_element(By.ID, "moves-box").is_displayed()  # nobody's moves to click
     assert browser.find_element(By.CSS_SELECTOR, ".seat.me").get_attribute("data-seat") == "2"
@@ -378,15 +387,21 @@ def test_the_table_fits_a_phone_and_keys_play_the_moves(server, browser, tmp_pat
 def test_the_page_remembers_its_language(server, browser):
     url, _ = server
     browser.get(f"{url}/?delay=0&lang=ja")
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
     assert browser.find_element(By.ID, "start").text == "対局開始"
     browser.get(f"{url}/?delay=0")  # no lang= : the stored choice
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
     assert browser.find_element(By.ID, "start").text == "対局開始"
     browser.find_element(By.ID, "lang").click()
     assert browser.find_element(By.ID, "start").text == "Start a game"
     browser.get(f"{url}/?delay=0")
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
     assert browser.find_element(By.ID, "start").text == "Start a game"
 
 

@@ -72,7 +72,7 @@ function textEl(tag, cls, text) {
 
 function zoneEl(z, fresh, before, names) {
   const div = document.createElement("div");
-  div.className = "zone" + (z.active ? " active" : "");
+  div.className = "zone" + (z.active ? " active" : "") + (z.cards.length > 5 ? " many" : "");
   div.dataset.label = z.label;
   div.append(textEl("div", "label", z.label));
   if (z.cards.length) div.append(cardsEl(z.cards, fresh, before[z.label]));
@@ -397,7 +397,9 @@ function watchSeats() {
     return label;
   }));
   const eye = $("watch-view");
-  eye.replaceChildren(...Array.from({ length: n }, (_, i) => new Option(`${t("seatN")} ${i}`, String(i))));
+  const was = eye.value;
+  eye.replaceChildren(new Option(t("god"), "god"), ...Array.from({ length: n }, (_, i) => new Option(`${t("seatN")} ${i}`, String(i))));
+  eye.value = [...eye.options].some((o) => o.value === was) ? was : "god";
 }
 
 async function startWatch() {
@@ -412,8 +414,9 @@ async function startWatch() {
   const agents = [...$("watch-agents").querySelectorAll("select")].map((s) => s.value);
   try {
     const seed = intField("watch-seed", "seed");
-    const view = Number($("watch-view").value || 0);
-    const out = await api("/api/watch", { game: $("watch-game").value, agents, options, seed, view });
+    const god = $("watch-view").value === "god";
+    const view = god ? 0 : Number($("watch-view").value || 0);
+    const out = await api("/api/watch", { game: $("watch-game").value, agents, options, seed, view, god });
     token = out.token;
     watching = { paused: false, step: false, delay: speedDelay() };
     newTable();
