@@ -23,8 +23,9 @@ API (JSON bodies):
   game, or with ``god: true`` every seat's cards (``godview``: no person plays a watched game);
   ``{token, action: null}`` on ``/api/move`` fetches the next moves (``state.pending``).
 * ``GET /api/record?token=...``: the game record so far.
-* ``POST /api/replay`` ``{record, seat, first, count}`` -> ``{frames, first, total, seats, seat}``: a
-  page of a record replayed (checked) as that seat saw it.
+* ``POST /api/replay`` ``{record, seat, first, count, god}`` -> ``{frames, first, total, seats, seat}``:
+  a page of a record replayed (checked) as that seat saw it (``god``: every seat's cards, where every
+  seat may be shown).
 * ``POST /api/resume`` ``{record}`` -> ``{token, frames, state}``: continue a saved (incomplete) game.
 
 Hostile and careless requests (issue #25): every field has one type (``fields``); a request costs a
@@ -271,6 +272,7 @@ class App:
             first = fields.integer(body, "first", 0)
             count = fields.integer(body, "count", PAGE, lo=1, hi=MAX_PAGE)
             seat = fields.optional_integer(body, "seat")
+            god = fields.boolean(body, "god")
         except FieldError as exc:
             raise ApiError(f"cannot replay this record: {exc}") from None
         with self._heavy():
@@ -283,15 +285,16 @@ class App:
                 total = len(record.actions) + 1
                 if first >= total:
                     raise RecordError(f"'first' = {first}: this record has frames 0..{total - 1}")
-                record.check_seat(seat)
+                for s in range(len(record.seats)) if god else (seat,):
+                    record.check_seat(s)
             except RecordError as exc:
                 status = HTTPStatus.FORBIDDEN if "game in progress" in str(exc) else HTTPStatus.BAD_REQUEST
                 raise ApiError(f"cannot replay this record: {exc}", status) from None
-            digest = hashlib.sha256(json.dumps([data, seat], sort_keys=True).encode()).digest()
+            digest = hashlib.sha256(json.dumps([data, seat, god], sort_keys=True).encode()).digest()
             with self.verified_lock:
                 known = digest in self.verified
             try:
-                frames = list(iter_frames(record, seat, first, first + count, verify=not known))
+                frames = list(iter_frames(record, seat, first, first + count, verify=not known, god=god))
             except RecordError as exc:
                 raise ApiError(f"cannot replay this record: {exc}") from None
             with self.verified_lock:

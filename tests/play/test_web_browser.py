@@ -42,6 +42,9 @@ WINDOW = (1000, 900)  # the desktop window of the screenshots; a phone: 390 px w
 # a pixel differs when a channel moves by more than PIXEL_TOLERANCE (anti-aliased glyph edges move
 # less than a layout change does); at most MAX_DIFFERENT of the pixels may differ
 PIXEL_TOLERANCE, MAX_DIFFERENT = 64, 0.015
+# the README's pictures of the table: these references, copied (KABU_UPDATE_SCREENSHOTS copies them)
+README_SHOTS = {"oicho_kabu-en": "web_table.png", "oicho_kabu-hanafuda-phone": "web_table_phone.png"}
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 if not (CHROMIUM.exists() and CHROMEDRIVER.exists()) and not os.environ.get("KABU_REQUIRE_BROWSER"):
@@ -143,6 +146,8 @@ def _check_screen(driver, name: str, tmp_path: Path) -> None:
     if os.environ.get("KABU_UPDATE_SCREENSHOTS"):
         SCREENS.mkdir(exist_ok=True)
         shutil.copyfile(shot, reference)
+        if name in README_SHOTS:
+            shutil.copyfile(shot, DOCS_IMG / README_SHOTS[name])
     assert reference.exists(), f"no reference screenshot {reference} (KABU_UPDATE_SCREENSHOTS=1 makes it)"
     diff = screen_difference(shot, reference)
     assert diff <= MAX_DIFFERENT, f"{shot} differs from {reference} in {diff:.1%} of its pixels"

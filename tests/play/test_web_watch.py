@@ -137,3 +137,36 @@ def test_a_policy_named_on_the_command_line_can_be_watched_and_no_other_path(tmp
         srv.shutdown()
         srv.server_close()
     assert serve(port=0, policies=(str(tmp_path / "nothing"),)) == 2  # refused before serving
+
+
+def test_a_record_replays_in_the_god_view_only_where_every_seat_may_be_shown(server):
+    url, _ = server
+    done = Match("kakeya", ["scripted"] * 4, seed=2)
+    done.advance()
+    body = {"record": done.to_json(), "seat": 1, "god": True, "count": 8}  # (dealt after the trump)
+    status, out = _post(f"{url}/api/replay", body)
+    assert status == 200, out
+    hands = [z for z in out["frames"][-1]["view"]["zones"] if z["label"].endswith("'s hand")]
+    assert sorted(z["seat"] for z in hands) == [0, 2, 3]
+    started = Match("kakeya", [HUMAN, "scripted", "scripted", "scripted"], seed=2)
+    started.advance()
+    started.play(started.legal_moves()[0]["action"])
+    status, out = _post(f"{url}/api/replay", {"record": started.to_json(), "seat": 0, "god": True})
+    assert status == 403 and "game in progress" in out["error"]
+    status, out = _post(f"{url}/api/replay", {"record": started.to_json(), "seat": 0})
+    assert status == 200  # its own seat: yes
+
+
+def test_the_readme_shows_the_table_as_the_browser_test_sees_it():
+    """docs/img's pictures of the web table are the browser test's reference screenshots."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    for reference, picture in [
+        ("oicho_kabu-en", "web_table"),
+        ("oicho_kabu-hanafuda-phone", "web_table_phone"),
+    ]:
+        assert f"docs/img/{picture}.png" in readme
+        shot = (root / "tests" / "play" / "screens" / f"{reference}.png").read_bytes()
+        assert (root / "docs" / "img" / f"{picture}.png").read_bytes() == shot, picture

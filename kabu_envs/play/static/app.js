@@ -440,7 +440,7 @@ const RTABLE = tableIds($("replay-table"));
 async function replayFrame(pos) {
   const first = Math.floor(pos / PAGE) * PAGE;
   if (!replay.pages.has(first)) {
-    const out = await api("/api/replay", { record: replay.record, seat: replay.seat, first, count: PAGE });
+    const out = await api("/api/replay", { record: replay.record, seat: replay.seat, god: replay.god, first, count: PAGE });
     replay.pages.set(first, out.frames);
   }
   return replay.pages.get(first)[pos - first];
@@ -477,8 +477,9 @@ async function loadReplay() {
   try {
     const record = JSON.parse(await file.text());
     const seat = intField("replay-seat", "seen by seat");
-    const out = await api("/api/replay", { record, seat, first: 0, count: PAGE });
-    replay = { record, seat: out.seat, total: out.total, pages: new Map([[0, out.frames]]), pos: 0, playing: false };
+    const god = $("replay-god").checked;
+    const out = await api("/api/replay", { record, seat, god, first: 0, count: PAGE });
+    replay = { record, seat: out.seat, god, total: out.total, pages: new Map([[0, out.frames]]), pos: 0, playing: false };
     RTABLE.last = null;
     $("replay-resume").classList.toggle("hidden", record.complete || record.viewer === null);
     $("replay-controls").classList.remove("hidden");
@@ -497,7 +498,7 @@ async function replayPlay() {
   $("replay-play").textContent = t("pause");
   while (replay.playing && replay.pos < replay.total - 1) {
     await replayGo(replay.pos + 1, true);
-    await sleep(Math.max(DELAY, 150));
+    await sleep(params.has("delay") ? DELAY : [1200, 700, 350, 120, 30][Number($("replay-speed").value)] ?? 350);
   }
   replay.playing = false;
   $("replay-play").textContent = t("playBtn");
