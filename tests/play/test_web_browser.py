@@ -424,3 +424,29 @@ def test_the_screen_comparison_passes_anti_aliasing_and_fails_a_layout_change(tm
     moved = np.roll(image, 24, axis=0).astype(np.uint8)
     Image.fromarray(moved).save(tmp_path / "moved.png")
     assert screen_difference(tmp_path / "moved.png", reference) > MAX_DIFFERENT
+
+
+def test_moves_are_animated_unless_switched_off(server, browser):
+    """With animations on, a card played slides from its seat and a stake lands (``el.animate``);
+    the switch turns them off and is remembered."""
+    url, _ = server
+    browser.set_window_size(*WINDOW)
+    browser.get(f"{url}/?game=oicho_kabu&seed=4&delay=60&lang=en")
+    body = browser.find_element(By.TAG_NAME, "body")
+    WebDriverWait(browser, 30).until(lambda d: body.get_attribute("data-ready"))
+    if not browser.find_element(By.ID, "anim").is_selected():
+        browser.find_element(By.ID, "anim").click()
+    browser.find_element(By.ID, "tab-watch").click()
+    browser.find_element(By.ID, "watch-start").click()
+    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    assert int(body.get_attribute("data-animations") or 0) > 3
+    browser.find_element(By.ID, "anim").click()  # off, remembered
+    browser.get(f"{url}/?game=oicho_kabu&seed=4&delay=0&lang=en")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    assert not browser.find_element(By.ID, "anim").is_selected()
+    browser.find_element(By.ID, "tab-watch").click()
+    browser.find_element(By.ID, "watch-start").click()
+    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    assert not browser.find_element(By.TAG_NAME, "body").get_attribute("data-animations")

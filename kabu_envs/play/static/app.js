@@ -159,6 +159,7 @@ function slideFrom(el, rect) {
   const to = el.getBoundingClientRect();
   const dx = rect ? rect.left + rect.width / 2 - (to.left + to.width / 2) : 0;
   const dy = rect ? rect.top + rect.height / 2 - (to.top + to.height / 2) : 0;
+  document.body.dataset.animations = String(Number(document.body.dataset.animations || 0) + 1); // (tests)
   el.animate(
     [{ transform: `translate(${dx}px, ${dy}px) scale(${rect ? 0.8 : 0.6})`, opacity: 0.3 }, { transform: "none", opacity: 1 }],
     { duration: Math.min(350, Math.max(120, DELAY * 0.7)), easing: "ease-out" },
