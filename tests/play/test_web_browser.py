@@ -387,6 +387,16 @@ def test_the_table_fits_a_phone_and_keys_play_the_moves(server, browser, tmp_pat
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != turn)
     assert "→ spread" in first
     assert browser.find_elements(By.CSS_SELECTOR, "#log li")[-1].text.startswith("you: bet 1")
+    body = browser.find_element(By.TAG_NAME, "body")
+    for _ in range(100):  # the round to its end by the keys alone
+        if browser.find_element(By.ID, "summary-box").is_displayed():
+            break
+        turn = body.get_attribute("data-turn")
+        body.send_keys("1")
+        wait.until(lambda d, t=turn: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t)
+    assert browser.find_element(By.ID, "summary-box").is_displayed()
+    body.send_keys("\n")  # Enter: a new game
+    wait.until(lambda d: d.find_element(By.ID, "setup").is_displayed())
 
 
 def test_the_page_remembers_its_language(server, browser):

@@ -540,6 +540,7 @@ function onKey(e) {
     const b = $("moves").querySelectorAll("button.move")[Number(e.key) - 1];
     if (b && !$("table").classList.contains("hidden")) { b.click(); e.preventDefault(); }
   } else if (e.key === "Enter" || e.key === " ") {
+    if (e.target instanceof HTMLButtonElement || e.target instanceof HTMLAnchorElement) return; // (its own click)
     if (watching && watching.paused) watching.step = true;
     else if (!$("summary-box").classList.contains("hidden")) $("again").click();
     else $("result-box").classList.add("hidden");
