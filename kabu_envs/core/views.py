@@ -11,11 +11,17 @@ A view::
     {
       "title": "Oicho-Kabu, round 1/1",           # one line
       "status": ["dealer: player_2", ...],         # short public lines (phase, whose turn, chips)
-      "zones": [{"label": "spread 0", "cards": [card, ...], "note": "p1: 5", "active": False}, ...],
+      "zones": [{"label": "spread 0", "cards": [card, ...], "note": "p1: 5", "active": False,
+                 "seat": None, "backs": 0, "stakes": [[1, 5]]}, ...],
       "hand": {"label": "your hand", "cards": [card, ...]} or None,   # the seat's own cards
       "round": 0,                                  # rounds (deals) finished: a change = a round ended
       "result": ["spread 0: bettors win x1", ...], # the last finished round, as far as the seat saw it
     }
+
+A zone's optional placing fields let the web page lay out a table without knowing the game: ``seat``
+is the seat the zone sits in front of (None: the middle of the table), ``backs`` how many face-down
+cards that seat holds (drawn as card backs with the count; a public count, never the cards), and
+``stakes`` the chips on it as ``[seat, amount]`` pairs.
 
 A card is ``{"id": 51, "rank": "A", "suit": "♠", "red": False, "kind": "western", "light": False,
 "name": "ace of spades"}`` (``kind`` picks the picture: ``western``, ``hanafuda``, ``kabufuda``,
@@ -45,8 +51,27 @@ def face_card(
     return {"id": card_id, "kind": kind, "rank": rank, "suit": suit, "red": red, "light": light, "name": name}
 
 
-def zone(label: str, cards: list[Card], note: str = "", active: bool = False) -> dict[str, Any]:
-    return {"label": label, "cards": cards, "note": note, "active": active}
+def zone(
+    label: str,
+    cards: list[Card],
+    note: str = "",
+    active: bool = False,
+    seat: int | None = None,
+    backs: int = 0,
+    stakes: list[list[int]] | None = None,
+) -> dict[str, Any]:
+    """One zone of a view; ``seat``, ``backs``, ``stakes``: where the page places it (module docstring)."""
+    if backs < 0:
+        raise ValueError(f"zone {label!r}: backs (face-down cards held) must be >= 0, got {backs}")
+    return {
+        "label": label,
+        "cards": cards,
+        "note": note,
+        "active": active,
+        "seat": seat,
+        "backs": int(backs),
+        "stakes": [[int(p), int(a)] for p, a in stakes or []],
+    }
 
 
 class Viewer(Protocol):

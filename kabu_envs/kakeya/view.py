@@ -60,7 +60,8 @@ class KakeyaViewer:
             note += ", ".join(tags)
             cards = [card(played[p])] if p in played else []
             active = p == game.current_player and not game.terminal
-            zones.append(zone(_who(p, seat, n), cards, note, active))
+            backs = 0 if p == seat else int(game.hand_counts[p])  # (a public count: drawn as backs)
+            zones.append(zone(_who(p, seat, n), cards, note, active, seat=p, backs=backs))
         last = game.last_trick
         if last is not None:
             zones.append(

@@ -80,7 +80,7 @@ class OichoViewer:
         d_seen = BACK not in dealer_vis
         d_note = _hand_text(game, game.dealer_cards, "dealer") if d_seen else ""
         who = "you" if seat == game.dealer else f"player_{game.dealer}"
-        zones.append(zone(f"dealer ({who})", d_cards, d_note))
+        zones.append(zone(f"dealer ({who})", d_cards, d_note, seat=game.dealer))
         for s in range(NUM_SPREADS):
             cards = game.spreads[s]
             sees = BACK not in spread_vis[s]
@@ -99,9 +99,10 @@ class OichoViewer:
             if shown:
                 parts.append(_result_text(game.results[s], game.spread_state[s]))
             active = s == game.active_spread and not game.terminal
-            zones.append(zone(f"spread {s}", pics, "; ".join(p for p in parts if p), active))
+            chips = [[p, int(st)] for p, st in enumerate(game.stakes[s]) if st]
+            zones.append(zone(f"spread {s}", pics, "; ".join(p for p in parts if p), active, stakes=chips))
         if info_vis[seat] == FACE:
-            zones.append(zone("your info card (dead)", [card(deck, game.info_cards[seat])]))
+            zones.append(zone("your info card (dead)", [card(deck, game.info_cards[seat])], seat=seat))
         if any(c >= 0 for c in game.selection_cards):
             sel = [card(deck, c) for c in game.selection_cards if c >= 0]
             owners = ", ".join(f"p{p}" for p, c in enumerate(game.selection_cards) if c >= 0)

@@ -123,12 +123,19 @@ def _main(argv: list[str] | None) -> int:
     ap.add_argument("--port", type=_port, default=8000, help="web: the port (0 = any free one)")
     ap.add_argument("--host", default="127.0.0.1", help="web: the address to bind (default 127.0.0.1)")
     ap.add_argument("--record-dir", help="web: where finished games' records go (default: none written)")
+    ap.add_argument(
+        "--policy",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="web: a policy file or model directory the page may pick as an agent (repeatable)",
+    )
     args = ap.parse_args(argv)
 
     if args.web:
         from kabu_envs.play.web import serve
 
-        return serve(args.host, args.port, args.record_dir)
+        return serve(args.host, args.port, args.record_dir, tuple(args.policy))
 
     from kabu_envs.play.records import RecordError, read_record
     from kabu_envs.play.session import Match, seat_list

@@ -67,6 +67,16 @@ def obj(body: dict[str, Any], name: str, default: dict[str, Any] | None = None) 
     return value
 
 
+def boolean(body: dict[str, Any], name: str, default: bool = False) -> bool:
+    """``body[name]``: true or false (JSON booleans only: ``"false"`` or 0 is refused, not guessed)."""
+    value = body.get(name, default)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise FieldError(f"{name!r} must be true or false, got {_short(value)}")
+    return value
+
+
 def names(body: dict[str, Any], name: str) -> list[str] | None:
     """``body[name]``: names as a list of strings or one comma-separated string; None when absent."""
     value = body.get(name)

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from kabu_envs.play.godview import god_view
 from kabu_envs.play.records import (
     GameRecord,
     RecordError,
@@ -31,7 +32,12 @@ from kabu_envs.play.terminal import format_frame, format_view
 
 
 def iter_frames(
-    record: GameRecord, seat: int, first: int = 0, stop: int | None = None, verify: bool = True
+    record: GameRecord,
+    seat: int,
+    first: int = 0,
+    stop: int | None = None,
+    verify: bool = True,
+    god: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """The frames ``first .. stop - 1`` of a record as ``seat`` saw it (frame 0: the deal; frame i: after
     action i - 1), while the whole record is replayed and checked (``verify=False``: only up to
@@ -39,17 +45,25 @@ def iter_frames(
 
     Only the frames asked for are drawn (a view is most of a frame's cost), so a page of a long record
     costs its actions' steps plus the page. ``RecordError`` when the record does not replay (an
-    illegal action, other rewards) or ``seat`` may not be shown (``GameRecord.check_seat``).
+    illegal action, other rewards) or ``seat`` may not be shown (``GameRecord.check_seat``). ``god``:
+    every seat's cards (``godview``), only where every seat may be shown (a finished game, or one no
+    person played).
     """
     if not 0 <= seat < len(record.seats):
         raise RecordError(f"seat {seat} is not a seat of this game (0..{len(record.seats) - 1})")
-    record.check_seat(seat)
+    for s in range(len(record.seats)) if god else (seat,):
+        record.check_seat(s)
     viewer = viewer_for(record.game)
     env = new_env(record)
+    n = len(record.seats)
+
+    def see(env: Any, seat: int) -> dict[str, Any]:
+        return god_view(viewer, env, n, seat) if god else viewer.seat_view(env, seat)
+
     end = len(record.actions) + 1 if stop is None else stop
     totals = step_rewards(env)
     shown = first <= 0 < end
-    view = viewer.seat_view(env, seat) if shown or first == 1 else None
+    view = see(env, seat) if shown or first == 1 else None
     if shown:
         yield {"move": None, "actor": None, "view": view, "rewards": None, "round_over": False}
     text: list[str | None] = [None]
@@ -63,7 +77,7 @@ def iter_frames(
         totals += paid
         k = i + 1  # this frame's index
         if first - 1 <= k < end:
-            before, view = view, viewer.seat_view(env, seat)
+            before, view = view, see(env, seat)
             if k >= first:
                 assert before is not None and view is not None
                 over = episode_over(env)

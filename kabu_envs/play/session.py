@@ -18,6 +18,7 @@ import numpy as np
 
 from kabu_envs import registry
 from kabu_envs.core.views import GenericViewer, View, Viewer
+from kabu_envs.play.godview import god_view
 from kabu_envs.play.records import GameRecord, RecordError, check_end, episode_over, iter_replay, step_rewards
 
 HUMAN = "human"
@@ -85,8 +86,12 @@ class Match:
         deck: list[int] | None = None,
         created_by: str = "kabu-play",
         agent_seeds: Sequence[int | None] | None = None,
+        eye: int | None = None,
+        god: bool = False,
     ) -> None:
-        """``agent_seeds[i]``: the seed of the agent on seat i (a restored game passes the recorded
+        """``eye``: the seat whose view the frames show when no person plays (watch mode; default 0);
+        ``god``: show every seat's cards instead (``godview``; refused when a person plays).
+        ``agent_seeds[i]``: the seed of the agent on seat i (a restored game passes the recorded
         ones); None, or no list: ``agent_seed(seed, i)`` for a game with a given seed, else a fresh one,
         so that the agents' choices, which the person sees, say nothing of an unseen seed."""
         from kabu_envs.agents.registry import make_agent
@@ -126,6 +131,14 @@ class Match:
                 self.agents.append(make_agent(game, name, s, **self.options))
                 self.record_.seats.append({"agent": name, "seed": s})
         self.record_.viewer = self.seat
+        if eye is not None and not 0 <= eye < n:
+            raise ValueError(f"view seat {eye}: this table has seats 0..{n - 1}")
+        if eye is not None and self.seat is not None and eye != self.seat:
+            raise ValueError("a person's game is shown only from the person's seat")
+        if god and self.seat is not None:
+            raise ValueError("the god view shows every seat's cards: only for a game no person plays")
+        self.eye = self.seat if self.seat is not None else (eye or 0)
+        self.god = god
         self.viewer = viewer_for(game)
         self.totals = step_rewards(self.env)
         self.n = n
@@ -146,10 +159,16 @@ class Match:
 
     def view(self, seat: int | None = None) -> View:
         """What ``seat`` (default: the person's, else seat 0) sees now."""
-        return self.viewer.seat_view(self.env, self._eye(seat))
+        return self._see(self._eye(seat))
+
+    def _see(self, seat: int) -> View:
+        """``seat``'s view, or every seat's (the god view) when this game shows that."""
+        if self.god and seat == self.eye:
+            return god_view(self.viewer, self.env, self.n, seat)
+        return self.viewer.seat_view(self.env, seat)
 
     def _eye(self, seat: int | None) -> int:
-        return seat if seat is not None else (self.seat if self.seat is not None else 0)
+        return seat if seat is not None else self.eye
 
     def legal_moves(self) -> list[dict[str, Any]]:
         """The person's legal moves now (empty when it is not their turn): action id, label, card."""
@@ -176,13 +195,13 @@ class Match:
             names = ", ".join(f"{a} ({self.viewer.action_label(self.env, a)})" for a in legal)
             raise IllegalMove(f"{action} is not a legal move now; legal: {names}")
         text = self.viewer.move_text(self.env, actor, int(action), seat)
-        seen = self.viewer.seat_view(self.env, seat)
+        seen = self._see(seat)
         before = seen["round"]
         self.env.step(int(action))
         self.record_.actions.append(int(action))
         paid = step_rewards(self.env)
         self.totals += paid
-        view = self.viewer.seat_view(self.env, seat)
+        view = self._see(seat)
         text = name_new_card(text, seen, view)
         over = self.over
         if over:
@@ -195,6 +214,7 @@ class Match:
             "rewards": paid.tolist() if paid.any() else None,
             "round_over": over or view["round"] != before,
             "over": over,
+            "to_act": self.to_act,  # (public: who acts next; the page marks that seat)
         }
 
     def play(self, action: int) -> dict[str, Any]:

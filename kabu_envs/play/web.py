@@ -18,9 +18,14 @@ API (JSON bodies):
 * ``POST /api/move`` ``{token, action}`` -> ``{frames, state}``: the person's move and the agents'
   moves after it, one frame each (the page animates them one by one). At most ``MAX_ADVANCE`` agent
   moves per answer: ``state.pending`` then asks for the rest with ``{token, action: null}``.
+* ``POST /api/watch`` ``{game, agents, options, seed, view, god}`` -> ``{token, frames, state}``: agents
+  on every seat (``agents``: one name, or one per seat), shown as seat ``view`` (default 0) sees the
+  game, or with ``god: true`` every seat's cards (``godview``: no person plays a watched game);
+  ``{token, action: null}`` on ``/api/move`` fetches the next moves (``state.pending``).
 * ``GET /api/record?token=...``: the game record so far.
-* ``POST /api/replay`` ``{record, seat, first, count}`` -> ``{frames, first, total, seats, seat}``: a
-  page of a record replayed (checked) as that seat saw it.
+* ``POST /api/replay`` ``{record, seat, first, count, god}`` -> ``{frames, first, total, seats, seat}``:
+  a page of a record replayed (checked) as that seat saw it (``god``: every seat's cards, where every
+  seat may be shown).
 * ``POST /api/resume`` ``{record}`` -> ``{token, frames, state}``: continue a saved (incomplete) game.
 
 Hostile and careless requests (issue #25): every field has one type (``fields``); a request costs a
@@ -72,6 +77,8 @@ ICON = "icon.svg"
 STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/static/cards.js": ("cards.js", "text/javascript; charset=utf-8"),
+    "/static/i18n.js": ("i18n.js", "text/javascript; charset=utf-8"),
     "/static/style.css": ("style.css", "text/css; charset=utf-8"),
     "/static/icon.svg": (ICON, "image/svg+xml"),
     "/favicon.ico": (ICON, "image/svg+xml"),
@@ -80,7 +87,13 @@ STATIC = {
 
 # the JSON API (docs/play.md's table is checked against these): path -> App method
 GET_API = {"/api/games": "games", "/api/record": "record"}
-POST_API = {"/api/new": "new", "/api/move": "move", "/api/replay": "replay", "/api/resume": "resume"}
+POST_API = {
+    "/api/new": "new",
+    "/api/watch": "watch",
+    "/api/move": "move",
+    "/api/replay": "replay",
+    "/api/resume": "resume",
+}
 
 
 class ServeError(Exception):
@@ -95,13 +108,14 @@ class ApiError(Exception):
         self.status = status
 
 
-def games_info() -> list[dict[str, Any]]:
-    """What the page's game menu needs."""
+def games_info(policies: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """What the page's game menu needs; ``policies``: model paths given on the command line
+    (``--policy``), each listed under the game it was trained for."""
     from kabu_envs.agents.registry import shipped_models
 
     out = []
     for spec in registry.games():
-        models = [m for m in shipped_models() if _model_game(m) == spec.id]
+        models = [m for m in [*shipped_models(), *policies] if _model_game(m) == spec.id]
         out.append(
             {
                 "id": spec.id,
@@ -133,8 +147,12 @@ class App:
         key: bytes | None = None,
         max_games: int = MAX_SESSIONS,
         idle_seconds: float = IDLE_SECONDS,
+        policies: tuple[str, ...] = (),
     ) -> None:
+        """``policies``: policy files or model directories the operator named (``--policy``): agents
+        the page may pick besides the shipped ones (a request can never name a path itself)."""
         self.record_dir = Path(record_dir) if record_dir else None
+        self.policies = tuple(str(p) for p in policies)
         self.store = GameStore(max_games, idle_seconds)
         self.key_note: str | None = None
         if key is None:
@@ -151,7 +169,7 @@ class App:
 
     # --- requests ---------------------------------------------------------------------------------
     def games(self) -> list[dict[str, Any]]:
-        return games_info()
+        return games_info(self.policies)
 
     def new(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -166,6 +184,29 @@ class App:
             seed = fields.optional_integer(body, "seed")
             deck = fields.int_list(body, "deck")
             match = Match(spec.id, seats, options, seed, deck, created_by="kabu-play --web")
+        except (ValueError, TypeError) as exc:
+            raise ApiError(str(exc)) from None
+        return self._start(match)
+
+    def watch(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Agents on every seat, watched as seat ``view`` sees the game (no person plays: any seat's
+        view may be shown)."""
+        try:
+            spec = registry.get(fields.string(body, "game"))
+            options = fields.obj(body, "options", {})
+            n = len(spec.make_raw_env(**options).possible_agents)
+            agents = fields.names(body, "agents") or ["random"]
+            if len(agents) == 1:
+                agents = agents * n
+            if len(agents) != n:
+                raise ValueError(f"agents: give one name, or {n} (one per seat), not {len(agents)}")
+            self._check_agents(spec.id, agents)
+            eye = fields.optional_integer(body, "view")
+            god = fields.boolean(body, "god")
+            seed = fields.optional_integer(body, "seed")
+            match = Match(
+                spec.id, agents, options, seed, created_by="kabu-play --web (watch)", eye=eye, god=god
+            )
         except (ValueError, TypeError) as exc:
             raise ApiError(str(exc)) from None
         return self._start(match)
@@ -231,6 +272,7 @@ class App:
             first = fields.integer(body, "first", 0)
             count = fields.integer(body, "count", PAGE, lo=1, hi=MAX_PAGE)
             seat = fields.optional_integer(body, "seat")
+            god = fields.boolean(body, "god")
         except FieldError as exc:
             raise ApiError(f"cannot replay this record: {exc}") from None
         with self._heavy():
@@ -243,15 +285,16 @@ class App:
                 total = len(record.actions) + 1
                 if first >= total:
                     raise RecordError(f"'first' = {first}: this record has frames 0..{total - 1}")
-                record.check_seat(seat)
+                for s in range(len(record.seats)) if god else (seat,):
+                    record.check_seat(s)
             except RecordError as exc:
                 status = HTTPStatus.FORBIDDEN if "game in progress" in str(exc) else HTTPStatus.BAD_REQUEST
                 raise ApiError(f"cannot replay this record: {exc}", status) from None
-            digest = hashlib.sha256(json.dumps([data, seat], sort_keys=True).encode()).digest()
+            digest = hashlib.sha256(json.dumps([data, seat, god], sort_keys=True).encode()).digest()
             with self.verified_lock:
                 known = digest in self.verified
             try:
-                frames = list(iter_frames(record, seat, first, first + count, verify=not known))
+                frames = list(iter_frames(record, seat, first, first + count, verify=not known, god=god))
             except RecordError as exc:
                 raise ApiError(f"cannot replay this record: {exc}") from None
             with self.verified_lock:
@@ -295,10 +338,11 @@ class App:
             self.heavy.release()
 
     def _check_agents(self, game: str, names: list[str]) -> None:
-        """Only the game's own agents, ``random`` and its shipped models: never a path on the server."""
+        """Only the game's own agents, ``random``, its shipped models and the ``--policy`` paths the
+        operator gave: never another path on the server."""
         allowed = self._agents.get(game)
         if allowed is None:
-            allowed = next((g["agents"] for g in games_info() if g["id"] == game), [])
+            allowed = next((g["agents"] for g in games_info(self.policies) if g["id"] == game), [])
             self._agents[game] = allowed = ["random", *allowed]
         for name in names:
             if name not in allowed:
@@ -335,6 +379,8 @@ class App:
             "over": over,
             "pending": not over and not match.human_to_act,
             "seat": match.seat,
+            "eye": match.eye,
+            "to_act": match.to_act,
             "names": names,
             "totals": match.totals.tolist() if over else None,
             "record_file": entry.record_file,
@@ -584,10 +630,19 @@ def server_url(server: ThreadingHTTPServer) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, record_dir: str | Path | None = None) -> int:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    record_dir: str | Path | None = None,
+    policies: tuple[str, ...] = (),
+) -> int:
     """Serve until Ctrl-C; 0, or 2 (one line on stderr) when the server cannot start."""
+    for path in policies:
+        if _model_game(path) is None:
+            print(f"kabu-play: --policy {path}: not a policy file or model directory", file=sys.stderr)
+            return 2
     try:
-        server = make_server(host, port, record_dir)
+        server = make_server(host, port, record_dir, policies=tuple(policies))
     except ServeError as exc:
         print(f"kabu-play: {exc}", file=sys.stderr)
         return 2

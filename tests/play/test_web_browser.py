@@ -4,10 +4,14 @@ Plays a whole Oicho-Kabu round and a whole Kakeya deal by clicking the first hig
 time (every other time the first highlighted card of the hand, where there is one), then checks the
 result the page shows against the engine: the record the server wrote is replayed
 (``kabu_envs.play.records``) and its rewards and final result lines must be what the page says.
-Every test ends by reading the browser's console: no error (a failed request, a 404 icon, a script
-error) may appear. Also: a two-deal game's result box (cleared at the person's first move of the next
-deal), a game saved in progress (sealed: the other seats refused, continued from the replay tab), a
-long record stepped through in pages, and a game gone from the server.
+Each game is played in English and in Japanese; agents watched playing a whole game (watch mode:
+pause, step, speed); screenshots of the table (desktop and 390 px wide) are compared with the
+reference images in tests/play/screens/ within a tolerance robust to font anti-aliasing (a layout
+change fails; ``KABU_UPDATE_SCREENSHOTS=1`` rewrites the references, ``KABU_SCREENSHOT_DIR`` keeps the
+shots taken). Every test ends by reading the browser's console: no error (a failed request, a 404
+icon, a script error) may appear. Also: a two-deal game's result box (cleared at the person's first
+move of the next deal), a game saved in progress (sealed: the other seats refused, continued from the
+replay tab), a long record stepped through in pages, and a game gone from the server.
 
 Skipped only when /usr/bin/chromium is absent and ``KABU_REQUIRE_BROWSER`` is unset (CI sets it, so
 CI fails instead of skipping).
@@ -23,7 +27,9 @@ import threading
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from kabu_envs.play.records import read_record, replay, write_record
 from kabu_envs.play.replay import replay_frames
@@ -31,6 +37,14 @@ from kabu_envs.play.session import HUMAN, Match, viewer_for
 from kabu_envs.play.web import make_server
 
 CHROMIUM = Path("/usr/bin/chromium")
+SCREENS = Path(__file__).parent / "screens"  # the reference screenshots
+WINDOW = (1000, 900)  # the desktop window of the screenshots; a phone: 390 px wide
+# a pixel differs when a channel moves by more than PIXEL_TOLERANCE (anti-aliased glyph edges move
+# less than a layout change does); at most MAX_DIFFERENT of the pixels may differ
+PIXEL_TOLERANCE, MAX_DIFFERENT = 64, 0.015
+# the README's pictures of the table: these references, copied (KABU_UPDATE_SCREENSHOTS copies them)
+README_SHOTS = {"oicho_kabu-en": "web_table.png", "oicho_kabu-hanafuda-phone": "web_table_phone.png"}
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 if not (CHROMIUM.exists() and CHROMEDRIVER.exists()) and not os.environ.get("KABU_REQUIRE_BROWSER"):
@@ -100,14 +114,43 @@ def browser(chromium):
     assert not problems, problems
 
 
-def _start(driver, url: str, query: str) -> WebDriverWait:
-    driver.get(f"{url}/?{query}&delay=0")
+def _start(driver, url: str, query: str, lang: str = "en") -> WebDriverWait:
+    driver.set_window_size(*WINDOW)
+    driver.get(f"{url}/?{query}&delay=0&anim=0&lang={lang}")
     wait = WebDriverWait(driver, 30)
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
     turn = driver.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
     driver.find_element(By.ID, "start").click()
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != turn)
     return wait
+
+
+def screen_difference(shot: Path, reference: Path) -> float:
+    """The fraction of pixels of ``shot`` that differ from ``reference`` by more than
+    ``PIXEL_TOLERANCE`` in some channel (1.0 when the sizes differ)."""
+    a = np.asarray(Image.open(shot).convert("RGB"), dtype=np.int16)
+    b = np.asarray(Image.open(reference).convert("RGB"), dtype=np.int16)
+    if a.shape != b.shape:
+        return 1.0
+    return float((np.abs(a - b).max(axis=2) > PIXEL_TOLERANCE).mean())
+
+
+def _check_screen(driver, name: str, tmp_path: Path) -> None:
+    """A screenshot of the page, compared with ``screens/<name>.png`` (see the module docstring)."""
+    driver.execute_script("document.activeElement && document.activeElement.blur()")
+    keep = os.environ.get("KABU_SCREENSHOT_DIR")
+    shot = (Path(keep) if keep else tmp_path) / f"{name}.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(shot))
+    reference = SCREENS / f"{name}.png"
+    if os.environ.get("KABU_UPDATE_SCREENSHOTS"):
+        SCREENS.mkdir(exist_ok=True)
+        shutil.copyfile(shot, reference)
+        if name in README_SHOTS:
+            shutil.copyfile(shot, DOCS_IMG / README_SHOTS[name])
+    assert reference.exists(), f"no reference screenshot {reference} (KABU_UPDATE_SCREENSHOTS=1 makes it)"
+    diff = screen_difference(shot, reference)
+    assert diff <= MAX_DIFFERENT, f"{shot} differs from {reference} in {diff:.1%} of its pixels"
 
 
 def _click_move(driver, wait: WebDriverWait, index: int = 0) -> None:
@@ -118,16 +161,18 @@ def _click_move(driver, wait: WebDriverWait, index: int = 0) -> None:
 
 
 def _play_by_clicking(
-    driver, url: str, game: str, seat: int, seed: int, options: str = "{}"
+    driver, url: str, game: str, seat: int, seed: int, lang: str = "en", screen: Path | None = None
 ) -> tuple[list[float], list[str], int]:
-    wait = _start(driver, url, f"game={game}&seat={seat}&seed={seed}&options={options}")
+    wait = _start(driver, url, f"game={game}&seat={seat}&seed={seed}&options={{}}", lang)
+    if screen is not None:
+        _check_screen(driver, f"{game}-{lang}", screen)
     clicks = 0
     while not driver.find_element(By.ID, "summary-box").is_displayed():
         turn = driver.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
         legal = driver.find_elements(By.CSS_SELECTOR, "#moves button.move.legal")
         assert legal, "the person is to act but no legal move is highlighted"
         cards = driver.find_elements(By.CSS_SELECTOR, "#hand .card.legal")  # Kakeya: playable cards
-        assert len(cards) == sum(b.text.startswith("Play ") for b in legal)
+        assert len(cards) == sum(b.get_attribute("data-card") is not None for b in legal)
         (cards[0] if cards and clicks % 2 else legal[0]).click()  # a card every other time
         clicks += 1
         wait.until(lambda d, t=turn: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t)
@@ -137,15 +182,20 @@ def _play_by_clicking(
     totals = [
         float(li.get_attribute("data-total")) for li in driver.find_elements(By.CSS_SELECTOR, "#summary li")
     ]
-    result = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#result li")]
+    result = [li.get_attribute("data-text") for li in driver.find_elements(By.CSS_SELECTOR, "#result li")]
+    shown = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#result li")]
+    assert (shown == result) == (lang == "en"), (shown, result)  # in Japanese: translated
     return totals, result, clicks
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
 @pytest.mark.parametrize(("game", "seat", "seed"), [("oicho_kabu", 1, 4), ("kakeya", 0, 2)])
-def test_a_whole_game_clicked_in_the_browser_matches_the_engine(server, browser, game, seat, seed):
+def test_a_whole_game_clicked_in_the_browser_matches_the_engine(
+    server, browser, game, seat, seed, lang, tmp_path
+):
     url, records = server
     before = set(records.iterdir())
-    totals, result, clicks = _play_by_clicking(browser, url, game, seat, seed)
+    totals, result, clicks = _play_by_clicking(browser, url, game, seat, seed, lang, tmp_path)
     assert clicks >= 1
     [path] = set(records.iterdir()) - before
     record = read_record(path)
@@ -167,7 +217,7 @@ def test_the_replay_viewer_steps_through_a_record(server, browser, tmp_path):
             match.play(match.legal_moves()[0]["action"])
     path = write_record(match.record(), tmp_path / "kakeya.json")
     record = read_record(path)
-    browser.get(f"{url}/?delay=0")
+    browser.get(f"{url}/?delay=0&lang=en")
     WebDriverWait(browser, 30).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
     )
@@ -251,7 +301,7 @@ def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
     n = len(match.record().actions)
     assert n > 300  # several pages of 100 frames
     path = write_record(match.record(), tmp_path / "long.json")
-    browser.get(f"{url}/?delay=0")
+    browser.get(f"{url}/?delay=0&lang=en")
     WebDriverWait(browser, 30).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
     )
@@ -262,8 +312,11 @@ def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
     pos = browser.find_element(By.ID, "replay-pos")
     WebDriverWait(browser, 30).until(lambda d: pos.text == f"move 0 / {n}")
     assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#replay-controls button")][:4] == [
-        "« first", "‹ back", "next ›", "last »"
-    ]  # fmt: skip
+        "First",
+        "Back",
+        "Next",
+        "Last",
+    ]  # fmt: skip (words, not glyphs a font may lack)
     browser.find_element(By.ID, "replay-last").click()
     WebDriverWait(browser, 30).until(lambda d: pos.text == f"move {n} / {n}")
     browser.find_element(By.ID, "replay-prev").click()
@@ -273,3 +326,137 @@ def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
     assert shown == (frames[n - 1]["move"] or "(a move this seat did not see)")
     pages = browser.execute_script("return [...replay.pages.keys()].sort((a, b) => a - b)")
     assert pages == [0, (n - 1) // 100 * 100] or pages == [0, (n - 1) // 100 * 100, n // 100 * 100]
+
+
+def test_agents_are_watched_through_a_whole_game_with_pause_and_step(server, browser, tmp_path):
+    """Watch mode: scripted agents on every Kakeya seat, seen as seat 2; paused, stepped one move,
+    sped up to the end; the page's totals are the engine's (the record written is replayed)."""
+    url, records = server
+    before = set(records.iterdir())
+    browser.set_window_size(*WINDOW)
+    browser.get(f"{url}/?game=kakeya&seed=7&delay=250&anim=0&lang=en")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    browser.find_element(By.ID, "tab-watch").click()
+    agents = browser.find_elements(By.CSS_SELECTOR, "#watch-agents select")
+    assert len(agents) == 4
+    browser.execute_script("arguments[0].value = 'random'", agents[1])  # one seat another agent
+    browser.execute_script("document.getElementById('watch-view').value = '2'")
+    browser.find_element(By.ID, "watch-start").click()
+    log = browser.find_elements(By.CSS_SELECTOR, "#log")[0]
+    WebDriverWait(browser, 30).until(lambda d: log.find_elements(By.TAG_NAME, "li"))
+    browser.find_element(By.ID, "watch-pause").click()
+    moved = len(log.find_elements(By.TAG_NAME, "li"))
+    WebDriverWait(browser, 5, poll_frequency=0.6).until(
+        lambda d: len(log.find_elements(By.TAG_NAME, "li")) == moved  # paused: nothing moves
+    )
+    browser.find_element(By.ID, "watch-step").click()
+    WebDriverWait(browser, 5).until(lambda d: len(log.find_elements(By.TAG_NAME, "li")) == moved + 1)
+    browser.execute_script(
+        "const s = document.getElementById('watch-speed'); s.value = '4'; s.dispatchEvent(new Event('input'))"
+    )
+    browser.find_element(By.ID, "watch-pause").click()  # go on, at full speed
+    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    [path] = set(records.iterdir()) - before
+    record = read_record(path)
+    assert [s["agent"] for s in record.seats] == ["scripted", "random", "scripted", "scripted"]
+    assert record.viewer is None and record.complete and record.seed == 7
+    _, engine_totals = replay(record)
+    totals = [
+        float(li.get_attribute("data-total")) for li in browser.find_elements(By.CSS_SELECTOR, "#summary li")
+    ]
+    assert totals == pytest.approx(engine_totals)
+    assert not browser.find_element(By.ID, "moves-box").is_displayed()  # nobody's moves to click
+    assert browser.find_element(By.CSS_SELECTOR, ".seat.me").get_attribute("data-seat") == "2"
+    browser.execute_script("document.getElementById('record-file').textContent = ''")  # (a temp path)
+    _check_screen(browser, "watch-kakeya", tmp_path)
+
+
+def test_the_table_fits_a_phone_and_keys_play_the_moves(server, browser, tmp_path):
+    """390 px wide: nothing sticks out sideways; number keys pick moves, Enter continues."""
+    url, _ = server
+    wait = _start(browser, url, 'game=oicho_kabu&seat=1&seed=4&options={"deck":"hanafuda"}')
+    browser.set_window_size(390, 844)
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= browser.execute_script("return window.innerWidth"), width
+    _check_screen(browser, "oicho_kabu-hanafuda-phone", tmp_path)
+    turn = browser.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
+    first = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")[1].text  # "2 Bet 1 → spread 3"
+    browser.find_element(By.TAG_NAME, "body").send_keys("2")
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != turn)
+    assert "→ spread" in first
+    assert browser.find_elements(By.CSS_SELECTOR, "#log li")[-1].text.startswith("you: bet 1")
+    body = browser.find_element(By.TAG_NAME, "body")
+    for _ in range(100):  # the round to its end by the keys alone
+        if browser.find_element(By.ID, "summary-box").is_displayed():
+            break
+        turn = body.get_attribute("data-turn")
+        body.send_keys("1")
+        wait.until(lambda d, t=turn: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t)
+    assert browser.find_element(By.ID, "summary-box").is_displayed()
+    body.send_keys("\n")  # Enter: a new game
+    wait.until(lambda d: d.find_element(By.ID, "setup").is_displayed())
+
+
+def test_the_page_remembers_its_language(server, browser):
+    url, _ = server
+    browser.get(f"{url}/?delay=0&lang=ja")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    assert browser.find_element(By.ID, "start").text == "対局開始"
+    browser.get(f"{url}/?delay=0")  # no lang= : the stored choice
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    assert browser.find_element(By.ID, "start").text == "対局開始"
+    browser.find_element(By.ID, "lang").click()
+    assert browser.find_element(By.ID, "start").text == "Start a game"
+    browser.get(f"{url}/?delay=0")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    assert browser.find_element(By.ID, "start").text == "Start a game"
+
+
+def test_the_screen_comparison_passes_anti_aliasing_and_fails_a_layout_change(tmp_path):
+    """The tolerance: noise of a glyph edge's size passes; the table moved by 24 px fails."""
+    reference = SCREENS / "kakeya-en.png"
+    image = np.asarray(Image.open(reference).convert("RGB"), dtype=np.int16)
+    rng = np.random.default_rng(0)
+    noisy = np.clip(image + rng.integers(-40, 41, image.shape), 0, 255).astype(np.uint8)
+    edges = noisy.copy()
+    mask = rng.random(image.shape[:2]) < 0.005  # a few pixels fully different (a glyph drawn shifted)
+    edges[mask] = 255 - edges[mask]
+    Image.fromarray(edges).save(tmp_path / "aa.png")
+    assert screen_difference(tmp_path / "aa.png", reference) <= MAX_DIFFERENT
+    moved = np.roll(image, 24, axis=0).astype(np.uint8)
+    Image.fromarray(moved).save(tmp_path / "moved.png")
+    assert screen_difference(tmp_path / "moved.png", reference) > MAX_DIFFERENT
+
+
+def test_moves_are_animated_unless_switched_off(server, browser):
+    """With animations on, a card played slides from its seat and a stake lands (``el.animate``);
+    the switch turns them off and is remembered."""
+    url, _ = server
+    browser.set_window_size(*WINDOW)
+    browser.get(f"{url}/?game=oicho_kabu&seed=4&delay=60&lang=en")
+    body = browser.find_element(By.TAG_NAME, "body")
+    WebDriverWait(browser, 30).until(lambda d: body.get_attribute("data-ready"))
+    if not browser.find_element(By.ID, "anim").is_selected():
+        browser.find_element(By.ID, "anim").click()
+    browser.find_element(By.ID, "tab-watch").click()
+    browser.find_element(By.ID, "watch-start").click()
+    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    assert int(body.get_attribute("data-animations") or 0) > 3
+    browser.find_element(By.ID, "anim").click()  # off, remembered
+    browser.get(f"{url}/?game=oicho_kabu&seed=4&delay=0&lang=en")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    assert not browser.find_element(By.ID, "anim").is_selected()
+    browser.find_element(By.ID, "tab-watch").click()
+    browser.find_element(By.ID, "watch-start").click()
+    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    assert not browser.find_element(By.TAG_NAME, "body").get_attribute("data-animations")

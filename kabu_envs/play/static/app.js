@@ -12,58 +12,19 @@ let replay = null; // {record, seat, total, pages: Map(first -> frames), pos}
 let turns = 0; // states drawn so far (body[data-turn]: a test waits for it to move)
 const PAGE = 100; // frames per replay request (the server sends at most 200)
 
-const MONTH_COLORS = ["#2e7d32", "#c2185b", "#f48fb1", "#7e57c2", "#3949ab", "#d81b60", "#8d6e63",
-  "#9e9d24", "#f9a825", "#e65100"];
+let animate = params.get("anim") !== "0" && localStorage.getItem("kabu-anim") !== "0"; // the off switch
 
-function svg(tag, attrs, text) {
-  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-// One card as inline SVG (its picture is drawn here: no image files).
+// One card (its picture: cards.js). `fresh`: it just arrived (animated from its seat).
 function cardEl(card, fresh) {
   const div = document.createElement("div");
-  div.className = "card" + (fresh ? " fresh" : "");
-  if (card.hidden) {
-    div.classList.add("back");
-    div.title = "face down";
-    return div;
-  }
-  div.dataset.card = card.id;
-  div.title = card.name;
-  const s = svg("svg", { viewBox: "0 0 64 90" });
-  const ink = card.red ? "#c62828" : "#1a1a1a";
-  if (card.kind === "western") {
-    s.append(svg("text", { x: 5, y: 17, "font-size": 15, fill: ink, "font-weight": "bold" }, card.rank));
-    s.append(svg("text", { x: 5, y: 31, "font-size": 13, fill: ink }, card.suit));
-    s.append(svg("text", { x: 32, y: 60, "font-size": 30, fill: ink, "text-anchor": "middle" }, card.suit));
-    s.append(svg("text", { x: 59, y: 84, "font-size": 15, fill: ink, "text-anchor": "end",
-      "font-weight": "bold" }, card.rank));
-  } else if (card.kind === "hanafuda") {
-    const month = Number(card.rank);
-    s.append(svg("rect", { x: 3, y: 3, width: 58, height: 84, rx: 4, fill: MONTH_COLORS[month - 1] }));
-    s.append(svg("circle", { cx: 32, cy: 44, r: 16, fill: "#fffdf6", opacity: 0.85 }));
-    s.append(svg("text", { x: 32, y: 51, "font-size": 20, "text-anchor": "middle", fill: "#222",
-      "font-weight": "bold" }, card.rank));
-    const fit = card.suit.length > 9 ? { textLength: 54, lengthAdjust: "spacingAndGlyphs" } : {};
-    s.append(svg("text", { x: 32, y: 81, "font-size": 8, "text-anchor": "middle", fill: "#fff", ...fit }, card.suit));
-    if (card.light) s.append(svg("text", { x: 8, y: 17, "font-size": 14, fill: "#ffd54a" }, "★"));
-  } else if (card.kind === "kabufuda") {
-    s.append(svg("rect", { x: 3, y: 3, width: 58, height: 84, rx: 4, fill: "#222" }));
-    s.append(svg("rect", { x: 7, y: 7, width: 50, height: 76, rx: 3, fill: "none",
-      stroke: card.red ? "#e53935" : "#c9a22a", "stroke-width": 2 }));
-    s.append(svg("text", { x: 32, y: 56, "font-size": 30, "text-anchor": "middle",
-      fill: card.red ? "#e53935" : "#fffdf6", "font-weight": "bold" }, card.rank));
-  } else {
-    s.append(svg("text", { x: 32, y: 56, "font-size": 30, "text-anchor": "middle", fill: ink }, card.rank));
-  }
-  div.append(s);
+  div.className = "card" + (fresh ? " fresh" : "") + (card.hidden ? " back" : "");
+  div.title = card.hidden ? t("faceDown") : trPlain(card.name);
+  if (!card.hidden) div.dataset.card = card.id;
+  div.append(cardSvg(card));
   return div;
 }
 
-// `before`: the zone's cards in the previous frame; a card that was not there pops in (animated).
+// `before`: the zone's cards in the previous frame; a card that was not there is fresh.
 function cardsEl(cards, fresh, before) {
   const box = document.createElement("div");
   box.className = "cards";
@@ -74,39 +35,145 @@ function cardsEl(cards, fresh, before) {
   return box;
 }
 
-// Draw a seat view into `root` (the game table or the replay viewer).
-function drawView(view, root, ids, fresh) {
+// Face-down cards a seat holds: a short fan of backs and the count.
+function backsEl(n) {
+  const box = document.createElement("div");
+  box.className = "backs";
+  box.title = `${n} ${t("cards")}`;
+  for (let i = 0; i < Math.min(n, 3); i++) box.append(cardEl({ hidden: true }, false));
+  const count = document.createElement("span");
+  count.className = "count";
+  count.textContent = `×${n}`;
+  box.append(count);
+  return box;
+}
+
+// Stakes as chips: one stack per seat, its amount written on it.
+function chipsEl(stakes, names) {
+  const box = document.createElement("div");
+  box.className = "chips";
+  for (const [p, amount] of stakes) {
+    const chip = document.createElement("span");
+    chip.className = `chip c${p % 6}`;
+    chip.dataset.seat = p;
+    chip.textContent = amount;
+    chip.title = `${names[p] ?? "player_" + p}: ${amount}`;
+    box.append(chip);
+  }
+  return box;
+}
+
+function textEl(tag, cls, text) {
+  const el = document.createElement(tag);
+  if (cls) el.className = cls;
+  el.append(trText(text));
+  return el;
+}
+
+function zoneEl(z, fresh, before, names) {
+  const div = document.createElement("div");
+  div.className = "zone" + (z.active ? " active" : "") + (z.cards.length > 5 ? " many" : "");
+  div.dataset.label = z.label;
+  div.append(textEl("div", "label", z.label));
+  if (z.cards.length) div.append(cardsEl(z.cards, fresh, before[z.label]));
+  if (z.backs) div.append(backsEl(z.backs));
+  if (z.stakes && z.stakes.length) div.append(chipsEl(z.stakes, names));
+  if (z.note) div.append(textEl("div", "note", z.note));
+  return div;
+}
+
+// Where the other seats sit, clockwise from the viewer (at the bottom): left, top (the rest), right.
+function placeSeats(n, me) {
+  const others = [];
+  for (let k = 1; k < n; k++) others.push((me + k) % n);
+  if (others.length <= 1) return { left: [], top: others, right: [] };
+  if (others.length === 2) return { left: [others[0]], top: [], right: [others[1]] };
+  return { left: [others[0]], top: others.slice(1, -1), right: [others[others.length - 1]] };
+}
+
+// Draw a seat view as a table into `ids.root`: the seats around it (their zones: played cards,
+// backs with counts), the zones of no seat (spreads, tricks) in the middle, the viewer's seat and
+// hand at the bottom. `ctx`: {me, n, names, toAct, actor}; `fresh`: animate what changed.
+function drawView(view, ids, fresh, ctx) {
   const before = {};
-  for (const z of ids.last ? ids.last.zones : []) before[z.label] = z.cards;
+  const chipsBefore = {};
+  for (const z of ids.last ? ids.last.zones : []) {
+    before[z.label] = z.cards;
+    chipsBefore[z.label] = JSON.stringify(z.stakes || []);
+  }
+  const from = fresh && ctx.actor !== null && ctx.actor !== undefined ? seatRect(ids.root, ctx.actor) : null;
   ids.last = view;
-  ids.title.textContent = view.title;
-  ids.status.replaceChildren(...view.status.map((line) => {
-    const li = document.createElement("li");
-    li.textContent = line;
-    return li;
-  }));
-  ids.zones.replaceChildren(...view.zones.map((z) => {
-    const div = document.createElement("div");
-    div.className = "zone" + (z.active ? " active" : "");
-    const label = document.createElement("div");
-    label.className = "label";
-    label.textContent = z.label;
-    const note = document.createElement("div");
-    note.className = "note";
-    note.textContent = z.note;
-    div.append(label, cardsEl(z.cards, fresh, before[z.label]), note);
-    return div;
-  }));
+  ids.title.replaceChildren(trText(view.title));
+  ids.status.replaceChildren(...view.status.map((line) => textEl("li", "", line)));
+  const n = Math.max(ctx.n || 0, ...view.zones.map((z) => (z.seat ?? -1) + 1));
+  const me = ctx.me ?? 0;
+  const bySeat = new Map();
+  const middle = [];
+  for (const z of view.zones) {
+    if (z.seat === null || z.seat === undefined) middle.push(z);
+    else bySeat.set(z.seat, [...(bySeat.get(z.seat) || []), z]);
+  }
+  const seatBox = (p) => {
+    const box = document.createElement("div");
+    box.className = "seat" + (p === ctx.toAct ? " to-act" : "") + (p === me ? " me" : "");
+    box.dataset.seat = p;
+    const name = document.createElement("div");
+    name.className = "name";
+    name.append(trText(p === me && ctx.person ? `${ctx.names[p] ?? "player_" + p}` : ctx.names[p] ?? `player_${p}`));
+    if (p === ctx.toAct) name.append(textEl("span", "turn-mark", ctx.person && p === me ? t("yourTurn") : "▶"));
+    box.append(name, ...(bySeat.get(p) || []).map((z) => zoneEl(z, fresh, before, ctx.names)));
+    return box;
+  };
+  const place = placeSeats(n, me);
+  ids.left.replaceChildren(...place.left.map(seatBox));
+  ids.top.replaceChildren(...place.top.map(seatBox));
+  ids.right.replaceChildren(...place.right.map(seatBox));
+  ids.middle.replaceChildren(...middle.map((z) => zoneEl(z, fresh, before, ctx.names)));
+  ids.bottom.replaceChildren(...(n ? [seatBox(me)] : []));
   if (ids.hand) {
-    $("hand-box").classList.toggle("hidden", !view.hand);
+    ids.handBox.classList.toggle("hidden", !view.hand);
     if (view.hand) {
-      ids.handLabel.textContent = view.hand.label;
+      ids.handLabel.replaceChildren(trText(view.hand.label));
       ids.hand.replaceChildren(...view.hand.cards.map((c) => cardEl(c, false)));
+    }
+  }
+  if (animate && fresh) {
+    for (const el of ids.root.querySelectorAll(".card.fresh")) slideFrom(el, from);
+    for (const z of view.zones) {
+      if (JSON.stringify(z.stakes || []) === (chipsBefore[z.label] ?? "[]")) continue;
+      const zel = [...ids.root.querySelectorAll(".zone")].find((e) => e.dataset.label === z.label);
+      for (const chip of zel ? zel.querySelectorAll(".chip") : []) {
+        slideFrom(chip, seatRect(ids.root, Number(chip.dataset.seat)));
+      }
     }
   }
 }
 
-const TABLE = { title: $("title"), status: $("status"), zones: $("zones"), hand: $("hand"), handLabel: $("hand-label") };
+function seatRect(root, seat) {
+  const el = root.querySelector(`.seat[data-seat="${seat}"]`);
+  return el ? el.getBoundingClientRect() : null;
+}
+
+// A short move animation: from the acting seat (or a pop where there is none) to the element.
+function slideFrom(el, rect) {
+  const to = el.getBoundingClientRect();
+  const dx = rect ? rect.left + rect.width / 2 - (to.left + to.width / 2) : 0;
+  const dy = rect ? rect.top + rect.height / 2 - (to.top + to.height / 2) : 0;
+  document.body.dataset.animations = String(Number(document.body.dataset.animations || 0) + 1); // (tests)
+  el.animate(
+    [{ transform: `translate(${dx}px, ${dy}px) scale(${rect ? 0.8 : 0.6})`, opacity: 0.3 }, { transform: "none", opacity: 1 }],
+    { duration: Math.min(350, Math.max(120, DELAY * 0.7)), easing: "ease-out" },
+  );
+}
+
+function tableIds(root) {
+  const q = (sel) => root.querySelector(sel);
+  return {
+    root, title: q(".t-title"), status: q(".t-status"), left: q(".t-left"), top: q(".t-top"),
+    right: q(".t-right"), middle: q(".t-middle"), bottom: q(".t-bottom"),
+    hand: q(".t-hand"), handBox: q(".t-hand-box"), handLabel: q(".t-hand-label"),
+  };
+}
 
 // The server answers JSON, also for its errors ({error}); a failed call throws an Error with .status.
 async function api(path, body) {
@@ -141,35 +208,50 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function logMove(text, mine) {
   if (!text) return;
-  const li = document.createElement("li");
-  li.textContent = text;
-  if (mine) li.className = "mine";
+  const li = textEl("li", mine ? "mine" : "", text);
   $("log").append(li);
   $("log").scrollTop = $("log").scrollHeight;
 }
 
-function showResult(view, rewards, names) {
-  $("result-title").textContent = `Result of round ${view.round}`;
+function resultLines(view, rewards, names) {
   const lines = [...view.result];
-  if (rewards) lines.push("rewards: " + rewards.map((r, i) => `${names[i]} ${r >= 0 ? "+" : ""}${r}`).join(", "));
-  $("result").replaceChildren(...lines.map((line) => {
-    const li = document.createElement("li");
-    li.textContent = line;
+  if (rewards) lines.push(`${t("rewards")}: ` + rewards.map((r, i) => `${names[i] ?? "player_" + i} ${r >= 0 ? "+" : ""}${r}`).join(", "));
+  return lines;
+}
+
+function showResult(view, rewards, names) {
+  $("result-title").textContent = `${t("roundResult")} ${view.round}`;
+  $("result").replaceChildren(...resultLines(view, rewards, names).map((line) => {
+    const li = textEl("li", "", line);
+    li.dataset.text = line; // (the server's words: the test compares them with the engine's)
     return li;
   }));
   $("result-box").classList.remove("hidden");
 }
 
-// Show the frames one by one (the opponents' moves), then the state with the legal moves.
+const TABLE = tableIds($("table"));
+let last = null; // the last state drawn (redrawn when the language changes)
+let watching = null; // watch mode: {paused, step, speed}
+
+function ctxOf(state, actor) {
+  const person = state.seat !== null && state.seat !== undefined;
+  return { me: person ? state.seat : state.eye ?? 0, n: state.names.length, names: state.names, toAct: state.to_act, actor, person };
+}
+
+// Show the frames one by one (the other seats' moves), then the state with the legal moves.
 async function play(frames, state) {
   busy = true;
   document.body.classList.add("busy");
   $("moves").replaceChildren();
   for (const f of frames) {
-    drawView(f.view, $("table"), TABLE, true);
+    if (watching) await watchGate();
+    // a new round's first move clears the last round's result (it stays up until then)
+    if (!f.round_over && watching) $("result-box").classList.add("hidden");
+    drawView(f.view, TABLE, true, { ...ctxOf(state, f.actor), toAct: f.to_act });
     logMove(f.move, f.actor === state.seat);
     if (f.round_over) showResult(f.view, f.rewards, state.names);
-    if (DELAY > 0) await sleep(DELAY);
+    const wait = watching ? watching.delay : DELAY;
+    if (wait > 0) await sleep(wait);
   }
   if (state.pending) { // the agents have more moves than one answer holds: ask for the rest
     const out = await api("/api/move", { token, action: null });
@@ -180,6 +262,12 @@ async function play(frames, state) {
   document.body.classList.remove("busy");
 }
 
+// Watch mode: wait while paused (a step lets one move through).
+async function watchGate() {
+  while (watching && watching.paused && !watching.step) await sleep(50);
+  if (watching) watching.step = false;
+}
+
 // The game is gone from the server (idle too long, or the server restarted): say so, offer a new one.
 function gameGone(message) {
   token = null;
@@ -187,16 +275,31 @@ function gameGone(message) {
   $("error").textContent = message;
 }
 
+// The zone a move acts on (the active zone of no seat: a spread), named on the move buttons.
+function activeTarget(view) {
+  const z = view.zones.find((z) => z.active && (z.seat === null || z.seat === undefined));
+  return z ? z.label : null;
+}
+
 function drawState(state) {
-  drawView(state.view, $("table"), TABLE, false);
+  last = state;
+  drawView(state.view, TABLE, false, ctxOf(state, null));
   for (const id of ["download", "save"]) $(id).href = `/api/record?token=${encodeURIComponent(token)}`;
   const moves = state.moves;
-  $("moves-box").classList.toggle("hidden", state.over);
-  $("moves").replaceChildren(...moves.map((m) => {
+  const target = activeTarget(state.view);
+  $("moves-box").classList.toggle("hidden", state.over || watching !== null);
+  $("turn-banner").replaceChildren(
+    state.over ? t("over") : moves.length ? t("yourTurn") : trText(`${t("waiting")} ${state.names[state.to_act] ?? ""}`),
+  );
+  $("turn-banner").classList.toggle("mine", moves.length > 0);
+  $("moves").replaceChildren(...moves.map((m, i) => {
     const b = document.createElement("button");
     b.className = "move legal";
-    b.textContent = m.label;
+    if (i < 9) b.append(textEl("kbd", "", String(i + 1)));
+    b.append(trText(m.label));
+    if (target && m.card === null) b.append(textEl("span", "target", ` → ${target}`));
     b.dataset.action = m.action;
+    if (m.card !== null && m.card !== undefined) b.dataset.card = m.card;
     b.addEventListener("click", () => move(m.action));
     return b;
   }));
@@ -208,14 +311,13 @@ function drawState(state) {
     el.addEventListener("click", () => move(m.action));
   }
   if (state.over) {
-    $("summary").replaceChildren(...state.totals.map((t, i) => {
-      const li = document.createElement("li");
-      li.textContent = `${state.names[i]}: ${t >= 0 ? "+" : ""}${t}`;
+    $("summary").replaceChildren(...state.totals.map((total, i) => {
+      const li = textEl("li", "", `${state.names[i]}: ${total >= 0 ? "+" : ""}${total}`);
       li.dataset.seat = i;
-      li.dataset.total = t;
+      li.dataset.total = total;
       return li;
     }));
-    $("record-file").textContent = state.record_file ? `record written to ${state.record_file}` : "";
+    $("record-file").textContent = state.record_file ? `${t("recordWritten")} ${state.record_file}` : "";
     $("summary-box").classList.remove("hidden");
   }
   document.body.dataset.turn = String(++turns);
@@ -243,17 +345,22 @@ function newTable() {
   $("move-error").textContent = "";
   $("result-box").classList.add("hidden");
   $("summary-box").classList.add("hidden");
+  TABLE.last = null;
+}
+
+function readOptions(errorId) {
+  try {
+    return JSON.parse($("options").value || "{}");
+  } catch (e) {
+    $(errorId).textContent = `rule options: not JSON (${e.message})`;
+    return null;
+  }
 }
 
 async function start() {
   $("error").textContent = "";
-  let options;
-  try {
-    options = JSON.parse($("options").value || "{}");
-  } catch (e) {
-    $("error").textContent = `rule options: not JSON (${e.message})`;
-    return;
-  }
+  const options = readOptions("error");
+  if (options === null) return;
   const game = $("game").value;
   const opponents = $("opponents").value.trim() || games.find((g) => g.id === game).opponent;
   try {
@@ -261,69 +368,101 @@ async function start() {
     const seed = intField("seed", "seed");
     const out = await api("/api/new", { game, seat, opponents, options, seed });
     token = out.token;
+    watching = null;
     newTable();
-    $("setup").classList.add("hidden");
-    $("table").classList.remove("hidden");
+    tab("play");
     await play(out.frames, out.state);
   } catch (e) {
     $("error").textContent = e.message;
   }
 }
 
-// --- replay viewer -----------------------------------------------------------------------------------
-const RTABLE = {};
-function replayTable() {
-  const root = $("replay-table");
-  if (!RTABLE.title) {
-    RTABLE.title = document.createElement("h2");
-    RTABLE.status = document.createElement("ul");
-    RTABLE.zones = document.createElement("div");
-    RTABLE.zones.className = "zones";
-    RTABLE.hand = null;
-    RTABLE.handBox = document.createElement("div");
-    RTABLE.result = document.createElement("ul");
-    root.append(RTABLE.title, RTABLE.status, RTABLE.zones, RTABLE.handBox, RTABLE.result);
-  }
-  return RTABLE;
+// --- watch mode: agents on every seat ----------------------------------------------------------------
+function watchSeats() {
+  const g = games.find((x) => x.id === $("watch-game").value);
+  let n = g.seats;
+  try {
+    const opts = JSON.parse($("watch-options").value || "{}");
+    if (Number.isInteger(opts.num_players)) n = opts.num_players;
+  } catch (e) { /* (reported when the watch starts) */ }
+  const box = $("watch-agents");
+  const old = [...box.querySelectorAll("select")].map((s) => s.value);
+  box.replaceChildren(...Array.from({ length: n }, (_, i) => {
+    const label = document.createElement("label");
+    label.append(`${t("seatN")} ${i} `);
+    const sel = document.createElement("select");
+    sel.className = "agent";
+    for (const a of ["random", ...g.agents]) sel.append(new Option(a, a));
+    sel.value = old[i] ?? (params.get(`agent${i}`) || g.opponent);
+    label.append(sel);
+    return label;
+  }));
+  const eye = $("watch-view");
+  const was = eye.value;
+  eye.replaceChildren(new Option(t("god"), "god"), ...Array.from({ length: n }, (_, i) => new Option(`${t("seatN")} ${i}`, String(i))));
+  eye.value = [...eye.options].some((o) => o.value === was) ? was : "god";
 }
+
+async function startWatch() {
+  $("watch-error").textContent = "";
+  let options;
+  try {
+    options = JSON.parse($("watch-options").value || "{}");
+  } catch (e) {
+    $("watch-error").textContent = `rule options: not JSON (${e.message})`;
+    return;
+  }
+  const agents = [...$("watch-agents").querySelectorAll("select")].map((s) => s.value);
+  try {
+    const seed = intField("watch-seed", "seed");
+    const god = $("watch-view").value === "god";
+    const view = god ? 0 : Number($("watch-view").value || 0);
+    const out = await api("/api/watch", { game: $("watch-game").value, agents, options, seed, view, god });
+    token = out.token;
+    watching = { paused: false, step: false, delay: speedDelay() };
+    newTable();
+    tab("watch-table");
+    await play(out.frames, out.state);
+  } catch (e) {
+    $("watch-error").textContent = e.message;
+  }
+}
+
+// The pause between moves: ?delay=MS at first, else (and once the slider moves) the slider's.
+function speedDelay(moved) {
+  if (params.has("delay") && !moved) return DELAY;
+  return [1200, 700, 350, 120, 0][Number($("watch-speed").value)] ?? 350;
+}
+
+// --- replay viewer -----------------------------------------------------------------------------------
+const RTABLE = tableIds($("replay-table"));
 
 // The replay's frame `pos`, fetched with its page when not loaded yet (a long record comes in pages).
 async function replayFrame(pos) {
   const first = Math.floor(pos / PAGE) * PAGE;
   if (!replay.pages.has(first)) {
-    const out = await api("/api/replay", { record: replay.record, seat: replay.seat, first, count: PAGE });
+    const out = await api("/api/replay", { record: replay.record, seat: replay.seat, god: replay.god, first, count: PAGE });
     replay.pages.set(first, out.frames);
   }
   return replay.pages.get(first)[pos - first];
 }
 
-function showReplayFrame(f) {
+function showReplayFrame(f, fresh) {
   const { total, pos } = replay;
-  const t = replayTable();
-  drawView(f.view, $("replay-table"), t, false);
-  t.handBox.replaceChildren();
-  if (f.view.hand) {
-    const h = document.createElement("h3");
-    h.textContent = f.view.hand.label;
-    t.handBox.append(h, cardsEl(f.view.hand.cards, false));
-  }
-  const lines = f.round_over ? [...f.view.result] : [];
-  if (f.round_over && f.rewards) lines.push("rewards: " + f.rewards.map((r, i) => `player_${i} ${r >= 0 ? "+" : ""}${r}`).join(", "));
-  t.result.replaceChildren(...lines.map((line) => {
-    const li = document.createElement("li");
-    li.textContent = line;
-    return li;
-  }));
-  $("replay-pos").textContent = `move ${pos} / ${total - 1}`;
-  $("replay-move").textContent = f.move || (pos === 0 ? "the deal" : "(a move this seat did not see)");
+  const names = replay.record.seats.map((s, i) => `player_${i} (${s.agent})`);
+  drawView(f.view, RTABLE, fresh, { me: replay.seat, n: names.length, names, toAct: f.to_act, actor: f.actor, person: false });
+  const lines = f.round_over ? resultLines(f.view, f.rewards, names) : [];
+  $("replay-result").replaceChildren(...lines.map((line) => textEl("li", "", line)));
+  $("replay-pos").textContent = `${t("move")} ${pos} / ${total - 1}`;
+  $("replay-move").replaceChildren(trText(f.move || (pos === 0 ? t("deal") : t("unseen"))));
 }
 
-async function replayGo(pos) {
+async function replayGo(pos, fresh) {
   const want = Math.max(0, Math.min(replay.total - 1, pos));
   try {
     const f = await replayFrame(want);
     replay.pos = want;
-    showReplayFrame(f);
+    showReplayFrame(f, Boolean(fresh));
   } catch (e) {
     $("replay-error").textContent = e.message;
   }
@@ -339,14 +478,31 @@ async function loadReplay() {
   try {
     const record = JSON.parse(await file.text());
     const seat = intField("replay-seat", "seen by seat");
-    const out = await api("/api/replay", { record, seat, first: 0, count: PAGE });
-    replay = { record, seat: out.seat, total: out.total, pages: new Map([[0, out.frames]]), pos: 0 };
+    const god = $("replay-god").checked;
+    const out = await api("/api/replay", { record, seat, god, first: 0, count: PAGE });
+    replay = { record, seat: out.seat, god, total: out.total, pages: new Map([[0, out.frames]]), pos: 0, playing: false };
+    RTABLE.last = null;
     $("replay-resume").classList.toggle("hidden", record.complete || record.viewer === null);
     $("replay-controls").classList.remove("hidden");
-    showReplayFrame(out.frames[0]);
+    showReplayFrame(out.frames[0], false);
   } catch (e) {
     $("replay-error").textContent = e.message;
   }
+}
+
+async function replayPlay() {
+  if (replay.playing) {
+    replay.playing = false;
+    return;
+  }
+  replay.playing = true;
+  $("replay-play").textContent = t("pause");
+  while (replay.playing && replay.pos < replay.total - 1) {
+    await replayGo(replay.pos + 1, true);
+    await sleep(params.has("delay") ? DELAY : [1200, 700, 350, 120, 30][Number($("replay-speed").value)] ?? 350);
+  }
+  replay.playing = false;
+  $("replay-play").textContent = t("playBtn");
 }
 
 // Continue a saved (incomplete) game from its record, in the Play tab.
@@ -354,6 +510,7 @@ async function resumeGame() {
   try {
     const out = await api("/api/resume", { record: replay.record });
     token = out.token;
+    watching = null;
     tab("play");
     newTable();
     await play(out.frames, out.state);
@@ -362,45 +519,94 @@ async function resumeGame() {
   }
 }
 
+// Tabs: "play" (setup, or the table of the game in progress), "watch" (setup or table), "replay".
 function tab(which) {
-  const playing = which === "play";
-  $("tab-play").classList.toggle("active", playing);
-  $("tab-replay").classList.toggle("active", !playing);
-  $("replay").classList.toggle("hidden", playing);
-  $("setup").classList.toggle("hidden", !playing || token !== null);
-  $("table").classList.toggle("hidden", !playing || token === null);
+  const page = which === "watch-table" ? "watch" : which;
+  for (const name of ["play", "watch", "replay"]) $(`tab-${name}`).classList.toggle("active", page === name);
+  const game = token !== null && ((page === "play" && !watching) || (page === "watch" && watching));
+  $("replay").classList.toggle("hidden", page !== "replay");
+  $("setup").classList.toggle("hidden", page !== "play" || game);
+  $("watch").classList.toggle("hidden", page !== "watch" || game);
+  $("table").classList.toggle("hidden", !game);
+  $("watch-controls").classList.toggle("hidden", !watching);
+}
+
+// Keys: 1-9 pick the move of that number; Enter or space continues (dismisses the round result,
+// starts a new game at the end, steps a paused watch).
+function onKey(e) {
+  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement) return;
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (/^[1-9]$/.test(e.key)) {
+    const b = $("moves").querySelectorAll("button.move")[Number(e.key) - 1];
+    if (b && !$("table").classList.contains("hidden")) { b.click(); e.preventDefault(); }
+  } else if (e.key === "Enter" || e.key === " ") {
+    if (e.target instanceof HTMLButtonElement || e.target instanceof HTMLAnchorElement) return; // (its own click)
+    if (watching && watching.paused) watching.step = true;
+    else if (!$("summary-box").classList.contains("hidden")) $("again").click();
+    else $("result-box").classList.add("hidden");
+    e.preventDefault();
+  }
+}
+
+function redraw() {
+  setLang(lang);
+  if (last) drawState(last);
+  if (replay) showReplayFrame(replay.pages.get(Math.floor(replay.pos / PAGE) * PAGE)[replay.pos % PAGE], false);
+  if (games.length) watchSeats();
 }
 
 async function init() {
+  setLang(params.get("lang") || lang);
+  $("anim").checked = animate;
+  document.body.classList.toggle("no-anim", !animate);
   games = await api("/api/games");
-  $("game").replaceChildren(...games.map((g) => {
-    const o = document.createElement("option");
-    o.value = g.id;
-    o.textContent = `${g.title} (${g.seats} seats; opponents: ${g.agents.join(", ")})`;
-    return o;
-  }));
+  for (const id of ["game", "watch-game"]) {
+    $(id).replaceChildren(...games.map((g) => {
+      const o = document.createElement("option");
+      o.value = g.id;
+      o.textContent = `${g.title} (${g.seats})`;
+      o.title = g.agents.join(", ");
+      return o;
+    }));
+  }
   const wanted = params.get("game");
-  if (wanted) $("game").value = wanted;
+  if (wanted) { $("game").value = wanted; $("watch-game").value = wanted; }
   for (const key of ["seat", "seed", "opponents", "options"]) if (params.has(key)) $(key).value = params.get(key);
+  if (params.has("options")) $("watch-options").value = params.get("options");
+  if (params.has("seed")) $("watch-seed").value = params.get("seed");
+  watchSeats();
+  $("watch-game").addEventListener("change", watchSeats);
+  $("watch-options").addEventListener("change", watchSeats);
   $("start").addEventListener("click", start);
+  $("watch-start").addEventListener("click", startWatch);
   $("again").addEventListener("click", () => {
+    const page = watching ? "watch" : "play";
     token = null;
-    tab("play");
+    watching = null;
+    tab(page);
   });
-  $("tab-play").addEventListener("click", () => tab("play"));
-  $("tab-replay").addEventListener("click", () => tab("replay"));
+  for (const name of ["play", "watch", "replay"]) $(`tab-${name}`).addEventListener("click", () => tab(name));
+  $("lang").addEventListener("click", () => { lang = lang === "ja" ? "en" : "ja"; redraw(); });
+  $("anim").addEventListener("change", () => {
+    animate = $("anim").checked;
+    localStorage.setItem("kabu-anim", animate ? "1" : "0");
+    document.body.classList.toggle("no-anim", !animate);
+  });
+  $("watch-pause").addEventListener("click", () => {
+    if (!watching) return;
+    watching.paused = !watching.paused;
+    $("watch-pause").textContent = t(watching.paused ? "playBtn" : "pause");
+  });
+  $("watch-step").addEventListener("click", () => { if (watching) { watching.paused = true; watching.step = true; $("watch-pause").textContent = t("playBtn"); } });
+  $("watch-speed").addEventListener("input", () => { if (watching) watching.delay = speedDelay(true); });
   $("replay-load").addEventListener("click", loadReplay);
   $("replay-resume").addEventListener("click", resumeGame);
   $("replay-first").addEventListener("click", () => replayGo(0));
   $("replay-prev").addEventListener("click", () => replayGo(replay.pos - 1));
-  $("replay-next").addEventListener("click", () => replayGo(replay.pos + 1));
+  $("replay-next").addEventListener("click", () => replayGo(replay.pos + 1, true));
   $("replay-last").addEventListener("click", () => replayGo(replay.total - 1));
-  $("replay-play").addEventListener("click", async () => {
-    while (replay.pos < replay.total - 1) {
-      await replayGo(replay.pos + 1);
-      await sleep(Math.max(DELAY, 150));
-    }
-  });
+  $("replay-play").addEventListener("click", replayPlay);
+  document.addEventListener("keydown", onKey);
   document.body.dataset.ready = "1";
 }
 
