@@ -26,10 +26,10 @@ def _factories() -> dict[str, Callable[[], object]]:
 
     out["oicho_kabu_v1 (4p)"] = lambda: oicho_kabu_v1.env(num_players=4)
     try:
-        kakeya_v1 = importlib.import_module("kabu_envs.kakeya_v1")
-        out["kakeya_v1 (4p)"] = lambda: kakeya_v1.env(num_players=4)
+        kakeya_v2 = importlib.import_module("kabu_envs.kakeya_v2")
+        out["kakeya_v2 (4p)"] = lambda: kakeya_v2.env(num_players=4)
     except Exception as exc:  # another helper writes it; the benchmark still runs without it
-        print(f"(kakeya_v1 skipped: {type(exc).__name__}: {exc})")
+        print(f"(kakeya_v2 skipped: {type(exc).__name__}: {exc})")
     _allow_missing_pygame()
     from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's code
-from kabu_envs import kakeya_v1  # noqa: E402
+from kabu_envs import kakeya_v2  # noqa: E402
 from kabu_envs.kakeya.actions import NUM_ACTIONS, TRUMP_BASE  # noqa: E402
 from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent  # noqa: E402
 from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent  # noqa: E402
@@ -34,7 +34,7 @@ def timings(opts: dict, deals: int, params: dict) -> dict[str, list[float]]:
     """Milliseconds per expert decision, by kind (trump, lead, card)."""
     out: dict[str, list[float]] = {"trump": [], "lead": [], "card": []}
     for d in range(deals):
-        env = kakeya_v1.env(**opts)
+        env = kakeya_v2.env(**opts)
         env.reset(seed=d)
         n = len(env.possible_agents)
         side = d % (n // 2)

@@ -1,17 +1,44 @@
-"""Kakeya, version 1: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
+"""Kakeya, version 1 (deprecated): v2's env with v1's defaults, kept for one release.
 
-See ``kabu_envs.kakeya.env`` for the environment card and docs/kakeya.md for the rules and API (what v1
-changed: docs/kakeya.md#version-history; ``kakeya_v0`` still plays v0's rules). Importing it registers
-the game's id (``ENV_ID``, ``kabu_envs/kakeya-v1``, from its registry record) in
-PettingZoo's AEC registry when the installed PettingZoo has one.
+v2 changed two defaults to follow the Kakeya text (issue #24; docs/kakeya.md#version-history):
+``rensho_rule="seed"`` (the ace of clubs is Rensho when clubs are trumps) and, with six players,
+``six_player_mode="all_play"``. This module keeps v1's results reproducible: its ``env`` and ``raw_env``
+default to ``rensho_rule="traditional"`` and, with ``num_players=6``, ``six_player_mode="dealers_sit_out"``
+(the option is an error with four players, so it is added only with six). Use ``kakeya_v2`` for new work.
 """
 
-from kabu_envs import registry as _registry
+import warnings
+from typing import Any
+
+from kabu_envs import kakeya_v2
 from kabu_envs.kakeya.actions import Action
 from kabu_envs.kakeya.config import make_config
-from kabu_envs.kakeya.env import env, raw_env
 
-ENV_ID = _registry.get("kakeya").pettingzoo_id
-_registry.register_pettingzoo()  # importing the PettingZoo module makes its id known to PettingZoo
+warnings.warn(
+    "kabu_envs.kakeya_v1 is deprecated: use kabu_envs.kakeya_v2 (Rensho follows the Kakeya text under "
+    "clubs, and six players all play by default); kakeya_v1 plays v2 with rensho_rule='traditional' "
+    "and, with six players, six_player_mode='dealers_sit_out'",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
-__all__ = ["env", "raw_env", "Action", "make_config", "ENV_ID"]
+
+def v1_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with v1's defaults filled in where not given (one definition, also for v0)."""
+    out = {"rensho_rule": "traditional", **options}
+    if out.get("num_players") == 6:
+        out.setdefault("six_player_mode", "dealers_sit_out")
+    return out
+
+
+def raw_env(render_mode: str | None = None, **options: Any) -> Any:
+    """v2's raw env with v1's defaults unless given."""
+    return kakeya_v2.raw_env(render_mode=render_mode, **v1_options(options))
+
+
+def env(render_mode: str | None = None, **options: Any) -> Any:
+    """v2's wrapped env with v1's defaults unless given."""
+    return kakeya_v2.env(render_mode=render_mode, **v1_options(options))
+
+
+__all__ = ["env", "raw_env", "Action", "make_config"]

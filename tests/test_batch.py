@@ -85,12 +85,15 @@ def test_batch_runs_in_lockstep_with_aec_envs(game, options):
 # sets, the first with stacked decks (a full deck, short prefixes, both Rensho candidates first).
 KAKEYA_CASES = [
     {},
+    {"rensho_rule": "traditional"},  # v1's default (kakeya_v1)
+    {"num_players": 6},  # v2's default for six: all play
+    {"num_players": 6, "six_player_mode": "dealers_sit_out", "rensho_rule": "traditional", "max_deals": 3},
     {"rensho_follow": "must_follow"},
     {"rensho_rule": "seed", "default_trump": "spades"},
     {"rensho_rule": "seed", "rensho_follow": "must_follow", "default_trump": 0},
     {"dealers_choose_trump": False, "default_trump": "hearts"},
     {"dealers_choose_trump": False, "rensho_rule": "seed"},
-    {"num_players": 6},
+    {"num_players": 6, "six_player_mode": "dealers_sit_out"},
     {"num_players": 6, "six_player_mode": "all_play"},
     {
         "num_players": 6,

@@ -102,9 +102,9 @@ def test_seat_of():
 
 @pytest.mark.parametrize("deck", ["AS", 7, b"\x00"])
 def test_reset_rejects_a_deck_that_is_not_a_sequence_of_ids(deck):
-    from kabu_envs import kakeya_v1, oicho_kabu_v1
+    from kabu_envs import kakeya_v2, oicho_kabu_v1
 
-    for mod in (oicho_kabu_v1, kakeya_v1):
+    for mod in (oicho_kabu_v1, kakeya_v2):
         env = mod.env()
         with pytest.raises(ValueError, match="sequence of card ids"):
             env.reset(seed=0, options={"deck": deck})

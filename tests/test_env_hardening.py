@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper
 
-from kabu_envs import kakeya_v1, oicho_kabu_v1
+from kabu_envs import kakeya_v2, oicho_kabu_v1
 from kabu_envs.core.errors import (
     ActionSpaceError,
     ActionTypeError,
@@ -28,7 +28,7 @@ from kabu_envs.wrappers.views import make_view
 # Multi-round / multi-deal episodes, so an agent often acts with a reward still pending.
 GAMES = {
     "oicho": lambda wrapped: (oicho_kabu_v1.env if wrapped else oicho_kabu_v1.raw_env)(max_rounds=2),
-    "kakeya": lambda wrapped: (kakeya_v1.env if wrapped else kakeya_v1.raw_env)(max_deals=3),
+    "kakeya": lambda wrapped: (kakeya_v2.env if wrapped else kakeya_v2.raw_env)(max_deals=3),
 }
 VIEWS = {
     "oicho": lambda **kw: make_view("oicho_kabu", role="bettor", **{"opponents": "random", **kw}),

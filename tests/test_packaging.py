@@ -19,7 +19,7 @@ def test_gymnasium_make_with_the_module_prefix_needs_no_import() -> None:
     code = (
         "import sys, gymnasium\n"
         "assert 'kabu_envs' not in sys.modules\n"
-        "env = gymnasium.make('kabu_envs.wrappers:kabu_envs/Kakeya-v1')\n"
+        "env = gymnasium.make('kabu_envs.wrappers:kabu_envs/Kakeya-v2')\n"
         "obs, info = env.reset(seed=0)\n"
         "print(obs.shape[0], env.action_space.n)\n"
     )
@@ -135,8 +135,8 @@ def test_no_code_imports_the_repository_folders_by_their_bare_names() -> None:
 def test_frames_render_on_the_runtime_install(runtime_venv: dict[str, Path]) -> None:
     """pillow is a runtime dependency: ``render_mode="rgb_array"`` works without any extra."""
     code = (
-        "from kabu_envs import kakeya_v1, oicho_kabu_v1\n"
-        "for make in (kakeya_v1.env, oicho_kabu_v1.env):\n"
+        "from kabu_envs import kakeya_v2, oicho_kabu_v1\n"
+        "for make in (kakeya_v2.env, oicho_kabu_v1.env):\n"
         "    env = make(render_mode='rgb_array')\n"
         "    env.reset(seed=0)\n"
         "    frame = env.render()\n"

@@ -195,9 +195,9 @@ def test_the_registry_is_cheap():
 def test_pettingzoo_learns_the_ids_when_its_side_is_used():
     """Importing a versioned module registers the AEC id; so does loading the registry after pettingzoo."""
     out = _fresh(
-        "import kabu_envs.kakeya_v1\n"
+        "import kabu_envs.kakeya_v2\n"
         "from pettingzoo.env_registry.registration import make\n"
-        "print(make('aec', 'kabu_envs/kakeya-v1', num_players=6).unwrapped.config.num_players)\n"
+        "print(make('aec', 'kabu_envs/Kakeya-v2', num_players=6).unwrapped.config.num_players)\n"
     )
     assert out.split() == ["6"]
     out = _fresh(
@@ -207,7 +207,7 @@ def test_pettingzoo_learns_the_ids_when_its_side_is_used():
         "from pettingzoo.env_registry.registration import aec_registry\n"
         "print(sorted(i for i in aec_registry if i.startswith('kabu_envs/')))\n"
     )
-    assert out.strip() == "['kabu_envs/kakeya-v1', 'kabu_envs/oicho_kabu-v1', 'kabu_envs/toy_card-v0']"
+    assert out.strip() == "['kabu_envs/Kakeya-v2', 'kabu_envs/oicho_kabu-v1', 'kabu_envs/toy_card-v0']"
 
 
 def test_toy_card_runs_through_eval_cli(tmp_path, capsys):
@@ -316,7 +316,7 @@ def test_v0_modules_say_what_changed():
     import sys
 
     sys.modules.pop("kabu_envs.kakeya_v0", None)
-    with pytest.warns(DeprecationWarning, match="kakeya_v1"):
+    with pytest.warns(DeprecationWarning, match="kakeya_v2"):
         kakeya_v0 = importlib.import_module("kabu_envs.kakeya_v0")
     assert kakeya_v0.raw_env().config.rensho_follow == "must_follow"
     assert kakeya_v0.env(rensho_follow="free").unwrapped.config.rensho_follow == "free"

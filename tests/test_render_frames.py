@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from kabu_envs import kakeya_v1, oicho_kabu_v1
+from kabu_envs import kakeya_v2, oicho_kabu_v1
 from kabu_envs.kakeya import Action as KAction
 from kabu_envs.kakeya.cards import bits_to_cards, suit_of
 from kabu_envs.oicho_kabu import Action as OAction
@@ -27,9 +27,9 @@ ENVS = {
     "oicho_site_western_8p": lambda **kw: oicho_kabu_v1.env(
         rules="kabufuda_site", deck="western", num_players=8, **kw
     ),
-    "kakeya_4p": lambda **kw: kakeya_v1.env(**kw),
-    "kakeya_6p_sit_out": lambda **kw: kakeya_v1.env(num_players=6, **kw),
-    "kakeya_6p_all_play": lambda **kw: kakeya_v1.env(num_players=6, six_player_mode="all_play", **kw),
+    "kakeya_4p": lambda **kw: kakeya_v2.env(**kw),
+    "kakeya_6p_sit_out": lambda **kw: kakeya_v2.env(num_players=6, **kw),
+    "kakeya_6p_all_play": lambda **kw: kakeya_v2.env(num_players=6, six_player_mode="all_play", **kw),
     "toy_card": lambda **kw: toy_env(num_players=3, **kw),
 }
 
@@ -85,7 +85,7 @@ def test_render_seat_and_render_frame_refuse_bad_seats_and_need_a_reset():
     with pytest.raises(ValueError, match=r"render_seat=4: a seat 0..3 or None"):
         oicho_kabu_v1.env(render_seat=4)
     with pytest.raises(ValueError, match="render_seat=True"):
-        kakeya_v1.env(render_seat=True)
+        kakeya_v2.env(render_seat=True)
     env = oicho_kabu_v1.raw_env(render_mode="rgb_array")
     with pytest.raises(RuntimeError, match="call reset"):
         env.render()
@@ -125,7 +125,7 @@ def test_oicho_seat_frame_ignores_the_cards_it_cannot_see():
 
 def test_kakeya_seat_frame_ignores_the_other_hands():
     """Swap cards between seats 2 and 3: seat 0's frame stays, the god view changes."""
-    env = kakeya_v1.raw_env(render_mode="rgb_array", render_seat=0)
+    env = kakeya_v2.raw_env(render_mode="rgb_array", render_seat=0)
     deck_a = [int(c) for c in np.random.default_rng(7).permutation(52)]
     env.reset(seed=0, options={"deck": deck_a})
     env.step(KAction.TRUMP(0))  # the first dealer keeps clubs; the cards are dealt now
@@ -241,9 +241,9 @@ def test_stepping_never_draws(monkeypatch, mode):
 def test_pillow_is_imported_only_for_frames():
     code = (
         "import sys\n"
-        "from kabu_envs import kakeya_v1, oicho_kabu_v1\n"
+        "from kabu_envs import kakeya_v2, oicho_kabu_v1\n"
         "from kabu_envs.wrappers.views import make_view\n"
-        "for make in (kakeya_v1.env, oicho_kabu_v1.env):\n"
+        "for make in (kakeya_v2.env, oicho_kabu_v1.env):\n"
         "    env = make(render_mode='rgb_array')\n"
         "    env.reset(seed=0)\n"
         "    env.step(int(env.last()[0]['action_mask'].argmax()))\n"

@@ -1,7 +1,7 @@
 """Kakeya: rules engine (pure Python/numpy) and its PettingZoo adapter.
 
 This package's import pulls in only the pure engine (no gymnasium/pettingzoo); the PettingZoo env lives
-in ``kabu_envs.kakeya.env`` and is published as ``kabu_envs.kakeya_v1``.
+in ``kabu_envs.kakeya.env`` and is published as ``kabu_envs.kakeya_v2``.
 """
 
 from kabu_envs.kakeya.actions import NUM_ACTIONS, Action, action_name

@@ -44,11 +44,11 @@ OPTIONS = OptionSet(
         ),
         Option(
             "six_player_mode",
-            "dealers_sit_out",
+            "all_play",
             choice("dealers_sit_out", "all_play"),
-            "traditional; `'all_play'` = Kakeya text",
-            "6 players only (an error with 4): the dealing partnership sits out, or all six play "
-            "(9/9/9/9/8/8 cards) ([Deal](#deal))",
+            "Kakeya text (unequal hands with six); `'dealers_sit_out'` = traditional, v1's default",
+            "6 players only (an error with 4): all six play (9/9/9/9/8/8 cards), or the dealing "
+            "partnership sits out ([Deal](#deal))",
         ),
         Option(
             "default_trump",
@@ -68,10 +68,10 @@ OPTIONS = OptionSet(
         ),
         Option(
             "rensho_rule",
-            "traditional",
+            "seed",
             choice("traditional", "seed"),
-            "traditional; `'seed'` = Kakeya text",
-            "traditional: AS, or AC when spades are trumps; seed: AC when clubs are trumps, else AS "
+            "Kakeya text (`'seed'`); `'traditional'` = v1's default",
+            "seed: AC when clubs are trumps, else AS; traditional: AS, or AC when spades are trumps "
             "([Trump and Rensho](#trump-and-rensho))",
         ),
         Option(
@@ -117,10 +117,10 @@ class Config:
     """
 
     num_players: int = 4
-    six_player_mode: str = "dealers_sit_out"
+    six_player_mode: str = "all_play"
     default_trump: str = "clubs"
     dealers_choose_trump: bool = True
-    rensho_rule: str = "traditional"
+    rensho_rule: str = "seed"
     rensho_follow: str = "free"
     max_deals: int = 1
     stones_per_player: int = 5

@@ -16,7 +16,9 @@ Environment card
   card of the led suit); v1 - option ``rensho_follow``, default ``"free"``: Rensho is never forced
   out to follow suit (the Kakeya text), so default-option masks, play and returns can differ from v0
   (``rensho_follow="must_follow"`` plays as v0 did; ``kakeya_v0`` is that alias, deprecated);
-  ``game.results`` keeps the latest 16 deals (docs/kakeya.md#version-history).
+  ``game.results`` keeps the latest 16 deals; v2 - the Kakeya text's defaults: ``rensho_rule="seed"``
+  (the ace of clubs is Rensho under clubs trumps) and, with six players, ``six_player_mode="all_play"``
+  (``kakeya_v1`` is v2 with v1's defaults, deprecated) (docs/kakeya.md#version-history).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Kakeya as a PettingZoo AECEnv; ``options`` are the rule options of ``make_config``."""
 
     metadata = {
-        "name": "kakeya_v1",
+        "name": "kakeya_v2",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 2,
         "is_parallelizable": False,

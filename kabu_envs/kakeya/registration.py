@@ -29,8 +29,8 @@ SPEC = register(
         title="Kakeya",
         package="kabu_envs.kakeya",
         players=(4, 6),
-        env="kabu_envs.kakeya_v1:env",
-        raw_env="kabu_envs.kakeya_v1:raw_env",
+        env="kabu_envs.kakeya_v2:env",
+        raw_env="kabu_envs.kakeya_v2:raw_env",
         make_config="kabu_envs.kakeya.config:make_config",
         roles=(Role("partnership", partnerships, "team", "every seat of one partnership"),),
         agents={
@@ -38,8 +38,8 @@ SPEC = register(
             "expert": "kabu_envs.kakeya.agents.expert:KakeyaExpertAgent",
         },
         reference="scripted",
-        pettingzoo_id="kabu_envs/kakeya-v1",
-        gym_ids={"kabu_envs/Kakeya-v1": {"role": "partnership"}},
+        pettingzoo_id="kabu_envs/Kakeya-v2",
+        gym_ids={"kabu_envs/Kakeya-v2": {"role": "partnership"}},
         doc="partnership trick-taking with trumps and Rensho (docs/kakeya.md)",
     )
 )

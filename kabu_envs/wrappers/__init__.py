@@ -2,9 +2,9 @@
 
 Importing this package registers the ids every game declares in its registry record
 (``GameSpec.gym_ids``), e.g. ``kabu_envs/OichoKabuBettor-v1``, ``kabu_envs/OichoKabuDealer-v1``,
-``kabu_envs/Kakeya-v1`` and ``kabu_envs/ToyCard-v0``:
-``gymnasium.make("kabu_envs/Kakeya-v1", opponents="random", **rule_options)``; without importing
-first, use ``gymnasium.make("kabu_envs.wrappers:kabu_envs/Kakeya-v1")``. The observation is the AEC
+``kabu_envs/Kakeya-v2`` and ``kabu_envs/ToyCard-v0``:
+``gymnasium.make("kabu_envs/Kakeya-v2", opponents="random", **rule_options)``; without importing
+first, use ``gymnasium.make("kabu_envs.wrappers:kabu_envs/Kakeya-v2")``. The observation is the AEC
 env's flat "observation" Box; the legal actions come from ``env.unwrapped.action_masks()`` (what
 MaskablePPO calls). ``make_view(game, role=...)`` builds the same views directly.
 """

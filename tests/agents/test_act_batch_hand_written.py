@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kabu_envs import kakeya_v1, oicho_kabu_v1
+from kabu_envs import kakeya_v2, oicho_kabu_v1
 from kabu_envs.agents.base import RandomAgent
 from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
 from kabu_envs.oicho_kabu.actions import DRAW, STAND
@@ -179,4 +179,4 @@ def test_kakeya_act_batch_equals_act(options):
     def make(seed: int) -> Any:
         return KakeyaScriptedAgent(seed=seed, **options)
 
-    check(make, kakeya_v1.env(**options), 2500, seed=2)
+    check(make, kakeya_v2.env(**options), 2500, seed=2)

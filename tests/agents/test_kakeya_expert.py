@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from kabu_envs import kakeya_v1
+from kabu_envs import kakeya_v2
 from kabu_envs.agents.base import BaseAgent
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
@@ -25,12 +25,13 @@ from kabu_envs.kakeya.observation import Encoder
 
 MODES = [
     {},
-    {"num_players": 6},
+    {"num_players": 6, "six_player_mode": "dealers_sit_out"},
     {"num_players": 6, "six_player_mode": "all_play"},
     {"rensho_follow": "must_follow"},
     {"rensho_rule": "seed", "default_trump": "spades"},
+    {"rensho_rule": "traditional"},
 ]
-MODE_IDS = ["4p", "6p_sit_out", "6p_all_play", "must_follow", "seed_rule"]
+MODE_IDS = ["4p", "6p_sit_out", "6p_all_play", "must_follow", "seed_rule", "traditional_rule"]
 
 
 def game_states(opts: dict, games: int, seed: int = 0):
@@ -291,10 +292,11 @@ def endings(opts: dict, cards_left: int, count: int, seed: int):
         ({"stones_per_player": 1}, 3, 8),  # payments capped by what a partnership holds
         ({"rensho_follow": "must_follow", "rensho_rule": "seed"}, 3, 8),
         ({"reward": "egara"}, 2, 8),
-        ({"num_players": 6}, 3, 6),
+        ({"rensho_rule": "traditional"}, 3, 8),
+        ({"num_players": 6, "six_player_mode": "dealers_sit_out"}, 3, 6),
         ({"num_players": 6, "six_player_mode": "all_play"}, 2, 6),
     ],
-    ids=["4p", "capped", "must_follow_seed", "egara", "6p_sit_out", "6p_all_play"],
+    ids=["4p", "capped", "must_follow_seed", "egara", "traditional", "6p_sit_out", "6p_all_play"],
 )
 def test_double_dummy_solver_matches_brute_force(opts, cards_left, count):
     for game in endings(opts, cards_left, count, seed=1000):
@@ -327,7 +329,7 @@ def play_games(opts: dict, games: int, expert_params: dict | None = None, seed: 
     """Expert partnership 0 vs scripted seats; returns the expert's actions in order."""
     actions = []
     for g in range(games):
-        env = kakeya_v1.env(**opts)
+        env = kakeya_v2.env(**opts)
         env.reset(seed=seed + g)
         n = len(env.possible_agents)
         agents = [
@@ -421,7 +423,7 @@ def test_expert_beats_scripted_on_duplicate_deals():
     from kabu_envs.eval.duplicate import partnership_duplicate
     from kabu_envs.kakeya.game import partnership_seats
 
-    env = kakeya_v1.env()
+    env = kakeya_v2.env()
     res = partnership_duplicate(
         env,
         KakeyaExpertAgent(seed=0),

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kabu_envs import kakeya_v1
+from kabu_envs import kakeya_v2
 from kabu_envs.agents.base import BaseAgent, RandomAgent
 from kabu_envs.kakeya import Action, card_id
 from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
@@ -14,7 +14,7 @@ from kabu_envs.kakeya.game import partnership_of
 def partnership_match(opts: dict, deals: int) -> tuple[float, float]:
     """Scripted partnership vs random partnerships, alternating which partnership is scripted.
     Returns (mean stones reward per deal of the scripted side, share of deals it won)."""
-    env = kakeya_v1.env(**opts)
+    env = kakeya_v2.env(**opts)
     n = env.unwrapped.config.num_players
     num_partnerships = n // 2
     total = wins = played = 0.0
@@ -41,7 +41,11 @@ def partnership_match(opts: dict, deals: int) -> tuple[float, float]:
 
 @pytest.mark.parametrize(
     "opts, deals",
-    [({}, 300), ({"num_players": 6}, 150), ({"num_players": 6, "six_player_mode": "all_play"}, 150)],
+    [
+        ({}, 300),
+        ({"num_players": 6, "six_player_mode": "dealers_sit_out"}, 150),
+        ({"num_players": 6, "six_player_mode": "all_play"}, 150),
+    ],
     ids=["4p", "6p_sit_out", "6p_all_play"],
 )
 def test_beats_random_partnership_vs_partnership(opts, deals):
@@ -54,8 +58,9 @@ def test_beats_random_partnership_vs_partnership(opts, deals):
 
 
 def _env_at(lib, hands, **opts):
-    """``lib`` is the ``kakeya_testlib`` fixture (tests/kakeya/kakeya_testlib.py)."""
-    env = kakeya_v1.env(dealers_choose_trump=False, **opts)
+    """``lib`` is the ``kakeya_testlib`` fixture (tests/kakeya/kakeya_testlib.py). These scenes have
+    Rensho AS under clubs: ``rensho_rule="traditional"`` (v2's default makes AC Rensho there)."""
+    env = kakeya_v2.env(dealers_choose_trump=False, rensho_rule="traditional", **opts)
     env.reset(seed=0, options={"deck": lib.deck_for(hands, lib.deal_order(4, 1))})
     return env
 
@@ -76,7 +81,7 @@ def test_wins_egara_tricks_cheaply_and_spends_rensho_last(kakeya_testlib):
         3: list(range(39, 51)) + ids(["AD"]),
     }
     env = _env_at(kakeya_testlib, hands)
-    agent = KakeyaScriptedAgent()
+    agent = KakeyaScriptedAgent(rensho_rule="traditional")
     env.step(Action.LEAD_SELF)
     env.step(card_id("KH"))  # seat 2 leads an egara
     assert _act(env, agent) == card_id("2S")  # seat 3 cannot win: lowest plain card, keeps AD
@@ -93,7 +98,7 @@ def test_leads_a_master_and_gives_egara_to_a_sure_partner(kakeya_testlib):
         3: list(range(39, 51)) + ids(["AC"]),
     }
     env = _env_at(kakeya_testlib, hands)
-    agent = KakeyaScriptedAgent()
+    agent = KakeyaScriptedAgent(rensho_rule="traditional")
     env.step(Action.LEAD_SELF)
     assert _act(env, agent) == card_id("AS")  # Rensho is a master: lead it
     assert _act(env, agent) == card_id("2S")  # cannot beat Rensho: cheapest plain card
@@ -102,7 +107,7 @@ def test_leads_a_master_and_gives_egara_to_a_sure_partner(kakeya_testlib):
 
 
 def test_trump_and_lead_choices():
-    env = kakeya_v1.env(default_trump="hearts")
+    env = kakeya_v2.env(default_trump="hearts")
     env.reset(seed=0)
     agent = KakeyaScriptedAgent(default_trump="hearts")
     assert _act(env, agent) == Action.TRUMP(2)  # keeps the current trump (no hand is seen yet)
@@ -134,7 +139,7 @@ def test_always_legal_in_every_mode():
         {"num_players": 6},
         {"num_players": 6, "six_player_mode": "all_play", "max_deals": 3, "rensho_follow": "must_follow"},
     ):
-        env = kakeya_v1.env(**opts)
+        env = kakeya_v2.env(**opts)
         agent = KakeyaScriptedAgent(**opts)
         for seed in range(10):
             env.reset(seed=seed)
@@ -163,7 +168,7 @@ def test_keeps_rensho_back_when_the_rules_allow(rensho_follow, kakeya_testlib):
     """A plain spade lead with no egara: "free" lets seat 3 keep Rensho and throw its lowest card;
     "must_follow" leaves it Rensho only. The agent plays from the mask either way."""
     env = _env_at(kakeya_testlib, RENSHO_ALONE, rensho_follow=rensho_follow)
-    agent = KakeyaScriptedAgent(rensho_follow=rensho_follow)
+    agent = KakeyaScriptedAgent(rensho_follow=rensho_follow, rensho_rule="traditional")
     env.step(Action.LEAD_SELF)
     env.step(card_id("2S"))
     assert _act(env, agent) == card_id("2D" if rensho_follow == "free" else "AS")
@@ -174,7 +179,7 @@ def test_a_shown_out_seat_may_still_hold_rensho(kakeya_testlib):
     leads again holding KS QS JS: none of them is a master (AS is neither played nor mine, and the
     void does not say seat 3 has no AS), so it does not lead a spade egara into Rensho."""
     env = _env_at(kakeya_testlib, RENSHO_ALONE)
-    agent = KakeyaScriptedAgent()
+    agent = KakeyaScriptedAgent(rensho_rule="traditional")
     env.step(Action.LEAD_SELF)
     for card in ("2S", "2H", "8H", "8D"):  # seat 2, 3 (shows out, keeps AS), 0, 1
         env.step(card_id(card))

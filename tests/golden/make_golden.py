@@ -11,11 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from kabu_envs import kakeya_v1, oicho_kabu_v1
+from kabu_envs import kakeya_v2, oicho_kabu_v1
+
+with warnings.catch_warnings():  # kakeya_v1 is deprecated; its goldens check that it still plays as v1
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from kabu_envs import kakeya_v1
 
 HERE = Path(__file__).resolve().parent
 CASES = {
@@ -27,6 +32,9 @@ CASES = {
     # a seat keeps Rensho back on a lead of its suit (rensho_follow="free", the default): seed 16 is
     # the first seed from 12 whose play differs with "must_follow"
     "kakeya_4p_rensho_free": (kakeya_v1, {"max_deals": 2}, 16),
+    # v2's defaults (issue #24): Rensho by the Kakeya text's sentence; the same seed as kakeya_4p_match
+    "kakeya_v2_4p_match": (kakeya_v2, {"max_deals": 2}, 10),
+    "kakeya_v2_6p": (kakeya_v2, {"num_players": 6}, 11),
 }
 
 

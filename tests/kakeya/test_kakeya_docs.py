@@ -11,7 +11,7 @@ from kabu_envs.kakeya.docs import DOC_PATH, doc_blocks, generated_blocks
 ROOT = DOC_PATH.parents[1]
 KAKEYA_FILES = [
     *sorted((ROOT / "kabu_envs" / "kakeya").rglob("*.py")),
-    ROOT / "kabu_envs" / "kakeya_v1.py",
+    *sorted((ROOT / "kabu_envs").glob("kakeya_v*.py")),
     *sorted((ROOT / "tests" / "kakeya").glob("*.py")),
     ROOT / "tests" / "agents" / "test_kakeya_scripted.py",
     DOC_PATH,

@@ -10,7 +10,7 @@ from kakeya_testlib import deal_order, deck_for, ids, suit_hands
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
 
-from kabu_envs import kakeya_v1
+from kabu_envs import kakeya_v2
 from kabu_envs.core import IllegalActionError
 from kabu_envs.kakeya import Action, Phase
 from kabu_envs.kakeya.cards import egara16
@@ -18,7 +18,7 @@ from kabu_envs.kakeya.observation import obs_spec
 
 MODES = [
     {},
-    {"num_players": 6},
+    {"num_players": 6, "six_player_mode": "dealers_sit_out"},
     {"num_players": 6, "six_player_mode": "all_play"},
     {"max_deals": 3, "reward": "egara", "rensho_rule": "seed"},
     {"num_players": 6, "six_player_mode": "all_play", "max_deals": 2, "dealers_choose_trump": False},
@@ -30,9 +30,9 @@ MODE_IDS = ["4p", "6p_sit_out", "6p_all_play", "4p_match_egara_seed", "6p_all_pl
 def test_pettingzoo_api_and_seed_tests(opts):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api_test(kakeya_v1.env(**opts), num_cycles=200)
-        api_test(kakeya_v1.raw_env(**opts), num_cycles=50)
-        seed_test(lambda: kakeya_v1.env(**opts), num_cycles=200)
+        api_test(kakeya_v2.env(**opts), num_cycles=200)
+        api_test(kakeya_v2.raw_env(**opts), num_cycles=50)
+        seed_test(lambda: kakeya_v2.env(**opts), num_cycles=200)
 
 
 def random_episode(env, rng, check_obs=None) -> dict[str, float]:
@@ -61,7 +61,7 @@ def random_episode(env, rng, check_obs=None) -> dict[str, float]:
 
 @pytest.mark.parametrize("opts", MODES, ids=MODE_IDS)
 def test_random_episodes_through_the_env(opts):
-    env = kakeya_v1.env(**opts)
+    env = kakeya_v2.env(**opts)
     rng = np.random.default_rng(0)
     n = env.unwrapped.config.num_players
     for seed in range(25):
@@ -118,7 +118,7 @@ def check_observation(env, agent, vec):
 
 
 def test_dealer_sees_no_hand_while_choosing_trump():
-    env = kakeya_v1.env()
+    env = kakeya_v2.env()
     env.reset(seed=3)
     assert env.agent_selection == "player_1"
     obs = env.observe("player_1")
@@ -129,7 +129,7 @@ def test_dealer_sees_no_hand_while_choosing_trump():
 
 
 def test_stacked_deck_through_reset_and_known_rewards():
-    env = kakeya_v1.env()
+    env = kakeya_v2.env()
     env.reset(seed=1, options={"deck": deck_for(suit_hands(), deal_order(4, 1))})
     env.step(Action.TRUMP(0))
     env.step(Action.LEAD_SELF)
@@ -156,7 +156,7 @@ def test_stacked_deck_through_reset_and_known_rewards():
     ],
 )
 def test_bad_decks_raise(deck, words):
-    env = kakeya_v1.env()
+    env = kakeya_v2.env()
     with pytest.raises(ValueError, match=words):
         env.reset(seed=0, options={"deck": deck})
 
@@ -165,7 +165,7 @@ def test_a_deck_may_be_a_list_a_tuple_a_1d_array_or_an_iterator():
     deck = deck_for(suit_hands(), deal_order(4, 1))
     hands = []
     for given in (deck, tuple(deck), np.array(deck), iter(deck)):
-        env = kakeya_v1.env(dealers_choose_trump=False)
+        env = kakeya_v2.env(dealers_choose_trump=False)
         env.reset(seed=0, options={"deck": given})
         hands.append(list(env.unwrapped.game.dealt))
     assert hands[1:] == hands[:1] * 3 and hands[0][0] == sum(1 << c for c in range(13))
@@ -173,16 +173,16 @@ def test_a_deck_may_be_a_list_a_tuple_a_1d_array_or_an_iterator():
 
 def test_bad_options_and_illegal_actions_raise():
     with pytest.raises(ValueError, match="unknown Kakeya option"):
-        kakeya_v1.env(num_player=4)
+        kakeya_v2.env(num_player=4)
     with pytest.raises(ValueError, match="six_player_mode"):
-        kakeya_v1.raw_env(num_players=6, six_player_mode="everyone")
+        kakeya_v2.raw_env(num_players=6, six_player_mode="everyone")
     with pytest.raises(ValueError, match="render_mode"):
-        kakeya_v1.env(render_mode="rgb")
+        kakeya_v2.env(render_mode="rgb")
     with pytest.raises(ValueError, match=r"option 'num_players' = array\(\[4\]\) is invalid: allowed: 4, 6"):
-        kakeya_v1.env(num_players=np.array([4]))
+        kakeya_v2.env(num_players=np.array([4]))
     with pytest.raises(ValueError, match="'six_player_mode' = 'all_play' has no meaning with num_players=4"):
-        kakeya_v1.env(six_player_mode="all_play")
-    env = kakeya_v1.env()
+        kakeya_v2.env(six_player_mode="all_play")
+    env = kakeya_v2.env()
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match=r"illegal action 0 \(PLAY\(2C\)\).*52=TRUMP\(clubs\)"):
         env.step(0)
@@ -201,7 +201,7 @@ def test_information_hiding_swapping_unseen_cards():
     swapped = {s: list(h) for s, h in base.items()}
     swapped[1][0], swapped[3][0] = ids(["AD"])[0], ids(["2D"])[0]  # 2D <-> AD
     watched = ids(["2D", "AD"])
-    envs = [kakeya_v1.env(), kakeya_v1.env()]
+    envs = [kakeya_v2.env(), kakeya_v2.env()]
     for e, hands in zip(envs, (base, swapped), strict=True):
         e.reset(seed=5, options={"deck": deck_for(hands, deal_order(4, 1))})
     compared = 0
@@ -225,7 +225,7 @@ def test_information_hiding_swapping_unseen_cards():
 def test_global_rng_untouched():
     py_state = random.getstate()
     np_state = np.random.get_state()
-    env = kakeya_v1.env(num_players=6, six_player_mode="all_play", max_deals=2)
+    env = kakeya_v2.env(num_players=6, six_player_mode="all_play", max_deals=2)
     rng = np.random.default_rng(1)
     for seed in range(5):
         env.reset(seed=seed)
@@ -250,13 +250,13 @@ def test_same_seed_same_game_and_reset_without_seed_continues():
             env.step(a)
         return out
 
-    assert trace(kakeya_v1.env(), 7) == trace(kakeya_v1.env(), 7)
-    assert trace(kakeya_v1.env(), 7) != trace(kakeya_v1.env(), 8)
+    assert trace(kakeya_v2.env(), 7) == trace(kakeya_v2.env(), 7)
+    assert trace(kakeya_v2.env(), 7) != trace(kakeya_v2.env(), 8)
 
 
 @pytest.mark.parametrize("mode", ["ansi", "human"])
 def test_render_shows_hands_trick_egara_and_score(mode, capsys):
-    env = kakeya_v1.env(render_mode=mode)
+    env = kakeya_v2.env(render_mode=mode, rensho_rule="traditional")
     env.reset(seed=0, options={"deck": deck_for(suit_hands(), deal_order(4, 1))})
     for a in (Action.TRUMP(0), Action.LEAD_SELF, 26, 39, 0):
         env.step(a)
@@ -268,7 +268,7 @@ def test_render_shows_hands_trick_egara_and_score(mode, capsys):
 
 
 def test_wrappers_are_the_standard_ones_and_keep_their_checks():
-    env = kakeya_v1.env()
+    env = kakeya_v2.env()
     assert isinstance(env, OrderEnforcingWrapper) and isinstance(env.env, AssertOutOfBoundsWrapper)
     with pytest.raises(AttributeError, match="cannot be accessed before reset"):
         _ = env.agent_selection
@@ -287,13 +287,13 @@ def test_wrappers_are_the_standard_ones_and_keep_their_checks():
 def test_registered_in_pettingzoo_registry():
     from pettingzoo.env_registry.registration import make
 
-    env = make("aec", "kabu_envs/kakeya-v1", num_players=6)
+    env = make("aec", "kabu_envs/Kakeya-v2", num_players=6)
     env.reset(seed=0)
     assert env.unwrapped.config.num_players == 6 and len(env.agents) == 6
 
 
 def test_illegal_reward_wrapper_terminates_with_penalty():
-    env = kakeya_v1.env(illegal_reward=-3.0)
+    env = kakeya_v2.env(illegal_reward=-3.0)
     env.reset(seed=0)
     offender = env.agent_selection
     mask = env.observe(offender)["action_mask"]
@@ -307,7 +307,7 @@ def test_illegal_reward_wrapper_terminates_with_penalty():
 
 
 def test_render_seat_shows_only_that_seats_hand():
-    env = kakeya_v1.env(render_mode="ansi", render_seat=0)
+    env = kakeya_v2.env(render_mode="ansi", render_seat=0)
     env.reset(seed=0, options={"deck": deck_for(suit_hands(), deal_order(4, 1))})
     for a in (Action.TRUMP(0), Action.LEAD_SELF):
         env.step(a)
@@ -321,8 +321,8 @@ def test_render_seat_shows_only_that_seats_hand():
     assert "2D 3D" not in text  # player_1's diamonds stay hidden
     for bad in (4, -1, True, 1.0, "0"):
         with pytest.raises(ValueError, match="render_seat"):
-            kakeya_v1.env(render_seat=bad)
-    assert kakeya_v1.env(render_seat=np.int64(2)).unwrapped.render_seat == 2
+            kakeya_v2.env(render_seat=bad)
+    assert kakeya_v2.env(render_seat=np.int64(2)).unwrapped.render_seat == 2
 
 
 @pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
@@ -336,7 +336,7 @@ def test_mask_and_voids_follow_rensho_follow(rensho_follow):
         0: list(range(1, 13)) + ids(["8H"]),  # 3C..AC
         1: ids(["8D", "9D", "10D", "JD", "QD", "KD", "AD", "9H", "10H", "JH", "QH", "KH", "AH"]),
     }
-    env = kakeya_v1.env(dealers_choose_trump=False, rensho_follow=rensho_follow)
+    env = kakeya_v2.env(dealers_choose_trump=False, rensho_follow=rensho_follow, rensho_rule="traditional")
     env.reset(seed=0, options={"deck": deck_for(hands, deal_order(4, 1))})
     env.step(Action.LEAD_SELF)
     env.step(ids(["2S"])[0])

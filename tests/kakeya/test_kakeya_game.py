@@ -26,7 +26,9 @@ def test_four_players_deal_one_at_a_time_from_the_seat_after_the_first_dealer():
 
 
 def test_six_players_dealers_sit_out():
-    g = new_game(list(range(52)), num_players=6, dealers_choose_trump=False)
+    g = new_game(
+        list(range(52)), num_players=6, six_player_mode="dealers_sit_out", dealers_choose_trump=False
+    )
     assert g.first_dealer == 2 and g.active == [True, True, False, True, True, False]
     assert g.playing_partnerships == [0, 1]
     for i, seat in enumerate([3, 4, 0, 1]):
@@ -99,7 +101,7 @@ def test_follow_suit_and_rensho_any_time_in_a_game():
         2: list(range(27, 39)) + ids(["KD"]),  # 3H..AH and KD
         3: list(range(39, 51)) + ids(["AD"]),  # 2S..KS and AD
     }
-    g = new_game(deck_for(hands, deal_order(4, 1)), dealers_choose_trump=False)
+    g = new_game(deck_for(hands, deal_order(4, 1)), dealers_choose_trump=False, rensho_rule="traditional")
     g.apply_action(Action.LEAD_SELF)  # seat 2 leads
     g.apply_action(card_id("3H"))
     assert g.legal_actions() == ids(["AD"]) + list(range(39, 51))  # seat 3 has no heart: anything
@@ -125,7 +127,7 @@ def test_follow_suit_and_rensho_any_time_in_a_game():
 def test_whole_deal_suit_per_seat_traditional():
     """Seat s holds suit s; clubs trump, Rensho AS (seat 3). Lowest-card play: seat 0 trumps every
     trick but the last, where seat 3's AS takes AC AD AH AS: 12 egara, no ace, for partnership 0."""
-    g = new_game(deck_for(suit_hands(), deal_order(4, 1)))
+    g = new_game(deck_for(suit_hands(), deal_order(4, 1)), rensho_rule="traditional")
     g.apply_action(Action.TRUMP(0))
     g.apply_action(Action.LEAD_SELF)
     rewards = play_min_until_deal_ends(g)
@@ -148,7 +150,7 @@ def test_whole_deal_suit_per_seat_seed_rule():
 
 def test_whole_deal_spades_trump_mirror():
     """Spades trump (traditional): seat 3 trumps, AC (seat 0) is Rensho and takes the last trick."""
-    g = new_game(deck_for(suit_hands(), deal_order(4, 1)), reward="egara")
+    g = new_game(deck_for(suit_hands(), deal_order(4, 1)), reward="egara", rensho_rule="traditional")
     g.apply_action(Action.TRUMP(3))
     g.apply_action(Action.LEAD_PARTNER)  # seat 0 leads: 2C; seat 3 trumps with 2S
     rewards = play_min_until_deal_ends(g)
@@ -197,7 +199,14 @@ def test_payment_capped_and_shared_between_partners():
 
 def test_six_player_sit_out_match_rotates_the_sitting_partnership():
     hands = {3: list(range(0, 13)), 4: list(range(13, 26)), 0: list(range(26, 39)), 1: list(range(39, 52))}
-    g = new_game(deck_for(hands, [3, 4, 0, 1]), num_players=6, max_deals=2, dealers_choose_trump=False)
+    g = new_game(
+        deck_for(hands, [3, 4, 0, 1]),
+        num_players=6,
+        six_player_mode="dealers_sit_out",
+        rensho_rule="traditional",
+        max_deals=2,
+        dealers_choose_trump=False,
+    )
     g.apply_action(Action.LEAD_SELF)  # seat 3 (clubs = trumps) leads
     rewards = play_min_until_deal_ends(g)
     # seat 3 holds all trumps and wins every trick but the one where seat 1 (spades) plays AS
@@ -255,7 +264,9 @@ HEARTS_DIAMONDS = ["2H", "3H", "4H", "5H", "6H", "7H", "2D", "3D", "4D", "5D", "
 def test_rensho_alone_in_the_led_suit(rensho_follow):
     """{Rensho AS, hearts, diamonds} facing a spade lead: "free" may play any card (and keeps
     Rensho back), "must_follow" only Rensho."""
-    g = game_after_lead(["AS", *HEARTS_DIAMONDS], "2S", rensho_follow=rensho_follow)
+    g = game_after_lead(
+        ["AS", *HEARTS_DIAMONDS], "2S", rensho_follow=rensho_follow, rensho_rule="traditional"
+    )
     assert g.rensho == card_id("AS")
     hand = bits_to_cards(g.hands[3])
     assert g.legal_actions() == (hand if rensho_follow == "free" else ids(["AS"]))
@@ -309,7 +320,13 @@ def test_rensho_follow_under_both_rensho_rules(rensho_follow, rule, trump, rensh
 @pytest.mark.parametrize("rensho_follow", ["free", "must_follow"])
 def test_the_trump_ace_that_is_not_rensho_must_follow(rensho_follow):
     """Spades trumps (traditional): AS is the trump ace, not Rensho, so it follows like any spade."""
-    g = game_after_lead(["AS", *HEARTS_DIAMONDS], "2S", default_trump="spades", rensho_follow=rensho_follow)
+    g = game_after_lead(
+        ["AS", *HEARTS_DIAMONDS],
+        "2S",
+        default_trump="spades",
+        rensho_follow=rensho_follow,
+        rensho_rule="traditional",
+    )
     assert g.rensho == card_id("AC") and g.legal_actions() == ids(["AS"])
 
 

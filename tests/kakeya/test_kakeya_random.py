@@ -11,7 +11,7 @@ from kabu_envs.kakeya import Action, Phase
 
 MODES = [
     {},
-    {"num_players": 6},
+    {"num_players": 6, "six_player_mode": "dealers_sit_out"},
     {"num_players": 6, "six_player_mode": "all_play"},
 ]
 VARIANTS = [
