@@ -13,7 +13,7 @@ TORCH_INDEX ?=
 
 # kabu_envs/__init__.py holds the version: a bump reinstalls, so the installed metadata follows it.
 # Two stamps: `make demo` installs the runtime and the plots only (no torch); `make test` adds the
-# training and development extras to the same venv.
+# training, development and OpenSpiel extras to the same venv.
 $(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
@@ -25,7 +25,7 @@ $(VENV)/.installed-demo: $(VENV)/.created pyproject.toml constraints.txt kabu_en
 
 $(VENV)/.installed: $(VENV)/.created pyproject.toml constraints.txt kabu_envs/__init__.py
 	$(if $(TORCH_INDEX),$(PY) -m pip install -c constraints.txt torch --index-url $(TORCH_INDEX))
-	$(PY) -m pip install -c constraints.txt -e ".[train,dev,demo]"
+	$(PY) -m pip install -c constraints.txt -e ".[train,dev,demo,openspiel]"
 	touch $@ $(VENV)/.installed-demo
 
 install: $(VENV)/.installed
