@@ -48,6 +48,7 @@ class Config:
     pair_may_draw: bool = _default("pair_may_draw")
     free_draw: bool = _default("free_draw")
     shiroku_escape: bool = _default("shiroku_escape")
+    decision_order: str = _default("decision_order")
     dealer_second_card_face_up: bool = _default("dealer_second_card_face_up")
     dealer_draw_rule: str = _default("dealer_draw_rule")
     zero_zero: str = _default("zero_zero")

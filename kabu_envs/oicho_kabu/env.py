@@ -1,4 +1,4 @@
-"""Oicho-Kabu as a PettingZoo AEC environment (``oicho_kabu_v1``).
+"""Oicho-Kabu as a PettingZoo AEC environment (``oicho_kabu_v2``).
 
 Environment card
 ----------------
@@ -63,7 +63,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped Oicho-Kabu AEC env; ``options`` are the rule options (see ``make_config``)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "oicho_kabu_v1",
+        "name": "oicho_kabu_v2",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 2,
         "is_parallelizable": False,
