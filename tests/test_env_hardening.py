@@ -259,7 +259,7 @@ def test_view_passes_the_deck_through(game):
 
 
 def test_view_deck_reaches_the_oicho_deal():
-    view = VIEWS["oicho"]()
+    view = VIEWS["oicho"](dealer_selection="fixed")  # no selection draws
     deck = [35, 31, 27, 23, 19]  # values 9, 8, 7, 6 on the table, 5 for the dealer
     view.reset(seed=0, options={"deck": deck})
     game = view.aec.unwrapped.game
