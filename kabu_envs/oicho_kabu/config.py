@@ -63,6 +63,7 @@ class Config:
     local_yaku: tuple[str, ...] = _default("local_yaku")
     wake_satsu_beats: tuple[str, ...] = _default("wake_satsu_beats")
     yaku_overrides: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = _default("yaku_overrides")
+    yaku_choice: str = _default("yaku_choice")
     arashi_vs_arashi: str = _default("arashi_vs_arashi")
     bettor_three_tens: str = _default("bettor_three_tens")
     dealer_three_tens: str = _default("dealer_three_tens")

@@ -64,9 +64,10 @@ DEALER_CHANGES = ("deals", "bust", "doubled", "low_hand", "lost_all")
 # v1's values where v2 changed a preset (issue #24). ``v1_options`` puts them under the caller's
 # options, so ``kabu_envs.oicho_kabu_v1`` stays an exact alias of v1 for one release.
 V1_PRESETS: dict[str, dict[str, Any]] = {
-    "standard": {"dealer_selection": "fixed", "dealer_change": ("deals", "bust")},
-    "kansai": {},
+    "standard": {"dealer_selection": "fixed", "dealer_change": ("deals", "bust"), "yaku_choice": "isolation"},
+    "kansai": {"yaku_choice": "isolation"},
     "kabufuda_site": {
+        "yaku_choice": "isolation",
         "pair_may_draw": True,
         "zero_zero": "dealer_wins",
         "decision_order": "spread",
@@ -363,6 +364,14 @@ OPTIONS = OptionSet(
             yaku_overrides,
             "project",
             "per-yaku changes; rank/multiplier >= 0 (multiplier 0 = the middle card's value)",
+        ),
+        _O(
+            "yaku_choice",
+            "showdown",
+            choice("showdown", "isolation"),
+            "encyclopedia",
+            "a hand holding several yaku: the best for its holder against the opposing hand at the "
+            "showdown, or the one paying most in isolation (v1)",
         ),
         _O(
             "arashi_vs_arashi",

@@ -155,7 +155,7 @@ def _digest(items: list[Any]) -> str:
 
 
 def reference(options: dict[str, Any]) -> dict[str, Any]:
-    cfg = make_config(**options)
+    cfg = make_config(**{"yaku_choice": "isolation", **options})  # recorded under v1 (issue #24)
     all_hands = hands()
     table = [
         f"{y.name} holders={','.join(sorted(y.holders))} rank={y.rank} x{y.multiplier} "

@@ -142,3 +142,19 @@ def test_site_one_bettor_may_stake_the_whole_domae():
     v1 = _env(oicho_kabu_v1, [3, 5, 6, 4, 7, 7, 8], rules="kabufuda_site", num_players=2)
     _act(v1, B(4), B(4), B(4), B(4))  # 10 on every spread: v1's bettor reached 40 at most
     assert v1.game.seat_total[1] == 40
+
+
+def test_enc_one_one_one_takes_pin_basami_against_the_dealers_arashi():
+    """The encyclopedia text: pin-basami makes "the dealer lose unconditionally", and 1-1-1 is also an
+    arashi. A hand holding several yaku takes, at the showdown, the one best for its holder against the
+    actual opposing hand: against the dealer's 2-2-2 the pin-basami (+1), not the losing arashi (-3)."""
+    # table 1 7 7 8, the dealer's first 2 | bets | seconds 1 8 8 9, spread 0 draws a 1 | the dealer's
+    # 2, then 2
+    deal = [1, 7, 7, 8, 2, 1, 8, 8, 9, 1, 2, 2]
+    got = {}
+    for name, module, head in (("v2", oicho_kabu_v2, [9, 1]), ("v1", oicho_kabu_v1, [])):
+        e = _env(module, head + deal, num_players=2, local_yaku=["pin_basami"])
+        _act(e, B(1), B(0), B(0), B(0), D, D)
+        assert values(e.game.spreads[0]) == [1, 1, 1] and values(e.game.dealer_cards) == [2, 2, 2]
+        got[name] = e.game.round_rewards[1]
+    assert got == {"v2": 1, "v1": -3}
