@@ -211,7 +211,11 @@ def test_sanpachi_hikari_beats_kuppin(local, expect):
     o = stack([7, 7, 7, 9, 1, 1, 1, 10, 1])
     # spread 0: March light (id 8) and August light (id 28); dealer 9-1 kuppin
     deck = [8, o[0], o[1], o[2], o[3], 28, o[4], o[5], o[6], o[7], o[8]]
-    g = Game(make_config(num_players=2, deck="hanafuda", local_yaku=local, dealer_selection="fixed"), make_rng(0), deck)
+    g = Game(
+        make_config(num_players=2, deck="hanafuda", local_yaku=local, dealer_selection="fixed"),
+        make_rng(0),
+        deck,
+    )
     bet_round(g, {1: {0: 1}})
     g.apply_action(D)  # 3 + 8 = 1: must draw; the lights were the first two cards
     g.apply_action(S)
