@@ -52,6 +52,8 @@ Version history:
   * ``kabufuda_site``: no third card on 7 or more for anyone (``pair_may_draw=False``), two 0s go by
     ``tie_rule`` (``zero_zero="tie"``), decisions in asking order (new option ``decision_order``),
     ``bet_sizes=(1, 5, 10, 25)`` so that one bettor reaches the domae (same number of actions).
+  * Every preset: ``yaku_choice="showdown"``: a hand holding several yaku takes the one best for its
+    holder against the opposing hand (1-1-1 with ``pin_basami`` wins x1 against the dealer's 2-2-2).
 """
 
 from __future__ import annotations
