@@ -1,6 +1,6 @@
 """kabu-envs: reinforcement-learning environments for Japanese card games.
 
-``from kabu_envs import oicho_kabu_v1, kakeya_v2`` gives the versioned PettingZoo
+``from kabu_envs import oicho_kabu_v2, kakeya_v2`` gives the versioned PettingZoo
 AEC environment modules (each with ``env()`` and ``raw_env()``).
 """
 

@@ -1,17 +1,37 @@
-"""Oicho-Kabu, version 1: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
+"""Oicho-Kabu, version 1 (deprecated): v2's env with v1's defaults (``options.v1_options``).
 
-See ``kabu_envs.oicho_kabu.env`` for the environment card and its version history (what v1 changed)
-and docs/oicho_kabu.md for the rules and API. Importing it registers the game's id (``ENV_ID``,
-``kabu_envs/oicho_kabu-v1``, from its registry record) in PettingZoo's AEC
-registry when the installed PettingZoo has one.
+v2 (issue #24) changed defaults to follow the sources: the encyclopedia's dealer selection and its four
+dealer-change conditions, and in ``kabufuda_site`` no third card on 7 or more, 0-0 by the tie rule,
+decisions in asking order and stakes that reach the whole domae (docs/oicho_kabu.md#version-history).
+This module keeps v1's results reproducible for one release: its ``env`` and ``raw_env`` put v1's values
+under the caller's options. Use ``kabu_envs.oicho_kabu_v2`` for new work.
 """
 
-from kabu_envs import registry as _registry
+import warnings
+from typing import Any
+
+from kabu_envs import oicho_kabu_v2
 from kabu_envs.oicho_kabu.actions import Action
 from kabu_envs.oicho_kabu.config import make_config
-from kabu_envs.oicho_kabu.env import env, raw_env
+from kabu_envs.oicho_kabu.options import v1_options
 
-ENV_ID = _registry.get("oicho_kabu").pettingzoo_id
-_registry.register_pettingzoo()  # importing the PettingZoo module makes its id known to PettingZoo
+warnings.warn(
+    "kabu_envs.oicho_kabu_v1 is deprecated: use kabu_envs.oicho_kabu_v2 (the dealer is chosen by the "
+    "encyclopedia's draw, and kabufuda_site follows the kabufuda site); oicho_kabu_v1 plays v2 with v1's "
+    "defaults",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
-__all__ = ["env", "raw_env", "Action", "make_config", "ENV_ID"]
+
+def raw_env(render_mode: str | None = None, **options: Any) -> Any:
+    """v2's raw env with v1's defaults under ``options``."""
+    return oicho_kabu_v2.raw_env(render_mode=render_mode, **v1_options(options))
+
+
+def env(render_mode: str | None = None, **options: Any) -> Any:
+    """v2's wrapped env with v1's defaults under ``options``."""
+    return oicho_kabu_v2.env(render_mode=render_mode, **v1_options(options))
+
+
+__all__ = ["env", "raw_env", "Action", "make_config"]

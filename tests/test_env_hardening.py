@@ -259,7 +259,7 @@ def test_view_passes_the_deck_through(game):
 
 
 def test_view_deck_reaches_the_oicho_deal():
-    view = VIEWS["oicho"]()
+    view = VIEWS["oicho"](dealer_selection="fixed")  # no selection draws
     deck = [35, 31, 27, 23, 19]  # values 9, 8, 7, 6 on the table, 5 for the dealer
     view.reset(seed=0, options={"deck": deck})
     game = view.aec.unwrapped.game
@@ -324,13 +324,13 @@ def test_make_vec_env_with_registered_id():
 
     import kabu_envs.wrappers  # noqa: F401  (registers the ids)
 
-    vec = make_vec_env("kabu_envs/OichoKabuBettor-v1", n_envs=2, env_kwargs={"opponents": "random"})
+    vec = make_vec_env("kabu_envs/OichoKabuBettor-v2", n_envs=2, env_kwargs={"opponents": "random"})
     assert vec.render_mode == "rgb_array"
     _step_masked(vec)
 
 
 def test_a_dealer_whose_bettors_never_stake_is_told_why_at_once():
-    """``OichoKabuDealer-v1`` with the default scripted bettors and valid rules under which they never
+    """``OichoKabuDealer-v2`` with the default scripted bettors and valid rules under which they never
     stake (their largest stake, 0.6 x 50 / 7 = 4.3 chips, is below the smallest size 10): it failed
     after 1,000 deals with "check learner_seats" (issue #25). It now says what is wrong at the first
     deal, in the view and in the training VecEnv; bettors that do stake still give the dealer turns."""

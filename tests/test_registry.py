@@ -207,7 +207,7 @@ def test_pettingzoo_learns_the_ids_when_its_side_is_used():
         "from pettingzoo.env_registry.registration import aec_registry\n"
         "print(sorted(i for i in aec_registry if i.startswith('kabu_envs/')))\n"
     )
-    assert out.strip() == "['kabu_envs/Kakeya-v2', 'kabu_envs/oicho_kabu-v1', 'kabu_envs/toy_card-v0']"
+    assert out.strip() == "['kabu_envs/Kakeya-v2', 'kabu_envs/OichoKabu-v2', 'kabu_envs/toy_card-v0']"
 
 
 def test_toy_card_runs_through_eval_cli(tmp_path, capsys):

@@ -208,7 +208,7 @@ def test_make_vec_env_renders_the_views():
 
     import kabu_envs.wrappers  # noqa: F401  (registers the ids)
 
-    vec = make_vec_env("kabu_envs/OichoKabuDealer-v1", n_envs=2, env_kwargs={"opponents": "random"})
+    vec = make_vec_env("kabu_envs/OichoKabuDealer-v2", n_envs=2, env_kwargs={"opponents": "random"})
     vec.seed(0)
     vec.reset()
     images = vec.get_images()

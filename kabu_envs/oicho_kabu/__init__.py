@@ -3,7 +3,8 @@
 The template names every game package exports: ``Config`` (one validated rule set, built by
 ``make_config``), ``Game`` (the state machine), ``Phase``, ``Action``, ``Encoder`` and ``obs_spec`` (the
 observation). This package's import pulls in only the pure engine (no gymnasium/pettingzoo); the
-PettingZoo env lives in ``kabu_envs.oicho_kabu.env`` and is published as ``kabu_envs.oicho_kabu_v1``.
+PettingZoo env lives in ``kabu_envs.oicho_kabu.env`` and is published as ``kabu_envs.oicho_kabu_v2``
+(``kabu_envs.oicho_kabu_v1``: v1's rules, deprecated).
 The rules are docs/oicho_kabu.md.
 """
 

@@ -607,11 +607,20 @@ class OichoKabuBatch(LazyObservationBatchEnv):
 
     def _next_decision(self, rows: np.ndarray) -> None:
         cand = np.take(self.spread_total, rows, axis=0) > 0
-        cand &= np.arange(NUM_SPREADS) > self.active[rows, None]
+        if self.config.decision_order == "asking":  # Game.decision_spreads: decider by decider
+            cand &= np.take(self.spread_state, rows, axis=0) == 0
+            dec = np.take(self.decider, rows, axis=0)[:, :, None]
+            pos = (np.take(self.order, rows, axis=0)[:, None, :] == dec).argmax(axis=2)  # in betting order
+            key = np.where(
+                cand, pos * NUM_SPREADS + np.arange(NUM_SPREADS), NUM_SPREADS * (1 + self.num_players)
+            )
+        else:
+            cand &= np.arange(NUM_SPREADS) > self.active[rows, None]
+            key = np.where(cand, np.arange(NUM_SPREADS), NUM_SPREADS)
         has = cand.any(axis=1)
         if has.any():
             r = rows[has]
-            s = cand[has].argmax(axis=1)
+            s = key[has].argmin(axis=1)
             self.active[r] = s
             at = r * NUM_SPREADS + s  # flat (game, spread)
             pair = self.spreads.reshape(-1)[at * MAX_CARDS] * DECK_SIZE  # the spreads' first two cards

@@ -105,7 +105,8 @@ def hand_tables(cfg: Config) -> HandTables:
 
 def _signature(cfg: Config, hand: tuple[int, ...], role: str) -> tuple[Any, ...]:
     """Everything ``rules.settle`` reads of one side's hand."""
-    yaku = rules.best_yaku(cfg, hand, role)
+    names = rules.showdown_yaku(cfg, hand, role)  # the yaku settle may score it as
     tens = len(hand) == 3 and all(VALUES[c] == 10 for c in hand)
-    first = VALUES[hand[0]] if yaku is not None else 0  # same-yaku comparisons (arashi, zoro)
-    return (tens, yaku, rules.hand_value(hand), first, rules.yaku_multiplier(cfg, yaku, hand))
+    first = VALUES[hand[0]] if names != (None,) else 0  # same-yaku comparisons (arashi, zoro)
+    pays = tuple(rules.yaku_multiplier(cfg, y, hand) for y in names)
+    return (tens, names, rules.hand_value(hand), first, pays)

@@ -1,4 +1,4 @@
-"""Oicho-Kabu as a PettingZoo AEC environment (``oicho_kabu_v1``).
+"""Oicho-Kabu as a PettingZoo AEC environment (``oicho_kabu_v2``).
 
 Environment card
 ----------------
@@ -42,6 +42,18 @@ Version history:
     the public ``selection_cards`` piece (``num_players * 10`` values): the ``kabufuda_site``
     observation is larger, so policies trained on it do not fit any more.
   * ``Game.log`` holds the events of the current deal only (bounded memory in long episodes).
+- v2 — (``oicho_kabu_v2``, ids ``kabu_envs/OichoKabu-v2``, ``kabu_envs/OichoKabuBettor-v2``,
+  ``kabu_envs/OichoKabuDealer-v2``; issue #24) the presets follow their sources; ``kansai`` plays as
+  in v1. ``oicho_kabu_v1`` is v2 with v1's values (deprecated, kept for one release).
+
+  * ``standard``: the dealer is chosen by the draw closest to 9 (``dealer_selection="fixed"`` keeps
+    player_0 dealing) and the deal passes on all four of the encyclopedia's conditions
+    (``dealer_change=("deals", "bust", "doubled", "low_hand")``).
+  * ``kabufuda_site``: no third card on 7 or more for anyone (``pair_may_draw=False``), two 0s go by
+    ``tie_rule`` (``zero_zero="tie"``), decisions in asking order (new option ``decision_order``),
+    ``bet_sizes=(1, 5, 10, 25)`` so that one bettor reaches the domae (same number of actions).
+  * Every preset: ``yaku_choice="showdown"``: a hand holding several yaku takes the one best for its
+    holder against the opposing hand (1-1-1 with ``pin_basami`` wins x1 against the dealer's 2-2-2).
 """
 
 from __future__ import annotations
@@ -63,7 +75,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped Oicho-Kabu AEC env; ``options`` are the rule options (see ``make_config``)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "oicho_kabu_v1",
+        "name": "oicho_kabu_v2",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 2,
         "is_parallelizable": False,

@@ -20,6 +20,8 @@ Choices the sources leave open (docs/oicho_kabu.md#choices; see also ``session.p
 - ``dealer_second_card_face_up``: when on, at step 10 the dealer's first card is turned up and the
   second dealt face up (everyone sees both); when off only the dealer sees them until the showdown.
 - The dealer is asked STAND/DRAW whenever at least one spread is backed.
+- Backed spreads decide in spread order, or with ``decision_order="asking"`` decider by decider in
+  betting order (docs/oicho_kabu.md#decision-order).
 """
 
 from __future__ import annotations
@@ -295,12 +297,20 @@ class Game:
         self.active_spread = -1
         self._next_decision()
 
+    def decision_spreads(self) -> list[int]:
+        """The backed spreads in the order they decide (``decision_order``): spread order, or asking
+        order (the kabufuda site: the dealer asks the players in turn, each decides his spreads)."""
+        backed = [s for s in range(NUM_SPREADS) if self.spread_total[s]]
+        if self.cfg.decision_order == "asking":
+            pos = {seat: i for i, seat in enumerate(self.betting_order)}
+            backed.sort(key=lambda s: pos[self.decider[s]])  # stable: a decider's spreads in spread order
+        return backed
+
     def _next_decision(self) -> None:
-        s = self.active_spread + 1
-        while s < NUM_SPREADS and self.spread_total[s] == 0:
-            s += 1
-        if s < NUM_SPREADS:
-            self.active_spread = s
+        order = self.decision_spreads()
+        i = order.index(self.active_spread) + 1 if self.active_spread >= 0 else 0
+        if i < len(order):
+            s = self.active_spread = order[i]
             self._wait(Phase.DECIDE, self.decider[s], self._draw_legal(self.spreads[s], "bettor"))
         else:
             self.active_spread = -1

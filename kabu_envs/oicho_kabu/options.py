@@ -20,7 +20,11 @@ from kabu_envs.oicho_kabu.yaku import CORE_YAKU, LOCAL_YAKU, ROLES, YAKU_BY_NAME
 
 # Presets are data: option -> value, applied before the caller's options (docs/oicho_kabu.md#presets).
 PRESETS: dict[str, dict[str, Any]] = {
-    "standard": {},
+    # issue #24: the encyclopedia's dealer selection (closest to 9) and its four dealer-change conditions
+    "standard": {
+        "dealer_selection": "closest_to_nine",
+        "dealer_change": ("deals", "bust", "doubled", "low_hand"),
+    },
     "kabufuda_site": {
         "info_cards": True,
         "dealer_first_card": "after_bets",
@@ -33,6 +37,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "kuppin_four_one": True,
         "core_yaku": ("arashi", "kuppin"),
         "yaku_overrides": {"kuppin": {"rank": 62}},
+        # issue #24: no third card on 7 or more for anyone; 0-0 goes by the tie rule; decisions in
+        # asking order; one bettor can reach the whole domae (25 + 25)
+        "pair_may_draw": False,
+        "zero_zero": "tie",
+        "decision_order": "asking",
+        "bet_sizes": (1, 5, 10, 25),
     },
     "kansai": {
         "free_draw": True,
@@ -50,6 +60,28 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 DEALER_CHANGES = ("deals", "bust", "doubled", "low_hand", "lost_all")
+
+# v1's values where v2 changed a preset (issue #24). ``v1_options`` puts them under the caller's
+# options, so ``kabu_envs.oicho_kabu_v1`` stays an exact alias of v1 for one release.
+V1_PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {"dealer_selection": "fixed", "dealer_change": ("deals", "bust"), "yaku_choice": "isolation"},
+    "kansai": {"yaku_choice": "isolation"},
+    "kabufuda_site": {
+        "yaku_choice": "isolation",
+        "pair_may_draw": True,
+        "zero_zero": "dealer_wins",
+        "decision_order": "spread",
+        "bet_sizes": (1, 2, 5, 10),
+    },
+}
+
+
+def v1_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` as v1 read them: v1's preset values first, the caller's options on top."""
+    preset = options.get("rules", "standard")
+    if not isinstance(preset, str) or preset not in V1_PRESETS:
+        return dict(options)  # make_config names the bad preset
+    return {**V1_PRESETS[preset], **options}
 
 
 # --- game-specific checkers, built on the shared ones ----------------------------------------------------
@@ -148,7 +180,7 @@ OPTIONS = OptionSet(
             "fixed",
             choice("fixed", "closest_to_nine", "lowest"),
             "encyclopedia / kabufuda site",
-            "`fixed`: player_0; `closest_to_nine` (encyclopedia); `lowest` (kabufuda site)",
+            "`fixed`: player_0 deals first; `closest_to_nine` (encyclopedia); `lowest` (kabufuda site)",
         ),
         _O(
             "dealer_selection_each_deal",
@@ -165,7 +197,13 @@ OPTIONS = OptionSet(
             "encyclopedia, kabufuda site",
             "cap on the total of all bettors' stakes in a round",
         ),
-        _O("bet_sizes", (1, 2, 5, 10), bet_sizes, "project", "the stake amounts of BET(1..)"),
+        _O(
+            "bet_sizes",
+            (1, 2, 5, 10),
+            bet_sizes,
+            "project",
+            "the stake amounts of BET(1..): a discretisation of a free stake",
+        ),
         _O("bankroll", 100, integer(1), "project", "chips per seat at the start of an episode"),
         _O(
             "redeal_on_triple_table",
@@ -223,6 +261,14 @@ OPTIONS = OptionSet(
             boolean,
             "encyclopedia (Kansai)",
             "a bettor's 4-6 spread may ESCAPE (push)",
+        ),
+        _O(
+            "decision_order",
+            "spread",
+            choice("spread", "asking"),
+            "kabufuda site",
+            "backed spreads decide in spread order 0..3, or in asking order: decider by decider in "
+            "betting order, each one's spreads in spread order",
         ),
         _O(
             "dealer_second_card_face_up",
@@ -318,6 +364,14 @@ OPTIONS = OptionSet(
             yaku_overrides,
             "project",
             "per-yaku changes; rank/multiplier >= 0 (multiplier 0 = the middle card's value)",
+        ),
+        _O(
+            "yaku_choice",
+            "showdown",
+            choice("showdown", "isolation"),
+            "encyclopedia",
+            "a hand holding several yaku: the best for its holder against the opposing hand at the "
+            "showdown, or the one paying most in isolation (v1)",
         ),
         _O(
             "arashi_vs_arashi",

@@ -32,6 +32,7 @@ SCREENSHOTS = (
         14,
         seed=7,
         agents=("scripted", "random"),
+        rule_options={"dealer_selection": "fixed"},  # player_0 deals, as in the committed picture
         caption="Oicho-Kabu, god view: player_1 decides spread 2 (blue frames: face down)",
     ),
     Screenshot(
@@ -40,6 +41,7 @@ SCREENSHOTS = (
         seed=7,
         seat=3,
         agents=("scripted", "random"),
+        rule_options={"dealer_selection": "fixed"},
         caption="the same moment as player_3 sees it (it backs spreads 0 and 1 only)",
     ),
     Screenshot(

@@ -33,8 +33,8 @@ SPEC = register(
         title="Oicho-Kabu",
         package="kabu_envs.oicho_kabu",
         players=tuple(range(2, 9)),
-        env="kabu_envs.oicho_kabu_v1:env",
-        raw_env="kabu_envs.oicho_kabu_v1:raw_env",
+        env="kabu_envs.oicho_kabu_v2:env",
+        raw_env="kabu_envs.oicho_kabu_v2:raw_env",
         make_config="kabu_envs.oicho_kabu.config:make_config",
         roles=(
             Role(
@@ -47,10 +47,10 @@ SPEC = register(
             "expert": "kabu_envs.oicho_kabu.agents.expert:OichoExpertAgent",
         },
         reference="scripted",
-        pettingzoo_id="kabu_envs/oicho_kabu-v1",
+        pettingzoo_id="kabu_envs/OichoKabu-v2",
         gym_ids={
-            "kabu_envs/OichoKabuBettor-v1": {"role": "bettor"},
-            "kabu_envs/OichoKabuDealer-v1": {"role": "dealer"},
+            "kabu_envs/OichoKabuBettor-v2": {"role": "bettor"},
+            "kabu_envs/OichoKabuDealer-v2": {"role": "dealer"},
         },
         doc="dealer against bettors, four spreads, closest to 9 (docs/oicho_kabu.md)",
     )

@@ -103,6 +103,21 @@ def best_yaku(cfg: Config, cards: Sequence[int], role: str) -> str | None:
     return best
 
 
+def showdown_yaku(cfg: Config, cards: Sequence[int], role: str) -> tuple[str | None, ...]:
+    """The yaku this hand may be scored as at the showdown: with ``yaku_choice="showdown"`` every one it
+    qualifies for (``settle`` takes the best against the opposing hand), else ``best_yaku`` alone;
+    ``(None,)`` for a plain hand."""
+    if cfg.yaku_choice != "showdown":
+        return (best_yaku(cfg, cards, role),)
+    key = _key("q", role, cards)
+    memo = cfg._memo
+    hit = memo.get(key)
+    if hit is None:
+        best_yaku(cfg, cards, role)  # checks the hand
+        hit = memo[key] = tuple(qualifying(cfg, tuple(cards), role)) or (None,)
+    return hit
+
+
 def yaku_multiplier(cfg: Config, name: str | None, cards: Sequence[int]) -> int:
     """Payment multiplier of a winning hand: 1 for a plain hand; ``multiplier == 0`` means the middle card."""
     if name is None:
@@ -197,8 +212,27 @@ def settle(cfg: Config, dealer_cards: Sequence[int], bettor_cards: Sequence[int]
         and all(VALUES[c] == 10 for c in bettor_cards)
     ):
         return 0
-    dy = best_yaku(cfg, dealer_cards, "dealer")
-    by = best_yaku(cfg, bettor_cards, "bettor")
+    if cfg.yaku_choice != "showdown":
+        return _settle_as(
+            cfg,
+            dealer_cards,
+            bettor_cards,
+            best_yaku(cfg, dealer_cards, "dealer"),
+            best_yaku(cfg, bettor_cards, "bettor"),
+        )
+    # A hand qualifying for several yaku takes the one best for its holder against the actual opposing
+    # hand (docs/oicho_kabu.md#several-yaku-on-one-hand): the bettor's best, against the dealer's best reply.
+    dys = showdown_yaku(cfg, dealer_cards, "dealer")
+    return max(
+        min(_settle_as(cfg, dealer_cards, bettor_cards, dy, by) for dy in dys)
+        for by in showdown_yaku(cfg, bettor_cards, "bettor")
+    )
+
+
+def _settle_as(
+    cfg: Config, dealer_cards: Sequence[int], bettor_cards: Sequence[int], dy: str | None, by: str | None
+) -> int:
+    """``settle`` with the dealer's hand scored as ``dy`` and the bettor's as ``by`` (``None``: plain)."""
     table = cfg.yaku
     d_beats = dy is not None and by is not None and by in table[dy].beats
     b_beats = dy is not None and by is not None and dy in table[by].beats

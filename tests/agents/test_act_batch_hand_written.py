@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kabu_envs import kakeya_v2, oicho_kabu_v1
+from kabu_envs import kakeya_v2, oicho_kabu_v2
 from kabu_envs.agents.base import RandomAgent
 from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
 from kabu_envs.oicho_kabu.actions import DRAW, STAND
@@ -126,7 +126,7 @@ def test_oicho_act_batch_equals_act(agent_cls, options):
     def make(seed: int) -> Any:
         return agent_cls(seed=seed, **options)
 
-    obs = check(make, oicho_kabu_v1.env(**options), 2500, seed=1)
+    obs = check(make, oicho_kabu_v2.env(**options), 2500, seed=1)
     phases = make(0)._decode(obs).phase
     assert {Phase.BET, Phase.DECIDE, Phase.DEALER_DRAW} <= set(phases.tolist())
 
@@ -138,7 +138,7 @@ def test_oicho_decode_reads_any_observation_as_act_does(agent_cls):
     malformed blocks (two 1s, a 0.7, a NaN) take the argmax route (so the scripted ``act_batch`` still
     equals its ``act`` there; the expert's ``act`` rejects such hands)."""
     agent = agent_cls(seed=0)
-    obs, masks = collect(oicho_kabu_v1.env(), lambda i: agent_cls(seed=i), 600, seed=5)
+    obs, masks = collect(oicho_kabu_v2.env(), lambda i: agent_cls(seed=i), 600, seed=5)
     start = agent.sl["spread_cards"].start
     for bad in (None, 1.0, 0.7, np.nan):
         odd = obs.copy()
@@ -166,7 +166,7 @@ def test_oicho_expert_dealer_draw_equals_act_on_many_tables(options):
     def make(seed: int) -> Any:
         return OichoExpertAgent(seed=seed, **options)
 
-    obs, masks = collect(oicho_kabu_v1.env(**options), make, 8000, seed=5)
+    obs, masks = collect(oicho_kabu_v2.env(**options), make, 8000, seed=5)
     agent = make(0)
     rows = (agent._decode(obs).phase == Phase.DEALER_DRAW) & masks[:, STAND] & masks[:, DRAW]
     want = assert_batch_equals_scalar(make, obs[rows], masks[rows])

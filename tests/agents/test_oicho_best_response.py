@@ -255,7 +255,9 @@ class _TwoSpreads(OichoScriptedAgent):
 def _head(options: dict, info: int = 6) -> list[int]:
     """The stacked deck's values before the table: selection draws, the bettor's info card."""
     cfg = make_config(**options)
-    return ([1, 5] if cfg.dealer_selection != "fixed" else []) + ([info] if cfg.info_cards else [])
+    # player_0 deals: the lowest card, or the closest to 9
+    draws = {"fixed": [], "lowest": [1, 5], "closest_to_nine": [5, 1]}[cfg.dealer_selection]
+    return draws + ([info] if cfg.info_cards else [])
 
 
 def _advance(game: Game, agents, stop) -> None:
@@ -420,7 +422,7 @@ def test_bettor_draw_values_match_brute_force_within_sampling_error(case):
 
 
 def test_planned_bets_value_matches_engine_rollouts():
-    env = raw_env()
+    env = raw_env(dealer_selection="fixed")  # player_1 bets
     scripted = OichoScriptedAgent(0)
     for seed in range(20):  # a deal whose plan stakes something
         env.reset(seed=seed)

@@ -137,5 +137,5 @@ def test_registered_ids_make_envs():
     obs, _ = env.reset(seed=0)
     assert env.observation_space.contains(obs)
     assert env.unwrapped.action_masks().dtype == bool
-    for env_id in ("kabu_envs/OichoKabuBettor-v1", "kabu_envs/OichoKabuDealer-v1", "kabu_envs/Kakeya-v2"):
+    for env_id in ("kabu_envs/OichoKabuBettor-v2", "kabu_envs/OichoKabuDealer-v2", "kabu_envs/Kakeya-v2"):
         assert env_id in gymnasium.registry

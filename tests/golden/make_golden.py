@@ -16,17 +16,21 @@ from pathlib import Path
 
 import numpy as np
 
-from kabu_envs import kakeya_v2, oicho_kabu_v1
+from kabu_envs import kakeya_v2, oicho_kabu_v2
 
-with warnings.catch_warnings():  # kakeya_v1 is deprecated; its goldens check that it still plays as v1
+with warnings.catch_warnings():  # the v1 modules are deprecated; their goldens check they still play as v1
     warnings.simplefilter("ignore", DeprecationWarning)
-    from kabu_envs import kakeya_v1
+    from kabu_envs import kakeya_v1, oicho_kabu_v1
 
 HERE = Path(__file__).resolve().parent
 CASES = {
     "oicho_standard_4p": (oicho_kabu_v1, {"num_players": 4, "max_rounds": 3}, 7),
     "oicho_kansai_5p": (oicho_kabu_v1, {"rules": "kansai", "num_players": 5, "max_rounds": 3}, 8),
     "oicho_site_3p": (oicho_kabu_v1, {"rules": "kabufuda_site", "num_players": 3, "max_rounds": 3}, 9),
+    # v2 (issue #24): the standard dealer selection and dealer changes; the site's draws, 0-0, decision
+    # order and stakes
+    "oicho_standard_4p_v2": (oicho_kabu_v2, {"num_players": 4, "max_rounds": 3}, 7),
+    "oicho_site_3p_v2": (oicho_kabu_v2, {"rules": "kabufuda_site", "num_players": 3, "max_rounds": 3}, 9),
     "kakeya_4p_match": (kakeya_v1, {"max_deals": 2}, 10),
     "kakeya_6p_all_play": (kakeya_v1, {"num_players": 6, "six_player_mode": "all_play"}, 11),
     # a seat keeps Rensho back on a lead of its suit (rensho_follow="free", the default): seed 16 is

@@ -9,6 +9,7 @@ from kabu_envs.oicho_kabu.actions import Action
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.deck import VALUES
 from kabu_envs.oicho_kabu.game import Game
+from kabu_envs.oicho_kabu.options import PRESETS
 
 S, D, E = int(Action.STAND), int(Action.DRAW), int(Action.ESCAPE)
 KEEP, REDEAL = int(Action.KEEP), int(Action.REDEAL)
@@ -39,8 +40,12 @@ def values(cards: Iterable[int]) -> list[int]:
 
 
 def new_game(deck_values: Iterable[int] = (), seed: int = 0, **options) -> Game:
-    """A game on a stacked deck; two players unless ``num_players`` is given."""
+    """A game on a stacked deck; two players unless ``num_players`` is given. player_0 deals
+    (``dealer_selection="fixed"``, so the deck lists no selection draws) unless the test or its preset
+    chooses a selection."""
     options.setdefault("num_players", 2)
+    if not PRESETS[options.get("rules", "standard")].get("dealer_selection_each_deal"):
+        options.setdefault("dealer_selection", "fixed")
     return Game(make_config(**options), make_rng(seed), stack(deck_values))
 
 

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.oicho_kabu import make_config
+from kabu_envs.oicho_kabu.options import v1_options
 from kabu_envs.oicho_kabu.rules import best_yaku, draw_options, settle, yaku_multiplier
 from kabu_envs.oicho_kabu.yaku import voided_by_third
 
@@ -69,8 +70,11 @@ def option_sets() -> dict[str, dict[str, Any]]:
     """Every preset, each local yaku alone, everything on under each preset, and each yaku-related option."""
     out: dict[str, dict[str, Any]] = {}
     for preset in ("standard", "kansai", "kabufuda_site"):
-        out[preset] = {"rules": preset}
-        out[f"{preset}+all_local"] = {"rules": preset, "deck": "hanafuda", "local_yaku": list(LOCAL)}
+        # recorded under v1's presets (issue #24 changed kabufuda_site's draws and 0-0: v1_options)
+        out[preset] = v1_options({"rules": preset})
+        out[f"{preset}+all_local"] = v1_options(
+            {"rules": preset, "deck": "hanafuda", "local_yaku": list(LOCAL)}
+        )
     for name in LOCAL:
         deck = "hanafuda" if name == "sanpachi_hikari" else "kabufuda"
         out[f"only:{name}"] = {"local_yaku": [name], "deck": deck}
@@ -151,7 +155,7 @@ def _digest(items: list[Any]) -> str:
 
 
 def reference(options: dict[str, Any]) -> dict[str, Any]:
-    cfg = make_config(**options)
+    cfg = make_config(**{"yaku_choice": "isolation", **options})  # recorded under v1 (issue #24)
     all_hands = hands()
     table = [
         f"{y.name} holders={','.join(sorted(y.holders))} rank={y.rank} x{y.multiplier} "

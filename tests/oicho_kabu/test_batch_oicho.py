@@ -19,7 +19,7 @@ from kabu_envs.oicho_kabu import rules
 from kabu_envs.oicho_kabu.batch_tables import hand2, hand3, hand_tables
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.deck import card_ids
-from kabu_envs.oicho_kabu.options import PRESETS
+from kabu_envs.oicho_kabu.options import PRESETS, v1_options
 from kabu_envs.oicho_kabu.yaku import LOCAL_YAKU
 
 GAMES = int(os.environ.get("LOCKSTEP_GAMES", "12"))
@@ -37,6 +37,10 @@ CASES = [
     ("kansai-6p-minso3", {"rules": "kansai", "num_players": 6, "minso_limit": 3}),
     ("site", {"rules": "kabufuda_site"}),
     ("site-7p-3rounds", {"rules": "kabufuda_site", "num_players": 7, "max_rounds": 3}),
+    # issue #24: decisions in asking order outside the preset, and v1's presets (oicho_kabu_v1)
+    ("asking-5p", {"decision_order": "asking", "num_players": 5, "max_rounds": 3}),
+    ("v1-standard-3rounds", v1_options({"max_rounds": 3})),
+    ("v1-site", v1_options({"rules": "kabufuda_site", "max_rounds": 2})),
     ("hanafuda-local", {"deck": "hanafuda", "local_yaku": LOCAL_YAKU, "info_cards": True}),
     ("western-local", {"deck": "western", "local_yaku": _LOCAL_KABUFUDA, "zoro_values": (2, 5, 10)}),
     (

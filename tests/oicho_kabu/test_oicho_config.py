@@ -65,8 +65,9 @@ def test_standard_defaults_match_the_docs():
         "rules": "standard",
         "num_players": 4,
         "deck": "kabufuda",
-        "dealer_selection": "fixed",
+        "dealer_selection": "closest_to_nine",
         "dealer_selection_each_deal": False,
+        "dealer_change": ("deals", "bust", "doubled", "low_hand"),
         "domae": 50,
         "bet_sizes": (1, 2, 5, 10),
         "bankroll": 100,
@@ -316,10 +317,11 @@ def test_values_passed_by_accident_are_a_clear_rule_error(option, value):
     "option, value", [("rules", ["kansai"]), ("rules", {}), ("domae", 10**400), ("num_players", np.array(4))]
 )
 def test_the_env_refuses_them_too(option, value):
-    from kabu_envs import oicho_kabu_v1
+    from kabu_envs import oicho_kabu_v1, oicho_kabu_v2
 
-    with pytest.raises(RuleConfigError, match=repr(option)):
-        oicho_kabu_v1.env(**{option: value})
+    for module in (oicho_kabu_v2, oicho_kabu_v1):
+        with pytest.raises(RuleConfigError, match=repr(option)):
+            module.env(**{option: value})
 
 
 def test_unhashable_preset_name_is_named_with_the_allowed_presets():

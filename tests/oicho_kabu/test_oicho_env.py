@@ -9,7 +9,7 @@ import pytest
 from oicho_game_helpers import B, stack
 from pettingzoo.test import api_test, seed_test
 
-from kabu_envs import oicho_kabu_v1
+from kabu_envs import oicho_kabu_v1, oicho_kabu_v2
 from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.oicho_kabu.observation import obs_spec
 
@@ -163,22 +163,22 @@ def test_render_without_mode_warns_and_human_prints(capsys):
 def test_registered_in_pettingzoo_registry():
     from pettingzoo.env_registry.registration import make
 
-    e = make("aec", oicho_kabu_v1.ENV_ID, num_players=3)
+    e = make("aec", oicho_kabu_v2.ENV_ID, num_players=3)
     assert e.unwrapped.config.num_players == 3
-    assert e.unwrapped.metadata["name"] == "oicho_kabu_v1"
+    assert e.unwrapped.metadata["name"] == "oicho_kabu_v2"
 
 
 def test_module_exports():
-    assert oicho_kabu_v1.Action.BET(0) == 8
-    assert oicho_kabu_v1.make_config(rules="kansai").free_draw is True
-    assert callable(oicho_kabu_v1.raw_env)
+    assert oicho_kabu_v2.Action.BET(0) == 8
+    assert oicho_kabu_v2.make_config(rules="kansai").free_draw is True
+    assert callable(oicho_kabu_v2.raw_env)
 
 
 @pytest.mark.parametrize(
     ("deck", "ace", "light"), [("western", "A", ""), ("kabufuda", "1", ""), ("hanafuda", "1", "*")]
 )
 def test_render_names_cards_by_deck(deck, ace, light):
-    e = oicho_kabu_v1.env(render_mode="ansi", deck=deck, num_players=2)
+    e = oicho_kabu_v2.env(render_mode="ansi", deck=deck, num_players=2, dealer_selection="fixed")
     e.reset(seed=0, options={"deck": [0, 8, 12, 16, 20]})  # 1 (light), 3 (light), 4, 5 | dealer 6
     text = e.render()
     assert f"spread 0: {ace}{light} " in text and f"spread 1: 3{light} " in text
@@ -192,7 +192,7 @@ def _stock_env(illegal_reward=None, **options):
         TerminateIllegalWrapper,
     )
 
-    e = oicho_kabu_v1.raw_env(**options)
+    e = oicho_kabu_v2.raw_env(**options)
     if illegal_reward is not None:
         e = TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(e))
@@ -221,7 +221,7 @@ def _trace(e, seed, illegal_at=None):
 def test_fast_wrappers_behave_like_the_stock_ones(illegal_at):
     reward = None if illegal_at is None else -2.0
     for seed in range(5):
-        fast = oicho_kabu_v1.env(illegal_reward=reward, num_players=3, max_rounds=2)
+        fast = oicho_kabu_v2.env(illegal_reward=reward, num_players=3, max_rounds=2)
         stock = _stock_env(illegal_reward=reward, num_players=3, max_rounds=2)
         assert _trace(fast, seed, illegal_at) == _trace(stock, seed, illegal_at)
 
@@ -229,9 +229,9 @@ def test_fast_wrappers_behave_like_the_stock_ones(illegal_at):
 def test_fast_wrappers_keep_the_standard_checks():
     from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
 
-    e = oicho_kabu_v1.env()
+    e = oicho_kabu_v2.env()
     assert isinstance(e, OrderEnforcingWrapper) and isinstance(e.env, AssertOutOfBoundsWrapper)
-    assert str(e) == "oicho_kabu_v1"
+    assert str(e) == "oicho_kabu_v2"
     for name in ("agents", "agent_selection", "terminations", "rewards"):
         with pytest.raises(AttributeError, match="before reset"):
             getattr(e, name)

@@ -204,7 +204,7 @@ REVEAL = lambda showdown, revealed: revealed or showdown  # noqa: E731
 
 
 def test_spread_second_card_is_seen_only_by_its_backers():
-    cfg = make_config(num_players=3)
+    cfg = make_config(num_players=3, dealer_selection="fixed")
     base = [9, 7, 2, 8, 3, 10, 1, None, 1, 4]  # spread 2: 2 + (4 or 3), both may draw or stand
     deck_a = stack([4 if v is None else v for v in base])
     deck_b = stack([3 if v is None else v for v in base])
@@ -219,7 +219,7 @@ def test_spread_second_card_is_seen_only_by_its_backers():
 
 @pytest.mark.parametrize("face_up", [True, False])
 def test_dealer_first_card_is_hidden_until_step_ten(face_up):
-    cfg = make_config(num_players=3, dealer_second_card_face_up=face_up)
+    cfg = make_config(num_players=3, dealer_second_card_face_up=face_up, dealer_selection="fixed")
     base = [9, 7, 8, 8, None, 10, 1, 1, 1, 4]  # dealer (3 or 2) + 4: 7 or 6, both may stand
     deck_a = stack([3 if v is None else v for v in base])
     deck_b = stack([2 if v is None else v for v in base])
@@ -235,7 +235,7 @@ def test_dealer_first_card_is_hidden_until_step_ten(face_up):
 
 
 def test_info_card_is_seen_only_by_its_owner():
-    cfg = make_config(num_players=3, info_cards=True)
+    cfg = make_config(num_players=3, info_cards=True, dealer_selection="fixed")
     base = [5, None, 9, 7, 8, 8, 4, 10, 1, 1, 1, 3]  # info cards for seats 1, 2 first
     deck_a = stack([6 if v is None else v for v in base])
     deck_b = stack([2 if v is None else v for v in base])

@@ -306,7 +306,10 @@ SETTLE_CASES = [
     ({"local_yaku": ["pin_basami"]}, (5, 5, 5), (1, 7, 1), 7),
     ({"local_yaku": ["pin_basami"]}, (3, 3, 3), (1, 7, 1), 7),
     ({"local_yaku": ["pin_basami"]}, (4, 5), (1, 1, 1), 3),  # an arashi, x3
-    ({"local_yaku": ["pin_basami"]}, (2, 2, 2), (1, 1, 1), -3),  # arashi vs arashi: 3 < 6, as without
+    # 1-1-1 is an arashi and a pin-basami: against the dealer's 2-2-2 the pin-basami wins x1 (issue #24);
+    # v1 took the arashi in isolation and lost x3
+    ({"local_yaku": ["pin_basami"]}, (2, 2, 2), (1, 1, 1), 1),
+    ({"local_yaku": ["pin_basami"], "yaku_choice": "isolation"}, (2, 2, 2), (1, 1, 1), -3),
     ({"local_yaku": ["pin_basami"]}, (9, 1), (1, 1, 1), 3),  # arashi over the dealer's kuppin
     # same rank, different yaku: compared as plain hands
     ({"local_yaku": ["niichi", "shidou"]}, (2, 1), (4, 10), 1),

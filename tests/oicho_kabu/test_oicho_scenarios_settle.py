@@ -120,7 +120,7 @@ def _one_one_one(rules: str, pin_basami: bool, dealer: tuple[int, ...]) -> float
     assert g.dealer == 0
     if g.phase == Phase.MINSO:
         g.apply_action(KEEP)
-    bet_round(g, {1: {0: 3}})  # a stake of 5
+    bet_round(g, {1: {0: 2 if rules == "kabufuda_site" else 3}})  # a stake of 5 (the site's sizes 1, 5, ...)
     while not g.terminal:
         if g.phase == Phase.DEALER_CHOICE:
             g.apply_action(TOP)
@@ -136,12 +136,15 @@ def _one_one_one(rules: str, pin_basami: bool, dealer: tuple[int, ...]) -> float
 @pytest.mark.parametrize("pin_basami", [False, True])
 @pytest.mark.parametrize("rules", ["standard", "kansai", "kabufuda_site"])
 def test_one_one_one_is_an_arashi_with_or_without_pin_basami(rules, pin_basami):
-    """The encyclopedia text: three of a kind pays x3. Enabling pin_basami (1-x-1 pays x) must not make 1-1-1
-    a pin-basami x1: a hand takes the yaku that pays its holder most (docs/oicho_kabu.md#settling)."""
-    assert _one_one_one(rules, pin_basami, (2, 5)) == 15  # x3 against a plain 7
-    # against the dealer's 2-2-2: an arashi (higher_value: 3 < 6; kansai: dealer_wins), x3 to the
-    # dealer; under kabufuda_site only bettors hold arashi, so 2-2-2 is a plain 6 and 1-1-1 wins x3
-    assert _one_one_one(rules, pin_basami, (2, 2, 2)) == (15 if rules == "kabufuda_site" else -15)
+    """The encyclopedia text: three of a kind pays x3, and pin-basami makes "the dealer lose
+    unconditionally". 1-1-1 is both: at the showdown it takes the one best for its holder against the
+    actual opposing hand (docs/oicho_kabu.md#several-yaku-on-one-hand; issue #24)."""
+    assert _one_one_one(rules, pin_basami, (2, 5)) == 15  # the arashi x3 against a plain 7
+    # against the dealer's 2-2-2 (an arashi; higher_value: 3 < 6; kansai: dealer_wins) the arashi loses
+    # x3, the pin-basami wins x1; under kabufuda_site only bettors hold arashi, so 2-2-2 is a plain 6
+    # and 1-1-1 wins x3
+    want = 15 if rules == "kabufuda_site" else 5 if pin_basami else -15
+    assert _one_one_one(rules, pin_basami, (2, 2, 2)) == want
 
 
 @pytest.mark.parametrize("pin_basami", [False, True])
@@ -208,7 +211,11 @@ def test_sanpachi_hikari_beats_kuppin(local, expect):
     o = stack([7, 7, 7, 9, 1, 1, 1, 10, 1])
     # spread 0: March light (id 8) and August light (id 28); dealer 9-1 kuppin
     deck = [8, o[0], o[1], o[2], o[3], 28, o[4], o[5], o[6], o[7], o[8]]
-    g = Game(make_config(num_players=2, deck="hanafuda", local_yaku=local), make_rng(0), deck)
+    g = Game(
+        make_config(num_players=2, deck="hanafuda", local_yaku=local, dealer_selection="fixed"),
+        make_rng(0),
+        deck,
+    )
     bet_round(g, {1: {0: 1}})
     g.apply_action(D)  # 3 + 8 = 1: must draw; the lights were the first two cards
     g.apply_action(S)

@@ -53,7 +53,13 @@ def test_oicho_kabu_unseen_cards_of_a_stacked_deck_never_reach_the_browser():
     other = deck[:4] + [c for c in deck[4:] if c // 4 != deck[4] // 4][:1]
     other += [c for c in deck[4:] if c not in other][::-1]
     assert other[:4] == deck[:4] and other[4] // 4 != deck[4] // 4
-    body = {"game": "oicho_kabu", "seat": 3, "seed": 9, "opponents": "random"}
+    body = {
+        "game": "oicho_kabu",
+        "seat": 3,
+        "seed": 9,
+        "opponents": "random",
+        "options": {"dealer_selection": "fixed"},
+    }
     one, two = app.new({**body, "deck": deck}), app.new({**body, "deck": other})
     assert _sent(one) == _sent(two)
     assert len(one["frames"]) == 8  # seats 1 and 2 bet on the four spreads before seat 3

@@ -52,7 +52,13 @@ from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import COPIES, DECK_SIZE, NUM_VALUES, VALUES, card_id
 from kabu_envs.oicho_kabu.game import NUM_SPREADS
 from kabu_envs.oicho_kabu.observation import DREW_BIT, ESCAPED_BIT
-from kabu_envs.oicho_kabu.rules import best_yaku, draw_options, hand_value, settle, voids_round
+from kabu_envs.oicho_kabu.rules import (
+    draw_options,
+    hand_value,
+    settle,
+    showdown_yaku,
+    voids_round,
+)
 
 DEFAULT_PARAMS: dict[str, Any] = {
     **COMMON_PARAMS,
@@ -196,11 +202,11 @@ class SettleTable:
             flag = voids_round(cfg, ids)
         else:
             flag = cfg.bettor_three_tens == "push" and len(ids) == 3 and all(VALUES[c] == 10 for c in ids)
-        y = best_yaku(cfg, ids, role)
-        if y is None:
+        names = showdown_yaku(cfg, ids, role)  # the yaku settle may score it as
+        if names == (None,):
             return (flag, None, hand_value(ids), 0, 0)
-        mid = VALUES[ids[1]] if cfg.yaku[y].multiplier == 0 else 0
-        return (flag, y, hand_value(ids), VALUES[ids[0]], mid)
+        mid = tuple(VALUES[ids[1]] if cfg.yaku[y].multiplier == 0 else 0 for y in names if y is not None)
+        return (flag, names, hand_value(ids), VALUES[ids[0]], mid)
 
     def lookup(self, dealer: np.ndarray, bettor: np.ndarray) -> np.ndarray:
         """``settle`` of each (dealer code, bettor code) pair, computing the pairs not seen before."""
