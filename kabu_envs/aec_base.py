@@ -201,7 +201,7 @@ class CardGameAECEnv(AECEnv):
         # what the state API replays: the generator's state and the stacked deck when the deal began,
         # and every step's action since (``state_dict``)
         # (2 bytes an action, -1 for a finished agent's None: a session of many rounds keeps it small)
-        self._start: tuple[dict[str, Any], list[int] | None] | None = None
+        self._start: tuple[dict[str, Any] | None, list[int] | None] | None = None
         self._history_type = "h" if num_actions < 2**15 else "i"
         self._history = array(self._history_type)
 
@@ -402,6 +402,11 @@ class CardGameAECEnv(AECEnv):
         if self.game is None or self._start is None:
             raise RuntimeError("state_dict(): call reset() first (there is no game yet)")
         rng, deck = self._start
+        if rng is None:
+            raise RuntimeError(
+                "state_dict(): this env draws from a stand-in for numpy's generator (e.g. OpenSpiel's "
+                "chance outcomes): save the driver's state instead (an OpenSpiel state's serialize())"
+            )
         return {
             "format": env_state.FORMAT,
             "version": env_state.VERSION,

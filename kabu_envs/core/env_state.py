@@ -31,9 +31,15 @@ class StateError(ValueError):
     """A state dict that cannot be loaded into this env; the message names the problem."""
 
 
-def rng_state(rng: np.random.Generator) -> dict[str, Any]:
-    """The generator's state as plain data (numpy's own ``bit_generator.state``: ints and strings)."""
-    return json.loads(json.dumps(rng.bit_generator.state))
+def rng_state(rng: Any) -> dict[str, Any] | None:
+    """The generator's state as plain data (numpy's own ``bit_generator.state``: ints and strings);
+    None for a stand-in that is no numpy generator (e.g. OpenSpiel's chance outcomes feeding the env,
+    ``kabu_envs.openspiel``): such an env's state is its driver's to save."""
+    bit_generator = getattr(rng, "bit_generator", None)
+    if bit_generator is None:
+        return None
+    out: dict[str, Any] = json.loads(json.dumps(bit_generator.state))
+    return out
 
 
 def load_rng(state: Any) -> np.random.Generator:
