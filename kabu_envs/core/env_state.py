@@ -13,7 +13,6 @@ for a person's game: a seed instead of a generator state, the seats' agents, sea
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -38,7 +37,9 @@ def rng_state(rng: Any) -> dict[str, Any] | None:
     bit_generator = getattr(rng, "bit_generator", None)
     if bit_generator is None:
         return None
-    out: dict[str, Any] = json.loads(json.dumps(bit_generator.state))
+    # numpy builds a fresh dict of ints and strings on every read: JSON-able as it is, and no later draw
+    # changes it (every env reset reads it, so no JSON round trip here)
+    out: dict[str, Any] = bit_generator.state
     return out
 
 
