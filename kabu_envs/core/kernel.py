@@ -1,0 +1,142 @@
+"""What every compiled rules kernel (numba) shares: the per-row generator and the upkeep of its cache.
+
+Imported only by the kernel modules (``kabu_envs/<game>/kernel.py``), never by ``import kabu_envs`` or an
+env: numba is loaded, and a kernel compiled, on the first use of a batch engine or a search.
+
+**The generator** (docs/batch.md#seeding): each row of a batch owns one 64-bit word of state, advanced by
+SplitMix64 (Steele, Lea and Flood 2014: a Weyl sequence through a 64-bit finaliser; passes BigCrush).
+A row's state is ``seed_state(seed, row, episode)``, a hash of the three numbers, so a row's games depend
+only on (seed, row, episode), not on the other rows, the batch size or numpy. Bounded draws use Lemire's
+multiply-shift with rejection (exactly uniform); shuffles are Fisher-Yates from the top.
+
+**The cache**: kernels are ``@numba.njit(cache=True)``. numba keys its cache on the kernel file alone, so
+a change to a constant the kernel reads from another module (the observation layout, a table) would
+load stale machine code. ``prepare`` keeps a stamp beside the cache (a hash of the kernel's sources and
+constants) and drops the module's cache files when it differs. It also prints the one line a user sees
+when a kernel compiles. numba picks the cache folder: ``__pycache__`` beside the source, or the user's
+cache folder when that is read-only (site-packages installed by root).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TextIO
+
+import numba
+import numpy as np
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: SplitMix64's increment
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_ROW_KEY = np.uint64(0x6A09E667F3BCC909)  # keys that keep (seed, row, episode) apart: sqrt(2), sqrt(3)
+_EPISODE_KEY = np.uint64(0xBB67AE8584CAA73B)
+
+
+@numba.njit(cache=True)
+def mix64(z: np.uint64) -> np.uint64:  # pragma: no cover - compiled (its tests run it)
+    """SplitMix64's finaliser: a bijection of 64-bit words with full avalanche."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@numba.njit(cache=True)
+def seed_state(seed: np.uint64, row: np.uint64, episode: np.uint64) -> np.uint64:  # pragma: no cover
+    """The state of row ``row``'s generator for its ``episode``-th game of a batch seeded ``seed``."""
+    z = mix64(seed + _GAMMA)
+    z = mix64(z ^ (row * _ROW_KEY + _GAMMA))
+    return mix64(z ^ (episode * _EPISODE_KEY + _GAMMA))
+
+
+@numba.njit(cache=True)
+def next_u64(state: np.ndarray, row: int) -> np.uint64:  # pragma: no cover
+    """The next 64-bit draw of row ``row`` (``state`` is the batch's uint64 array of states)."""
+    state[row] += _GAMMA
+    return mix64(state[row])
+
+
+@numba.njit(cache=True)
+def bounded(state: np.ndarray, row: int, n: int) -> int:  # pragma: no cover
+    """A uniform integer in [0, n) for 1 <= n < 2**32: Lemire's multiply-shift, biased draws rejected."""
+    bound = np.uint64(n)
+    m = (next_u64(state, row) >> _S32) * bound
+    low = m & _LOW32
+    if low < bound:
+        threshold = (np.uint64(1 << 32) - bound) % bound
+        while low < threshold:
+            m = (next_u64(state, row) >> _S32) * bound
+            low = m & _LOW32
+    return int(m >> _S32)
+
+
+@numba.njit(cache=True)
+def shuffle(state: np.ndarray, row: int, items: np.ndarray, n: int) -> None:  # pragma: no cover
+    """Shuffle ``items[:n]`` in place (Fisher-Yates from the top) with row ``row``'s generator."""
+    for i in range(n - 1, 0, -1):
+        j = bounded(state, row, i + 1)
+        tmp = items[i]
+        items[i] = items[j]
+        items[j] = tmp
+
+
+def seed_states(seed: int, rows: Iterable[int], episodes: Iterable[int]) -> np.ndarray:
+    """``seed_state`` for many rows at once (Python side: resets are rare next to steps)."""
+    s = np.uint64(seed % (1 << 64))
+    pairs = zip(rows, episodes, strict=True)
+    return np.array([seed_state(s, np.uint64(r), np.uint64(e)) for r, e in pairs], dtype=np.uint64)
+
+
+def fingerprint(modules: Sequence[ModuleType], constants: Any = ()) -> str:
+    """A hash of what a kernel's machine code depends on: numba, Python, its sources and its constants.
+
+    ``constants`` is anything with a stable ``repr`` (tuples of ints, numpy arrays via ``tolist``)."""
+    h = hashlib.sha256()
+    h.update(f"{numba.__version__}|{sys.version}".encode())
+    for module in modules:
+        source = getattr(module, "__file__", None)
+        if source is None:
+            raise ValueError(f"module {module.__name__} has no source file to fingerprint")
+        h.update(Path(source).read_bytes())
+    h.update(repr(constants).encode())
+    return h.hexdigest()
+
+
+_PREPARED: dict[str, str] = {}
+
+
+def jit_disabled() -> bool:
+    """True under ``NUMBA_DISABLE_JIT=1``: kernels are plain Python (coverage, debugging), no cache."""
+    return bool(getattr(numba.config, "DISABLE_JIT", 0))
+
+
+def prepare(title: str, dispatchers: Sequence[Any], stamp: str, *, out: TextIO | None = None) -> bool:
+    """Ready a kernel's cache before its first call; True when it will compile (and says so, once).
+
+    ``dispatchers`` are the kernel's ``njit`` functions (one module); ``stamp`` its ``fingerprint``.
+    A cache written under another stamp is deleted, so numba recompiles instead of loading it."""
+    if jit_disabled() or not dispatchers:
+        return False
+    if _PREPARED.get(title) == stamp:
+        return False
+    folder = Path(dispatchers[0]._cache._cache_path)
+    stem = Path(dispatchers[0].py_func.__code__.co_filename).stem
+    stamp_file = folder / f"{stem}.kabu-stamp"
+    cached = sorted(folder.glob(f"{stem}.*.nbi")) if folder.is_dir() else []
+    fresh = stamp_file.is_file() and stamp_file.read_text() == stamp
+    if not fresh:
+        for path in [*cached, *folder.glob(f"{stem}.*.nbc")]:
+            path.unlink(missing_ok=True)
+        cached = []
+    compiling = not cached
+    if compiling:
+        print(f"compiling the {title} kernel once; cached in {folder}", file=out or sys.stderr, flush=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp_file.write_text(stamp)
+    _PREPARED[title] = stamp
+    return compiling

@@ -1,0 +1,154 @@
+"""The kernels' shared generator and cache upkeep (kabu_envs/core/kernel.py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kabu_envs.core import kernel
+
+SPLITMIX64_REFERENCE = [  # SplitMix64 seeded 1234567 (the published reference sequence of its C code)
+    6457827717110365317,
+    3203168211198807973,
+    9817491932198370423,
+    4593380528125082431,
+    16408922859458223821,
+]
+
+
+def test_splitmix64_matches_the_reference_sequence() -> None:
+    state = np.array([1234567], dtype=np.uint64)
+    assert [int(kernel.next_u64(state, 0)) for _ in range(5)] == SPLITMIX64_REFERENCE
+
+
+def test_seed_state_separates_seed_row_and_episode() -> None:
+    states = {
+        int(kernel.seed_state(np.uint64(s), np.uint64(r), np.uint64(e)))
+        for s in range(4)
+        for r in range(16)
+        for e in range(16)
+    }
+    assert len(states) == 4 * 16 * 16
+    many = kernel.seed_states(7, range(3), [0, 0, 0])
+    one = kernel.seed_states(7, [2], [0])
+    assert many.dtype == np.uint64 and many[2] == one[0]  # a row's state does not depend on the others
+
+
+def test_bounded_is_uniform_and_in_range() -> None:
+    state = kernel.seed_states(11, [0], [0])
+    for n in (1, 2, 3, 7, 52, 40):
+        draws = np.array([kernel.bounded(state, 0, n) for _ in range(20_000)])
+        assert draws.min() >= 0 and draws.max() < n
+        counts = np.bincount(draws, minlength=n)
+        expected = len(draws) / n
+        chi2 = float(((counts - expected) ** 2 / expected).sum())
+        assert chi2 < n + 6 * np.sqrt(2 * n) + 10, (n, chi2)  # far beyond the 99.9% quantile
+
+
+def test_shuffle_is_a_uniform_permutation() -> None:
+    state = kernel.seed_states(3, [0], [0])
+    first = np.zeros((4, 4), dtype=np.int64)  # [item, position]
+    for _ in range(8_000):
+        items = np.arange(4, dtype=np.int64)
+        kernel.shuffle(state, 0, items, 4)
+        assert sorted(items.tolist()) == [0, 1, 2, 3]
+        first[items, np.arange(4)] += 1
+    assert np.all(np.abs(first - 2_000) < 200), first
+    partial = np.arange(10, dtype=np.int64)
+    kernel.shuffle(state, 0, partial, 5)
+    assert partial[5:].tolist() == [5, 6, 7, 8, 9] and sorted(partial[:5].tolist()) == [0, 1, 2, 3, 4]
+
+
+_KERNEL = """
+import sys
+import numba
+import numpy as np
+from kabu_envs.core import kernel
+import table
+
+@numba.njit(cache=True)
+def value():
+    return table.VALUE
+
+stamp = kernel.fingerprint([table], table.VALUE)
+compiling = kernel.prepare("Test", [value], stamp, out=sys.stdout)
+print("value", value(), "compiled", compiling)
+"""
+
+
+def _run(folder: Path, extra_env: dict[str, str] | None = None, prefix: tuple[str, ...] = ()) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), *sys.path]), **(extra_env or {})}
+    command = [*prefix, sys.executable, str(folder / "kern.py")]
+    return subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def _unprivileged() -> tuple[str, ...]:
+    """Root writes into read-only folders: run as ``nobody`` then (CI runs as root), or as we are."""
+    if os.geteuid() != 0:
+        return ()
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: a read-only folder cannot be made")
+    return (setpriv, "--reuid=65534", "--regid=65534", "--clear-groups")
+
+
+def test_a_changed_constant_invalidates_the_cache(tmp_path: Path) -> None:
+    (tmp_path / "kern.py").write_text(textwrap.dedent(_KERNEL))
+    (tmp_path / "table.py").write_text("VALUE = 1\n")
+    first = _run(tmp_path)
+    assert "compiling the Test kernel once; cached in" in first and "value 1 compiled True" in first
+    warm = _run(tmp_path)
+    assert warm.strip() == "value 1 compiled False"  # no line: loaded from the cache
+    # numba alone would load the stale code: kern.py is unchanged, only the module it reads changed
+    (tmp_path / "table.py").write_text("VALUE = 2\n")
+    changed = _run(tmp_path)
+    assert "compiling the Test kernel" in changed and "value 2 compiled True" in changed
+
+
+def test_a_read_only_source_folder_caches_in_the_user_folder() -> None:
+    prefix = _unprivileged()
+    # pytest's tmp_path sits in a folder only root may enter: a world-readable one for ``nobody``
+    tmp_path = Path(tempfile.mkdtemp(prefix="kabu-kernel-"))
+    tmp_path.chmod(0o777)  # the user's cache folder lives here: writable by the unprivileged user
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "kern.py").write_text(textwrap.dedent(_KERNEL))
+    (src / "table.py").write_text("VALUE = 3\n")
+    src.chmod(0o555)
+    user = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    try:
+        out = _run(src, user, prefix)
+        assert "value 3 compiled True" in out
+        assert str(tmp_path / "cache") in out  # the announced folder is the user's
+        assert not (src / "__pycache__").exists()
+        assert _run(src, user, prefix).strip() == "value 3 compiled False"
+    finally:
+        src.chmod(0o755)
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_disabled_jit_runs_plain_python(tmp_path: Path) -> None:
+    (tmp_path / "kern.py").write_text(textwrap.dedent(_KERNEL))
+    (tmp_path / "table.py").write_text("VALUE = 5\n")
+    assert _run(tmp_path, {"NUMBA_DISABLE_JIT": "1"}).strip() == "value 5 compiled False"
+
+
+def test_importing_the_package_and_making_envs_loads_no_numba() -> None:
+    """Nothing compiles (or loads numba) on ``import kabu_envs`` or ``env()``: kernels are for batches."""
+    code = (
+        "import sys, kabu_envs\n"
+        "from kabu_envs import registry\n"
+        "for spec in registry.games():\n"
+        "    env = spec.make_env()\n"
+        "    env.reset(seed=0)\n"
+        "assert 'numba' not in sys.modules, 'numba loaded'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
