@@ -30,7 +30,7 @@ def visibility(game: Game, seat: int | None) -> tuple[list[list[int]], list[int]
     for s, cards in enumerate(game.spreads):
         row = []
         for k in range(len(cards)):
-            down = k == 1 and not shown
+            down = k == 1 and not (shown or game.turned_up(s))
             if not down:
                 row.append(FACE)
             elif seat is None:

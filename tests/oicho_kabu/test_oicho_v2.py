@@ -69,12 +69,14 @@ def test_enc_dealer_change_low_hand_and_doubled_in_standard(condition, dealer_se
     """The encyclopedia text: the deal passes when the dealer "has dealt the agreed number of times, is broke,
     has doubled the domae, or ends with 5 or less". ``low_hand``: the dealer stands on 9 + 5 = 4 (and loses
     to the bettor's 9); ``doubled``: the dealer's 9 + 10 = 9 beats the bettor's 6 and wins the domae of 1."""
-    # table 2 7 7 8, dealer's first 9 | bets | seconds 7 (or 4) 1 1 1 | the dealer's second
+    # table 2 7 7 8, dealer's first 9 | bets | seconds 7 (or 4) 1 1 1 | v2: the unbacked spreads 1-3
+    # get 3 3 6 | the dealer's second
     second = 7 if condition == "low_hand" else 4
-    deal = [2, 7, 7, 8, 9, second, 1, 1, 1, dealer_second if condition == "doubled" else 5]
+    deal = [2, 7, 7, 8, 9, second, 1, 1, 1]
+    last = [dealer_second if condition == "doubled" else 5]
     dealers = {}
-    for name, module, head in (("v2", oicho_kabu_v2, [9, 1]), ("v1", oicho_kabu_v1, [])):
-        e = _env(module, head + deal, num_players=2, max_rounds=2, domae=domae)
+    for name, module, head, unbacked in (("v2", oicho_kabu_v2, [9, 1], [3, 3, 6]), ("v1", oicho_kabu_v1, [], [])):
+        e = _env(module, head + deal + unbacked + last, num_players=2, max_rounds=2, domae=domae)
         assert e.game.dealer == 0
         _act(e, B(1), B(0), B(0), B(0), bettor_action, S)  # one chip on spread 0; both stand
         assert e.game.round_index == 1
@@ -148,12 +150,12 @@ def test_enc_one_one_one_takes_pin_basami_against_the_dealers_arashi():
     """The encyclopedia text: pin-basami makes "the dealer lose unconditionally", and 1-1-1 is also an
     arashi. A hand holding several yaku takes, at the showdown, the one best for its holder against the
     actual opposing hand: against the dealer's 2-2-2 the pin-basami (+1), not the losing arashi (-3)."""
-    # table 1 7 7 8, the dealer's first 2 | bets | seconds 1 8 8 9, spread 0 draws a 1 | the dealer's
-    # 2, then 2
-    deal = [1, 7, 7, 8, 2, 1, 8, 8, 9, 1, 2, 2]
+    # table 1 7 7 8, the dealer's first 2 | bets | seconds 1 8 8 9, spread 0 draws a 1 | v2: the unbacked
+    # spreads 1-3 get 3 3 4 | the dealer's 2, then 2
+    deal = [1, 7, 7, 8, 2, 1, 8, 8, 9, 1]
     got = {}
-    for name, module, head in (("v2", oicho_kabu_v2, [9, 1]), ("v1", oicho_kabu_v1, [])):
-        e = _env(module, head + deal, num_players=2, local_yaku=["pin_basami"])
+    for name, module, head, unbacked in (("v2", oicho_kabu_v2, [9, 1], [3, 3, 4]), ("v1", oicho_kabu_v1, [], [])):
+        e = _env(module, head + deal + unbacked + [2, 2], num_players=2, local_yaku=["pin_basami"])
         _act(e, B(1), B(0), B(0), B(0), D, D)
         assert values(e.game.spreads[0]) == [1, 1, 1] and values(e.game.dealer_cards) == [2, 2, 2]
         got[name] = e.game.round_rewards[1]

@@ -416,13 +416,16 @@ class OichoAgentBase(BaseAgent):
     def _decode_engine(self, engine: OichoKabuBatch, rows: np.ndarray, phase: int) -> Decoded:
         """What ``_decode`` reads from the observation of the games ``rows`` (all in ``phase``, each at
         its current player's turn), from the engine's arrays: the values the encoder's one-hots show (a
-        second spread card only to a seat that backs the spread, the dealer's first two only when
+        second spread card only to a seat that backs the spread or once the unbacked spread is turned
+        up, the dealer's first two only when
         ``see``), the lights, the status bits, and ``obs`` holding ``total_stakes`` alone (the dealer's
         draw reads it; (k, 0) otherwise)."""
         k = rows.size
         seat = engine.current_player[rows]
         spreads = engine.spreads[rows]  # (k, 4, 3) card ids, -1 none (the tables' last entry: 0 / False)
         seen2 = engine.stakes[rows, seat] > 0  # (k, 4): the seat backs the spread, sees its second card
+        if self.cfg.unbacked_spread_card:  # or the spread is unbacked and turned up (Game.turned_up)
+            seen2 |= (engine.spread_total[rows] == 0) & (spreads[:, :, 2] >= 0)
         values = SEEN_VALUE[spreads]
         values[:, :, 1] *= seen2
         dcards = engine.dealer_cards[rows]
