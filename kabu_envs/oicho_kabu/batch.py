@@ -7,8 +7,8 @@ finds. It returns ``OichoKabuBatch`` for the rule sets ``vectorised(cfg)`` accep
 Vectorised: every option and preset (``standard``, ``kansai``, ``kabufuda_site``; 2..8 players; every
 deck; dealer selection once or before every deal; info cards, minso, triple-table redeals, the
 dealer's card choice, ``dealer_first_card``, free draw, escape, every draw rule, the unbacked spreads'
-card, every yaku option, local yaku and override; multi-round episodes with every ``dealer_change`` condition): ``vectorised``
-accepts every rule set, so nothing falls back today; the fallback stays the factory's path for any
+card, every yaku option, local yaku and override; multi-round episodes with every ``dealer_change``
+condition): ``vectorised`` accepts every rule set, so nothing falls back today; the fallback stays the factory's path for any
 rule set a later option makes it decline.
 
 State: one row per episode: the deck as a (B, 40) array of card ids with a top pointer (``Deck``'s

@@ -242,7 +242,9 @@ class Encoder:
         o_sl, o_dl = self._o_slights, self._o_dlights
         for s, cards in enumerate(game.spreads):
             for k, c in enumerate(cards):
-                if c in LIGHT_CARDS and (k != 1 or game.showdown or game.stakes[s][seat] or game.turned_up(s)):
+                if c in LIGHT_CARDS and (
+                    k != 1 or game.showdown or game.stakes[s][seat] or game.turned_up(s)
+                ):
                     a[o_sl + MAX_CARDS * s + k] = 1.0
         see_d = game.showdown or (game.dealer_revealed and (self._face_up or seat == game.dealer))
         for k, c in enumerate(game.dealer_cards):
