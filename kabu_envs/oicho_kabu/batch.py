@@ -8,8 +8,8 @@ Vectorised: every option and preset (``standard``, ``kansai``, ``kabufuda_site``
 deck; dealer selection once or before every deal; info cards, minso, triple-table redeals, the
 dealer's card choice, ``dealer_first_card``, free draw, escape, every draw rule, the unbacked spreads'
 card, every yaku option, local yaku and override; multi-round episodes with every ``dealer_change``
-condition): ``vectorised`` accepts every rule set, so nothing falls back today; the fallback stays the factory's path for any
-rule set a later option makes it decline.
+condition): ``vectorised`` accepts every rule set, so nothing falls back today; the fallback stays
+the factory's path for any rule set a later option makes it decline.
 
 State: one row per episode: the deck as a (B, 40) array of card ids with a top pointer (``Deck``'s
 list), chips, the betting order, spreads (B, 4, 3), stakes (B, 4, n), the dealer's cards and the
