@@ -302,6 +302,7 @@ class OichoBestResponse:
     def _outcomes(
         self,
         first: np.ndarray,
+        second: np.ndarray,
         third: np.ndarray,
         status: np.ndarray,
         dealer: np.ndarray,
@@ -310,16 +311,19 @@ class OichoBestResponse:
         settlements: tuple[np.ndarray, np.ndarray],
     ) -> np.ndarray:
         """``(n, 4)`` multipliers of the backed spreads (0 elsewhere) once the dealer has stood or drawn
-        by its policy, which sees the stakes ``totals``, the states and the drawn cards."""
+        by its policy, which sees the stakes ``totals``, the states and the drawn cards (and, with
+        ``unbacked_spread_card``, the unbacked spreads' ``second`` and ``third`` cards, turned up)."""
         n = dealer.shape[0]
         backed = np.broadcast_to(np.asarray(totals) > 0, (n, NUM_SPREADS))
         status = np.where(backed, status, UNDECIDED)
+        turned = ~backed if self.cfg.unbacked_spread_card else np.zeros_like(backed)
         acts = dealer_agent.dealer_draw_model(
             dealer[:, :2],
             np.broadcast_to(first, (n, NUM_SPREADS)),
-            np.where(status == DREW, third, 0),
+            np.where((status == DREW) | turned, third, 0),
             status,
             np.broadcast_to(totals, (n, NUM_SPREADS)),
+            np.where(turned, second, 0),
         )
         stand, draw = settlements
         return np.where(backed, np.where((acts == DRAW)[:, None], draw, stand), 0.0)
@@ -387,7 +391,7 @@ class OichoBestResponse:
                             status[:, sp] = table[first[sp], second[:, sp]] + 1  # action + 1 = state
                     pre[key] = status, self._settlements(first, second, third, status, dealer)
                 status, settlements = pre[key]
-                m = self._outcomes(first, third, status, dealer, totals, dealer_agent, settlements)
+                m = self._outcomes(first, second, third, status, dealer, totals, dealer_agent, settlements)
                 cache[profile] = v = m @ own
                 return v
 
@@ -458,7 +462,10 @@ class OichoBestResponse:
         first, shown_second, shown_third = seen.spread[:, 0], seen.spread[:, 1], seen.spread[:, 2]
         hidden = [s for s in range(NUM_SPREADS) if totals[s] > 0 and not shown_second[s]]
         later = [s for s in range(s0, NUM_SPREADS) if totals[s] > 0 and seen.status[s] == UNDECIDED]
-        k = len(hidden) + len(later) + 3
+        # with ``unbacked_spread_card`` the unbacked spreads' two cards, turned up before the dealer's
+        # draw (not yet dealt or seen at a bettor's draw)
+        turned = [s for s in range(NUM_SPREADS) if totals[s] == 0] if self.cfg.unbacked_spread_card else []
+        k = len(hidden) + len(later) + 2 * len(turned) + 3
         second = np.zeros((0, NUM_SPREADS), dtype=np.int64)
         third, dealer = second, np.zeros((0, 3), dtype=np.int64)
         for _ in range(20):  # rejection: grow until enough draws fit the deciders' choices
@@ -467,6 +474,9 @@ class OichoBestResponse:
             sec[:, hidden] = draws[:, : len(hidden)]
             thi = np.broadcast_to(shown_third, sec.shape).copy()
             thi[:, later] = draws[:, len(hidden) : len(hidden) + len(later)]
+            at = len(hidden) + len(later)
+            sec[:, turned] = draws[:, at : at + len(turned)]
+            thi[:, turned] = draws[:, at + len(turned) : at + 2 * len(turned)]
             ok = np.ones(draws.shape[0], dtype=bool)
             for s in hidden:
                 table = tables[s]
@@ -488,7 +498,9 @@ class OichoBestResponse:
                 if s != s0 and table is not None:
                     status[:, s] = table[first[s], second[:, s]] + 1
             settlements = self._settlements(first, second, third, status, dealer)
-            m = self._outcomes(first, third, status, dealer, totals, self._agents[game.dealer], settlements)
+            m = self._outcomes(
+                first, second, third, status, dealer, totals, self._agents[game.dealer], settlements
+            )
             out[int(a)] = m @ own
         return out
 
@@ -544,7 +556,9 @@ class OichoBestResponse:
             sl = slice(lo, lo + 20000)
             f, second, third, dealer = first[sl], rows[sl, :4], rows[sl, 4:8], rows[sl, 8:]
             settlements = self._settlements(f, second, third, status_rows[sl], dealer)
-            mult = self._outcomes(f, third, status_rows[sl], dealer, total_rows[sl], self.base, settlements)
+            mult = self._outcomes(
+                f, second, third, status_rows[sl], dealer, total_rows[sl], self.base, settlements
+            )
             out[sl] = -(mult * total_rows[sl]).sum(axis=1)
         return out.reshape(k_tables, m)
 
