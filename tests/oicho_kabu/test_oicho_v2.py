@@ -319,3 +319,18 @@ def test_unbacked_cards_never_run_the_deck_short():
             most = max(most, len(g.cards_in_play()))
             assert len(g.cards_in_play()) + len(g.deck) == 40
     assert most == 22  # reached: every spread with three cards, the dealer's three, seven info cards
+
+
+def test_site_unbacked_spread_gets_no_card():
+    """``kabufuda_site`` reads the kabufuda site, which deals every spread its face-down second card and a
+    third only to a player who asks: ``unbacked_spread_card=False``. The unbacked spreads keep two cards,
+    their second face down, and the dealer's TAKE_TOP takes the card after the last draw."""
+    deck = [1, 2, 3, 6, 6, 5, 8, 6, 9, 2, 10, 1, 1, 10, 4, 3, 3, 4]  # as in the asking-order test above
+    e = _env(oicho_kabu_v2, deck, rules="kabufuda_site", num_players=3)
+    g = e.game
+    assert not g.cfg.unbacked_spread_card
+    _act(e, B(0), B(0), B(1), B(0), B(1), B(0), B(0), B(0), TOP, S, D, TOP)
+    assert [values(sp) for sp in g.spreads] == [[5, 10, 4], [8, 1], [6, 1], [9, 10]]
+    assert values(g.dealer_cards) == [2, 3]
+    shown, hidden = _seen(e, "player_1")
+    assert shown[1] == [8, 0, 0] and hidden[1] == hidden[3] == [0, 1, 0]

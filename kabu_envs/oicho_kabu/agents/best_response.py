@@ -15,6 +15,9 @@ What it conditions on (docs/baselines.md, "Gap to a best response"):
 - the other deciders' STAND / DRAW / ESCAPE: each is the decider's two-card rule
   (``draw_rule_table``) applied to the spread's first card and its hidden second card, so the hidden
   card's posterior is the unseen cards restricted to the values that rule maps to what was done;
+- with ``unbacked_spread_card``, the unbacked spreads turned up before the dealer's draw: their two cards
+  are seen by every seat then (the dealer's exact draw reads them from its observation); a simulation
+  before that deals them from the unseen cards and hands them to the dealer's model, which sees them;
 - nothing else: the remaining unseen cards (the other bettors' info cards, the dealer's face-down
   cards, the deck) are in uniformly random order. No other choice carries information: the bettors
   bet and the dealer calls minso on public cards (and a reshuffled table, minso's or a triple's,
