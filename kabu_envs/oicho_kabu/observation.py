@@ -183,6 +183,7 @@ class Encoder:
             base = sc_base[s]
             a[base + (cards[0] >> 2)] = 1.0
             if len(cards) > 1:
+                # (the last test is ``game.turned_up(s)``, inlined on the hot path)
                 if showdown or stakes[s][seat] or (len(cards) > 2 and not game.spread_total[s]):
                     a[base + card1 + (cards[1] >> 2)] = 1.0
                 else:
