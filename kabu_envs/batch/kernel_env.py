@@ -2,10 +2,11 @@
 
 A game's ``batch.py`` subclasses it with its kernel module (``kabu_envs/<game>/kernel.py``), which
 provides ``State(cfg, B)`` (``.arrays``, ``.g``, ``.current_player``, ``.decks``, ``.rng``),
-``options(cfg, autoreset)``, ``layout(cfg)``, ``reset_rows``, ``step``, ``encode_rows``, ``prepare`` and
-the ``g`` columns ``FEED``, ``READY``, ``PREFIX``, ``EPISODE``. Here: the checks of the contract, the
-seeding (``feed.py``: the deck feed and the kernel's row streams, docs/batch.md#seeding) and the
-observation formats (float32, or compact: the 0/1 entries bit-packed and the real ones as float32).
+``options(cfg, autoreset)``, ``layout(cfg)``, ``outputs(...)``, ``reset_rows``, ``step``,
+``encode_rows``, ``prepare`` and the ``g`` columns ``FEED``, ``READY``, ``PREFIX``, ``EPISODE``.
+Here: the checks of the contract, the seeding (``feed.py``: the deck feed and the kernel's row
+streams, docs/batch.md#seeding) and the observation formats (float32, or compact: the 0/1 entries
+bit-packed and the real ones as float32).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class KernelBatchEnv(BatchEnv):
         self.observation_packed = np.zeros((B, (nbits + 7) // 8 if compact else 0), dtype=np.uint8)
         self.observation_real = np.zeros((B, obs_size - nbits if compact else 0), dtype=np.float32)
         self.legal_action_mask = np.zeros((B, num_actions), dtype=bool)
-        self._out = (
+        self._out = kernel.outputs(
             kernel.layout(config),
             self.legal_action_mask,
             self._obs,
@@ -79,7 +80,7 @@ class KernelBatchEnv(BatchEnv):
 
     def state_nbytes(self) -> int:
         """Bytes of the batch's arrays (game state, mask, observation, rewards)."""
-        arrays = (*self._arrays, *self._out[1:], self.rewards, self.terminated)
+        arrays = (*self._arrays, *self._out[1:5], self.rewards, self.terminated)
         return sum(a.nbytes for a in arrays)
 
     # --- reset -----------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ from kabu_envs.kakeya.observation import _LARGEST_HAND, obs_spec
 from kabu_envs.kakeya.scoring import STONES_TABLE
 
 # the state arrays in ``State.arrays`` order (g, current_player, stones, counts, voids, t_card, hands,
-# t_bits, played, captured, decks, rng); the outputs (layout, mask, observation, packed, real)
+# t_bits, played, captured, decks, rng, scratch); the outputs (layout, mask, observation, packed, real
+# and the encoder's two scratch arrays: ``outputs``)
 Arrays = tuple[np.ndarray, ...]
 Outputs = tuple[np.ndarray, ...]
 
@@ -83,17 +84,22 @@ _STONES = np.array([[v or 0 for v in row] for row in STONES_TABLE], dtype=np.int
 _ONE, _ZERO = np.uint64(1), np.uint64(0)
 _RANKS, _SUITS, _ACE_RANK = 13, 4, 12
 
+# Compiled without reference counting (numba's NRT): the kernel allocates nothing, and NRT's atomic
+# increments on each array taken from the state tuple cost several times a card play itself.
+kernel_jit = numba.njit(cache=True, _nrt=False)
+_WORDS = 16  # the 0/1 entries' bitset: up to 1,024 (four players 438, six 571)
+
 
 # ==================================================================================================
 # cards
 # ==================================================================================================
-@numba.njit(cache=True)
+@kernel_jit
 def bit(card: int) -> np.uint64:  # pragma: no cover - compiled (the lockstep tests run it)
     """The card set of one card (``1 << card``)."""
     return _ONE << np.uint64(card)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def popcount(x: np.uint64) -> int:  # pragma: no cover
     """Cards in a set (``int.bit_count``)."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -105,7 +111,7 @@ def popcount(x: np.uint64) -> int:  # pragma: no cover
     return int(x & np.uint64(0x7F))
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def egara16(bits: np.uint64) -> np.uint64:  # pragma: no cover
     """``cards.egara16``: the J, Q, K, A of each suit as 16 bits."""
     f = np.uint64(0xF)
@@ -117,7 +123,7 @@ def egara16(bits: np.uint64) -> np.uint64:  # pragma: no cover
     )
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def rensho_card(trump: int, seed_rule: int) -> int:  # pragma: no cover
     """``tricks.rensho_card``: the ace of clubs or of spades, by the trump and ``rensho_rule``."""
     if seed_rule:
@@ -125,7 +131,7 @@ def rensho_card(trump: int, seed_rule: int) -> int:  # pragma: no cover
     return _ACE_OF_CLUBS if trump == 3 else _ACE_OF_SPADES
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def legal_plays(hand: np.uint64, led: int, rensho: int, must_follow: int) -> np.uint64:  # pragma: no cover
     """``tricks.legal_plays``: any card when leading; else the led suit if held (Rensho counting as one
     of its suit only with ``rensho_follow="must_follow"``), else any card; Rensho always."""
@@ -143,7 +149,7 @@ def legal_plays(hand: np.uint64, led: int, rensho: int, must_follow: int) -> np.
 # ==================================================================================================
 # the match (Game.__init__, Game._start_deal, Game._deal)
 # ==================================================================================================
-@numba.njit(cache=True)
+@kernel_jit
 def new_match(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
     """``Game.__init__``: full stones, the default trump, the last partnership deals first."""
     g, stones = st[0], st[2]
@@ -156,7 +162,7 @@ def new_match(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
     start_deal(b, st, opts)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def clear_trick(b: int, st: Arrays, n: int) -> None:  # pragma: no cover
     """No trick in play (``Game.trick = None``)."""
     g, t_card, t_bits = st[0], st[5], st[7]
@@ -168,10 +174,10 @@ def clear_trick(b: int, st: Arrays, n: int) -> None:  # pragma: no cover
         t_bits[b, s] = _ZERO
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def start_deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
     """``Game._start_deal``: empty hands; the first dealer chooses the trump, or the cards go out."""
-    g, cur, _, counts, voids, _, hands, _, played, captured, _, _ = st
+    g, cur, _, counts, voids, _, hands, _, played, captured, _, _, _ = st
     n = opts[O_N]
     for s in range(n):
         hands[b, s] = _ZERO
@@ -189,7 +195,7 @@ def start_deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cove
         deal(b, st, opts)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def draw_deck(b: int, st: Arrays) -> None:  # pragma: no cover
     """The deal's card order in ``decks[b]`` (``core.rng.ordered_deck``): the fed deck as Python put it,
     else the row's generator shuffles the cards after a stacked prefix of ``PREFIX`` cards."""
@@ -200,42 +206,41 @@ def draw_deck(b: int, st: Arrays) -> None:  # pragma: no cover
         g[b, READY] = 0  # taken: the batch engine tops the feed up after this call
         return
     k = g[b, PREFIX] if g[b, DEAL_NO] == 0 else 0
-    seen = np.zeros(_CARDS, dtype=np.bool_)
+    seen = _ZERO
     for i in range(k):
-        seen[decks[b, i]] = True
+        seen |= bit(decks[b, i])
     at = k
     for c in range(_CARDS):
-        if not seen[c]:
+        if not (seen >> np.uint64(c)) & _ONE:
             decks[b, at] = c
             at += 1
     core.shuffle(rng, b, decks[b, k:], _CARDS - k)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
     """``Game._deal``: one card at a time from the seat after the first dealer, to the seats that play;
     then the lead chooser (the first receiver of the leading partnership) is to act."""
-    g, cur, _, counts, _, _, hands, _, _, _, decks, _ = st
+    g, cur, _, counts, _, _, hands, _, _, _, decks, _, _ = st
     n, P = opts[O_N], opts[O_P]
     g[b, RENSHO] = rensho_card(g[b, TRUMP], opts[O_RENSHO_SEED])
     draw_deck(b, st)
     dp = g[b, DEALER_P]
-    receivers = np.empty(n, dtype=np.int64)
-    r = 0
-    for k in range(1, n + 1):
-        s = (dp + k) % n
-        if not (opts[O_SIT_OUT] and s % P == dp):
-            receivers[r] = s
-            r += 1
-    for i in range(_CARDS):
-        s = receivers[i % r]
+    sit_out = opts[O_SIT_OUT]
+    s = dp
+    for i in range(_CARDS):  # the next seat that plays, in seat order
+        s = (s + 1) % n
+        if sit_out and s % P == dp:
+            s = (s + 1) % n  # (partners sit n // 2 seats apart: the seat after a dealer plays)
         hands[b, s] |= bit(decks[b, i])
+    first = (dp + 1) % n  # the first receiver
     for s in range(n):
         counts[b, s] = popcount(hands[b, s])
-    leading = g[b, LEAD_P] if g[b, LEAD_P] >= 0 else receivers[0] % P
-    for i in range(r):
-        if receivers[i] % P == leading:
-            cur[b] = receivers[i]
+    leading = g[b, LEAD_P] if g[b, LEAD_P] >= 0 else first % P
+    for k in range(1, n + 1):  # the lead chooser: the first receiver of the leading partnership
+        s = (dp + k) % n
+        if not (sit_out and s % P == dp) and s % P == leading:
+            cur[b] = s
             break
     g[b, PHASE] = LEAD_PHASE
 
@@ -243,7 +248,7 @@ def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
 # ==================================================================================================
 # play (Game.apply_action, Game._start_trick, Game._play, Game._finish_trick)
 # ==================================================================================================
-@numba.njit(cache=True)
+@kernel_jit
 def start_trick(b: int, leader: int, st: Arrays, n: int) -> None:  # pragma: no cover
     """``Game._start_trick``: the seats with cards play it, from ``leader`` on."""
     g, cur, counts = st[0], st[1], st[3]
@@ -257,7 +262,7 @@ def start_trick(b: int, leader: int, st: Arrays, n: int) -> None:  # pragma: no 
     cur[b] = leader
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
     """``tricks.trick_winner`` over the trick's seats in play order: Rensho, else the highest trump,
     else the highest card of the led suit."""
@@ -283,13 +288,13 @@ def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
     return best
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def play(
     b: int, card: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
     """``Game._play`` (and ``Trick.add``): the card leaves the hand; a seat not following with a card
     other than Rensho shows out of the led suit; the next seat plays, or the trick is settled."""
-    g, cur, _, counts, voids, t_card, hands, t_bits, played, _, _, _ = st
+    g, cur, _, counts, voids, t_card, hands, t_bits, played, _, _, _, _ = st
     n = opts[O_N]
     seat = cur[b]
     cb = bit(card)
@@ -314,7 +319,7 @@ def play(
     finish_trick(b, st, opts, rewards, over)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def finish_trick(
     b: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
@@ -342,7 +347,7 @@ def finish_trick(
 # ==================================================================================================
 # scoring (Game._end_deal, scoring.*)
 # ==================================================================================================
-@numba.njit(cache=True)
+@kernel_jit
 def deal_winner(b: int, st: Arrays, opts: np.ndarray) -> int:  # pragma: no cover
     """``scoring.deal_winner``: all_play, 9 egara or more wins (else nobody: -1); two sides, more egara
     wins, and at 8-8 the side without Rensho."""
@@ -366,7 +371,7 @@ def deal_winner(b: int, st: Arrays, opts: np.ndarray) -> int:  # pragma: no cove
     return c if (captured[b, a] >> np.uint64(g[b, RENSHO])) & _ONE else a
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def stones_won(won: np.uint64, trump: int, rensho: int) -> int:  # pragma: no cover
     """``scoring.stones_won``: the stones table's cell for the winners' captured cards."""
     aces = won & _ACES
@@ -383,7 +388,7 @@ def stones_won(won: np.uint64, trump: int, rensho: int) -> int:  # pragma: no co
     return int(_STONES[row, col])
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def pay(b: int, stones: np.ndarray, payer: int, payee: int, amount: int, P: int) -> int:  # pragma: no cover
     """``scoring.pay``: up to ``amount`` stones, one at a time, from the payer seat holding the most to
     the payee seat holding the fewest (ties: the lower seat); returns the stones moved."""
@@ -396,7 +401,7 @@ def pay(b: int, stones: np.ndarray, payer: int, payee: int, amount: int, P: int)
     return moved
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def end_deal(
     b: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
@@ -406,12 +411,11 @@ def end_deal(
     P = opts[O_P]
     dp = g[b, DEALER_P]
     winner = deal_winner(b, st, opts)
-    change = np.zeros(P, dtype=np.int64)
-    egara = np.zeros(P, dtype=np.int64)
-    playing = np.zeros(P, dtype=np.bool_)
+    change, egara, playing = st[12][0], st[12][1], st[12][2]  # (scratch: the kernel allocates nothing)
     nplay = 0
     total = 0
     for p in range(P):
+        change[p] = 0
         playing[p] = not (opts[O_SIT_OUT] and p == dp)
         egara[p] = popcount(captured[b, p])
         if playing[p]:
@@ -456,7 +460,7 @@ def end_deal(
 # ==================================================================================================
 # the batch: reset, step, mask and observation
 # ==================================================================================================
-@numba.njit(cache=True)
+@kernel_jit
 def reset_rows(
     rows: np.ndarray, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
@@ -468,7 +472,7 @@ def reset_rows(
         new_match(b, st, opts)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def step(
     acts: np.ndarray,
     active: np.ndarray,
@@ -520,14 +524,14 @@ def step(
     return taken
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def encode_rows(rows: np.ndarray, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     """``encode_row`` for each of ``rows``."""
     for b in rows:
         encode_row(b, st, opts, out)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def legal_bits(b: int, st: Arrays, opts: np.ndarray) -> np.uint64:  # pragma: no cover
     """``Game.legal_bits``: the legal actions as a 64-bit set (cards 0..51, then TRUMP, LEAD)."""
     g, cur, hands = st[0], st[1], st[6]
@@ -541,79 +545,82 @@ def legal_bits(b: int, st: Arrays, opts: np.ndarray) -> np.uint64:  # pragma: no
     return _ZERO
 
 
-@numba.njit(cache=True)
-def put(b: int, i: int, value: float, out: Outputs) -> None:  # pragma: no cover
-    """Entry ``i`` of row b's observation: float32 into ``obs``, or, for the compact observation (``obs``
-    has no columns), a 0/1 entry as bit ``i`` of ``packed`` and a real one (``i >= nbits``) in ``real``."""
-    layout, _, obs, packed, real = out
-    nbits = layout[L_COUNTS]
-    if obs.shape[1]:
-        obs[b, i] = value
-    elif i < nbits:
-        if value != 0.0:
-            packed[b, i >> 3] |= np.uint8(1 << (i & 7))
-    else:
-        real[b, i - nbits] = value
+@kernel_jit
+def set_bits(w: np.ndarray, at: int, v: np.uint64) -> None:  # pragma: no cover
+    """OR the bit set ``v`` into the bitset ``w`` (uint64 words) from bit ``at`` on."""
+    if v == _ZERO:
+        return
+    word, shift = at >> 6, at & 63
+    w[word] |= v << np.uint64(shift)
+    if shift:
+        w[word + 1] |= v >> np.uint64(64 - shift)
 
 
-@numba.njit(cache=True)
-def put_cards(b: int, at: int, cards: np.uint64, out: Outputs) -> None:  # pragma: no cover
-    """A card set (or any bit set) as 0/1 entries from ``at`` on."""
-    while cards != _ZERO:
-        low = cards & (~cards + _ONE)
-        put(b, at + popcount(low - _ONE), 1.0, out)
-        cards ^= low
-
-
-@numba.njit(cache=True)
+@kernel_jit
 def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     """Row b's mask and the current seat's observation (``observation.Encoder.encode_with_mask``; zeros
-    when the match is over). Offsets come from ``layout``; seats and partnerships are relative."""
-    g, cur, stones, counts, voids, _, hands, t_bits, played, captured, _, _ = st
-    layout, mask, obs, packed, real = out
+    when the match is over). As the scalar encoder, the 0/1 entries are built as one bitset (``w``) and
+    unpacked, into float32 (``obs``) or, compact (``obs`` has no columns), as bytes (``packed``), the
+    real-valued entries (from ``nbits`` on) beside them. Offsets come from ``layout``; seats and
+    partnerships are relative (0 = me, then in play order)."""
+    g, cur, stones, counts, voids, _, hands, t_bits, played, captured, _, _, _ = st
+    layout, mask, obs, packed, real, w, values = out
     n, P = opts[O_N], opts[O_P]
-    if obs.shape[1]:
-        obs[b, :] = 0.0
-    else:
-        packed[b, :] = 0
-        real[b, :] = 0.0
+    nbits = layout[L_COUNTS]
     seat = cur[b]
     legal = _ZERO if seat < 0 else legal_bits(b, st, opts)
     for a in range(_ACTIONS):
         mask[b, a] = (legal >> np.uint64(a)) & _ONE != _ZERO
-    if seat < 0:
-        return
-    phase, trump, dp = g[b, PHASE], g[b, TRUMP], g[b, DEALER_P]
-    mine = seat % P
-    put(b, layout[L_PHASE] + phase, 1.0, out)
-    put(b, layout[L_TRUMP] + trump, 1.0, out)
-    spades = rensho_card(trump, opts[O_RENSHO_SEED]) != _ACE_OF_CLUBS
-    put(b, layout[L_RENSHO] + (1 if spades else 0), 1.0, out)
-    if phase == PLAY_PHASE:  # a trick is in play
-        put(b, layout[L_LEADER] + (g[b, T_LEADER] - seat) % n, 1.0, out)
-        if g[b, T_LED] >= 0:
-            put(b, layout[L_LED] + g[b, T_LED], 1.0, out)
-    put(b, layout[L_FIRST_DEALER] + (dp - seat) % n, 1.0, out)
-    put(b, layout[L_PARTNERSHIP] + mine, 1.0, out)
-    if mine == dp:
-        put(b, layout[L_ROLE], 1.0, out)
-    sits_out = opts[O_SIT_OUT] and mine == dp
-    put(b, layout[L_ROLE] + (1 if sits_out else 2), 1.0, out)
-    inv_stones = 1.0 / (opts[O_STONES] * n)
-    for k in range(n):
-        s = (seat + k) % n
-        put_cards(b, layout[L_VOIDS] + _SUITS * k, np.uint64(voids[b, s]), out)
-        put_cards(b, layout[L_TRICK] + _CARDS * k, t_bits[b, s], out)
-        put(b, layout[L_COUNTS] + k, counts[b, s] / _HAND_SCALE, out)
-    for k in range(P):
-        p = (mine + k) % P
-        put_cards(b, layout[L_EGARA] + 16 * k, egara16(captured[b, p]), out)
-        put(b, layout[L_STONES] + k, (stones[b, p] + stones[b, p + P]) * inv_stones, out)
-    hand = hands[b, seat]
-    put_cards(b, layout[L_HAND], hand, out)
-    put_cards(b, layout[L_PLAYED], played[b], out)
-    put_cards(b, layout[L_GONE], played[b] | hand, out)
-    put(b, layout[L_DEAL], g[b, DEAL_NO] * (1.0 / opts[O_MAX_DEALS]), out)
+    w[:] = _ZERO  # (scratch: the 0/1 entries as a bitset, then the real-valued ones from nbits on)
+    values[:] = 0.0
+    if seat >= 0:
+        phase, trump, dp = g[b, PHASE], g[b, TRUMP], g[b, DEALER_P]
+        mine = seat % P
+        set_bits(w, layout[L_PHASE] + phase, _ONE)
+        set_bits(w, layout[L_TRUMP] + trump, _ONE)
+        spades = rensho_card(trump, opts[O_RENSHO_SEED]) != _ACE_OF_CLUBS
+        set_bits(w, layout[L_RENSHO] + (1 if spades else 0), _ONE)
+        if phase == PLAY_PHASE:  # a trick is in play
+            set_bits(w, layout[L_LEADER] + (g[b, T_LEADER] - seat) % n, _ONE)
+            if g[b, T_LED] >= 0:
+                set_bits(w, layout[L_LED] + g[b, T_LED], _ONE)
+        set_bits(w, layout[L_FIRST_DEALER] + (dp - seat) % n, _ONE)
+        set_bits(w, layout[L_PARTNERSHIP] + mine, _ONE)
+        if mine == dp:
+            set_bits(w, layout[L_ROLE], _ONE)
+        sits_out = opts[O_SIT_OUT] and mine == dp
+        set_bits(w, layout[L_ROLE] + (1 if sits_out else 2), _ONE)
+        inv_stones = 1.0 / (opts[O_STONES] * n)
+        for k in range(n):
+            s = (seat + k) % n
+            set_bits(w, layout[L_VOIDS] + _SUITS * k, np.uint64(voids[b, s]))
+            set_bits(w, layout[L_TRICK] + _CARDS * k, t_bits[b, s])
+            values[layout[L_COUNTS] + k - nbits] = counts[b, s] / _HAND_SCALE
+        for k in range(P):
+            p = (mine + k) % P
+            set_bits(w, layout[L_EGARA] + 16 * k, egara16(captured[b, p]))
+            values[layout[L_STONES] + k - nbits] = (stones[b, p] + stones[b, p + P]) * inv_stones
+        hand = hands[b, seat]
+        set_bits(w, layout[L_HAND], hand)
+        set_bits(w, layout[L_PLAYED], played[b])
+        set_bits(w, layout[L_GONE], played[b] | hand)
+        values[layout[L_DEAL] - nbits] = g[b, DEAL_NO] * (1.0 / opts[O_MAX_DEALS])
+    if obs.shape[1]:
+        row = obs[b]
+        row[:] = 0.0
+        for k in range((nbits + 63) >> 6):  # the set bits only: most entries are 0
+            bits = w[k]
+            while bits != _ZERO:
+                low = bits & (~bits + _ONE)
+                row[64 * k + popcount(low - _ONE)] = 1.0
+                bits ^= low
+        for j in range(n + 1 + P):
+            row[nbits + j] = values[j]
+    else:
+        for j in range(packed.shape[1]):
+            packed[b, j] = np.uint8((w[j >> 3] >> np.uint64(8 * (j & 7))) & np.uint64(0xFF))
+        for j in range(n + 1 + P):
+            real[b, j] = values[j]
 
 
 # ==================================================================================================
@@ -632,12 +639,30 @@ def options(cfg: Config, autoreset: bool = False) -> np.ndarray:
     return out
 
 
+def outputs(
+    layout: np.ndarray, mask: np.ndarray, obs: np.ndarray, packed: np.ndarray, real: np.ndarray
+) -> Outputs:
+    """The kernel's output tuple: the layout, the mask, the observation (float32, or packed and real),
+    and the encoder's scratch."""
+    return (
+        layout,
+        mask,
+        obs,
+        packed,
+        real,
+        np.zeros(_WORDS, dtype=np.uint64),
+        np.zeros(_WORDS, dtype=np.float64),
+    )
+
+
 def layout(cfg: Config) -> np.ndarray:
     """The offsets of ``obs_spec(cfg)``'s pieces, in ``PIECES`` order; the 0/1 pieces must come before
     the real-valued ones (the compact observation packs the former as bits)."""
     offsets = obs_spec(cfg).offsets
     if [p.name for p in obs_spec(cfg).pieces] != list(PIECES):
         raise ValueError(f"the kernel encodes the pieces {PIECES}, in this order")
+    if offsets["hand_counts"] > 64 * _WORDS - 64:
+        raise ValueError(f"the 0/1 entries must fit the kernel's bitset of {64 * _WORDS - 64} bits")
     return np.array([offsets[name] for name in PIECES], dtype=np.int64)
 
 
@@ -659,6 +684,7 @@ class State:
         self.captured = np.zeros((B, P), dtype=np.uint64)
         self.decks = np.zeros((B, NUM_CARDS), dtype=np.int64)  # the next deal's order (fed or prefix)
         self.rng = np.zeros(B, dtype=np.uint64)  # core.kernel generator states
+        self.scratch = np.zeros((3, 8), dtype=np.int64)  # end_deal's per-partnership numbers
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -675,6 +701,7 @@ class State:
             self.captured,
             self.decks,
             self.rng,
+            self.scratch,
         )
 
     @property
@@ -705,8 +732,7 @@ DISPATCHERS = (
     step,
     encode_rows,
     legal_bits,
-    put,
-    put_cards,
+    set_bits,
     encode_row,
 )
 

@@ -35,9 +35,14 @@ Arrays = tuple[np.ndarray, ...]  # State.arrays: g, current_player, values, stak
 Outputs = tuple[np.ndarray, ...]  # layout, mask, observation, packed (compact), real (compact, unused)
 
 _DECK, _RAISE = DECK_SIZE, int(Action.RAISE)
+_ONE = np.uint64(1)
+
+# Compiled without reference counting (numba's NRT): a kernel allocates nothing, and NRT's atomic
+# increments on each array taken from the state tuple would cost more than the game's own work.
+kernel_jit = numba.njit(cache=True, _nrt=False)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover - compiled (tests run it)
     """``Game.__init__``: one card per seat from the top of the deck (value = card // 4)."""
     g, cur, values, stakes, decks, rng = st
@@ -47,12 +52,12 @@ def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover - co
         g[b, READY] = 0
     else:  # core.rng.ordered_deck: the stacked prefix, then the other cards shuffled
         k = g[b, PREFIX]
-        seen = np.zeros(_DECK, dtype=np.bool_)
+        seen = np.uint64(0)  # (a bit set: 40 cards)
         for i in range(k):
-            seen[decks[b, i]] = True
+            seen |= _ONE << np.uint64(decks[b, i])
         at = k
         for c in range(_DECK):
-            if not seen[c]:
+            if not (seen >> np.uint64(c)) & _ONE:
                 decks[b, at] = c
                 at += 1
         core.shuffle(rng, b, decks[b, k:], _DECK - k)
@@ -63,7 +68,7 @@ def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover - co
     cur[b] = 0
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def reset_rows(
     rows: np.ndarray, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
@@ -75,7 +80,7 @@ def reset_rows(
         deal(b, st, opts)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def step(
     acts: np.ndarray,
     active: np.ndarray,
@@ -118,18 +123,18 @@ def step(
     return 0
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def encode_rows(rows: np.ndarray, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     for b in rows:
         encode_row(b, st, opts, out)
 
 
-@numba.njit(cache=True)
+@kernel_jit
 def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     """``Game.legal_actions`` as the mask and ``observation.Encoder.encode`` (own card, own seat);
     zeros when the game is over. Compact: every entry is 0/1, packed eight to a byte."""
     cur, values = st[1], st[2]
-    layout, mask, obs, packed, _ = out
+    layout, mask, obs, packed = out[0], out[1], out[2], out[3]
     seat = cur[b]
     if obs.shape[1]:
         obs[b, :] = 0.0
@@ -149,6 +154,13 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
 def options(cfg: Config, autoreset: bool = False) -> np.ndarray:
     """The rule set as the kernel's int64 option array."""
     return np.array([cfg.num_players, cfg.raise_threshold, autoreset], dtype=np.int64)
+
+
+def outputs(
+    layout: np.ndarray, mask: np.ndarray, obs: np.ndarray, packed: np.ndarray, real: np.ndarray
+) -> Outputs:
+    """The kernel's output tuple (``KernelBatchEnv``): the layout, the mask, the observation."""
+    return (layout, mask, obs, packed, real)
 
 
 def layout(cfg: Config) -> np.ndarray:
