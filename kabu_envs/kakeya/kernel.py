@@ -682,7 +682,7 @@ class State:
         self.t_bits = np.zeros((B, n), dtype=np.uint64)
         self.played = np.zeros(B, dtype=np.uint64)
         self.captured = np.zeros((B, P), dtype=np.uint64)
-        self.decks = np.zeros((B, NUM_CARDS), dtype=np.int64)  # the next deal's order (fed or prefix)
+        self.decks = np.zeros((B, NUM_CARDS), dtype=np.int8)  # the next deal's order (fed or prefix)
         self.rng = np.zeros(B, dtype=np.uint64)  # core.kernel generator states
         self.scratch = np.zeros((3, 8), dtype=np.int64)  # end_deal's per-partnership numbers
 
@@ -737,11 +737,9 @@ DISPATCHERS = (
 )
 
 
-def prepare() -> bool:
-    """Ready the cache before the first call (``core.kernel.prepare``): one line when it compiles.
-
-    The stamp covers this module, the shared generator and the modules its constants come from (cards,
-    actions, phases, the stones table, the observation layout)."""
+def stamp() -> str:
+    """The cache stamp (``core.kernel.fingerprint``): this module, the shared generator and every module
+    its constants come from (cards, actions, phases, tricks, the stones table, the observation layout)."""
     import kabu_envs.kakeya.actions as actions_mod
     import kabu_envs.kakeya.cards as cards_mod
     import kabu_envs.kakeya.game as game_mod
@@ -751,5 +749,9 @@ def prepare() -> bool:
 
     here = sys.modules[__name__]
     modules = [here, core, cards_mod, actions_mod, game_mod, observation_mod, scoring_mod, tricks_mod]
-    stamp = core.fingerprint(modules, (PIECES, NG, NUM_OPTIONS, STONES_TABLE))
-    return core.prepare("Kakeya", DISPATCHERS, stamp)
+    return core.fingerprint(modules, (PIECES, NG, NUM_OPTIONS, STONES_TABLE))
+
+
+def prepare() -> bool:
+    """Ready the cache before the first call (``core.kernel.prepare``): one line when it compiles."""
+    return core.prepare("Kakeya", DISPATCHERS, stamp())

@@ -177,7 +177,7 @@ class State:
         self.current_player = np.full(B, -1, dtype=np.int64)
         self.values = np.zeros((B, n), dtype=np.int64)
         self.stakes = np.zeros((B, n), dtype=np.int64)
-        self.decks = np.zeros((B, DECK_SIZE), dtype=np.int64)
+        self.decks = np.zeros((B, DECK_SIZE), dtype=np.int8)
         self.rng = np.zeros(B, dtype=np.uint64)
         self.arrays: Arrays = (self.g, self.current_player, self.values, self.stakes, self.decks, self.rng)
 
@@ -185,11 +185,15 @@ class State:
 DISPATCHERS = (deal, reset_rows, step, encode_rows, encode_row)
 
 
-def prepare() -> bool:
-    """Ready the cache (``core.kernel.prepare``): one line when it compiles."""
+def stamp() -> str:
+    """The cache stamp: this module, the shared generator and the modules its constants come from."""
     import kabu_envs.toy_card.game as game_mod
     import kabu_envs.toy_card.observation as observation_mod
 
     modules = [sys.modules[__name__], core, game_mod, observation_mod]
-    stamp = core.fingerprint(modules, (NG, NUM_OPTIONS, NUM_ACTIONS, DECK_SIZE))
-    return core.prepare("Toy Card", DISPATCHERS, stamp)
+    return core.fingerprint(modules, (NG, NUM_OPTIONS, NUM_ACTIONS, DECK_SIZE))
+
+
+def prepare() -> bool:
+    """Ready the cache (``core.kernel.prepare``): one line when it compiles."""
+    return core.prepare("Toy Card", DISPATCHERS, stamp())

@@ -136,3 +136,25 @@ def test_the_kernels_run_as_plain_python():
         check=True,
     )
     assert "plain python ok" in out.stdout
+
+
+@pytest.mark.parametrize("game", ["kakeya", "toy_card"])
+def test_the_cache_stamp_covers_the_modules_the_constants_come_from(game, monkeypatch):
+    """A change to the observation layout (or a table) must recompile: the stamp hashes those modules'
+    sources, beside the kernel's own (``core.kernel.prepare`` drops a cache of another stamp)."""
+    import importlib
+
+    module = importlib.import_module(f"kabu_envs.{game}.kernel")
+    seen: list[str] = []
+    real = core.fingerprint
+
+    def spy(modules, constants=()):
+        seen.extend(m.__name__ for m in modules)
+        return real(modules, constants)
+
+    monkeypatch.setattr(core, "fingerprint", spy)
+    first = module.stamp()
+    assert {f"kabu_envs.{game}.kernel", f"kabu_envs.{game}.observation", "kabu_envs.core.kernel"} <= set(seen)
+    if game == "kakeya":
+        assert {"kabu_envs.kakeya.scoring", "kabu_envs.kakeya.cards"} <= set(seen)
+    assert module.stamp() == first  # stable: a warm start loads the cache
