@@ -1,6 +1,6 @@
 """``KernelBatchEnv``: the batch contract over a game's compiled rules kernel (issue #26).
 
-A game's ``batch.py`` subclasses it with its kernel module (``kabu_envs/<game>/kernel.py``), which
+A game's ``batch.py`` subclasses it with its kernel module (``kabu_envs/<game>/kernel``), which
 provides ``State(cfg, B)`` (``.arrays``, ``.g``, ``.current_player``, ``.decks``, ``.rng``),
 ``options(cfg, autoreset)``, ``layout(cfg)``, ``outputs(...)``, ``reset_rows``, ``step``,
 ``encode_rows``, ``prepare`` and the ``g`` columns ``FEED``, ``READY``, ``PREFIX``, ``EPISODE``.

@@ -1,4 +1,4 @@
-"""Kakeya, batched: B matches stepped by the compiled kernel (``kernel.py``; the batch contract of
+"""Kakeya, batched: B matches stepped by the compiled kernel (``kernel/``; the batch contract of
 ``kabu_envs.batch``).
 
 ``make_batch(batch_size, autoreset=False, observation="float32", **rule_options)`` is the factory
