@@ -16,6 +16,7 @@ the function each one mirrors, and the lockstep suites hold the two equal. The p
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numba
 import numpy as np
@@ -39,7 +40,8 @@ _ONE = np.uint64(1)
 
 # Compiled without reference counting (numba's NRT): a kernel allocates nothing, and NRT's atomic
 # increments on each array taken from the state tuple would cost more than the game's own work.
-kernel_jit = numba.njit(cache=True, _nrt=False)
+_njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
+kernel_jit = _njit(cache=True, _nrt=False)
 
 
 @kernel_jit

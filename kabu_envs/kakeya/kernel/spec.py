@@ -3,6 +3,8 @@ and the numba decorator every kernel function uses (``kabu_envs/kakeya/kernel/``
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
@@ -62,5 +64,6 @@ RANKS, SUITS, ACE_RANK = 13, 4, 12
 
 # Compiled without reference counting (numba's NRT): the kernel allocates nothing, and NRT's atomic
 # increments on each array taken from the state tuple cost several times a card play itself.
-kernel_jit = numba.njit(cache=True, _nrt=False)
+_njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
+kernel_jit = _njit(cache=True, _nrt=False)
 WORDS = 16  # the 0/1 entries as a bitset: up to 960 bits and a spare word (four players 438, six 571)
