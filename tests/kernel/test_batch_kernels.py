@@ -109,7 +109,13 @@ def test_fed_rows_deal_the_aec_decks_and_a_missing_deck_is_named():
 
 _PLAIN = """
 import numpy as np
-import tests.test_batch as tb
+import importlib.util
+import sys
+# by path: a top-level ``tests`` package installed by another project (pgx ships one) would shadow ours
+spec = importlib.util.spec_from_file_location("lockstep_suite", "tests/test_batch.py")
+tb = importlib.util.module_from_spec(spec)
+sys.modules["lockstep_suite"] = tb
+spec.loader.exec_module(tb)
 from kabu_envs import batch
 tb._lockstep("kakeya", {}, B=2, decks=[[12, 51], None], max_steps=2000)
 tb._lockstep("kakeya", {"num_players": 6, "six_player_mode": "dealers_sit_out", "max_deals": 2}, B=2,
