@@ -31,6 +31,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from kabu_envs.agents.base import acts_at_table
 from kabu_envs.core.batch_seeds import hash_words
 from kabu_envs.core.rng import make_rng
 from kabu_envs.eval.stats import Summary, summarize
@@ -101,8 +102,12 @@ def play_deal(
                 break
             env.step(None)
         else:
-            obs = env.observe(agent)
-            action = int(seat_agents[index[agent]].act(obs["observation"], obs["action_mask"]))
+            player = seat_agents[index[agent]]
+            if acts_at_table(player):  # a search bot: it reads the table (agents.base.acts_at_table)
+                action = int(player.act_at_table(env))
+            else:
+                obs = env.observe(agent)
+                action = int(player.act(obs["observation"], obs["action_mask"]))
             env.step(action)
             actions.append(action)
         total += [env.rewards.get(a, 0.0) for a in names]
