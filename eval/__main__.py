@@ -105,10 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     for row in out["matchups"]:  # search bots (openspiel:...) report their CPU time per decision
         for side in ("agent", "opponent"):
             if f"{side}_ms_per_decision" in row:
-                print(
-                    f"{row[side]} (vs {row['opponent' if side == 'agent' else 'agent']}): "
-                    f"{row[f'{side}_ms_per_decision']:.1f} ms/decision over {row[f'{side}_decisions']} decisions"
-                )
+                other = row["opponent" if side == "agent" else "agent"]
+                ms, n = row[f"{side}_ms_per_decision"], row[f"{side}_decisions"]
+                print(f"{row[side]} (vs {other}): {ms:.1f} ms/decision over {n} decisions")
     print("openskill:", json.dumps(out["ratings"]))
     if args.json:
         with open(args.json, "w") as f:
