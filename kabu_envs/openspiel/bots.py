@@ -190,22 +190,29 @@ class Resampler:
 
     def sample(self, history: History, state: KabuState, player: int, rng: np.random.Generator) -> KabuState:
         """A world of ``player``'s information at ``state`` (the state of ``history``)."""
+        return self.draw(history, state, player, rng)[1]
+
+    def draw(
+        self, history: History, state: KabuState, player: int, rng: np.random.Generator
+    ) -> tuple[History, KabuState]:
+        """``sample``'s world with its history."""
         shuffles, moves = history
         if not shuffles:
-            return replay(self.game, history)
+            return history, replay(self.game, history)
         key = state.information_state_string(player)
         for _ in range(MAX_TRIES):
             self.draws += 1
             deck = self.hook.resample_deck(state.env, player, shuffles[-1], rng)
             if sorted(deck) != sorted(shuffles[-1]):
                 raise ValueError(f"{self.game.game_id}: the resampler changed the deck's cards")
+            drawn = ([*shuffles[:-1], deck], moves)
             try:
-                world = replay(self.game, ([*shuffles[:-1], deck], moves))
+                world = replay(self.game, drawn)
             except ValueError:  # a move the rules refuse in this world: not a world of this history
                 continue
             if world.information_state_string(player) == key:
                 self.kept += 1
-                return world
+                return drawn, world
         raise RuntimeError(
             f"{self.game.game_id}: no world fits player {player}'s information in {MAX_TRIES} draws"
         )

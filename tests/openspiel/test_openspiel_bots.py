@@ -212,3 +212,39 @@ def test_kabu_eval_plays_a_bot_and_reports_its_time(tmp_path: Any, capsys: Any) 
     assert "opponent_ms_per_decision" not in row  # the scripted agent keeps the row as it was
     with pytest.raises(SystemExit):  # a bad bot name is refused before the first deal
         main(["--game", "toy_card", "--agents", "openspiel:ismcts:sims=3", "--opponents", "scripted"])
+
+
+def test_oicho_worlds_do_not_keep_a_returned_selection_card_in_place() -> None:
+    """The dealer-selection cards are shown, then go back into the deck: the seat knows they are in the
+    deck, not where. Moving one to another undealt place (the seat cannot tell) gives the same worlds."""
+    options = {"num_players": 2, "dealer_selection": "closest_to_nine"}
+    checked = 0
+    for seed in range(6):
+        env = registry.get("oicho_kabu").make_raw_env(**options)
+        if not _play_until(env, 2, seed):
+            continue
+        game = bots.load_game("oicho_kabu", options)
+        history = bots.history_from_env("oicho_kabu", env)
+        state = bots.replay(game, history)
+        player = state.current_player()
+        shuffles, moves = history
+        deck, top = shuffles[-1], env.unwrapped.game.deck.top
+        shown = bots._view_card_ids(bots.ViewResampler("oicho_kabu").viewer.seat_view(env, player))
+        returned = [i for i in range(top, len(deck)) if deck[i] in shown]
+        plain = [i for i in range(top, len(deck)) if deck[i] not in shown]
+        if not returned:
+            continue
+        i, j = returned[0], plain[-1]
+        swapped = list(deck)
+        swapped[i], swapped[j] = swapped[j], swapped[i]
+        other_history = ([*shuffles[:-1], swapped], moves)
+        other = bots.replay(game, other_history)
+        assert other.information_state_string(player) == state.information_state_string(player)
+        worlds = []
+        for truth, hist in ((state, history), (other, other_history)):
+            resampler = bots.Resampler(game)
+            rng = np.random.default_rng(3)
+            worlds.append([str(resampler.sample(hist, truth, player, rng)) for _ in range(3)])
+        assert worlds[0] == worlds[1]
+        checked += 1
+    assert checked
