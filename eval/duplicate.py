@@ -16,7 +16,8 @@ agent facing the same observations makes the same choices in both plays.
 
 Two ways to play the deals, with the same results (same deals, same decisions, same sums):
 
-* scalar (``batch=None``): ``play_deal`` on one AEC env, one decision at a time; every agent works.
+* scalar (``batch=None``): ``play_deal`` on one AEC env, one decision at a time; every agent works (a
+  search bot that ``acts_at_table`` is handed the env instead of its observation: ``agents.base``).
 * batched (``batch=`` a factory of the game's batch engine): ``play_deals_batched`` plays many deals
   at once (each play of a deal is a row of the batch) and asks each agent for all its rows' decisions
   in one ``act_batch`` call, with one generator per (play, agent) seeded as ``play_deal`` re-seeds the

@@ -18,12 +18,14 @@ handed to the bots (``ISMCTSBot.set_resampler``). A test swaps hidden cards in t
 that the resampled worlds do not change.
 
 Which cards are re-dealt, and how: the game's hook ``resample.RESAMPLER`` in its package (found through
-the registry, ``GameSpec.hook``), an object with ``relabel(raw_env, seat, rng) -> {card: card}`` (a
-permutation of the cards the seat cannot see, drawn from the posterior the game knows: Kakeya's deals
-consistent with the voids, ``kakeya/agents/sampler.py``). No hook: every card of the deck in play (the
-last shuffle) that the game's viewer does not show the seat is hidden, and the hidden cards are
-permuted uniformly (Oicho-Kabu's face-down and undealt cards, Toy Card's). Only the last shuffle is
-re-dealt: earlier decks (dealer selection, finished rounds or deals) stay as they were.
+the registry, ``GameSpec.hook``), an object with ``resample_deck(raw_env, seat, deck, rng) -> deck``:
+the deck in play (the last shuffle's order) with the cards the seat cannot see re-dealt from what it
+knows (Oicho-Kabu: every place but the dealt cards it sees where they lie; Kakeya: the other hands by
+the consistent-deal sampler, ``kakeya/agents/sampler.py``; Toy Card: a card of the seat's value in
+its place). No hook (``ViewResampler``): the cards of the deck in play that the game's viewer does not
+show the seat, permuted uniformly (right when every card the view shows was dealt from the deck in
+play). Only the last shuffle is re-dealt: earlier decks (dealer selection, finished rounds or deals)
+stay as they were.
 
 Bots (``make_bot``; agent names ``openspiel:<bot>[:key=value,...]``, ``kabu_envs.agents.registry``):
 
@@ -356,4 +358,4 @@ def make_bot(game: str, bot: str, seed: int | None = None, **options: Any) -> Op
     return BOTS[bot](game, seed=seed, **options)
 
 
-__all__ = ["BOTS", "ISMCTSAgent", "PIMCAgent", "Resampler", "history_from_env", "make_bot", "pyspiel"]
+__all__ = ["BOTS", "ISMCTSAgent", "PIMCAgent", "Resampler", "history_from_env", "make_bot", "replay"]
