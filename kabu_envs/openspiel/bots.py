@@ -56,6 +56,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from kabu_envs import registry
 from kabu_envs.agents.base import BaseAgent
 from kabu_envs.core import env_state
+from kabu_envs.core.rng import legacy_random_state, make_rng
 from kabu_envs.openspiel import register
 from kabu_envs.openspiel.game import KabuGame, KabuState, _param, game_class
 
@@ -268,7 +269,7 @@ class OpenSpielBot(BaseAgent):
 
     def _random_state(self) -> np.random.RandomState:
         """OpenSpiel's bots draw from a RandomState: one per decision, seeded from the agent's generator."""
-        return np.random.RandomState(int(self.rng.integers(2**31)))
+        return legacy_random_state(int(self.rng.integers(2**31)))
 
     def _search(self, history: History, state: KabuState) -> int:
         """The bot's choice at ``state`` (a player node with several legal actions)."""
@@ -292,7 +293,7 @@ class ISMCTSAgent(OpenSpielBot):
         rs = self._random_state()
         player = state.current_player()
         resampler = self.resampler
-        gen = np.random.default_rng(rs.randint(2**31))
+        gen = make_rng(int(rs.randint(2**31)))
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=p["rollouts"], random_state=rs)
         bot = ismcts.ISMCTSBot(
             self.game,
@@ -317,7 +318,7 @@ class PIMCAgent(OpenSpielBot):
         p = self.params
         rs = self._random_state()
         player = state.current_player()
-        gen = np.random.default_rng(rs.randint(2**31))
+        gen = make_rng(int(rs.randint(2**31)))
         visits: dict[int, int] = {}
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=p["rollouts"], random_state=rs)
         bot = mcts.MCTSBot(
