@@ -24,8 +24,8 @@ so the noise does not inflate it). ``python -m kabu_envs.openspiel.crosscheck`` 
 (docs/openspiel.md has the numbers).
 
 Why not OpenSpiel's ``exploitability`` / ``best_response`` tree walk: see docs/openspiel.md (the Oicho
-engine deals all four spreads' hidden cards, so even two players from a fixed table leave ~10^7
-histories per deal at value level, and ~10^19 at card level with the shuffle as chance nodes).
+engine deals all four spreads' face-down cards, so even lazy, value-level dealing would leave about 10^9
+histories per fixed table of a two-player deal; the adapter draws the whole 40-card shuffle up front).
 """
 
 from __future__ import annotations
