@@ -93,6 +93,17 @@ def can_act_on_engine(agent: Any, engine: Any) -> bool:
     return callable(supports) and bool(supports(engine))
 
 
+def acts_at_table(agent: Any) -> bool:
+    """True for an agent that searches from the game's state (``kabu_envs.openspiel.bots``).
+
+    The table protocol: ``act_at_table(raw_env) -> int`` is asked instead of ``act`` when the seat to act
+    (``raw_env.agent_selection``) is the agent's. The agent reads the env only through what its seat may
+    see (a bot re-deals the hidden cards before it searches; its tests check that swapping them changes
+    nothing). ``play_deal`` honours it; such an agent has no ``act_batch`` and plays the scalar path.
+    """
+    return callable(getattr(agent, "act_at_table", None))
+
+
 @runtime_checkable
 class Agent(Protocol):
     name: str

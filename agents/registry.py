@@ -8,7 +8,10 @@ Names:
 * ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/`` (``policy.npz`` +
   ``policy.json``; ``models_dir`` is ``$KABU_MODELS_DIR`` when set, else the shipped models,
   ``kabu_envs/models/``, package data that a wheel install carries);
-* a model directory or ``policy.json`` path — any policy file (agents/policy_file.py).
+* a model directory or ``policy.json`` path — any policy file (agents/policy_file.py);
+* ``openspiel:<bot>[:key=value,...]`` — an OpenSpiel search bot (``ismcts``, ``pimc``) with its parameters,
+  e.g. ``openspiel:ismcts:simulations=200,worlds=16`` (values read as JSON; needs the ``openspiel`` extra;
+  ``kabu_envs.openspiel.bots``, docs/openspiel.md).
 
 A model is checked against the table it will play at (game, ``role`` when given, number of players,
 observation and action sizes) and refused with what it was trained for when it does not fit.
@@ -17,6 +20,7 @@ SB3 ``.zip`` files are refused (they can carry code); ``python -m kabu_envs.trai
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -64,6 +68,15 @@ def make_agent(
         return RandomAgent(seed=seed)
     if name in spec.agents:
         return registry.resolve(spec.agents[name])(seed=seed, **rule_options)
+    if name.startswith(OPENSPIEL_PREFIX):
+        bot, params = parse_openspiel_name(name)
+        try:
+            from kabu_envs.openspiel.bots import make_bot
+        except ImportError as exc:
+            raise ValueError(
+                f"agent {name!r} needs OpenSpiel: pip install 'kabu-envs[openspiel]' ({exc})"
+            ) from None
+        return make_bot(game, bot, seed, **params, **rule_options)
     if is_model_name(name):
         from kabu_envs.agents.ppo_agent import load_policy_agent
 
@@ -71,8 +84,30 @@ def make_agent(
         return load_policy_agent(name, seed, models_dir=models_dir(), expect=expect)
     raise ValueError(
         f"unknown agent {name!r} for {spec.title}; use one of {list(spec.agent_names)}, "
-        f"'ppo_<model>' (a folder under {models_dir()}) or a model directory"
+        f"'ppo_<model>' (a folder under {models_dir()}), a model directory or 'openspiel:<bot>'"
     )
+
+
+OPENSPIEL_PREFIX = "openspiel:"
+
+
+def parse_openspiel_name(name: str) -> tuple[str, dict[str, Any]]:
+    """``openspiel:<bot>[:key=value,...]`` -> (bot, parameters); each value is JSON (``100``, ``1.5``)."""
+    bot, _, rest = name[len(OPENSPIEL_PREFIX) :].partition(":")
+    if not bot:
+        raise ValueError(f"agent {name!r}: name the bot, e.g. 'openspiel:ismcts'")
+    params: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, sep, text = item.partition("=")
+        try:
+            if not sep or not key:
+                raise ValueError
+            params[key] = json.loads(text)
+        except ValueError:
+            raise ValueError(
+                f"agent {name!r}: bot parameters are key=value pairs with JSON values, got {item!r}"
+            ) from None
+    return bot, params
 
 
 def shipped_models(prefix: str = "ppo") -> list[str]:

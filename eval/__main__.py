@@ -4,7 +4,9 @@ Duplicate-deal tournament: every agent against every opponent; prints the matchu
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 ``--json`` writes them, ``--heatmap`` draws the matchup heatmap. Agent names:
 ``random``, the game's own agents (``scripted``, ``expert``, ... as its registry record lists them),
-``ppo_<model>`` (kabu_envs/models/<name>/, a policy file) or a model directory. ``--game`` is any registered
+``ppo_<model>`` (kabu_envs/models/<name>/, a policy file), a model directory, or an OpenSpiel search bot
+``openspiel:ismcts`` / ``openspiel:pimc`` with parameters (``openspiel:ismcts:simulations=200,worlds=16``;
+the ``openspiel`` extra; they report ms/decision). ``--game`` is any registered
 game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writes every play as a game
 record (``kabu-replay`` replays it).
 """
@@ -100,6 +102,12 @@ def main(argv: list[str] | None = None) -> int:
         record_dir=args.record_dir,
     )
     print(format_table(args.game, out["matchups"]))
+    for row in out["matchups"]:  # search bots (openspiel:...) report their CPU time per decision
+        for side in ("agent", "opponent"):
+            if f"{side}_ms_per_decision" in row:
+                other = row["opponent" if side == "agent" else "agent"]
+                ms, n = row[f"{side}_ms_per_decision"], row[f"{side}_decisions"]
+                print(f"{row[side]} (vs {other}): {ms:.1f} ms/decision over {n} decisions")
     print("openskill:", json.dumps(out["ratings"]))
     if args.json:
         with open(args.json, "w") as f:

@@ -16,7 +16,8 @@ agent facing the same observations makes the same choices in both plays.
 
 Two ways to play the deals, with the same results (same deals, same decisions, same sums):
 
-* scalar (``batch=None``): ``play_deal`` on one AEC env, one decision at a time; every agent works.
+* scalar (``batch=None``): ``play_deal`` on one AEC env, one decision at a time; every agent works (a
+  search bot that ``acts_at_table`` is handed the env instead of its observation: ``agents.base``).
 * batched (``batch=`` a factory of the game's batch engine): ``play_deals_batched`` plays many deals
   at once (each play of a deal is a row of the batch) and asks each agent for all its rows' decisions
   in one ``act_batch`` call, with one generator per (play, agent) seeded as ``play_deal`` re-seeds the
@@ -31,6 +32,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from kabu_envs.agents.base import acts_at_table
 from kabu_envs.core.rng import make_rng
 from kabu_envs.eval.stats import Summary, summarize
 
@@ -84,8 +86,12 @@ def play_deal(
                 break
             env.step(None)
         else:
-            obs = env.observe(agent)
-            action = int(seat_agents[index[agent]].act(obs["observation"], obs["action_mask"]))
+            player = seat_agents[index[agent]]
+            if acts_at_table(player):  # a search bot: it reads the table (agents.base.acts_at_table)
+                action = int(player.act_at_table(env))
+            else:
+                obs = env.observe(agent)
+                action = int(player.act(obs["observation"], obs["action_mask"]))
             env.step(action)
             actions.append(action)
         total += [env.rewards.get(a, 0.0) for a in names]

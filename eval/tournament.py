@@ -52,6 +52,10 @@ def matchup_record(
         "agent_mean_reward": res.mean_reward,
         "plays": len(res.agent_rewards),
     }
+    for side, player in (("agent", agent), ("opponent", opponent)):
+        if getattr(player, "decisions", 0):  # a search bot counts its decisions and their CPU time
+            row[f"{side}_ms_per_decision"] = 1000.0 * player.seconds / player.decisions
+            row[f"{side}_decisions"] = player.decisions
     return row, res
 
 

@@ -29,6 +29,13 @@ def make_rng(seed: Seed = None) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(seed))  # type: ignore[arg-type]
 
 
+def legacy_random_state(seed: int) -> np.random.RandomState:
+    """numpy's legacy ``RandomState(seed)`` (MT19937), for third-party code that takes one: OpenSpiel's
+    Python bots (IS-MCTS, MCTS) draw through its ``randint``/``choice``/``uniform``. Seeded, never
+    global; ``kabu_envs.openspiel.bots`` seeds it from an agent's own generator."""
+    return np.random.RandomState(int(seed))
+
+
 def validate_deck_prefix(prefix: Iterable[int], deck_size: int) -> list[int]:
     """Check a user-given stacked deck prefix: card ids in deal order, as a list, a tuple or a 1-D
     integer array; every id an integer in ``0..deck_size - 1``, none twice.
