@@ -138,7 +138,10 @@ def test_kernel_lockstep_with_long_stacked_prefixes() -> None:
     """The dealer's bottom/4th card taken from inside a stacked prefix, the rest kept at the next round."""
     rng = np.random.default_rng(9)
     decks = [rng.permutation(40)[:30].tolist() for _ in range(8)]
-    for options in ({"rules": "kabufuda_site", "max_rounds": 3}, {"dealer_card_choice": True, "max_rounds": 3}):
+    for options in (
+        {"rules": "kabufuda_site", "max_rounds": 3},
+        {"dealer_card_choice": True, "max_rounds": 3},
+    ):
         lockstep(options, B=8, decks=decks, act_seed=2)
 
 

@@ -1,0 +1,87 @@
+"""Oicho-Kabu's compiled rules kernel (numba, issue #26): B games as arrays, stepped by per-row loops.
+
+The kernel is the scalar engine (``game.py``, ``session.py``, ``deck.py``, ``observation.Encoder``)
+written again as plain loops over rows, so that numba compiles one step of B games into one call. Each
+function's docstring names the scalar function it mirrors; ``tests/oicho_kabu/test_kernel_oicho.py`` holds
+the two equal (masks, observations, rewards, terminations) on stacked decks and random legal actions
+for every option set the numpy engine covers.
+
+Modules: ``layout`` (the arrays and the options, plain numpy), ``flow`` (the rules, compiled), ``encode``
+(the observation, compiled), ``batch`` (``OichoKernelBatch``: the batch contract on the kernel).
+
+- ``State`` (``make_state``): one row per game, a struct of arrays named as the numpy engine's
+  attributes (``chips``, ``spreads``, ``stakes[game, seat, spread]``, ...), plus each row's generator
+  (``rng``: SplitMix64, ``core.kernel``) and the (seed, row key, episode) it was seeded from.
+- ``Rules`` (``make_rules(cfg)``): the options as one int64 array (``O_*`` indices), the bet sizes, the
+  rule answers per hand class (``batch_tables.hand_tables``: built by calling ``rules`` itself, so the
+  kernel cannot drift from the yaku and settlement rules) and the observation offsets (``obs_spec``).
+- ``reset_rows`` deals new episodes (a stacked prefix first, the rest shuffled by the row's generator),
+  ``step`` applies one action per moving game and writes the masks, rewards and ``terminated``
+  (with ``autoreset`` a finished game starts its next episode at once), ``encode`` writes a seat's
+  float32 observation bit for bit as ``Encoder.encode``, ``encode_compact`` the same as bits plus the
+  numbers (``decode_compact`` turns it back into the float32 observation).
+
+Randomness is the rows' own: the scalar engine equals the kernel draw for draw when its ``Deck`` is
+given a generator that shuffles as ``core.kernel.shuffle`` does (``KernelRng``, the tests' bridge).
+Nothing here runs on ``import kabu_envs``: the batch engine imports this module on first use.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+
+from kabu_envs.core import kernel as core
+from kabu_envs.oicho_kabu import actions as _actions
+from kabu_envs.oicho_kabu import deck as _deck
+from kabu_envs.oicho_kabu import game as _game
+from kabu_envs.oicho_kabu import observation as _observation
+from kabu_envs.oicho_kabu.kernel import encode as _encode
+from kabu_envs.oicho_kabu.kernel import flow as _flow
+from kabu_envs.oicho_kabu.kernel import layout as _layout
+from kabu_envs.oicho_kabu.kernel.encode import encode, encode_compact
+from kabu_envs.oicho_kabu.kernel.flow import reset_rows, step
+from kabu_envs.oicho_kabu.kernel.layout import (
+    O_OBS,
+    Rules,
+    State,
+    compact_layout,
+    decode_compact,
+    make_rules,
+    make_state,
+)
+
+__all__ = [
+    "O_OBS",
+    "Rules",
+    "State",
+    "compact_layout",
+    "decode_compact",
+    "encode",
+    "encode_compact",
+    "make_rules",
+    "make_state",
+    "prepare",
+    "reset_rows",
+    "step",
+]
+
+
+def _dispatchers(module: object) -> list[object]:
+    """The compiled functions of ``module`` (its numba dispatchers)."""
+    return [f for f in vars(module).values() if hasattr(f, "py_func") and f.__module__ == module.__name__]
+
+
+def stamp() -> str:
+    """The cache stamp: the kernel's modules, the scalar modules whose constants they read, the names."""
+    modules = [_layout, _flow, _encode, _actions, _deck, _game, _observation, core]
+    return core.fingerprint(modules, (_layout.PIECES, _layout.SELECTIONS, _layout.CHANGES))
+
+
+def prepare() -> bool:
+    """Ready both compiled modules' caches before the first call (``core.kernel.prepare``): one line
+    says so when the kernel compiles. True when it will."""
+    mark = stamp()
+    compiling = core.prepare("Oicho-Kabu", _dispatchers(_flow), mark)
+    quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
+    return core.prepare("Oicho-Kabu observation", _dispatchers(_encode), mark, out=quiet) or compiling

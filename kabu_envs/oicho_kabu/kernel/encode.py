@@ -1,0 +1,201 @@
+"""The Oicho-Kabu kernel's observation: ``observation.Encoder`` as a numba per-row loop (float32, bit
+for bit), and the compact form (the 0/1 entries as bits, the numbers as float32)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from kabu_envs.oicho_kabu.deck import NUM_VALUES
+from kabu_envs.oicho_kabu.game import MAX_CARDS, NUM_SPREADS
+from kabu_envs.oicho_kabu.kernel.layout import (
+    CHOICE,
+    F_ACTIVE,
+    F_BACKERS,
+    F_CHIPS,
+    F_DCARDS,
+    F_DEALER,
+    F_DEALS,
+    F_DECIDER,
+    F_DHIDDEN,
+    F_DLIGHTS,
+    F_INFO,
+    F_LEFT,
+    F_MINSO,
+    F_OWN,
+    F_OWN_CHIPS,
+    F_PHASE,
+    F_ROOM,
+    F_ROUND,
+    F_SCARDS,
+    F_SELECT,
+    F_SHIDDEN,
+    F_SLIGHTS,
+    F_SLOT,
+    F_STATUS,
+    F_TO_ACT,
+    F_TOTAL,
+    HAND,
+    LIGHT_MASK,
+    O_BANKROLL,
+    O_DOMAE,
+    O_FACE_UP,
+    O_LIGHTS,
+    O_MAX_DEALS,
+    O_MAX_ROUNDS,
+    O_MINSO,
+    O_N,
+    O_OBS,
+    OVER,
+    Rules,
+    State,
+)
+from kabu_envs.oicho_kabu.observation import NUM_STATUS
+
+
+# --- the observation (observation.Encoder) ---------------------------------------------------------------
+@numba.njit(cache=True)
+def _encode_row(st: State, ru: Rules, b: int, seat: int, a: np.ndarray) -> None:  # pragma: no cover
+    """``Encoder.encode(game, seat)`` into ``a`` (float32, zeroed by the caller); ``seat`` < 0: zeros.
+    The showdown (``Game.showdown``) is the end of the episode: every card is shown."""
+    if seat < 0:
+        return
+    o = ru.off
+    n = ru.opt[O_N]
+    domae = ru.opt[O_DOMAE]
+    inv_d = 1.0 / domae
+    phase = st.phase[b]
+    showdown = phase == OVER
+    dealer = st.dealer[b]
+    a[o[F_DEALER] + (dealer - seat) % n] = 1.0
+    lights = ru.opt[O_LIGHTS] != 0
+    for s in range(NUM_SPREADS):  # Encoder._static: the spreads' cards
+        base = o[F_SCARDS] + HAND * s
+        c0, c1, c2 = st.spreads[b, s, 0], st.spreads[b, s, 1], st.spreads[b, s, 2]
+        if c0 < 0:
+            continue
+        a[base + (c0 >> 2)] = 1.0
+        # the second card: to its backers, to all at the showdown or once an unbacked spread is turned up
+        seen = showdown or st.stakes[b, seat, s] != 0 or (c2 >= 0 and st.spread_total[b, s] == 0)
+        if c1 >= 0:
+            if seen:
+                a[base + NUM_VALUES + (c1 >> 2)] = 1.0
+            else:
+                a[o[F_SHIDDEN] + MAX_CARDS * s + 1] = 1.0
+            if c2 >= 0:
+                a[base + 2 * NUM_VALUES + (c2 >> 2)] = 1.0
+        if lights:  # Encoder._add_lights
+            for k in range(MAX_CARDS):
+                c = st.spreads[b, s, k]
+                if c >= 0 and (LIGHT_MASK >> c) & 1 and (k != 1 or seen):
+                    a[o[F_SLIGHTS] + MAX_CARDS * s + k] = 1.0
+        state = st.spread_state[b, s]
+        if state:
+            a[o[F_STATUS] + NUM_STATUS * s + state - 1] = 1.0
+    nd = st.nd[b]
+    if nd:
+        see = showdown or (st.revealed[b] and (ru.opt[O_FACE_UP] != 0 or seat == dealer))
+        if see:
+            for k in range(nd):
+                a[o[F_DCARDS] + NUM_VALUES * k + (st.dealer_cards[b, k] >> 2)] = 1.0
+        else:
+            a[o[F_DHIDDEN]] = 1.0
+            if nd > 1:
+                a[o[F_DHIDDEN] + 1] = 1.0
+            if nd > 2:  # a drawn third card is face up
+                a[o[F_DCARDS] + 2 * NUM_VALUES + (st.dealer_cards[b, 2] >> 2)] = 1.0
+        if lights:
+            for k in range(nd):
+                c = st.dealer_cards[b, k]
+                if (LIGHT_MASK >> c) & 1 and (see or k == 2):
+                    a[o[F_DLIGHTS] + k] = 1.0
+    info = st.info[b, seat]
+    if info >= 0:
+        a[o[F_INFO] + (info >> 2)] = 1.0
+    if o[F_SELECT] >= 0:  # public: every selection card, from this seat on
+        for j in range(n):
+            c = st.selection[b, (seat + j) % n]
+            if c >= 0:
+                a[o[F_SELECT] + NUM_VALUES * j + (c >> 2)] = 1.0
+    inv_t = 1.0 / max(1, n * ru.opt[O_BANKROLL])
+    for j in range(n):
+        c = st.chips[b, (seat + j) % n]
+        if c > 0:
+            a[o[F_CHIPS] + j] = min(c * inv_t, 1.0)
+    mine = st.chips[b, seat]
+    if mine > 0:
+        a[o[F_OWN_CHIPS]] = min(mine * inv_d, 1.0)
+    a[o[F_ROUND]] = st.round_index[b] * (1.0 / ru.opt[O_MAX_ROUNDS])
+    a[o[F_DEALS]] = min(st.deals_by_dealer[b] * (1.0 / ru.opt[O_MAX_DEALS]), 1.0)
+    limit = ru.opt[O_MINSO]
+    if limit:
+        a[o[F_MINSO]] = (limit - st.minso_redeals[b]) / limit
+    # Encoder.encode: what moves every step
+    a[o[F_PHASE] + phase] = 1.0
+    if st.current_player[b] == seat:
+        a[o[F_TO_ACT]] = 1.0
+    if st.active[b] >= 0:
+        a[o[F_ACTIVE] + st.active[b]] = 1.0
+    if phase == CHOICE:
+        a[o[F_SLOT] + st.choice_slot[b]] = 1.0
+    total = st.round_total[b]
+    if total:
+        inv_b = 1.0 / max(1, n - 1)
+        for s in range(NUM_SPREADS):
+            own = st.stakes[b, seat, s]
+            if own:
+                a[o[F_OWN] + s] = own * inv_d
+            tot = st.spread_total[b, s]
+            if tot:
+                a[o[F_TOTAL] + s] = tot * inv_d
+                a[o[F_BACKERS] + s] = st.backers[b, s] * inv_b
+                if st.decider[b, s] == seat:
+                    a[o[F_DECIDER] + s] = 1.0
+    left = domae - total
+    room = mine - st.seat_total[b, seat]
+    a[o[F_LEFT]] = left * inv_d
+    if room > 0:
+        a[o[F_ROOM]] = min(room, left) * inv_d
+
+
+@numba.njit(cache=True)
+def encode(
+    st: State, ru: Rules, rows: np.ndarray, seats: np.ndarray, out: np.ndarray
+) -> None:  # pragma: no cover
+    """The observation of seat ``seats[i]`` of game ``rows[i]`` into ``out[i]`` (float32, bit for bit
+    ``Encoder.encode``; a seat < 0 gives zeros, as a finished game's current player)."""
+    for i in range(len(rows)):
+        out[i, :] = 0.0
+        _encode_row(st, ru, rows[i], seats[i], out[i])
+
+
+@numba.njit(cache=True)
+def encode_compact(
+    st: State,
+    ru: Rules,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    bits: np.ndarray,
+    numbers: np.ndarray,
+    lo: int,
+    hi: int,
+) -> None:  # pragma: no cover
+    """``encode`` as bits and numbers: ``bits`` (k, C) uint8 and ``numbers`` its float32 view, the
+    numbers at float32 column ``nbytes // 4`` on (``compact_layout``)."""
+    size = ru.opt[O_OBS]
+    a = np.empty(size, dtype=np.float32)
+    first = bits.shape[1] // 4 - (hi - lo)
+    for i in range(len(rows)):
+        a[:] = 0.0
+        _encode_row(st, ru, rows[i], seats[i], a)
+        bits[i, :] = 0
+        j = 0
+        for col in range(size):
+            if col == lo:
+                for x in range(hi - lo):
+                    numbers[i, first + x] = a[lo + x]
+            if lo <= col < hi:
+                continue
+            if a[col] != 0.0:
+                bits[i, j >> 3] |= np.uint8(1 << (j & 7))
+            j += 1
