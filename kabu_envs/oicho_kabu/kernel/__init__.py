@@ -6,7 +6,7 @@ function's docstring names the scalar function it mirrors; ``tests/oicho_kabu/te
 the two equal (masks, observations, rewards, terminations) on stacked decks and random legal actions
 for every option set the numpy engine covers.
 
-Modules: ``layout`` (the arrays and the options, plain numpy), ``flow`` (the rules, compiled), ``encode``
+Modules: ``layout`` (the arrays and the options, plain numpy), ``flow`` (the rules, compiled), ``observe``
 (the observation, compiled), ``batch`` (``OichoKernelBatch``: the batch contract on the kernel).
 
 - ``State`` (``make_state``): one row per game, a struct of arrays named as the numpy engine's
@@ -36,10 +36,9 @@ from kabu_envs.oicho_kabu import actions as _actions
 from kabu_envs.oicho_kabu import deck as _deck
 from kabu_envs.oicho_kabu import game as _game
 from kabu_envs.oicho_kabu import observation as _observation
-from kabu_envs.oicho_kabu.kernel import encode as _encode
 from kabu_envs.oicho_kabu.kernel import flow as _flow
 from kabu_envs.oicho_kabu.kernel import layout as _layout
-from kabu_envs.oicho_kabu.kernel.encode import encode, encode_compact
+from kabu_envs.oicho_kabu.kernel import observe as _observe
 from kabu_envs.oicho_kabu.kernel.flow import reset_rows, step
 from kabu_envs.oicho_kabu.kernel.layout import (
     O_OBS,
@@ -50,6 +49,7 @@ from kabu_envs.oicho_kabu.kernel.layout import (
     make_rules,
     make_state,
 )
+from kabu_envs.oicho_kabu.kernel.observe import encode, encode_compact
 
 __all__ = [
     "O_OBS",
@@ -74,7 +74,7 @@ def _dispatchers(module: object) -> list[object]:
 
 def stamp() -> str:
     """The cache stamp: the kernel's modules, the scalar modules whose constants they read, the names."""
-    modules = [_layout, _flow, _encode, _actions, _deck, _game, _observation, core]
+    modules = [_layout, _flow, _observe, _actions, _deck, _game, _observation, core]
     return core.fingerprint(modules, (_layout.PIECES, _layout.SELECTIONS, _layout.CHANGES))
 
 
@@ -84,4 +84,4 @@ def prepare() -> bool:
     mark = stamp()
     compiling = core.prepare("Oicho-Kabu", _dispatchers(_flow), mark)
     quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
-    return core.prepare("Oicho-Kabu observation", _dispatchers(_encode), mark, out=quiet) or compiling
+    return core.prepare("Oicho-Kabu observation", _dispatchers(_observe), mark, out=quiet) or compiling

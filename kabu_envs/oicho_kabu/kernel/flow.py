@@ -262,8 +262,6 @@ def _new_episode(st: State, ru: Rules, b: int, prefix: np.ndarray, k: int) -> No
     st.dealer[b] = 0
     st.deals_by_dealer[b] = 0
     st.dealer_start_chips[b] = ru.opt[O_BANKROLL]
-    st.rewards[b, :] = 0.0
-    st.terminated[b] = False
     _start_round(st, ru, b)
 
 
@@ -586,8 +584,7 @@ def _restart(st: State, ru: Rules, b: int) -> None:  # pragma: no cover
     """The row's next episode from its own generator: seeded from (seed, row key, episode + 1)."""
     st.episode[b] += np.uint64(1)
     st.rng[b] = core.seed_state(st.seed[b], st.row_key[b], st.episode[b])
-    _new_episode(st, ru, b, np.empty(0, dtype=np.int64), 0)
-    st.terminated[b] = True  # (reported this step: the episode that just ended)
+    _new_episode(st, ru, b, np.empty(0, dtype=np.int64), 0)  # (this step reports the episode that ended)
 
 
 @numba.njit(cache=True)
@@ -608,6 +605,8 @@ def reset_rows(
         st.row_key[b] = row_keys[i]
         st.episode[b] = np.uint64(0)
         st.rng[b] = core.seed_state(seeds[i], row_keys[i], np.uint64(0))
+        st.rewards[b, :] = 0.0
+        st.terminated[b] = False
         _new_episode(st, ru, b, decks[i], lengths[i])
 
 
