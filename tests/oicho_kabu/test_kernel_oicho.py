@@ -83,7 +83,7 @@ def lockstep(
         env.reset(seed=0, options=None if d is None else {"deck": list(d)})
         aecs.append(env)
     names = aecs[0].possible_agents
-    obs = np.zeros((B, int(ru.opt[K.O_OBS])), dtype=np.float32)
+    obs = np.zeros((B, int(ru[K.O_OBS])), dtype=np.float32)
     lo, hi, _, width = K.compact_layout(ru)
     compact = np.zeros((B, width), dtype=np.uint8)
     rng = np.random.default_rng(act_seed)
@@ -101,7 +101,7 @@ def lockstep(
             if seat < 0:
                 assert st.terminated[b] and not st.legal_action_mask[b].any() and not obs[b].any()
                 continue
-            assert np.array_equal(st.legal_action_mask[b], mask), (b, steps)
+            assert np.array_equal(st.legal_action_mask[b].view(bool), mask), (b, steps)
             assert np.array_equal(obs[b], aec_obs), (b, steps, np.flatnonzero(obs[b] != aec_obs))
             legal = np.flatnonzero(mask)
             acts[b] = legal[0] if rng.random() < p_lowest else rng.choice(legal)

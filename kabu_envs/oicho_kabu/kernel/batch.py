@@ -48,13 +48,13 @@ class OichoKernelBatch(LazyObservationBatchEnv):
         self.observation_format = observation
         self.num_players = cfg.num_players
         self.rules = ru = layout.make_rules(cfg)
-        self.num_actions = int(ru.opt[layout.O_ACTIONS])
-        self.obs_size = int(ru.opt[layout.O_OBS])
+        self.num_actions = int(ru[layout.O_ACTIONS])
+        self.obs_size = int(ru[layout.O_OBS])
         self.state = st = layout.make_state(B, cfg)
-        for name in layout.State._fields:  # the numpy engine's attribute names, the same arrays
-            setattr(self, name, getattr(st, name))
+        for name in st.dtype.names:  # the numpy engine's attribute names: views of the records
+            setattr(self, name, st[name])
         self.current_player = st.current_player
-        self.legal_action_mask = st.legal_action_mask
+        self.legal_action_mask = st["legal_action_mask"].view(np.bool_)
         self.rewards = st.rewards
         self.terminated = st.terminated
         self._rows = np.arange(B, dtype=np.int64)
@@ -129,4 +129,4 @@ class OichoKernelBatch(LazyObservationBatchEnv):
     def state_nbytes(self) -> int:
         """Bytes of the batch's state arrays (game state, mask, observation, rewards)."""
         obs = self._compact if self.observation_format == "compact" else self._observation
-        return sum(a.nbytes for a in self.state) + obs.nbytes
+        return int(self.state.nbytes + obs.nbytes)

@@ -1,13 +1,21 @@
-"""The Oicho-Kabu kernel's data: the options array, the state arrays and the observation layout.
+"""The Oicho-Kabu kernel's data: the rules array, the state records and the observation layout.
 
 Plain numpy (no numba): ``make_rules(cfg)`` and ``make_state(B, cfg)`` build what the compiled functions
-(``flow``, ``encode``) read and write; ``compact_layout`` / ``decode_compact`` describe the compact
+(``flow``, ``observe``) read and write; ``compact_layout`` / ``decode_compact`` describe the compact
 observation.
+
+Why records and one int64 array: a compiled function called with a tuple of arrays pays a reference
+count per array and call (about 1 us for the 37 state arrays, more than a whole step of one game), so the
+state is one numpy record per game (``State``: a record array; ``state["chips"]`` is the (B, n) array
+of every game's chips, the numpy engine's attribute) and each function gets the game's record (a
+pointer); the rules are one int64 array (``Rules``: the options ``O_*``, the observation offsets at
+``OFF``, the card classes at ``CLASS``, the bet sizes at ``SIZES``, the rule tables where the header's
+``O_*`` entries say).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TypeAlias
 
 import numpy as np
 
@@ -22,7 +30,7 @@ from kabu_envs.oicho_kabu.observation import obs_spec
 MINSO, BET, CHOICE, DECIDE, DEALER_DRAW, OVER = (int(p) for p in Phase)
 TAKE_FIRST = CHOICE_ACTIONS[0]  # the action id of TAKE_TOP; TAKE_BOTTOM and TAKE_FOURTH follow
 
-# --- the options array: Rules.opt[O_*] ---------------------------------------------------------------
+# --- the rules array: its header Rules[O_*] ---------------------------------------------------------------
 (
     O_N,  # num_players
     O_DOMAE,
@@ -44,8 +52,16 @@ TAKE_FIRST = CHOICE_ACTIONS[0]  # the action id of TAKE_TOP; TAKE_BOTTOM and TAK
     O_LIGHTS,  # deck == "hanafuda": the observation's light pieces
     O_ACTIONS,  # num_actions
     O_OBS,  # obs_size
+    O_SIZES_N,  # len(bet_sizes)
+    O_HAND_VALUE,  # where each table starts in the array: hand -> value mod 10
+    O_DRAW_BETTOR,  # two-card hand -> draw-option code (batch_tables: STAND_BIT | DRAW_BIT | ESCAPE_BIT)
+    O_DRAW_DEALER,
+    O_DEALER_SIG,  # hand -> settlement signature (batch_tables.hand_tables)
+    O_BETTOR_SIG,
+    O_SETTLE,  # (dealer signature, bettor signature) -> signed multiplier per stake, row-major
+    O_BETTOR_SIGS,  # the settle table's row length
     NUM_OPTIONS,
-) = range(21)
+) = range(29)
 SELECTIONS = ("fixed", "closest_to_nine", "lowest")
 CHANGES = ("deals", "bust", "doubled", "low_hand", "lost_all")
 CH_DEALS, CH_BUST, CH_DOUBLED, CH_LOW_HAND, CH_LOST_ALL = (1 << i for i in range(len(CHANGES)))
@@ -109,153 +125,121 @@ HAND = MAX_CARDS * NUM_VALUES  # a spread's card one-hots
 LIGHT_MASK = sum(1 << c for c in LIGHT_CARDS)  # bit c: card id c is a hanafuda light
 
 
-class Rules(NamedTuple):
-    """One rule set as the kernel reads it (``make_rules``)."""
+NUM_PIECES = len(PIECES)
+OFF = NUM_OPTIONS  # Rules[OFF + F_*]: the observation's piece offsets (-1: absent)
+CLASS = OFF + NUM_PIECES  # Rules[CLASS + card]: the card's hand class (batch_tables.card_class)
+SIZES = CLASS + DECK_SIZE  # Rules[SIZES + k - 1]: the stake of BET(k)
 
-    opt: np.ndarray  # (NUM_OPTIONS,) int64, indexed by O_*
-    sizes: np.ndarray  # (m,) int64: the stake of BET(k) is sizes[k - 1]
-    card_class: np.ndarray  # (40,) card id -> hand class
-    hand_value: np.ndarray  # (K**2 + K**3,) hand -> value mod 10
-    draw_bettor: np.ndarray  # (K**2,) two-card hand -> STAND_BIT | DRAW_BIT | ESCAPE_BIT
-    draw_dealer: np.ndarray  # (K**2,) the same for the dealer
-    dealer_sig: np.ndarray  # (K**2 + K**3,) hand -> settlement signature
-    bettor_sig: np.ndarray
-    settle: np.ndarray  # (dealer signatures, bettor signatures) -> signed multiplier per stake
-    off: np.ndarray  # (len(PIECES),) int64 observation offsets, indexed by F_*
-
-
-class State(NamedTuple):
-    """B games as arrays (``make_state``); the names are the numpy engine's (agents read them)."""
-
-    deck: np.ndarray  # (B, 40) card ids; the undealt cards are deck[b, top:dlen]
-    top: np.ndarray
-    dlen: np.ndarray
-    stacked: np.ndarray  # end of the unused stacked prefix (Deck.stacked)
-    chips: np.ndarray  # (B, n)
-    round_index: np.ndarray
-    dealer: np.ndarray
-    deals_by_dealer: np.ndarray
-    dealer_start_chips: np.ndarray
-    selection: np.ndarray  # (B, n) each seat's selection card of this deal, -1 none
-    order: np.ndarray  # (B, n) the betting order, first nb entries
-    nb: np.ndarray
-    bet_i: np.ndarray
-    info: np.ndarray  # (B, n) info cards, -1 none
-    spreads: np.ndarray  # (B, 4, 3) card ids, -1 none
-    stakes: np.ndarray  # (B, n, 4) [game, seat, spread]
-    spread_total: np.ndarray  # (B, 4)
-    backers: np.ndarray  # (B, 4) seats with a stake on the spread
-    seat_total: np.ndarray  # (B, n)
-    round_total: np.ndarray
-    decider: np.ndarray  # (B, 4) first backer, -1 none
-    spread_state: np.ndarray  # (B, 4) UNDECIDED / STOOD / DREW / ESCAPED
-    dealer_cards: np.ndarray  # (B, 3)
-    nd: np.ndarray  # dealer's cards dealt
-    revealed: np.ndarray  # (B,) bool: Game.dealer_revealed
-    minso_redeals: np.ndarray
-    active: np.ndarray  # Game.active_spread
-    choice_slot: np.ndarray
-    phase: np.ndarray
-    current_player: np.ndarray  # -1: the game is over
-    legal_action_mask: np.ndarray  # (B, A) bool
-    rewards: np.ndarray  # (B, n) float64: chips won this step
-    terminated: np.ndarray  # (B,) bool
-    rng: np.ndarray  # (B,) uint64: each row's generator state (core.kernel)
-    seed: np.ndarray  # (B,) uint64: the seed, row key and episode the row's generator came from
-    row_key: np.ndarray
-    episode: np.ndarray
+Rules: TypeAlias = np.ndarray  # (the rules array: int64, see the module docstring)
+State: TypeAlias = np.recarray  # (B,) records, one per game (``state_dtype``)
+Game: TypeAlias = np.record  # one game's record: state[b]
 
 
 def make_rules(cfg: Config) -> Rules:
     """The kernel's view of ``cfg``: every option the numpy engine vectorises (see ``Rules``)."""
     tab = hand_tables(cfg)
     spec = obs_spec(cfg)
-    changes = sum(1 << CHANGES.index(c) for c in cfg.dealer_change)
-    opt = np.zeros(NUM_OPTIONS, dtype=np.int64)
-    opt[O_N] = cfg.num_players
-    opt[O_DOMAE] = cfg.domae
-    opt[O_BANKROLL] = cfg.bankroll
-    opt[O_SELECTION] = SELECTIONS.index(cfg.dealer_selection)
-    opt[O_EACH_DEAL] = cfg.dealer_selection_each_deal
-    opt[O_TRIPLE] = cfg.redeal_on_triple_table
-    opt[O_INFO] = cfg.info_cards
-    opt[O_MINSO] = cfg.minso_limit if cfg.minso else 0
-    opt[O_BEFORE_BETS] = cfg.dealer_first_card == "before_bets"
-    opt[O_CHOICE] = cfg.dealer_card_choice
-    opt[O_FACE_UP] = cfg.dealer_second_card_face_up
-    opt[O_ASKING] = cfg.decision_order == "asking"
-    opt[O_MAX_ROUNDS] = cfg.max_rounds
-    opt[O_CHANGE] = changes
-    opt[O_MAX_DEALS] = cfg.dealer_max_deals
-    opt[O_UNBACKED] = bool(getattr(cfg, "unbacked_spread_card", False))  # (issue #24's open departure)
-    opt[O_K] = tab.num_classes
-    opt[O_LIGHTS] = cfg.deck == "hanafuda"
-    opt[O_ACTIONS] = _actions.num_actions(len(cfg.bet_sizes))
-    opt[O_OBS] = spec.size
+    head = np.zeros(NUM_OPTIONS, dtype=np.int64)
+    head[O_N] = cfg.num_players
+    head[O_DOMAE] = cfg.domae
+    head[O_BANKROLL] = cfg.bankroll
+    head[O_SELECTION] = SELECTIONS.index(cfg.dealer_selection)
+    head[O_EACH_DEAL] = cfg.dealer_selection_each_deal
+    head[O_TRIPLE] = cfg.redeal_on_triple_table
+    head[O_INFO] = cfg.info_cards
+    head[O_MINSO] = cfg.minso_limit if cfg.minso else 0
+    head[O_BEFORE_BETS] = cfg.dealer_first_card == "before_bets"
+    head[O_CHOICE] = cfg.dealer_card_choice
+    head[O_FACE_UP] = cfg.dealer_second_card_face_up
+    head[O_ASKING] = cfg.decision_order == "asking"
+    head[O_MAX_ROUNDS] = cfg.max_rounds
+    head[O_CHANGE] = sum(1 << CHANGES.index(c) for c in cfg.dealer_change)
+    head[O_MAX_DEALS] = cfg.dealer_max_deals
+    head[O_UNBACKED] = bool(getattr(cfg, "unbacked_spread_card", False))  # (issue #24's open departure)
+    head[O_K] = tab.num_classes
+    head[O_LIGHTS] = cfg.deck == "hanafuda"
+    head[O_ACTIONS] = _actions.num_actions(len(cfg.bet_sizes))
+    head[O_OBS] = spec.size
+    head[O_SIZES_N] = len(cfg.bet_sizes)
+    head[O_BETTOR_SIGS] = tab.settle.shape[1]
     offsets = spec.offsets
-    off = np.array([offsets.get(name, -1) for name in PIECES], dtype=np.int64)
-    return Rules(
-        opt=opt,
-        sizes=np.array(cfg.bet_sizes, dtype=np.int64),
-        card_class=tab.card_class.astype(np.int64),
-        hand_value=tab.hand_value.astype(np.int64),
-        draw_bettor=tab.draw_bettor.astype(np.int64),
-        draw_dealer=tab.draw_dealer.astype(np.int64),
-        dealer_sig=tab.dealer_sig.astype(np.int64),
-        bettor_sig=tab.bettor_sig.astype(np.int64),
-        settle=np.ascontiguousarray(tab.settle, dtype=np.int64),
-        off=off,
-    )
+    parts = [
+        head,
+        np.array([offsets.get(name, -1) for name in PIECES], dtype=np.int64),
+        tab.card_class.astype(np.int64),
+        np.array(cfg.bet_sizes, dtype=np.int64),
+    ]
+    at = sum(len(p) for p in parts)
+    for slot, table in (
+        (O_HAND_VALUE, tab.hand_value),
+        (O_DRAW_BETTOR, tab.draw_bettor),
+        (O_DRAW_DEALER, tab.draw_dealer),
+        (O_DEALER_SIG, tab.dealer_sig),
+        (O_BETTOR_SIG, tab.bettor_sig),
+        (O_SETTLE, tab.settle.reshape(-1)),
+    ):
+        head[slot] = at
+        parts.append(table.astype(np.int64))
+        at += len(table)
+    return np.concatenate(parts)
+
+
+def state_dtype(num_players: int, num_actions: int) -> np.dtype:
+    """One game's record: the fields are the numpy engine's state arrays, one row each."""
+    n, i8 = num_players, np.int64
+    fields: list[tuple[str, object, tuple[int, ...]]] = [
+        ("deck", i8, (DECK_SIZE,)),  # card ids; the undealt cards are deck[top:dlen]
+        ("top", i8, ()),
+        ("dlen", i8, ()),
+        ("stacked", i8, ()),  # end of the unused stacked prefix (Deck.stacked)
+        ("chips", i8, (n,)),
+        ("round_index", i8, ()),
+        ("dealer", i8, ()),
+        ("deals_by_dealer", i8, ()),
+        ("dealer_start_chips", i8, ()),
+        ("selection", i8, (n,)),  # each seat's selection card of this deal, -1 none
+        ("order", i8, (n,)),  # the betting order, first nb entries
+        ("nb", i8, ()),
+        ("bet_i", i8, ()),
+        ("info", i8, (n,)),  # info cards, -1 none
+        ("spreads", i8, (NUM_SPREADS, MAX_CARDS)),  # card ids, -1 none
+        ("stakes", i8, (n, NUM_SPREADS)),  # [seat, spread]
+        ("spread_total", i8, (NUM_SPREADS,)),
+        ("backers", i8, (NUM_SPREADS,)),  # seats with a stake on the spread
+        ("seat_total", i8, (n,)),
+        ("round_total", i8, ()),
+        ("decider", i8, (NUM_SPREADS,)),  # first backer, -1 none
+        ("spread_state", i8, (NUM_SPREADS,)),  # UNDECIDED / STOOD / DREW / ESCAPED
+        ("dealer_cards", i8, (MAX_CARDS,)),
+        ("nd", i8, ()),  # the dealer's cards dealt
+        ("revealed", np.bool_, ()),  # Game.dealer_revealed
+        ("minso_redeals", i8, ()),
+        ("active", i8, ()),  # Game.active_spread
+        ("choice_slot", i8, ()),
+        ("phase", i8, ()),
+        ("current_player", i8, ()),  # -1: the game is over
+        ("legal_action_mask", np.uint8, (num_actions,)),  # 0/1 (numba has no bool arrays in records)
+        ("rewards", np.float64, (n,)),  # chips won this step
+        ("terminated", np.bool_, ()),
+        ("rng", np.uint64, (1,)),  # the game's generator state (core.kernel)
+        ("seed", np.uint64, ()),  # the seed, row key and episode that generator came from
+        ("row_key", np.uint64, ()),
+        ("episode", np.uint64, ()),
+    ]
+    return np.dtype([(name, t, shape) for name, t, shape in fields], align=True)
 
 
 def make_state(batch_size: int, cfg: Config) -> State:
-    """Zeroed state for ``batch_size`` games of ``cfg``, every game over (``reset_rows`` deals)."""
-    B, n = batch_size, cfg.num_players
-    A = _actions.num_actions(len(cfg.bet_sizes))
-    i64 = np.int64
-
-    def full(shape: tuple[int, ...], value: int) -> np.ndarray:
-        return np.full(shape, value, dtype=i64)
-
-    return State(
-        deck=full((B, DECK_SIZE), 0),
-        top=full((B,), 0),
-        dlen=full((B,), DECK_SIZE),
-        stacked=full((B,), 0),
-        chips=full((B, n), 0),
-        round_index=full((B,), 0),
-        dealer=full((B,), 0),
-        deals_by_dealer=full((B,), 0),
-        dealer_start_chips=full((B,), 0),
-        selection=full((B, n), -1),
-        order=full((B, n), 0),
-        nb=full((B,), 0),
-        bet_i=full((B,), 0),
-        info=full((B, n), -1),
-        spreads=full((B, NUM_SPREADS, MAX_CARDS), -1),
-        stakes=full((B, n, NUM_SPREADS), 0),
-        spread_total=full((B, NUM_SPREADS), 0),
-        backers=full((B, NUM_SPREADS), 0),
-        seat_total=full((B, n), 0),
-        round_total=full((B,), 0),
-        decider=full((B, NUM_SPREADS), -1),
-        spread_state=full((B, NUM_SPREADS), 0),
-        dealer_cards=full((B, MAX_CARDS), -1),
-        nd=full((B,), 0),
-        revealed=np.zeros(B, dtype=bool),
-        minso_redeals=full((B,), 0),
-        active=full((B,), -1),
-        choice_slot=full((B,), -1),
-        phase=full((B,), OVER),
-        current_player=full((B,), -1),
-        legal_action_mask=np.zeros((B, A), dtype=bool),
-        rewards=np.zeros((B, n), dtype=np.float64),
-        terminated=np.ones(B, dtype=bool),
-        rng=np.zeros(B, dtype=np.uint64),
-        seed=np.zeros(B, dtype=np.uint64),
-        row_key=np.zeros(B, dtype=np.uint64),
-        episode=np.zeros(B, dtype=np.uint64),
-    )
+    """The records of ``batch_size`` games of ``cfg``, every game over (``flow.reset_rows`` deals)."""
+    dtype = state_dtype(cfg.num_players, _actions.num_actions(len(cfg.bet_sizes)))
+    st = np.zeros(batch_size, dtype=dtype).view(np.recarray)
+    for name in ("selection", "info", "spreads", "decider", "dealer_cards", "active", "choice_slot"):
+        st[name] = -1
+    st["current_player"] = -1
+    st["dlen"] = DECK_SIZE
+    st["phase"] = OVER
+    st["terminated"] = True
+    return st
 
 
 def compact_layout(ru: Rules) -> tuple[int, int, int, int]:
@@ -264,8 +248,8 @@ def compact_layout(ru: Rules) -> tuple[int, int, int, int]:
     A compact row is the observation's 0/1 columns (all but the numbers, in order) as bits, least
     significant first (``np.packbits(..., bitorder="little")``), padded to 4 bytes, then the numbers as
     float32: about an eighth of the float32 row."""
-    lo, hi = int(ru.off[F_OWN]), int(ru.off[F_MINSO]) + 1
-    bits = int(ru.opt[O_OBS]) - (hi - lo)
+    lo, hi = int(ru[OFF + F_OWN]), int(ru[OFF + F_MINSO]) + 1
+    bits = int(ru[O_OBS]) - (hi - lo)
     nbytes = -(-((bits + 7) // 8) // 4) * 4
     return lo, hi, nbytes, nbytes + 4 * (hi - lo)
 
@@ -273,7 +257,7 @@ def compact_layout(ru: Rules) -> tuple[int, int, int, int]:
 def decode_compact(compact: np.ndarray, ru: Rules) -> np.ndarray:
     """The float32 observations (k, obs_size) of compact rows (k, C) uint8 (``encode_compact``)."""
     lo, hi, nbytes, width = compact_layout(ru)
-    size = int(ru.opt[O_OBS])
+    size = int(ru[O_OBS])
     if compact.ndim != 2 or compact.shape[1] != width or compact.dtype != np.uint8:
         raise ValueError(
             f"compact observations must be (k, {width}) uint8, got {compact.dtype} {compact.shape}"

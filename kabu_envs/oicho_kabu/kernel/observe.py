@@ -37,6 +37,7 @@ from kabu_envs.oicho_kabu.kernel.layout import (
     F_TOTAL,
     HAND,
     LIGHT_MASK,
+    NUM_PIECES,
     O_BANKROLL,
     O_DOMAE,
     O_FACE_UP,
@@ -46,7 +47,9 @@ from kabu_envs.oicho_kabu.kernel.layout import (
     O_MINSO,
     O_N,
     O_OBS,
+    OFF,
     OVER,
+    Game,
     Rules,
     State,
 )
@@ -55,28 +58,28 @@ from kabu_envs.oicho_kabu.observation import NUM_STATUS
 
 # --- the observation (observation.Encoder) ---------------------------------------------------------------
 @numba.njit(cache=True)
-def _encode_row(st: State, ru: Rules, b: int, seat: int, a: np.ndarray) -> None:  # pragma: no cover
+def _encode_row(g: Game, ru: Rules, seat: int, a: np.ndarray) -> None:  # pragma: no cover
     """``Encoder.encode(game, seat)`` into ``a`` (float32, zeroed by the caller); ``seat`` < 0: zeros.
     The showdown (``Game.showdown``) is the end of the episode: every card is shown."""
     if seat < 0:
         return
-    o = ru.off
-    n = ru.opt[O_N]
-    domae = ru.opt[O_DOMAE]
+    o = ru[OFF : OFF + NUM_PIECES]  # the piece offsets, F_*
+    n = ru[O_N]
+    domae = ru[O_DOMAE]
     inv_d = 1.0 / domae
-    phase = st.phase[b]
+    phase = g.phase
     showdown = phase == OVER
-    dealer = st.dealer[b]
+    dealer = g.dealer
     a[o[F_DEALER] + (dealer - seat) % n] = 1.0
-    lights = ru.opt[O_LIGHTS] != 0
+    lights = ru[O_LIGHTS] != 0
     for s in range(NUM_SPREADS):  # Encoder._static: the spreads' cards
         base = o[F_SCARDS] + HAND * s
-        c0, c1, c2 = st.spreads[b, s, 0], st.spreads[b, s, 1], st.spreads[b, s, 2]
+        c0, c1, c2 = g.spreads[s, 0], g.spreads[s, 1], g.spreads[s, 2]
         if c0 < 0:
             continue
         a[base + (c0 >> 2)] = 1.0
         # the second card: to its backers, to all at the showdown or once an unbacked spread is turned up
-        seen = showdown or st.stakes[b, seat, s] != 0 or (c2 >= 0 and st.spread_total[b, s] == 0)
+        seen = showdown or g.stakes[seat, s] != 0 or (c2 >= 0 and g.spread_total[s] == 0)
         if c1 >= 0:
             if seen:
                 a[base + NUM_VALUES + (c1 >> 2)] = 1.0
@@ -86,73 +89,73 @@ def _encode_row(st: State, ru: Rules, b: int, seat: int, a: np.ndarray) -> None:
                 a[base + 2 * NUM_VALUES + (c2 >> 2)] = 1.0
         if lights:  # Encoder._add_lights
             for k in range(MAX_CARDS):
-                c = st.spreads[b, s, k]
+                c = g.spreads[s, k]
                 if c >= 0 and (LIGHT_MASK >> c) & 1 and (k != 1 or seen):
                     a[o[F_SLIGHTS] + MAX_CARDS * s + k] = 1.0
-        state = st.spread_state[b, s]
+        state = g.spread_state[s]
         if state:
             a[o[F_STATUS] + NUM_STATUS * s + state - 1] = 1.0
-    nd = st.nd[b]
+    nd = g.nd
     if nd:
-        see = showdown or (st.revealed[b] and (ru.opt[O_FACE_UP] != 0 or seat == dealer))
+        see = showdown or (g.revealed and (ru[O_FACE_UP] != 0 or seat == dealer))
         if see:
             for k in range(nd):
-                a[o[F_DCARDS] + NUM_VALUES * k + (st.dealer_cards[b, k] >> 2)] = 1.0
+                a[o[F_DCARDS] + NUM_VALUES * k + (g.dealer_cards[k] >> 2)] = 1.0
         else:
             a[o[F_DHIDDEN]] = 1.0
             if nd > 1:
                 a[o[F_DHIDDEN] + 1] = 1.0
             if nd > 2:  # a drawn third card is face up
-                a[o[F_DCARDS] + 2 * NUM_VALUES + (st.dealer_cards[b, 2] >> 2)] = 1.0
+                a[o[F_DCARDS] + 2 * NUM_VALUES + (g.dealer_cards[2] >> 2)] = 1.0
         if lights:
             for k in range(nd):
-                c = st.dealer_cards[b, k]
+                c = g.dealer_cards[k]
                 if (LIGHT_MASK >> c) & 1 and (see or k == 2):
                     a[o[F_DLIGHTS] + k] = 1.0
-    info = st.info[b, seat]
+    info = g.info[seat]
     if info >= 0:
         a[o[F_INFO] + (info >> 2)] = 1.0
     if o[F_SELECT] >= 0:  # public: every selection card, from this seat on
         for j in range(n):
-            c = st.selection[b, (seat + j) % n]
+            c = g.selection[(seat + j) % n]
             if c >= 0:
                 a[o[F_SELECT] + NUM_VALUES * j + (c >> 2)] = 1.0
-    inv_t = 1.0 / max(1, n * ru.opt[O_BANKROLL])
+    inv_t = 1.0 / max(1, n * ru[O_BANKROLL])
     for j in range(n):
-        c = st.chips[b, (seat + j) % n]
+        c = g.chips[(seat + j) % n]
         if c > 0:
             a[o[F_CHIPS] + j] = min(c * inv_t, 1.0)
-    mine = st.chips[b, seat]
+    mine = g.chips[seat]
     if mine > 0:
         a[o[F_OWN_CHIPS]] = min(mine * inv_d, 1.0)
-    a[o[F_ROUND]] = st.round_index[b] * (1.0 / ru.opt[O_MAX_ROUNDS])
-    a[o[F_DEALS]] = min(st.deals_by_dealer[b] * (1.0 / ru.opt[O_MAX_DEALS]), 1.0)
-    limit = ru.opt[O_MINSO]
+    a[o[F_ROUND]] = g.round_index * (1.0 / ru[O_MAX_ROUNDS])
+    a[o[F_DEALS]] = min(g.deals_by_dealer * (1.0 / ru[O_MAX_DEALS]), 1.0)
+    limit = ru[O_MINSO]
     if limit:
-        a[o[F_MINSO]] = (limit - st.minso_redeals[b]) / limit
+        a[o[F_MINSO]] = (limit - g.minso_redeals) / limit
     # Encoder.encode: what moves every step
     a[o[F_PHASE] + phase] = 1.0
-    if st.current_player[b] == seat:
+    if g.current_player == seat:
         a[o[F_TO_ACT]] = 1.0
-    if st.active[b] >= 0:
-        a[o[F_ACTIVE] + st.active[b]] = 1.0
+    if g.active >= 0:
+        a[o[F_ACTIVE] + g.active] = 1.0
     if phase == CHOICE:
-        a[o[F_SLOT] + st.choice_slot[b]] = 1.0
-    total = st.round_total[b]
+        a[o[F_SLOT] + g.choice_slot] = 1.0
+    total = g.round_total
     if total:
         inv_b = 1.0 / max(1, n - 1)
         for s in range(NUM_SPREADS):
-            own = st.stakes[b, seat, s]
+            own = g.stakes[seat, s]
             if own:
                 a[o[F_OWN] + s] = own * inv_d
-            tot = st.spread_total[b, s]
+            tot = g.spread_total[s]
             if tot:
                 a[o[F_TOTAL] + s] = tot * inv_d
-                a[o[F_BACKERS] + s] = st.backers[b, s] * inv_b
-                if st.decider[b, s] == seat:
+                a[o[F_BACKERS] + s] = g.backers[s] * inv_b
+                if g.decider[s] == seat:
                     a[o[F_DECIDER] + s] = 1.0
     left = domae - total
-    room = mine - st.seat_total[b, seat]
+    room = mine - g.seat_total[seat]
     a[o[F_LEFT]] = left * inv_d
     if room > 0:
         a[o[F_ROOM]] = min(room, left) * inv_d
@@ -166,7 +169,7 @@ def encode(
     ``Encoder.encode``; a seat < 0 gives zeros, as a finished game's current player)."""
     for i in range(len(rows)):
         out[i, :] = 0.0
-        _encode_row(st, ru, rows[i], seats[i], out[i])
+        _encode_row(st[rows[i]], ru, seats[i], out[i])
 
 
 @numba.njit(cache=True)
@@ -182,12 +185,12 @@ def encode_compact(
 ) -> None:  # pragma: no cover
     """``encode`` as bits and numbers: ``bits`` (k, C) uint8 and ``numbers`` its float32 view, the
     numbers at float32 column ``nbytes // 4`` on (``compact_layout``)."""
-    size = ru.opt[O_OBS]
+    size = ru[O_OBS]
     a = np.empty(size, dtype=np.float32)
     first = bits.shape[1] // 4 - (hi - lo)
     for i in range(len(rows)):
         a[:] = 0.0
-        _encode_row(st, ru, rows[i], seats[i], a)
+        _encode_row(st[rows[i]], ru, seats[i], a)
         bits[i, :] = 0
         j = 0
         for col in range(size):
