@@ -173,6 +173,21 @@ def encode(
 
 
 @numba.njit(cache=True)
+def _pack(
+    a: np.ndarray, start: int, end: int, row: np.ndarray, j: int, acc: int
+) -> tuple[int, int]:  # pragma: no cover
+    """Append ``a[start:end] != 0`` to the bit row ``row`` from bit ``j`` on (``acc``: the byte being
+    filled); returns (j, acc) after them."""
+    for col in range(start, end):
+        acc |= (a[col] != 0.0) << (j & 7)
+        j += 1
+        if j & 7 == 0:
+            row[(j >> 3) - 1] = acc
+            acc = 0
+    return j, acc
+
+
+@numba.njit(cache=True)
 def encode_compact(
     st: State,
     ru: Rules,
@@ -191,14 +206,12 @@ def encode_compact(
     for i in range(len(rows)):
         a[:] = 0.0
         _encode_row(st[rows[i]], ru, seats[i], a)
-        bits[i, :] = 0
-        j = 0
-        for col in range(size):
-            if col == lo:
-                for x in range(hi - lo):
-                    numbers[i, first + x] = a[lo + x]
-            if lo <= col < hi:
-                continue
-            if a[col] != 0.0:
-                bits[i, j >> 3] |= np.uint8(1 << (j & 7))
-            j += 1
+        row = bits[i]
+        j, acc = _pack(a, 0, lo, row, 0, 0)
+        j, acc = _pack(a, hi, size, row, j, acc)
+        if j & 7:
+            row[j >> 3] = acc
+        for x in range(j + 7 >> 3, 4 * first):  # the padding
+            row[x] = 0
+        for x in range(hi - lo):
+            numbers[i, first + x] = a[lo + x]
