@@ -78,8 +78,8 @@ def lockstep(
     aecs = []
     for b, d in enumerate(decks):
         env = registry.get("oicho_kabu").make_raw_env(**options)
-        rng = KernelRng(seeds[b], b)
-        env._new_game = lambda _rng, deck, env=env, rng=rng: Game(env.config, rng, deck)
+        feed = KernelRng(seeds[b], b)
+        env._new_game = lambda _rng, deck, env=env, feed=feed: Game(env.config, feed, deck)
         env.reset(seed=0, options=None if d is None else {"deck": list(d)})
         aecs.append(env)
     names = aecs[0].possible_agents
@@ -104,13 +104,13 @@ def lockstep(
             assert np.array_equal(st.legal_action_mask[b].view(bool), mask), (b, steps)
             assert np.array_equal(obs[b], aec_obs), (b, steps, np.flatnonzero(obs[b] != aec_obs))
             legal = np.flatnonzero(mask)
-            acts[b] = legal[0] if rng.random() < p_lowest else rng.choice(legal)
+            acts[b] = int(legal[0] if rng.random() < p_lowest else rng.choice(legal))
         live = st.current_player >= 0
         K.step(st, ru, acts, np.ones(B, dtype=bool), False)
         summed -= st.rewards
-        for b in np.flatnonzero(live):
-            aecs[b].step(int(acts[b]))
-            summed[b] += [aecs[b].rewards[n] for n in names]
+        for k in np.flatnonzero(live):
+            aecs[k].step(int(acts[k]))
+            summed[k] += [aecs[k].rewards[n] for n in names]
         np.testing.assert_array_equal(summed, 0.0)
         assert np.array_equal(st.terminated, st.current_player < 0)
         steps += 1

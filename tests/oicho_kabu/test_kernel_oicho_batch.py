@@ -63,16 +63,16 @@ def test_kernel_batch_equals_aec_envs_with_partial_steps(options: dict[str, Any]
                 continue
             assert np.array_equal(env.legal_action_mask[b], mask)
             assert np.array_equal(obs[b], aec_obs), (b, steps)
-            acts[b] = rng.choice(np.flatnonzero(mask))
+            acts[b] = int(rng.choice(np.flatnonzero(mask)))
         moving = rng.random(B) < 0.6
         live = (env.current_player >= 0) & moving
         env.step(acts, active=moving)
         summed -= env.rewards
         assert not env.rewards[~moving].any()
         assert np.array_equal(env.terminated, env.current_player < 0)
-        for b in np.flatnonzero(live):
-            aecs[b].step(int(acts[b]))
-            summed[b] += [aecs[b].rewards[n] for n in names]
+        for k in np.flatnonzero(live):
+            aecs[k].step(int(acts[k]))
+            summed[k] += [aecs[k].rewards[n] for n in names]
         np.testing.assert_array_equal(summed, 0.0)
         steps += 1
         assert steps < 5000

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import sys
+from types import ModuleType
 
 from kabu_envs.core import kernel as core
 from kabu_envs.oicho_kabu import actions as _actions
@@ -67,7 +68,7 @@ __all__ = [
 ]
 
 
-def _dispatchers(module: object) -> list[object]:
+def _dispatchers(module: ModuleType) -> list[object]:
     """The compiled functions of ``module`` (its numba dispatchers)."""
     return [f for f in vars(module).values() if hasattr(f, "py_func") and f.__module__ == module.__name__]
 

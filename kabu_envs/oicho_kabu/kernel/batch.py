@@ -51,12 +51,12 @@ class OichoKernelBatch(LazyObservationBatchEnv):
         self.num_actions = int(ru[layout.O_ACTIONS])
         self.obs_size = int(ru[layout.O_OBS])
         self.state = st = layout.make_state(B, cfg)
-        for name in st.dtype.names:  # the numpy engine's attribute names: views of the records
-            setattr(self, name, st[name])
-        self.current_player = st.current_player
-        self.legal_action_mask = st["legal_action_mask"].view(np.bool_)
-        self.rewards = st.rewards
-        self.terminated = st.terminated
+        # the numpy engine's attribute names (``env.chips``, ...): views of the records' fields
+        self._fields: dict[str, np.ndarray] = {name: st[name] for name in st.dtype.names or ()}
+        self.current_player = self._fields["current_player"]
+        self.legal_action_mask = self._fields["legal_action_mask"] = st["legal_action_mask"].view(np.bool_)
+        self.rewards = self._fields["rewards"]
+        self.terminated = self._fields["terminated"]
         self._rows = np.arange(B, dtype=np.int64)
         self._all = np.ones(B, dtype=bool)
         self._lo, self._hi, _, width = layout.compact_layout(ru)
@@ -64,6 +64,13 @@ class OichoKernelBatch(LazyObservationBatchEnv):
         self._compact_stale = True
         self._init_observation()
         prepare()
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """A state field by name (``env.spreads``: (B, 4, 3)), as the numpy engine's attributes."""
+        fields = self.__dict__.get("_fields", {})
+        if name in fields:
+            return fields[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- reset and step ---------------------------------------------------------------------------
     def reset(

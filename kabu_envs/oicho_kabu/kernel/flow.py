@@ -615,7 +615,7 @@ def reset_rows(
         g.seed = seeds[i]
         g.row_key = row_keys[i]
         g.episode = np.uint64(0)
-        g.rng[0] = core.seed_state(seeds[i], row_keys[i], np.uint64(0))
+        g.rng[0] = core.seed_state(g.seed, g.row_key, g.episode)
         g.rewards[:] = 0.0
         g.terminated = False
         _new_episode(g, ru, decks[i], lengths[i])

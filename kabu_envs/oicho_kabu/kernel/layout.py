@@ -15,7 +15,7 @@ pointer); the rules are one int64 array (``Rules``: the options ``O_*``, the obs
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -132,7 +132,7 @@ SIZES = CLASS + DECK_SIZE  # Rules[SIZES + k - 1]: the stake of BET(k)
 
 Rules: TypeAlias = np.ndarray  # (the rules array: int64, see the module docstring)
 State: TypeAlias = np.recarray  # (B,) records, one per game (``state_dtype``)
-Game: TypeAlias = np.record  # one game's record: state[b]
+Game: TypeAlias = Any  # one game's record, state[b] (a numpy record; its stubs know no fields)
 
 
 def make_rules(cfg: Config) -> Rules:

@@ -37,7 +37,6 @@ from kabu_envs.oicho_kabu.kernel.layout import (
     F_TOTAL,
     HAND,
     LIGHT_MASK,
-    NUM_PIECES,
     O_BANKROLL,
     O_DOMAE,
     O_FACE_UP,
@@ -58,22 +57,38 @@ from kabu_envs.oicho_kabu.observation import NUM_STATUS
 
 # --- the observation (observation.Encoder) ---------------------------------------------------------------
 @numba.njit(cache=True)
-def _encode_row(g: Game, ru: Rules, seat: int, a: np.ndarray) -> None:  # pragma: no cover
+def _scales(ru: Rules) -> tuple[float, float, float, float, float]:  # pragma: no cover
+    """``Encoder``'s scales: 1 / domae, 1 / (players x bankroll), 1 / max_rounds, 1 / dealer_max_deals,
+    1 / bettors."""
+    n = ru[O_N]
+    return (
+        1.0 / ru[O_DOMAE],
+        1.0 / max(1, n * ru[O_BANKROLL]),
+        1.0 / ru[O_MAX_ROUNDS],
+        1.0 / ru[O_MAX_DEALS],
+        1.0 / max(1, n - 1),
+    )
+
+
+@numba.njit(cache=True)
+def _encode_row(
+    g: Game, ru: Rules, seat: int, a: np.ndarray, inv: tuple[float, float, float, float, float]
+) -> None:  # pragma: no cover
     """``Encoder.encode(game, seat)`` into ``a`` (float32, zeroed by the caller); ``seat`` < 0: zeros.
-    The showdown (``Game.showdown``) is the end of the episode: every card is shown."""
+    The showdown (``Game.showdown``) is the end of the episode: every card is shown. ``inv``: the scales
+    (``_scales``), divided once a call, not once a game."""
     if seat < 0:
         return
-    o = ru[OFF : OFF + NUM_PIECES]  # the piece offsets, F_*
     n = ru[O_N]
     domae = ru[O_DOMAE]
-    inv_d = 1.0 / domae
+    inv_d, inv_t, inv_rounds, inv_deals, inv_b = inv
     phase = g.phase
     showdown = phase == OVER
     dealer = g.dealer
-    a[o[F_DEALER] + (dealer - seat) % n] = 1.0
+    a[ru[OFF + F_DEALER] + (dealer - seat) % n] = 1.0
     lights = ru[O_LIGHTS] != 0
     for s in range(NUM_SPREADS):  # Encoder._static: the spreads' cards
-        base = o[F_SCARDS] + HAND * s
+        base = ru[OFF + F_SCARDS] + HAND * s
         c0, c1, c2 = g.spreads[s, 0], g.spreads[s, 1], g.spreads[s, 2]
         if c0 < 0:
             continue
@@ -84,81 +99,79 @@ def _encode_row(g: Game, ru: Rules, seat: int, a: np.ndarray) -> None:  # pragma
             if seen:
                 a[base + NUM_VALUES + (c1 >> 2)] = 1.0
             else:
-                a[o[F_SHIDDEN] + MAX_CARDS * s + 1] = 1.0
+                a[ru[OFF + F_SHIDDEN] + MAX_CARDS * s + 1] = 1.0
             if c2 >= 0:
                 a[base + 2 * NUM_VALUES + (c2 >> 2)] = 1.0
         if lights:  # Encoder._add_lights
             for k in range(MAX_CARDS):
                 c = g.spreads[s, k]
                 if c >= 0 and (LIGHT_MASK >> c) & 1 and (k != 1 or seen):
-                    a[o[F_SLIGHTS] + MAX_CARDS * s + k] = 1.0
+                    a[ru[OFF + F_SLIGHTS] + MAX_CARDS * s + k] = 1.0
         state = g.spread_state[s]
         if state:
-            a[o[F_STATUS] + NUM_STATUS * s + state - 1] = 1.0
+            a[ru[OFF + F_STATUS] + NUM_STATUS * s + state - 1] = 1.0
     nd = g.nd
     if nd:
         see = showdown or (g.revealed and (ru[O_FACE_UP] != 0 or seat == dealer))
         if see:
             for k in range(nd):
-                a[o[F_DCARDS] + NUM_VALUES * k + (g.dealer_cards[k] >> 2)] = 1.0
+                a[ru[OFF + F_DCARDS] + NUM_VALUES * k + (g.dealer_cards[k] >> 2)] = 1.0
         else:
-            a[o[F_DHIDDEN]] = 1.0
+            a[ru[OFF + F_DHIDDEN]] = 1.0
             if nd > 1:
-                a[o[F_DHIDDEN] + 1] = 1.0
+                a[ru[OFF + F_DHIDDEN] + 1] = 1.0
             if nd > 2:  # a drawn third card is face up
-                a[o[F_DCARDS] + 2 * NUM_VALUES + (g.dealer_cards[2] >> 2)] = 1.0
+                a[ru[OFF + F_DCARDS] + 2 * NUM_VALUES + (g.dealer_cards[2] >> 2)] = 1.0
         if lights:
             for k in range(nd):
                 c = g.dealer_cards[k]
                 if (LIGHT_MASK >> c) & 1 and (see or k == 2):
-                    a[o[F_DLIGHTS] + k] = 1.0
+                    a[ru[OFF + F_DLIGHTS] + k] = 1.0
     info = g.info[seat]
     if info >= 0:
-        a[o[F_INFO] + (info >> 2)] = 1.0
-    if o[F_SELECT] >= 0:  # public: every selection card, from this seat on
+        a[ru[OFF + F_INFO] + (info >> 2)] = 1.0
+    if ru[OFF + F_SELECT] >= 0:  # public: every selection card, from this seat on
         for j in range(n):
             c = g.selection[(seat + j) % n]
             if c >= 0:
-                a[o[F_SELECT] + NUM_VALUES * j + (c >> 2)] = 1.0
-    inv_t = 1.0 / max(1, n * ru[O_BANKROLL])
+                a[ru[OFF + F_SELECT] + NUM_VALUES * j + (c >> 2)] = 1.0
     for j in range(n):
         c = g.chips[(seat + j) % n]
         if c > 0:
-            a[o[F_CHIPS] + j] = min(c * inv_t, 1.0)
+            a[ru[OFF + F_CHIPS] + j] = min(c * inv_t, 1.0)
     mine = g.chips[seat]
     if mine > 0:
-        a[o[F_OWN_CHIPS]] = min(mine * inv_d, 1.0)
-    a[o[F_ROUND]] = g.round_index * (1.0 / ru[O_MAX_ROUNDS])
-    a[o[F_DEALS]] = min(g.deals_by_dealer * (1.0 / ru[O_MAX_DEALS]), 1.0)
+        a[ru[OFF + F_OWN_CHIPS]] = min(mine * inv_d, 1.0)
+    a[ru[OFF + F_ROUND]] = g.round_index * inv_rounds
+    a[ru[OFF + F_DEALS]] = min(g.deals_by_dealer * inv_deals, 1.0)
     limit = ru[O_MINSO]
     if limit:
-        a[o[F_MINSO]] = (limit - g.minso_redeals) / limit
+        a[ru[OFF + F_MINSO]] = (limit - g.minso_redeals) / limit
     # Encoder.encode: what moves every step
-    a[o[F_PHASE] + phase] = 1.0
+    a[ru[OFF + F_PHASE] + phase] = 1.0
     if g.current_player == seat:
-        a[o[F_TO_ACT]] = 1.0
+        a[ru[OFF + F_TO_ACT]] = 1.0
     if g.active >= 0:
-        a[o[F_ACTIVE] + g.active] = 1.0
+        a[ru[OFF + F_ACTIVE] + g.active] = 1.0
     if phase == CHOICE:
-        a[o[F_SLOT] + g.choice_slot] = 1.0
+        a[ru[OFF + F_SLOT] + g.choice_slot] = 1.0
     total = g.round_total
     if total:
-        inv_b = 1.0 / max(1, n - 1)
         for s in range(NUM_SPREADS):
             own = g.stakes[seat, s]
             if own:
-                a[o[F_OWN] + s] = own * inv_d
+                a[ru[OFF + F_OWN] + s] = own * inv_d
             tot = g.spread_total[s]
             if tot:
-                a[o[F_TOTAL] + s] = tot * inv_d
-                a[o[F_BACKERS] + s] = g.backers[s] * inv_b
+                a[ru[OFF + F_TOTAL] + s] = tot * inv_d
+                a[ru[OFF + F_BACKERS] + s] = g.backers[s] * inv_b
                 if g.decider[s] == seat:
-                    a[o[F_DECIDER] + s] = 1.0
+                    a[ru[OFF + F_DECIDER] + s] = 1.0
     left = domae - total
     room = mine - g.seat_total[seat]
-    a[o[F_LEFT]] = left * inv_d
+    a[ru[OFF + F_LEFT]] = left * inv_d
     if room > 0:
-        a[o[F_ROOM]] = min(room, left) * inv_d
+        a[ru[OFF + F_ROOM]] = min(room, left) * inv_d
 
 
 @numba.njit(cache=True)
@@ -167,9 +180,10 @@ def encode(
 ) -> None:  # pragma: no cover
     """The observation of seat ``seats[i]`` of game ``rows[i]`` into ``out[i]`` (float32, bit for bit
     ``Encoder.encode``; a seat < 0 gives zeros, as a finished game's current player)."""
+    inv = _scales(ru)
     for i in range(len(rows)):
         out[i, :] = 0.0
-        _encode_row(st[rows[i]], ru, seats[i], out[i])
+        _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
 
 
 @numba.njit(cache=True)
@@ -201,11 +215,12 @@ def encode_compact(
     """``encode`` as bits and numbers: ``bits`` (k, C) uint8 and ``numbers`` its float32 view, the
     numbers at float32 column ``nbytes // 4`` on (``compact_layout``)."""
     size = ru[O_OBS]
+    inv = _scales(ru)
     a = np.empty(size, dtype=np.float32)
     first = bits.shape[1] // 4 - (hi - lo)
     for i in range(len(rows)):
         a[:] = 0.0
-        _encode_row(st[rows[i]], ru, seats[i], a)
+        _encode_row(st[rows[i]], ru, seats[i], a, inv)
         row = bits[i]
         j, acc = _pack(a, 0, lo, row, 0, 0)
         j, acc = _pack(a, hi, size, row, j, acc)
