@@ -5,12 +5,12 @@ Plain numpy (no numba): ``make_rules(cfg)`` and ``make_state(B, cfg)`` build wha
 observation.
 
 Why records and one int64 array: a compiled function called with a tuple of arrays pays a reference
-count per array and call (about 1 us for the 37 state arrays, more than a whole step of one game), so the
-state is one numpy record per game (``State``: a record array; ``state["chips"]`` is the (B, n) array
-of every game's chips, the numpy engine's attribute) and each function gets the game's record (a
+count per array and call, which with the 37 state arrays cost more than the work of a game's step; so
+the state is one numpy record per game (``State``: a record array; ``state["chips"]`` is the (B, n)
+array of every game's chips, the numpy engine's attribute) and each function gets the game's record (a
 pointer); the rules are one int64 array (``Rules``: the options ``O_*``, the observation offsets at
 ``OFF``, the card classes at ``CLASS``, the bet sizes at ``SIZES``, the rule tables where the header's
-``O_*`` entries say).
+``O_*`` entries say). Figures: benchmarks/README.md.
 """
 
 from __future__ import annotations
