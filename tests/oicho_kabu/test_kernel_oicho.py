@@ -65,6 +65,7 @@ def lockstep(
     probability ``p_lowest`` a seat takes its lowest legal action id. Returns the steps played."""
     cfg = make_config(**options)
     ru, st = K.make_rules(cfg), K.make_state(B, cfg)
+    view = K.fields(st, cfg)  # the engine's arrays: (B, n) rewards, (B, A) bool masks
     seeds = [500 + 11 * b for b in range(B)]
     decks = decks if decks is not None else [None] * B
     stacked = np.zeros((B, 40), dtype=np.int64)
@@ -89,30 +90,30 @@ def lockstep(
     rng = np.random.default_rng(act_seed)
     summed = np.zeros((B, len(names)))
     steps = 0
-    while not st.terminated.all():
-        seats = st.current_player.copy()
+    while not view["terminated"].all():
+        seats = view["current_player"].copy()
         K.encode(st, ru, rows, seats, obs)
         K.encode_compact(st, ru, rows, seats, compact, compact.view(np.float32), lo, hi)
         assert np.array_equal(K.decode_compact(compact, ru), obs)
         acts = np.zeros(B, dtype=np.int64)
         for b, a in enumerate(aecs):
             seat, mask, aec_obs = _aec_state(a, names)
-            assert st.current_player[b] == seat, (b, steps)
+            assert view["current_player"][b] == seat, (b, steps)
             if seat < 0:
-                assert st.terminated[b] and not st.legal_action_mask[b].any() and not obs[b].any()
+                assert view["terminated"][b] and not view["legal_action_mask"][b].any() and not obs[b].any()
                 continue
-            assert np.array_equal(st.legal_action_mask[b].view(bool), mask), (b, steps)
+            assert np.array_equal(view["legal_action_mask"][b], mask), (b, steps)
             assert np.array_equal(obs[b], aec_obs), (b, steps, np.flatnonzero(obs[b] != aec_obs))
             legal = np.flatnonzero(mask)
             acts[b] = int(legal[0] if rng.random() < p_lowest else rng.choice(legal))
-        live = st.current_player >= 0
+        live = view["current_player"] >= 0
         K.step(st, ru, acts, np.ones(B, dtype=bool), False)
-        summed -= st.rewards
+        summed -= view["rewards"]
         for k in np.flatnonzero(live):
             aecs[k].step(int(acts[k]))
             summed[k] += [aecs[k].rewards[n] for n in names]
         np.testing.assert_array_equal(summed, 0.0)
-        assert np.array_equal(st.terminated, st.current_player < 0)
+        assert np.array_equal(view["terminated"], view["current_player"] < 0)
         steps += 1
         assert steps < 5000
     for a in aecs:

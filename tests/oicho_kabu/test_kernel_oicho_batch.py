@@ -15,9 +15,10 @@ import pytest
 from test_kernel_oicho import KernelRng, _aec_state
 
 from kabu_envs import registry
+from kabu_envs.core import kernel as core
 from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.oicho_kabu.game import Game
-from kabu_envs.oicho_kabu.kernel import decode_compact
+from kabu_envs.oicho_kabu.kernel import decode_compact, flow, observe
 from kabu_envs.oicho_kabu.kernel.batch import OichoKernelBatch
 
 
@@ -135,3 +136,25 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
         env.reset(seed=1.5)  # type: ignore[arg-type]
     env.step(acts)
     assert env.state_nbytes() > env.observation.nbytes
+
+
+def test_every_rule_set_runs_one_compiled_version_of_each_entry_point() -> None:
+    """Every rule set (players, bet sizes, decks) and both observations call the kernel's cached entry
+    points, and the generator's shuffle, with the same argument types: numba's cache then holds one
+    version of each, so processes compiling at once (test or training workers) write the same code (two
+    processes adding different versions at once can pair an index entry with the other's code)."""
+    for options in ({}, {"num_players": 8, "bet_sizes": (1, 2, 3, 4, 5, 6)}, {"deck": "hanafuda"}):
+        for observation in ("float32", "compact"):
+            env = OichoKernelBatch(3, autoreset=True, observation=observation, **options)
+            env.reset(seed=1)
+            for _ in range(30):
+                env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask]))
+                env.observation  # noqa: B018 - encodes
+            env.reset(rows=[1], seeds=[5], decks=[[0, 1, 2]])
+            moving = np.array([True, False, True])
+            env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask]), active=moving)
+            env.observation  # noqa: B018
+    KernelRng(1, 0).permutation(40)  # (the tests' bridge shuffles with the same types)
+    for f in (flow.reset_rows, flow.step, observe.encode, observe.encode_compact, core.shuffle):
+        if hasattr(f, "signatures") and f.signatures:  # (none under NUMBA_DISABLE_JIT)
+            assert len(f.signatures) == 1, (f, [[str(x)[-120:] for x in sig] for sig in f.signatures])

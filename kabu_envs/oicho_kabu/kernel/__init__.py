@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import io
 import sys
-from types import ModuleType
 
 from kabu_envs.core import kernel as core
 from kabu_envs.oicho_kabu import actions as _actions
@@ -47,6 +46,7 @@ from kabu_envs.oicho_kabu.kernel.layout import (
     State,
     compact_layout,
     decode_compact,
+    fields,
     make_rules,
     make_state,
 )
@@ -60,17 +60,13 @@ __all__ = [
     "decode_compact",
     "encode",
     "encode_compact",
+    "fields",
     "make_rules",
     "make_state",
     "prepare",
     "reset_rows",
     "step",
 ]
-
-
-def _dispatchers(module: ModuleType) -> list[object]:
-    """The compiled functions of ``module`` (its numba dispatchers)."""
-    return [f for f in vars(module).values() if hasattr(f, "py_func") and f.__module__ == module.__name__]
 
 
 def stamp() -> str:
@@ -81,8 +77,15 @@ def stamp() -> str:
 
 def prepare() -> bool:
     """Ready both compiled modules' caches before the first call (``core.kernel.prepare``): one line
-    says so when the kernel compiles. True when it will."""
+    says so when the kernel compiles. True when it will.
+
+    Only the entry points (``reset_rows``, ``step``, ``encode``, ``encode_compact``) are cached, each
+    with the callees compiled into it, and each is called with the same types whatever the rule set
+    (``layout.state_dtype``): numba's cache index then holds one version of each, so processes that
+    compile at once (test or training workers) write the same code. (With several versions, two
+    processes adding different ones at once can pair an index entry with the other's machine code.)"""
     mark = stamp()
-    compiling = core.prepare("Oicho-Kabu", _dispatchers(_flow), mark)
+    compiling = core.prepare("Oicho-Kabu", [_flow.reset_rows, _flow.step], mark)
     quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
-    return core.prepare("Oicho-Kabu observation", _dispatchers(_observe), mark, out=quiet) or compiling
+    observe = [_observe.encode, _observe.encode_compact]
+    return core.prepare("Oicho-Kabu observation", observe, mark, out=quiet) or compiling

@@ -52,9 +52,9 @@ class OichoKernelBatch(LazyObservationBatchEnv):
         self.obs_size = int(ru[layout.O_OBS])
         self.state = st = layout.make_state(B, cfg)
         # the numpy engine's attribute names (``env.chips``, ...): views of the records' fields
-        self._fields: dict[str, np.ndarray] = {name: st[name] for name in st.dtype.names or ()}
+        self._fields = layout.fields(st, cfg)
         self.current_player = self._fields["current_player"]
-        self.legal_action_mask = self._fields["legal_action_mask"] = st["legal_action_mask"].view(np.bool_)
+        self.legal_action_mask = self._fields["legal_action_mask"]
         self.rewards = self._fields["rewards"]
         self.terminated = self._fields["terminated"]
         self._rows = np.arange(B, dtype=np.int64)
@@ -107,7 +107,10 @@ class OichoKernelBatch(LazyObservationBatchEnv):
     def step(self, actions: Any, active: Any = None) -> None:
         moving = self._all if active is None else self._check_active(active)
         acts = self._check_actions(actions, None if active is None else moving)
-        flow.step(self.state, self.rules, acts, moving, self.autoreset)
+        # (contiguous arguments only: one compiled version of each kernel function, see layout.state_dtype)
+        flow.step(
+            self.state, self.rules, np.ascontiguousarray(acts), np.ascontiguousarray(moving), self.autoreset
+        )
         self._mark_stale(None if active is None else np.flatnonzero(moving))
         self._compact_stale = True
 
@@ -117,7 +120,8 @@ class OichoKernelBatch(LazyObservationBatchEnv):
             self._observation[:] = layout.decode_compact(self.observation_compact, self.rules)
             return
         if rows is None:
-            observe.encode(self.state, self.rules, self._rows, self.current_player, self._observation)
+            seats = self.current_player.copy()  # (a contiguous copy of the records' field)
+            observe.encode(self.state, self.rules, self._rows, seats, self._observation)
         elif len(rows):
             out = np.empty((len(rows), self.obs_size), dtype=np.float32)
             observe.encode(self.state, self.rules, rows, self.current_player[rows], out)
@@ -128,8 +132,9 @@ class OichoKernelBatch(LazyObservationBatchEnv):
         """(B, C) uint8: each game's current player's observation as bits plus float32 numbers
         (``kernel.compact_layout``; ``kernel.decode_compact`` gives the float32 observation back)."""
         if self._compact_stale:
-            c, st, ru, lo, hi = self._compact, self.state, self.rules, self._lo, self._hi
-            observe.encode_compact(st, ru, self._rows, st.current_player, c, c.view(np.float32), lo, hi)
+            c, st, ru, lo, hi = self._compact, self.state, self.rules, self._lo, self._hi  # (all contiguous)
+            seats = self.current_player.copy()
+            observe.encode_compact(st, ru, self._rows, seats, c, c.view(np.float32), lo, hi)
             self._compact_stale = False
         return self._compact
 

@@ -57,7 +57,7 @@ from kabu_envs.oicho_kabu.kernel.layout import (
 
 
 # --- the deck (deck.Deck) -------------------------------------------------------------------------------
-@numba.njit(cache=True)
+@numba.njit
 def _draw(g: Game) -> int:  # pragma: no cover - compiled (the lockstep tests run it)
     """``Deck.draw``: the top card."""
     card = g.deck[g.top]
@@ -65,7 +65,7 @@ def _draw(g: Game) -> int:  # pragma: no cover - compiled (the lockstep tests ru
     return card
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _take(g: Game, where: int) -> int:  # pragma: no cover
     """``Deck.take``: the top, the bottom or the 4th card from the top (popped; the stacked prefix
     shrinks when the card came from inside it)."""
@@ -82,7 +82,18 @@ def _take(g: Game, where: int) -> int:  # pragma: no cover
     return card
 
 
-@numba.njit(cache=True)
+@numba.njit
+def _shuffle(g: Game, items: np.ndarray, k: int) -> None:  # pragma: no cover
+    """``core.kernel.shuffle`` of ``items[:k]`` with the game's generator, through a one-word array, and
+    with a row and a count that are never constants (``len`` and ``min`` are typed plain integers): the
+    types every caller of ``shuffle`` passes, so that its cache holds one version (``kernel.prepare``)."""
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = g.rng
+    core.shuffle(state, len(state) - 1, items, min(k, len(items)))
+    g.rng = state[0]
+
+
+@numba.njit
 def _reshuffle(g: Game, returned: np.ndarray, k: int) -> None:  # pragma: no cover
     """``Deck.reshuffle``: ``returned[:k]`` back, everything below the unused stacked prefix shuffled."""
     top = g.top
@@ -95,7 +106,7 @@ def _reshuffle(g: Game, returned: np.ndarray, k: int) -> None:  # pragma: no cov
     for i in range(k):
         rest[m] = returned[i]
         m += 1
-    core.shuffle(g.rng, 0, rest, m)
+    _shuffle(g, rest, m)
     keep = keep_end - top
     for i in range(keep):
         g.deck[i] = g.deck[top + i]
@@ -106,7 +117,7 @@ def _reshuffle(g: Game, returned: np.ndarray, k: int) -> None:  # pragma: no cov
     g.dlen = keep + m
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _order_rest(g: Game, keep: int) -> None:  # pragma: no cover
     """``ordered_deck`` / ``Deck.fresh`` below a kept prefix ``deck[b, :keep]``: the other ids in
     increasing order, shuffled (without a prefix: ``permutation(40)``, the same shuffle of 0..39)."""
@@ -119,7 +130,7 @@ def _order_rest(g: Game, keep: int) -> None:  # pragma: no cover
         if not used[c]:
             rest[m] = c
             m += 1
-    core.shuffle(g.rng, 0, rest, m)
+    _shuffle(g, rest, m)
     for i in range(m):
         g.deck[keep + i] = rest[i]
     g.top = 0
@@ -127,7 +138,7 @@ def _order_rest(g: Game, keep: int) -> None:  # pragma: no cover
     g.dlen = DECK_SIZE
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _fresh(g: Game) -> None:  # pragma: no cover
     """``Deck.fresh`` (a new round): all 40 cards, the unused stacked prefix on top, the rest shuffled."""
     top = g.top
@@ -138,7 +149,7 @@ def _fresh(g: Game) -> None:  # pragma: no cover
 
 
 # --- masks and waits (Game._wait, Game._draw_legal, Game._ask_bet) --------------------------------------
-@numba.njit(cache=True)
+@numba.njit
 def _wait(g: Game, phase: int, seat: int) -> None:  # pragma: no cover
     """``Game._wait`` without the mask: the phase and the seat to act; the mask row is cleared."""
     g.phase = phase
@@ -146,7 +157,7 @@ def _wait(g: Game, phase: int, seat: int) -> None:  # pragma: no cover
     g.legal_action_mask[:] = False
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _wait_draw(g: Game, ru: Rules, phase: int, seat: int, code: int) -> None:  # pragma: no cover
     """A STAND / DRAW / ESCAPE decision: the mask from a draw-option code (``Game._draw_legal``)."""
     _wait(g, phase, seat)
@@ -155,13 +166,13 @@ def _wait_draw(g: Game, ru: Rules, phase: int, seat: int, code: int) -> None:  #
     g.legal_action_mask[ESCAPE] = code & 4 != 0
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _hand2(ru: Rules, c0: int, c1: int) -> int:  # pragma: no cover
     """``batch_tables.hand2`` of two card ids."""
     return ru[CLASS + c0] * ru[O_K] + ru[CLASS + c1]
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _hand(ru: Rules, c0: int, c1: int, c2: int) -> int:  # pragma: no cover
     """The hand index of two cards (``c2`` < 0) or three (``batch_tables.hand2`` / ``hand3``)."""
     k = ru[O_K]
@@ -171,7 +182,7 @@ def _hand(ru: Rules, c0: int, c1: int, c2: int) -> int:  # pragma: no cover
     return k * k + h * k + ru[CLASS + c2]
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _ask_bet(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._ask_bet``: the next bettor, BET(0) and every size that fits its room."""
     seat = g.order[g.bet_i]
@@ -184,14 +195,14 @@ def _ask_bet(g: Game, ru: Rules) -> None:  # pragma: no cover
 
 
 # --- a round's flow (Game._start_round .. Game._end_round) -----------------------------------------------
-@numba.njit(cache=True)
+@numba.njit
 def _score(selection: int, card: int) -> int:  # pragma: no cover
     """``session._score``: closest_to_nine scores the value mod 10, lowest the negated value."""
     value = (card >> 2) + 1
     return value % 10 if selection == 1 else -value
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _select(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._select`` with ``session.select_dealer``: every seat with chips draws, the tied seats again,
     until one is left; the cards go back under the unused stacked prefix."""
@@ -236,7 +247,7 @@ def _select(g: Game, ru: Rules) -> None:  # pragma: no cover
         g.dealer_start_chips = g.chips[dealer]
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _seat_order(g: Game, ru: Rules) -> None:  # pragma: no cover
     """The betting order: ``session.seat_order`` with selection before every deal (the best card first,
     ties in seat order from the dealer on), else the seats after the dealer that have chips."""
@@ -262,7 +273,7 @@ def _seat_order(g: Game, ru: Rules) -> None:  # pragma: no cover
     g.nb = m
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _new_episode(g: Game, ru: Rules, prefix: np.ndarray, k: int) -> None:  # pragma: no cover
     """``Game.__init__``: the deck (``prefix[:k]`` on top, the rest shuffled), full chips, the first round."""
     for i in range(k):
@@ -276,7 +287,7 @@ def _new_episode(g: Game, ru: Rules, prefix: np.ndarray, k: int) -> None:  # pra
     _start_round(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _start_round(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._start_round``: a fresh deck after the first round, selection draws, the betting order,
     the info cards, the table, then the minso question or the table's final form."""
@@ -314,7 +325,7 @@ def _start_round(g: Game, ru: Rules) -> None:  # pragma: no cover
         _table_final(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _deal_table(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._deal_table``: four table cards, again after a reshuffle while three share a value
     (``redeal_on_triple_table``; ``game._has_triple``)."""
@@ -336,7 +347,7 @@ def _deal_table(g: Game, ru: Rules) -> None:  # pragma: no cover
         g.spreads[s, 0] = table[s]
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _table_final(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._table_final``."""
     if ru[O_BEFORE_BETS] != 0:
@@ -345,7 +356,7 @@ def _table_final(g: Game, ru: Rules) -> None:  # pragma: no cover
         _start_bets(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _dealer_first(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._dealer_card(0)``: the dealer's first card, or the question which one (card choice).
     (Slot 0 and slot 1 are two functions, so that no kernel function calls itself through others.)"""
@@ -360,7 +371,7 @@ def _dealer_first(g: Game, ru: Rules) -> None:  # pragma: no cover
         _after_first(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _dealer_second(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._dealer_card(1)``: the dealer's second card (or the question), then its draw decision."""
     if ru[O_CHOICE] != 0:
@@ -374,14 +385,14 @@ def _dealer_second(g: Game, ru: Rules) -> None:  # pragma: no cover
         _ask_dealer(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _ask_dealer(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._after_dealer_card(1)``: the dealer's STAND / DRAW question."""
     code = ru[ru[O_DRAW_DEALER] + _hand2(ru, g.dealer_cards[0], g.dealer_cards[1])]
     _wait_draw(g, ru, DEALER_DRAW, g.dealer, code)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _after_first(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._after_dealer_card(0)``: the bets, or (first card after the bets) the second cards."""
     if ru[O_BEFORE_BETS] != 0:
@@ -390,7 +401,7 @@ def _after_first(g: Game, ru: Rules) -> None:  # pragma: no cover
         _second_cards(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _start_bets(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._start_bets``."""
     g.bet_i = 0
@@ -398,7 +409,7 @@ def _start_bets(g: Game, ru: Rules) -> None:  # pragma: no cover
     _ask_bet(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _end_bets(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._end_bets``: nobody staked (the round ends unpaid), or the dealer's card / second cards."""
     g.active = -1
@@ -410,7 +421,7 @@ def _end_bets(g: Game, ru: Rules) -> None:  # pragma: no cover
         _second_cards(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _second_cards(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._second_cards``: every spread its second card, then the decisions."""
     for s in range(NUM_SPREADS):
@@ -419,7 +430,7 @@ def _second_cards(g: Game, ru: Rules) -> None:  # pragma: no cover
     _next_decision(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _next_decision(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._next_decision`` / ``decision_spreads``: the next undecided backed spread in spread order
     or in asking order (decider by decider in betting order); when none is left the unbacked spreads'
@@ -453,7 +464,7 @@ def _next_decision(g: Game, ru: Rules) -> None:  # pragma: no cover
     _dealer_second(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _showdown(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._showdown``: each backed spread settled against the dealer (``rules.settle`` as the
     signature table), stakes paid, the round ended with the dealer's final value."""
@@ -484,7 +495,7 @@ def _showdown(g: Game, ru: Rules) -> None:  # pragma: no cover
     _end_round(g, ru, ru[ru[O_HAND_VALUE] + dh], backed > 0 and lost == backed)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _end_round(g: Game, ru: Rules, final_value: int, lost_all: bool) -> None:  # pragma: no cover
     """``Game._end_round``: the episode ends (``max_rounds``, fewer than two seats with chips), or the
     deal passes on (``session.dealer_must_change`` / ``next_dealer``) and the next round starts.
@@ -523,7 +534,7 @@ def _end_round(g: Game, ru: Rules, final_value: int, lost_all: bool) -> None:  #
 
 
 # --- the actions (Game._apply_*) -------------------------------------------------------------------------
-@numba.njit(cache=True)
+@numba.njit
 def _apply(g: Game, ru: Rules, action: int) -> None:  # pragma: no cover
     """``Game.apply_action`` for a legal ``action`` of game ``b``."""
     phase = g.phase
@@ -590,11 +601,11 @@ def _apply(g: Game, ru: Rules, action: int) -> None:  # pragma: no cover
         _showdown(g, ru)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _restart(g: Game, ru: Rules) -> None:  # pragma: no cover
     """The row's next episode from its own generator: seeded from (seed, row key, episode + 1)."""
     g.episode += np.uint64(1)
-    g.rng[0] = core.seed_state(g.seed, g.row_key, g.episode)
+    g.rng = core.seed_state(g.seed, g.row_key, g.episode)
     _new_episode(g, ru, np.empty(0, dtype=np.int64), 0)  # (this step reports the episode that ended)
 
 
@@ -615,7 +626,7 @@ def reset_rows(
         g.seed = seeds[i]
         g.row_key = row_keys[i]
         g.episode = np.uint64(0)
-        g.rng[0] = core.seed_state(g.seed, g.row_key, g.episode)
+        g.rng = core.seed_state(g.seed, g.row_key, g.episode)
         g.rewards[:] = 0.0
         g.terminated = False
         _new_episode(g, ru, decks[i], lengths[i])

@@ -184,9 +184,16 @@ def make_rules(cfg: Config) -> Rules:
     return np.concatenate(parts)
 
 
-def state_dtype(num_players: int, num_actions: int) -> np.dtype:
-    """One game's record: the fields are the numpy engine's state arrays, one row each."""
-    n, i8 = num_players, np.int64
+MAX_PLAYERS = 8  # the largest num_players: every record has room for that many seats
+MIN_ACTIONS = 32  # room in a record's mask for rule sets with up to 23 bet sizes
+
+
+def state_dtype(num_actions: int) -> np.dtype[np.void]:
+    """One game's record: the fields are the numpy engine's state arrays, one row each. Every rule set
+    with up to 23 bet sizes has the same record (seats and mask padded: ``MAX_PLAYERS``,
+    ``MIN_ACTIONS``), so each compiled function has one version in numba's cache, whatever the rules:
+    processes that compile it at once (test workers, training workers) then write the same code."""
+    n, i8 = MAX_PLAYERS, np.int64
     fields: list[tuple[str, object, tuple[int, ...]]] = [
         ("deck", i8, (DECK_SIZE,)),  # card ids; the undealt cards are deck[top:dlen]
         ("top", i8, ()),
@@ -218,10 +225,10 @@ def state_dtype(num_players: int, num_actions: int) -> np.dtype:
         ("choice_slot", i8, ()),
         ("phase", i8, ()),
         ("current_player", i8, ()),  # -1: the game is over
-        ("legal_action_mask", np.uint8, (num_actions,)),  # 0/1 (numba has no bool arrays in records)
+        ("legal_action_mask", np.uint8, (max(MIN_ACTIONS, num_actions),)),  # 0/1 (no bool arrays in records)
         ("rewards", np.float64, (n,)),  # chips won this step
         ("terminated", np.bool_, ()),
-        ("rng", np.uint64, (1,)),  # the game's generator state (core.kernel)
+        ("rng", np.uint64, ()),  # the game's generator state (core.kernel)
         ("seed", np.uint64, ()),  # the seed, row key and episode that generator came from
         ("row_key", np.uint64, ()),
         ("episode", np.uint64, ()),
@@ -229,10 +236,13 @@ def state_dtype(num_players: int, num_actions: int) -> np.dtype:
     return np.dtype([(name, t, shape) for name, t, shape in fields], align=True)
 
 
+SEATED = ("chips", "selection", "order", "info", "stakes", "seat_total", "rewards")  # padded to 8 seats
+
+
 def make_state(batch_size: int, cfg: Config) -> State:
     """The records of ``batch_size`` games of ``cfg``, every game over (``flow.reset_rows`` deals)."""
-    dtype = state_dtype(cfg.num_players, _actions.num_actions(len(cfg.bet_sizes)))
-    st = np.zeros(batch_size, dtype=dtype).view(np.recarray)
+    st = np.zeros(batch_size, dtype=state_dtype(_actions.num_actions(len(cfg.bet_sizes))))
+    st = st.view(np.recarray)
     for name in ("selection", "info", "spreads", "decider", "dealer_cards", "active", "choice_slot"):
         st[name] = -1
     st["current_player"] = -1
@@ -240,6 +250,17 @@ def make_state(batch_size: int, cfg: Config) -> State:
     st["phase"] = OVER
     st["terminated"] = True
     return st
+
+
+def fields(st: State, cfg: Config) -> dict[str, np.ndarray]:
+    """The state's fields as the numpy engine's arrays: views, the padding cut off (``chips`` (B, n),
+    ``stakes`` (B, n, 4), ``legal_action_mask`` (B, A) bool, ...)."""
+    n, A = cfg.num_players, _actions.num_actions(len(cfg.bet_sizes))
+    out: dict[str, np.ndarray] = {name: st[name] for name in st.dtype.names or ()}
+    for name in SEATED:
+        out[name] = out[name][:, :n]
+    out["legal_action_mask"] = out["legal_action_mask"][:, :A].view(np.bool_)
+    return out
 
 
 def compact_layout(ru: Rules) -> tuple[int, int, int, int]:

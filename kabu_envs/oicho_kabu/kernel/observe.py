@@ -56,7 +56,7 @@ from kabu_envs.oicho_kabu.observation import NUM_STATUS
 
 
 # --- the observation (observation.Encoder) ---------------------------------------------------------------
-@numba.njit(cache=True)
+@numba.njit
 def _scales(ru: Rules) -> tuple[float, float, float, float, float]:  # pragma: no cover
     """``Encoder``'s scales: 1 / domae, 1 / (players x bankroll), 1 / max_rounds, 1 / dealer_max_deals,
     1 / bettors."""
@@ -70,7 +70,7 @@ def _scales(ru: Rules) -> tuple[float, float, float, float, float]:  # pragma: n
     )
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _encode_row(
     g: Game, ru: Rules, seat: int, a: np.ndarray, inv: tuple[float, float, float, float, float]
 ) -> None:  # pragma: no cover
@@ -186,7 +186,7 @@ def encode(
         _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _pack(
     a: np.ndarray, start: int, end: int, row: np.ndarray, j: int, acc: int
 ) -> tuple[int, int]:  # pragma: no cover
