@@ -241,8 +241,8 @@ SEATED = ("chips", "selection", "order", "info", "stakes", "seat_total", "reward
 
 def make_state(batch_size: int, cfg: Config) -> State:
     """The records of ``batch_size`` games of ``cfg``, every game over (``flow.reset_rows`` deals)."""
-    st = np.zeros(batch_size, dtype=state_dtype(_actions.num_actions(len(cfg.bet_sizes))))
-    st = st.view(np.recarray)
+    records = np.zeros(batch_size, dtype=state_dtype(_actions.num_actions(len(cfg.bet_sizes))))
+    st: State = records.view(np.recarray)
     for name in ("selection", "info", "spreads", "decider", "dealer_cards", "active", "choice_slot"):
         st[name] = -1
     st["current_player"] = -1
