@@ -31,7 +31,6 @@ from typing import Any, overload
 
 import numpy as np
 
-from kabu_envs.core.batch_seeds import hash_words
 from kabu_envs.core.rng import make_rng
 from kabu_envs.eval.stats import Summary, summarize
 
@@ -53,25 +52,9 @@ def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence([int(p) & 0xFFFFFFFF for p in parts]).generate_state(1)[0])
 
 
-def _seeds(*parts: Any) -> np.ndarray:
-    """``_seed(*parts)`` element-wise over broadcast integer arrays, uint32.
-
-    Why: a duplicate match seeds every deal (and every agent of every play) with ``_seed``, and one
-    ``SeedSequence`` per call costs more than a deal of the batched path plays. This is the same hash
-    (SeedSequence's entropy mixing and ``generate_state(1)``, ``core.batch_seeds.hash_words``) on whole
-    arrays; a test compares the two.
-    """
-    if not parts:
-        raise ValueError("_seeds takes at least one part")
-    low = (np.asarray(np.asarray(p, dtype=np.int64) & 0xFFFFFFFF, np.uint32) for p in parts)
-    words = np.broadcast_arrays(*low)
-    entropy = np.stack([w.reshape(-1) for w in words], axis=1)
-    return hash_words(entropy, 1)[:, 0].reshape(words[0].shape)
-
-
 def match_deal_seeds(seed: int, deals: int) -> list[int]:
     """The seeds of a match's deals: ``_seed(seed, d)`` for d < ``deals``."""
-    return [int(x) for x in _seeds(int(seed) & 0xFFFFFFFF, np.arange(deals))] if deals > 0 else []
+    return [_seed(seed, d) for d in range(deals)]
 
 
 def play_deal(
@@ -115,14 +98,19 @@ class _DealGenerators(Sequence[np.random.Generator]):
     """The ``rngs`` of one ``act_batch`` call: agent ``k``'s generator in each of these plays.
 
     A generator is made on first use, seeded as ``play_deal`` re-seeds the agent (``BaseAgent.reset``
-    with ``seeds[play, k]`` = ``_seed(deal_seed, first seat, 7)``), and kept for the rest of the play;
-    deterministic agents never ask, so they cost nothing.
+    with ``_seed(deal_seeds[play], first[play, k], 7)``, ``first`` the agent's first seat), and kept for
+    the rest of the play; deterministic agents never ask, so they cost nothing (not even the seed).
     """
 
     def __init__(
-        self, store: dict[tuple[int, int], np.random.Generator], seeds: np.ndarray, k: int, rows: np.ndarray
+        self,
+        store: dict[tuple[int, int], np.random.Generator],
+        deal_seeds: Sequence[int],
+        first: np.ndarray,
+        k: int,
+        rows: np.ndarray,
     ) -> None:
-        self.store, self.seeds, self.k, self.rows = store, seeds, k, rows
+        self.store, self.deal_seeds, self.first, self.k, self.rows = store, deal_seeds, first, k, rows
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -139,7 +127,7 @@ class _DealGenerators(Sequence[np.random.Generator]):
         play = int(self.rows[i])  # raises IndexError past the end, as a Sequence must
         gen = self.store.get((play, self.k))
         if gen is None:
-            seed = int(self.seeds[play, self.k])
+            seed = _seed(self.deal_seeds[play], self.first[play, self.k], 7)
             gen = self.store[(play, self.k)] = make_rng(seed)
         return gen
 
@@ -209,7 +197,6 @@ def _play_chunk(
     first = np.full((len(table), len(agents)), -1, dtype=np.int64)
     for seat in range(table.shape[1] - 1, -1, -1):
         first[np.arange(len(table)), table[:, seat]] = seat
-    agent_seeds = _seeds(np.asarray(deal_seeds, dtype=np.int64)[:, None], first, 7)
     total = np.zeros(env.rewards.shape)
     total += env.rewards
     store: dict[tuple[int, int], np.random.Generator] = {}
@@ -222,7 +209,7 @@ def _play_chunk(
         obs, masks = env.observation, env.legal_action_mask
         for k in np.unique(who).tolist():
             sel = live[who == k]
-            rngs = _DealGenerators(store, agent_seeds, k, sel)
+            rngs = _DealGenerators(store, deal_seeds, first, k, sel)
             actions[sel] = agents[k].act_batch(obs[sel], masks[sel], rngs=rngs)
         env.step(actions)
         total += env.rewards

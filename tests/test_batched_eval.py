@@ -162,15 +162,10 @@ def test_eval_cli_scalar_flag_writes_the_same_results(tmp_path):
     assert outs[0] == outs[1] and '"ppo_kakeya"' in outs[0]
 
 
-@pytest.mark.parametrize("parts", [1, 2, 3, 4, 6])
-def test_vectorised_seeds_equal_seed_sequence(parts):
-    """``_seeds`` is numpy's SeedSequence hash on arrays: every deal and agent seed as ``_seed`` gives."""
-    rng = np.random.default_rng(parts)
-    cols = rng.integers(-(2**40), 2**40, size=(parts, 2000))
-    cols[:, :4] = np.array([0, 2**32 - 1, -1, 2**32])[None, :]
-    got = duplicate._seeds(*cols)
-    assert got.dtype == np.uint32
-    assert got.tolist() == [duplicate._seed(*map(int, c)) for c in cols.T]
-    assert duplicate.match_deal_seeds(2**40 + 7, 50) == [duplicate._seed(2**40 + 7, d) for d in range(50)]
-    with pytest.raises(ValueError, match="at least one part"):
-        duplicate._seeds()
+def test_match_deal_seeds_are_seed_sequence_hashes():
+    """A match's deal seeds are numpy's ``SeedSequence`` of (match seed, deal): the public API, no copy
+    of its hash; the seed's low 32 bits count (as every part of ``_seed``)."""
+    seeds = duplicate.match_deal_seeds(2**40 + 7, 50)
+    expected = [int(np.random.SeedSequence([7, d]).generate_state(1)[0]) for d in range(50)]
+    assert seeds == expected and len(set(seeds)) == 50
+    assert duplicate.match_deal_seeds(3, 0) == []

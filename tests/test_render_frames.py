@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from kabu_envs import kakeya_v2, oicho_kabu_v1
+from kabu_envs import kakeya_v2, oicho_kabu_v1, oicho_kabu_v2
 from kabu_envs.kakeya import Action as KAction
 from kabu_envs.kakeya.cards import bits_to_cards, suit_of
 from kabu_envs.oicho_kabu import Action as OAction
@@ -146,14 +146,26 @@ def test_kakeya_seat_frame_ignores_the_other_hands():
     assert not np.array_equal(frames["a"][1], frames["b"][1])
 
 
-@pytest.mark.parametrize("rules", ["standard", "kansai", "kabufuda_site"])
-def test_oicho_picture_hides_exactly_what_the_observation_hides(rules):
+@pytest.mark.parametrize(
+    ("module", "rules", "players"),
+    [
+        (oicho_kabu_v1, "standard", 5),
+        (oicho_kabu_v1, "kansai", 5),
+        (oicho_kabu_v1, "kabufuda_site", 5),
+        # v2: unbacked spreads turned up (two seats leave spreads unbacked), and the site's reading
+        (oicho_kabu_v2, "standard", 2),
+        (oicho_kabu_v2, "kansai", 2),
+        (oicho_kabu_v2, "kabufuda_site", 2),
+    ],
+)
+def test_oicho_picture_hides_exactly_what_the_observation_hides(module, rules, players):
     """``picture.visibility`` draws a card back where the observation marks the card hidden."""
-    env = oicho_kabu_v1.raw_env(rules=rules, num_players=5)
+    env = module.raw_env(rules=rules, num_players=players, max_rounds=3)
     spec = env.obs_spec
-    checked = 0
+    checked = turned = 0
     for _ in _play(env, seed=11):
         game = env.game
+        turned += any(game.turned_up(s) for s in range(4))
         for seat in range(game.num_players):
             spreads, dealer, _ = visibility(game, seat)
             o = env.observe(f"player_{seat}")["observation"]
@@ -164,6 +176,7 @@ def test_oicho_picture_hides_exactly_what_the_observation_hides(rules):
             assert [h == BACK for h in dealer] == [bool(x) for x in hidden_dealer[: len(dealer)]]
             checked += 1
     assert checked > 20
+    assert (turned > 0) == env.game.cfg.unbacked_spread_card
 
 
 # --- the single-agent views ----------------------------------------------------------------------

@@ -20,9 +20,10 @@ rngs)``, the batched-agent protocol). ``tests/test_batch_vec_env.py`` checks all
 Speed: between two learner decisions one loop plays every row's opponents, one engine call (and one
 ``act_batch`` call per pool member) per round of opponent turns over all the rows that wait for one;
 the games that finish wait until no opponent is to move anywhere and then restart together, one deal
-call per learner step rather than one per round. The views' random draws at a deal come from every
-restarting row's own stream at once (``core.pcg64_rows``: each row's ``PCG64`` state as arrays, the
-same numbers as its ``Generator`` would give), the seat tables from the engine's ``seat_table``. A
+call per learner step rather than one per round. The views' random draws at a deal come from each
+restarting row's own ``np.random.Generator`` (numpy's public API: no emulation), the deal itself from
+the engine's deck feed for that deal's seed (docs/batch.md#seeding), the seat tables from the engine's
+``seat_table``. A
 member that can act from the engine's state (``act_engine``, ``agents.base.can_act_on_engine``: the
 Oicho-Kabu scripted player, the random one) does so, and a lazy engine then encodes no observation
 for the opponents' turns: only the one the learner gets at the end of ``step_wait``.
@@ -48,7 +49,6 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 
 from kabu_envs import batch, registry
 from kabu_envs.agents.base import can_act_batched, can_act_on_engine
-from kabu_envs.core.pcg64_rows import Draws, PCG64Rows
 from kabu_envs.core.rng import make_rng
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import PARTNER_MODES, resolve_opponents
@@ -102,8 +102,7 @@ class BatchVecEnv(VecEnv):
         box = raw.observation_space(first)["observation"]
         N, P = int(num_envs), self.engine.num_players
         self._rows = np.arange(N)
-        self._streams = PCG64Rows(N)  # the views' np_random, one PCG64 stream per row, as arrays
-        self._has_stream = np.zeros(N, dtype=bool)
+        self._streams: list[np.random.Generator | None] = [None] * N  # the views' np_random, per row
         self.learner_seats = np.zeros((N, P), dtype=bool)
         self._learner_w = np.zeros((N, P), dtype=np.float64)
         self._learner_n = np.ones(N, dtype=np.float64)
@@ -240,62 +239,41 @@ class BatchVecEnv(VecEnv):
         """New deals in ``rows`` (the pool read now, as a view reads it at its reset), seated; the payouts
         pending for them are dropped (a deal without a learner turn is never seen by the learner).
 
-        Each row draws from its own stream what its view draws, in the view's order: the deal's seed
-        (``rng.integers(2**63 - 1)``), its learner group among the role's groups (``rng.integers(G)``,
-        nothing when G is 1) and seat in it (``partner`` other than "self"), then per other seat one
-        ``rng.random()`` picking a pool member (``OpponentPool.sample``: ``rng.choice(k, p)``), and each
-        member's reset seed after the first pick of that member. All rows draw together
-        (``core.pcg64_rows``: the same numbers as a ``Generator`` per row); with one pool member (the
-        common case) its picks are skipped in bulk."""
+        Each row draws from its own stream (the view's ``np_random``: a real ``np.random.Generator`` per
+        row) what its view draws, in the view's order: the deal's seed (``rng.integers(2**63 - 1)``), its
+        learner group among the role's groups (``rng.integers(G)``) and seat in it (``partner`` other than
+        "self"), then per other seat one pool member (``OpponentPool.sample``: ``rng.choice(k, p)``, one
+        ``rng.random()`` on the pool's cdf), and each member's reset seed after the first pick of that
+        member. The engine deals each game from its seed through the deck feed (docs/batch.md#seeding)."""
         members, p = self.pool.members()
         cdf = p.cumsum()
         cdf /= cdf[-1]
         slots = np.array([self._slot(m) for m in members], dtype=np.int64)
         eng = self.engine
         m, P = len(rows), eng.num_players
-        draws = Draws(self._streams, rows)
-        eng.reset(rows=rows, seeds=draws.integers(_SEED_BOUND).tolist())
+        gens = [self._stream(r) for r in rows.tolist()]
+        eng.reset(rows=rows, seeds=[int(rng.integers(_SEED_BOUND)) for rng in gens])
         table = eng.seat_table(self.role, rows)
-        counts = (table[:, :, 0] >= 0).sum(axis=1)
-        pick = np.zeros(m, dtype=np.int64)
-        many = np.flatnonzero(counts > 1)
-        if len(many):
-            pick[many] = draws.integers32(counts[many], many)
-        group = table[np.arange(m), pick]  # (m, S) seats, -1 padded
-        if self.partner != "self":
-            sizes = (group >= 0).sum(axis=1)
-            many = np.flatnonzero(sizes > 1)
-            one = group[:, :1].copy()
-            if len(many):
-                one[many, 0] = group[many, draws.integers32(sizes[many], many)]
-            group = one
+        counts = (table[:, :, 0] >= 0).sum(axis=1).tolist()
         learner = np.zeros((m, P), dtype=bool)
-        k, j = np.nonzero(group >= 0)
-        learner[k, group[k, j]] = True
         seats = np.full((m, P), -1, dtype=np.int64)
         seeds = self._member_seed
         seeds[rows] = -1
-        if len(slots) == 1:  # every other seat: one random() (the pick), the seed after the first
-            seats[~learner] = slots[0]
-            others = P - learner.sum(axis=1)
-            has = np.flatnonzero(others)
-            draws.skip(1, has)
-            seeds[rows[has], slots[0]] = draws.integers(_SEED_BOUND, has)
-            draws.skip(others[has] - 1, has)
-        else:
-            seen = np.zeros((m, len(slots)), dtype=bool)
+        for i, rng in enumerate(gens):  # views.role_learner, then SingleAgentView.reset's seats
+            group = table[i, int(rng.integers(counts[i]))]
+            group = group[group >= 0]
+            if self.partner != "self" and len(group) > 1:
+                group = group[int(rng.integers(len(group)))][None]
+            learner[i, group] = True
+            seen: set[int] = set()
             for s in range(P):
-                sel = np.flatnonzero(~learner[:, s])
-                if not len(sel):
+                if learner[i, s]:
                     continue
-                # bisect_right on the cdf: numpy's choice(k, p=p) on one random()
-                which = np.searchsorted(cdf, draws.random(sel), side="right")
-                seats[sel, s] = slots[which]
-                new = ~seen[sel, which]
-                seen[sel, which] = True
-                if new.any():
-                    seeds[rows[sel[new]], slots[which[new]]] = draws.integers(_SEED_BOUND, sel[new])
-        draws.commit()
+                which = int(np.searchsorted(cdf, rng.random(), side="right"))
+                seats[i, s] = slots[which]
+                if which not in seen:
+                    seen.add(which)
+                    seeds[rows[i], slots[which]] = int(rng.integers(_SEED_BOUND))
         if self._rng_of:  # the members' generators of the rows' last episodes
             dealt = set(rows.tolist())
             for key in [key for key in self._rng_of if key[0] in dealt]:
@@ -306,13 +284,18 @@ class BatchVecEnv(VecEnv):
         self._learner_n[rows] = learner.sum(axis=1)
         self._pending[rows] = 0.0
 
+    def _stream(self, row: int) -> np.random.Generator:
+        rng = self._streams[row]
+        if rng is None:
+            raise RuntimeError("reset() the VecEnv before it deals")
+        return rng
+
     # --- VecEnv API -------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
         """Every row starts a new episode; rows given a seed by ``seed()`` restart their stream."""
-        new = [i for i, s in enumerate(self._seeds) if s is not None or not self._has_stream[i]]
-        if new:  # PCG64(seed), or fresh OS entropy for a row never seeded
-            self._streams.seed(np.array(new, dtype=np.int64), [self._seeds[i] for i in new])
-            self._has_stream[new] = True
+        for i, s in enumerate(self._seeds):  # PCG64(seed), or fresh OS entropy for a row never seeded
+            if s is not None or self._streams[i] is None:
+                self._streams[i] = make_rng(s)
         self._reset_seeds()
         self._reset_options()
         N = self.num_envs

@@ -6,10 +6,10 @@ finds. It returns ``OichoKabuBatch`` for the rule sets ``vectorised(cfg)`` accep
 
 Vectorised: every option and preset (``standard``, ``kansai``, ``kabufuda_site``; 2..8 players; every
 deck; dealer selection once or before every deal; info cards, minso, triple-table redeals, the
-dealer's card choice, ``dealer_first_card``, free draw, escape, every draw rule, every yaku option,
-local yaku and override; multi-round episodes with every ``dealer_change`` condition): ``vectorised``
-accepts every rule set, so nothing falls back today; the fallback stays the factory's path for any
-rule set a later option makes it decline.
+dealer's card choice, ``dealer_first_card``, free draw, escape, every draw rule, the unbacked spreads'
+card, every yaku option, local yaku and override; multi-round episodes with every ``dealer_change``
+condition): ``vectorised`` accepts every rule set, so nothing falls back today; the fallback stays
+the factory's path for any rule set a later option makes it decline.
 
 State: one row per episode: the deck as a (B, 40) array of card ids with a top pointer (``Deck``'s
 list), chips, the betting order, spreads (B, 4, 3), stakes (B, 4, n), the dealer's cards and the
@@ -629,8 +629,17 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         if not has.all():
             r = rows[~has]
             self.active[r] = -1
+            if self.config.unbacked_spread_card:
+                self._deal_unbacked(r)
             self.revealed[r] = True
             self._dealer_card(r, 1)
+
+    def _deal_unbacked(self, rows: np.ndarray) -> None:
+        """``Game._deal_unbacked``: each unbacked spread, in spread order, dealt one card face up."""
+        for s in range(NUM_SPREADS):
+            r = rows[self.spread_total[rows, s] == 0]
+            if len(r):
+                self.spreads[r, s, 2] = self._draw(r)
 
     def _showdown(self, rows: np.ndarray) -> None:
         tab, K, cls = self._tab, self._K, self._cls
@@ -889,6 +898,8 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         my_stake = nums[k : k + NUM_SPREADS]  # (4, B): the numbers' block holds it (exact in float64)
         my_stake[:] = np.take(self.stakes.reshape(-1, NUM_SPREADS), at, axis=0).T
         seen2 = my_stake > 0
+        if cfg.unbacked_spread_card:  # an unbacked spread dealt its card shows its second card to all
+            seen2 |= (pick(self.spread_total).T == 0) & (pick(self.spreads)[:, :, 2].T >= 0)
         # the codes as (column, game): every op runs along the batch (long inner loops)
         base = self._base
         c41 = DECK_SIZE + 1

@@ -49,6 +49,7 @@ class Config:
     free_draw: bool = _default("free_draw")
     shiroku_escape: bool = _default("shiroku_escape")
     decision_order: str = _default("decision_order")
+    unbacked_spread_card: bool = _default("unbacked_spread_card")
     dealer_second_card_face_up: bool = _default("dealer_second_card_face_up")
     dealer_draw_rule: str = _default("dealer_draw_rule")
     zero_zero: str = _default("zero_zero")

@@ -43,12 +43,15 @@ Version history:
     observation is larger, so policies trained on it do not fit any more.
   * ``Game.log`` holds the events of the current deal only (bounded memory in long episodes).
 - v2 — (``oicho_kabu_v2``, ids ``kabu_envs/OichoKabu-v2``, ``kabu_envs/OichoKabuBettor-v2``,
-  ``kabu_envs/OichoKabuDealer-v2``; issue #24) the presets follow their sources; ``kansai`` plays as
-  in v1. ``oicho_kabu_v1`` is v2 with v1's values (deprecated, kept for one release).
+  ``kabu_envs/OichoKabuDealer-v2``; issue #24) the presets follow their sources.
+  ``oicho_kabu_v1`` is v2 with v1's values (deprecated, kept for one release).
 
   * ``standard``: the dealer is chosen by the draw closest to 9 (``dealer_selection="fixed"`` keeps
     player_0 dealing) and the deal passes on all four of the encyclopedia's conditions
     (``dealer_change=("deals", "bust", "doubled", "low_hand")``).
+  * ``standard`` and ``kansai``: an unbacked spread is turned up and dealt one face-up card after the
+    draws, seen by every seat, never settled (new option ``unbacked_spread_card``; the observation
+    keeps its size).
   * ``kabufuda_site``: no third card on 7 or more for anyone (``pair_may_draw=False``), two 0s go by
     ``tie_rule`` (``zero_zero="tie"``), decisions in asking order (new option ``decision_order``),
     ``bet_sizes=(1, 5, 10, 25)`` so that one bettor reaches the domae (same number of actions).

@@ -136,6 +136,22 @@ class Draw:
 
 
 @dataclass(frozen=True, slots=True)
+class Unbacked:
+    """Unbacked ``spread`` is turned up (its second card ``second`` shows) and dealt ``card`` face up
+    (``unbacked_spread_card``)."""
+
+    spread: int
+    second: int
+    card: int
+
+    def describe(self, cfg: Config, brief: bool = False) -> str | None:
+        if brief:
+            return f"spread {self.spread} turned up, gets {face_label(cfg.deck, self.card)}"
+        second, card = card_text(cfg.deck, self.second), card_text(cfg.deck, self.card)
+        return f"unbacked {self.spread}: turned up {second}, dealt {card}"
+
+
+@dataclass(frozen=True, slots=True)
 class Stand:
     """The decider of ``spread`` stands."""
 
@@ -224,6 +240,7 @@ Event = (
     | NoBets
     | Take
     | Draw
+    | Unbacked
     | Stand
     | Escape
     | DealerDraw

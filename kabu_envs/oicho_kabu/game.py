@@ -13,7 +13,9 @@ Choices the sources leave open (docs/oicho_kabu.md#choices; see also ``session.p
   card, no BET turns. A seat with chips is always asked, even when only ``BET(0)`` fits.
 - Chips may go negative (a bettor can lose stake x 5 to an arashi-kabu); such a seat cannot bet.
 - Every spread gets its second card (docs/oicho_kabu.md#a-round, step 8) even when unbacked; unbacked
-  spreads are not settled.
+  spreads are not settled. With ``unbacked_spread_card`` (the encyclopedia text) each unbacked spread is
+  turned up and dealt one face-up card once the backed spreads have decided, in spread order, before
+  the dealer's second card (docs/oicho_kabu.md#unbacked-spreads).
 - If nobody stakes anything the round ends after the bets with no payment.
 - The minso question is asked only while redeals are left (``minso_limit``); a triple-table redeal
   (and a minso redeal) returns the four table cards, reshuffles and deals the table again; info cards stay.
@@ -314,8 +316,25 @@ class Game:
             self._wait(Phase.DECIDE, self.decider[s], self._draw_legal(self.spreads[s], "bettor"))
         else:
             self.active_spread = -1
+            if self.cfg.unbacked_spread_card:
+                self._deal_unbacked()
             self.dealer_revealed = True
             self._dealer_card(1)
+
+    def _deal_unbacked(self) -> None:
+        """The encyclopedia's "a spread without bets is turned up and one card is dealt to it face up":
+        after the draws, spread by spread (0..3, the order the table was dealt), nobody deciding."""
+        for s in range(NUM_SPREADS):
+            if not self.spread_total[s]:
+                sp = self.spreads[s]
+                card = self.deck.draw()
+                sp.append(card)
+                self.log.append(events.Unbacked(s, sp[1], card))
+
+    def turned_up(self, s: int) -> bool:
+        """Spread s's second card lies face up: an unbacked spread dealt its card (``unbacked_spread_card``;
+        only such a spread holds three cards without a stake)."""
+        return not self.spread_total[s] and len(self.spreads[s]) == MAX_CARDS
 
     def _draw_legal(self, cards: list[int], role: str) -> list[int]:
         stand_ok, draw_ok, escape_ok = rules.draw_options(self.cfg, tuple(cards), role)

@@ -6,7 +6,8 @@ docs table all come from it. ``Encoder(cfg).encode(game, seat)`` is the only cod
 state for observations, and it reads only what ``seat`` may see at that moment:
 
 - a spread's first card and any drawn third card: everyone; its face-down second card: only the
-  seats with a stake on that spread (nobody else until the showdown);
+  seats with a stake on that spread (nobody else until the showdown), or everyone once an unbacked
+  spread is turned up and dealt its card (``unbacked_spread_card``, ``Game.turned_up``);
 - the dealer's first two cards: nobody until step 10; then everyone when
   ``dealer_second_card_face_up`` is on, else only the dealer; everything at the showdown;
 - an info card: only its owner (it is dead and never shown).
@@ -182,7 +183,8 @@ class Encoder:
             base = sc_base[s]
             a[base + (cards[0] >> 2)] = 1.0
             if len(cards) > 1:
-                if showdown or stakes[s][seat]:
+                # (the last test is ``game.turned_up(s)``, inlined on the hot path)
+                if showdown or stakes[s][seat] or (len(cards) > 2 and not game.spread_total[s]):
                     a[base + card1 + (cards[1] >> 2)] = 1.0
                 else:
                     a[hid2[s]] = 1.0
@@ -241,7 +243,9 @@ class Encoder:
         o_sl, o_dl = self._o_slights, self._o_dlights
         for s, cards in enumerate(game.spreads):
             for k, c in enumerate(cards):
-                if c in LIGHT_CARDS and (k != 1 or game.showdown or game.stakes[s][seat]):
+                if c in LIGHT_CARDS and (
+                    k != 1 or game.showdown or game.stakes[s][seat] or game.turned_up(s)
+                ):
                     a[o_sl + MAX_CARDS * s + k] = 1.0
         see_d = game.showdown or (game.dealer_revealed and (self._face_up or seat == game.dealer))
         for k, c in enumerate(game.dealer_cards):

@@ -20,10 +20,12 @@ from kabu_envs.oicho_kabu.yaku import CORE_YAKU, LOCAL_YAKU, ROLES, YAKU_BY_NAME
 
 # Presets are data: option -> value, applied before the caller's options (docs/oicho_kabu.md#presets).
 PRESETS: dict[str, dict[str, Any]] = {
-    # issue #24: the encyclopedia's dealer selection (closest to 9) and its four dealer-change conditions
+    # issue #24: the encyclopedia's dealer selection (closest to 9), its four dealer-change conditions
+    # and its unbacked spread, turned up and dealt one face-up card
     "standard": {
         "dealer_selection": "closest_to_nine",
         "dealer_change": ("deals", "bust", "doubled", "low_hand"),
+        "unbacked_spread_card": True,
     },
     "kabufuda_site": {
         "info_cards": True,
@@ -43,8 +45,11 @@ PRESETS: dict[str, dict[str, Any]] = {
         "zero_zero": "tie",
         "decision_order": "asking",
         "bet_sizes": (1, 5, 10, 25),
+        # the site deals every spread its second card and a third only to a player who asks for one
+        "unbacked_spread_card": False,
     },
     "kansai": {
+        "unbacked_spread_card": True,  # issue #24: the encyclopedia's round, as in `standard`
         "free_draw": True,
         "dealer_draw_rule": "free",
         "shiroku_escape": True,
@@ -64,8 +69,13 @@ DEALER_CHANGES = ("deals", "bust", "doubled", "low_hand", "lost_all")
 # v1's values where v2 changed a preset (issue #24). ``v1_options`` puts them under the caller's
 # options, so ``kabu_envs.oicho_kabu_v1`` stays an exact alias of v1 for one release.
 V1_PRESETS: dict[str, dict[str, Any]] = {
-    "standard": {"dealer_selection": "fixed", "dealer_change": ("deals", "bust"), "yaku_choice": "isolation"},
-    "kansai": {"yaku_choice": "isolation"},
+    "standard": {
+        "dealer_selection": "fixed",
+        "dealer_change": ("deals", "bust"),
+        "yaku_choice": "isolation",
+        "unbacked_spread_card": False,
+    },
+    "kansai": {"yaku_choice": "isolation", "unbacked_spread_card": False},
     "kabufuda_site": {
         "yaku_choice": "isolation",
         "pair_may_draw": True,
@@ -269,6 +279,14 @@ OPTIONS = OptionSet(
             "kabufuda site",
             "backed spreads decide in spread order 0..3, or in asking order: decider by decider in "
             "betting order, each one's spreads in spread order",
+        ),
+        _O(
+            "unbacked_spread_card",
+            False,
+            boolean,
+            "encyclopedia",
+            "after the draws, each unbacked spread (spread order) is turned up and dealt one face-up "
+            "card, seen by everyone; never settled ([A round](#a-round), step 9)",
         ),
         _O(
             "dealer_second_card_face_up",

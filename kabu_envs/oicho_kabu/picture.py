@@ -206,8 +206,8 @@ def _spreads(c: Canvas, game: Game, how: list[list[int]]) -> None:
         )
         c.text((x0 + 12, y0 + 16), f"spread {s}", size=14, fill=pic.LIGHT, anchor="lm", bold=True)
         state = game.spread_state[s]
-        if state in _STATUS:
-            text, colour = _STATUS[state]
+        if state in _STATUS or game.turned_up(s):  # an unbacked spread dealt its card: "turned up"
+            text, colour = _STATUS.get(state, ("turned up", pic.MUTED))
             c.tag((x1 - 12 - c.text_width(text, 11) - 10, y0 + 16), text, colour, size=11)
         cards = game.spreads[s]
         for k in range(3):

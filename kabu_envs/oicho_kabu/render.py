@@ -30,7 +30,7 @@ def visibility(game: Game, seat: int | None) -> tuple[list[list[int]], list[int]
     for s, cards in enumerate(game.spreads):
         row = []
         for k in range(len(cards)):
-            down = k == 1 and not shown
+            down = k == 1 and not (shown or game.turned_up(s))
             if not down:
                 row.append(FACE)
             elif seat is None:
@@ -99,7 +99,7 @@ def render_text(game: Game, seat: int | None = None) -> str:
         cards = game.spreads[s]
         hidden = spread_how[s]
         stakes = ", ".join(f"p{seat}:{st}" for seat, st in enumerate(game.stakes[s]) if st) or "no stakes"
-        status = _STATUS[game.spread_state[s]]
+        status = "turned" if game.turned_up(s) else _STATUS[game.spread_state[s]]  # unbacked, dealt a card
         mark = ">" if s == game.active_spread and not game.terminal else " "
         res = ""
         m = game.results[s]

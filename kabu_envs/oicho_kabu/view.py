@@ -94,6 +94,8 @@ class OichoViewer:
             parts = [stakes or "no stakes"]
             if game.spread_state[s] in _STATUS:
                 parts.append(_STATUS[game.spread_state[s]])
+            elif game.turned_up(s):  # unbacked: turned up and dealt its card (unbacked_spread_card)
+                parts.append("turned up")
             if sees and len(cards) >= 2:
                 parts.append(_hand_text(game, cards, "bettor"))
             if shown:

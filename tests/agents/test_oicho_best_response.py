@@ -59,7 +59,16 @@ def test_settle_table_fill_equals_settle(options):
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"rules": "kansai"}, {"rules": "kabufuda_site"}, {"local_yaku": ["zoro", "pin_basami"]}],
+    [
+        {},
+        {"rules": "kansai"},
+        {"rules": "kabufuda_site"},
+        {"local_yaku": ["zoro", "pin_basami"]},
+        # two seats leave spreads unbacked: turned up and dealt a card (v2's standard and kansai), or not
+        {"num_players": 2},
+        {"rules": "kansai", "num_players": 2},
+        {"num_players": 2, "unbacked_spread_card": False},
+    ],
 )
 def test_dealer_draw_model_equals_act_on_real_observations(options):
     env = raw_env(**options)
@@ -82,6 +91,7 @@ def test_dealer_draw_model_equals_act_on_real_observations(options):
                         [VALUES[sp[2]] if len(sp) > 2 else 0 for sp in g.spreads],
                         list(g.spread_state),
                         list(g.spread_total),
+                        [VALUES[sp[1]] if g.turned_up(s) else 0 for s, sp in enumerate(g.spreads)],
                     )
                 )
                 for k, dealer in enumerate(dealers):
@@ -94,8 +104,10 @@ def test_dealer_draw_model_equals_act_on_real_observations(options):
                     o["observation"], o["action_mask"]
                 )
             env.step(int(act))
-    arrays = [np.array([r[i] for r in rows]) for i in range(5)]
+    arrays = [np.array([r[i] for r in rows]) for i in range(6)]
     assert len(rows) > 50
+    turned = int((arrays[5] > 0).any(axis=1).sum())
+    assert (turned > 0) == make_config(**options).unbacked_spread_card  # the rule met where it is on
     for k, dealer in enumerate(dealers):
         assert dealer.dealer_draw_model(*arrays).tolist() == want[k]
 
@@ -270,18 +282,24 @@ def _advance(game: Game, agents, stop) -> None:
             game.apply_action(int(agents[seat].act(encode(game, seat), _mask(game))))
 
 
-@pytest.mark.parametrize("options", [{"num_players": 2}, SITE2], ids=["standard", "kabufuda_site"])
+@pytest.mark.parametrize(
+    "options",
+    [{"num_players": 2}, {"num_players": 2, "unbacked_spread_card": False}, SITE2],
+    ids=["standard", "standard-unbacked-off", "kabufuda_site"],
+)
 def test_dealer_values_equal_brute_force_over_every_hidden_card(options):
     # One scripted bettor staking on spreads 0 and 2 only. Table 1 7 4 8, the dealer's 2 (face down),
-    # second cards 5 6 9 3 (hidden from the dealer), spread 2 draws a 6, the dealer's 3: a 5, where it
-    # may stand or draw. On the site's rules the bettor's info card is unseen by the dealer.
+    # second cards 5 6 9 3 (hidden from the dealer), spread 2 draws a 6, [the unbacked spreads 1 and 3,
+    # turned up (their 6 and 3 now seen), get a 4 and a 10], the dealer's 3: a 5, where it may stand or
+    # draw. On the site's rules the bettor's info card is unseen by the dealer.
     site = "rules" in options
+    unbacked = [4, 10] if make_config(**options).unbacked_spread_card else []
     bettor = _TwoSpreads(0, **options)
     dealer = OichoScriptedAgent(0, **options)  # takes its cards from the top (the site's rules)
     head = _head(options)
     table = [1, 7, 4, 8]
     env = raw_env(**options)
-    env.reset(seed=0, options={"deck": _ids([*head, *table, 2, 5, 6, 9, 3, 6, 3])})
+    env.reset(seed=0, options={"deck": _ids([*head, *table, 2, 5, 6, 9, 3, 6, *unbacked, 3])})
     last = lambda x: x.phase == Phase.BET and x.active_spread == 3  # noqa: E731
     _advance(env.game, [dealer, bettor], last)
     last_bet = env.game.clone(np.random.default_rng(0))  # before any hidden card is dealt
@@ -297,7 +315,13 @@ def test_dealer_values_equal_brute_force_over_every_hidden_card(options):
     # brute force: every value of the four hidden second cards, weighted by the unseen cards that
     # realise it, the round replayed by the engine and the real bettor from the stacked deal; kept when
     # the replay shows the dealer what it saw (same stands and draws, same cards); then every next card
-    visible = [*table, 2, 6, 3]  # table, the dealer's two cards, spread 2's third card
+    # table, the dealer's two cards, spread 2's third card, the unbacked spreads' dealt cards (their
+    # turned-up second cards are enumerated with the others and must replay as seen)
+    visible = [*table, 2, 6, 3, *unbacked]
+    turned_seconds = [6, 3] if unbacked else []
+    assert seen.pool()[1:].tolist() == [
+        COPIES - (visible + turned_seconds).count(v) for v in range(1, NUM_VALUES + 1)
+    ]
     left = {v: COPIES - visible.count(v) for v in range(1, NUM_VALUES + 1)}
     total = {STAND: 0.0, DRAW: 0.0}
     weight_sum = 0.0
@@ -311,7 +335,7 @@ def test_dealer_values_equal_brute_force_over_every_hidden_card(options):
         if w == 0:
             continue
         g = last_bet.clone(np.random.default_rng(0))  # the deal replayed from the last bet on
-        rest = [2] * (1 - before) + [*seconds, 6, 3]
+        rest = [2] * (1 - before) + [*seconds, 6, *unbacked, 3]
         g.deck.cards[g.deck.top : g.deck.top + len(rest)] = [card_id(v, COPIES - 1) for v in rest]
         _advance(g, [dealer, bettor], lambda x: x.phase in (Phase.DEALER_DRAW, Phase.OVER))
         if g.phase != Phase.DEALER_DRAW or _public(g) != _public(game):
@@ -333,8 +357,12 @@ def test_dealer_values_equal_brute_force_over_every_hidden_card(options):
 
 
 def _public(g: Game) -> tuple:
-    """What the dealer sees at its draw: stakes, states, first and third cards, its own two cards."""
-    spreads = [(VALUES[sp[0]], VALUES[sp[2]] if len(sp) > 2 else 0) for sp in g.spreads]
+    """What the dealer sees at its draw: stakes, states, first and third cards (and a turned-up
+    spread's second), its own two cards."""
+    spreads = [
+        (VALUES[sp[0]], VALUES[sp[1]] if g.turned_up(s) else 0, VALUES[sp[2]] if len(sp) > 2 else 0)
+        for s, sp in enumerate(g.spreads)
+    ]
     return (g.stakes, g.spread_state, spreads, [VALUES[c] for c in g.dealer_cards])
 
 
@@ -419,6 +447,47 @@ def test_bettor_draw_values_match_brute_force_within_sampling_error(case):
     for action in legal:
         se = q[action].std() / np.sqrt(q[action].size)
         assert abs(q[action].mean() - exact[action] / total_w) < 4 * se + 1e-9, action
+
+
+def test_bettor_draw_values_model_the_turned_up_spread_the_dealer_sees():
+    """``unbacked_spread_card`` (standard): the bettor backs spreads 0, 1 and 3 and decides spread 3 (5-10);
+    spread 2, unbacked, is turned up and dealt a card before the expert dealer decides, and the expert
+    counts both cards out of the unseen ones. The sampled draws hand exactly those two cards to the
+    dealer's model, and the values agree with engine rollouts of the same information state."""
+    options = {"num_players": 2}
+    env = raw_env(**options)
+    env.reset(seed=0, options={"deck": _ids([*_head(options), 8, 9, 7, 5, 2, 10, 10, 10, 10])})
+    g = env.game
+    dealer = OichoExpertAgent(0, **options)
+    while not (g.phase == Phase.DECIDE and g.active_spread == 3):
+        g.apply_action(BET_BASE + (g.active_spread != 2) if g.phase == Phase.BET else STAND)
+    assert g.spread_total[2] == 0 and g.legal_actions() == [STAND, DRAW]
+    br = OichoBestResponse("bettor", samples=4000, **options)
+    br.begin(g, 1, [dealer, None])
+    seen = _Seen(br.encoder.spec, env.observe("player_1")["observation"])
+    calls = []
+    model = dealer.dealer_draw_model
+
+    def spy(*args):
+        calls.append(args)
+        return model(*args)
+
+    dealer.dealer_draw_model = spy
+    q = br.draw_values(g, 1, seen, [STAND, DRAW], np.random.default_rng(1))
+    third, second = calls[-1][2], calls[-1][5]
+    assert (second[:, 2] > 0).all() and (third[:, 2] > 0).all() and not second[:, [0, 1, 3]].any()
+    dealer.dealer_draw_model = model
+    rng = np.random.default_rng(7)
+    for action in (STAND, DRAW):  # the engine plays the rest from a redealt state: the same information
+        rewards = []
+        for _ in range(1500):
+            c = br._redealt(g, 1, seen, rng)
+            c.apply_action(action)
+            _play_until(c, [dealer, None], lambda x: False)
+            assert c.turned_up(2)
+            rewards.append(c.round_rewards[1])
+        r, v = np.array(rewards, dtype=float), q[action]
+        assert abs(r.mean() - v.mean()) < 4 * np.sqrt(r.var() / r.size + v.var() / v.size), action
 
 
 def test_planned_bets_value_matches_engine_rollouts():

@@ -461,13 +461,18 @@ def _unseen_kakeya(raw: Any, seat: int, rng: np.random.Generator) -> bool:
 def _unseen_oicho(raw: Any, seat: int, rng: np.random.Generator) -> bool:
     """Oicho-Kabu (docs/oicho_kabu.md#a-round, observation.py): unseen by ``seat`` are the undealt deck, the
     other seats' info cards, the face-down second card of every spread ``seat`` does not back (until
-    the showdown) and the dealer's first two cards until they are shown. Permute all of them."""
+    the showdown, or until an unbacked spread is turned up: ``unbacked_spread_card``) and the dealer's
+    first two cards until they are shown. Permute all of them."""
     g = raw.game
     face_up = g.cfg.dealer_second_card_face_up
     slots: list[tuple[Any, Any]] = [(g.deck.cards, i) for i in range(g.deck.top, len(g.deck.cards))]
     slots += [(g.info_cards, j) for j in range(g.num_players) if j != seat and g.info_cards[j] >= 0]
     if not g.showdown:
-        slots += [(sp, 1) for t, sp in enumerate(g.spreads) if len(sp) > 1 and not g.stakes[t][seat]]
+        slots += [
+            (sp, 1)
+            for t, sp in enumerate(g.spreads)
+            if len(sp) > 1 and not g.stakes[t][seat] and not g.turned_up(t)
+        ]
         if not (g.dealer_revealed and (face_up or seat == g.dealer)):
             slots += [(g.dealer_cards, k) for k in range(min(2, len(g.dealer_cards)))]
     cards = [where[i] for where, i in slots]

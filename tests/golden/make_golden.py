@@ -31,6 +31,11 @@ CASES = {
     # order and stakes
     "oicho_standard_4p_v2": (oicho_kabu_v2, {"num_players": 4, "max_rounds": 3}, 7),
     "oicho_site_3p_v2": (oicho_kabu_v2, {"rules": "kabufuda_site", "num_players": 3, "max_rounds": 3}, 9),
+    # v2's unbacked spreads, turned up and dealt a card (issue #24, departure 1): the random players back
+    # nearly every spread of oicho_standard_4p_v2 (its play is unchanged); seeds 13 and 23 are the first
+    # from 12 with an unbacked spread
+    "oicho_standard_2p_v2": (oicho_kabu_v2, {"num_players": 2, "max_rounds": 3}, 13),
+    "oicho_kansai_3p_v2": (oicho_kabu_v2, {"rules": "kansai", "num_players": 3, "max_rounds": 3}, 23),
     "kakeya_4p_match": (kakeya_v1, {"max_deals": 2}, 10),
     "kakeya_6p_all_play": (kakeya_v1, {"num_players": 6, "six_player_mode": "all_play"}, 11),
     # a seat keeps Rensho back on a lead of its suit (rensho_follow="free", the default): seed 16 is

@@ -75,6 +75,33 @@ def test_traceability_rows_are_numbered_and_each_names_existing_tests():
             assert re.search(rf"^def {name}\(", test_files[file], re.M), f"{file}::{name} does not exist"
 
 
+def _test_source(text: str, name: str) -> str:
+    """The source of the top-level test ``name`` of a test file's ``text``, its decorators included."""
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            parts = [*node.decorator_list, node]
+            return "\n".join(ast.get_source_segment(text, part) or "" for part in parts)
+    raise AssertionError(f"no test {name}")
+
+
+def test_every_traceability_row_plays_the_setting_it_names():
+    """A row naming ``option=value`` other than the default is checked by a test that plays that value:
+    one of its tests names the option in its own source (decorators included). Issue #24: a row's tests
+    must exercise the row's own setting, not merely exist."""
+    defaults = OPTIONS.defaults()
+    test_files = {
+        p.name: p.read_text() for d in ("kakeya", "agents") for p in (ROOT / "tests" / d).glob("test_*.py")
+    }
+    for row in traceability_rows():
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        sources = "\n".join(
+            _test_source(test_files[f], n) for f, n in re.findall(r"`(test_\w+\.py)::(test_\w+)`", cells[3])
+        )
+        for name, value in re.findall(r"`(\w+)=([^`]+)`", cells[2]):
+            if OPTIONS.check(name, ast.literal_eval(value)) != defaults[name]:
+                assert name in sources, f"{cells[0]}: no test of the row plays {name}={value}"
+
+
 def test_traceability_names_every_option_with_its_default_and_valid_values():
     """The rules engine and the docs use the same words: every option appears with its default,
     and every ``option=value`` the table writes is a value the option accepts."""

@@ -180,6 +180,19 @@ def test_match_losers_deal_winners_lead_stones_carry():
     assert g.lead_chooser == winners_seat
 
 
+def test_fixed_trump_match_keeps_the_default_trump_for_every_deal():
+    """kakeya.13 with ``dealers_choose_trump=False`` (the trump set for the whole match): no deal asks for
+    a trump and every deal of the match is played under ``default_trump``."""
+    g = new_game(deck_for(suit_hands(), deal_order(4, 1)), max_deals=3, dealers_choose_trump=False)
+    trumps, deals = set(), set()
+    while not g.terminal:
+        assert g.phase is not Phase.TRUMP
+        trumps.add(g.trump)
+        deals.add(len(g.results))
+        g.apply_action(g.legal_actions()[0])
+    assert trumps == {g.cfg.default_trump_suit} and len(deals) > 1
+
+
 def test_match_ends_when_a_partnership_runs_out_of_stones():
     g = new_game(deck_for(suit_hands(), deal_order(4, 1)), max_deals=5, stones_per_player=2)
     g.apply_action(Action.TRUMP(0))

@@ -42,8 +42,10 @@ def values(cards: Iterable[int]) -> list[int]:
 def new_game(deck_values: Iterable[int] = (), seed: int = 0, **options) -> Game:
     """A game on a stacked deck; two players unless ``num_players`` is given. player_0 deals
     (``dealer_selection="fixed"``, so the deck lists no selection draws) unless the test or its preset
-    chooses a selection."""
+    chooses a selection, and no card goes to an unbacked spread (``unbacked_spread_card=False``, so
+    the deck lists none) unless the test asks for it: the tests of that rule set it themselves."""
     options.setdefault("num_players", 2)
+    options.setdefault("unbacked_spread_card", False)
     if not PRESETS[options.get("rules", "standard")].get("dealer_selection_each_deal"):
         options.setdefault("dealer_selection", "fixed")
     return Game(make_config(**options), make_rng(seed), stack(deck_values))

@@ -41,6 +41,11 @@ CASES = [
     ("asking-5p", {"decision_order": "asking", "num_players": 5, "max_rounds": 3}),
     ("v1-standard-3rounds", v1_options({"max_rounds": 3})),
     ("v1-site", v1_options({"rules": "kabufuda_site", "max_rounds": 2})),
+    # issue #24, departure 1: the unbacked spread's card, off in standard, on outside its presets (the
+    # site's dealer card after the bets, its choice, its face-down dealer cards), with hanafuda lights
+    ("unbacked-off-2p", {"num_players": 2, "unbacked_spread_card": False}),
+    ("site-unbacked-2p", {"rules": "kabufuda_site", "num_players": 2, "unbacked_spread_card": True}),
+    ("unbacked-hanafuda-2p", {"deck": "hanafuda", "num_players": 2, "max_rounds": 3}),
     ("hanafuda-local", {"deck": "hanafuda", "local_yaku": LOCAL_YAKU, "info_cards": True}),
     ("western-local", {"deck": "western", "local_yaku": _LOCAL_KABUFUDA, "zoro_values": (2, 5, 10)}),
     (
@@ -104,7 +109,8 @@ def _aec_state(env, names):
 
 def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, act_seed=3, p_lowest=0.0):
     """Play the batch and B AEC envs side by side with the same random legal actions to the end; with
-    probability ``p_lowest`` a seat takes its lowest legal action id (STAND, KEEP, TAKE_TOP, BET(0))."""
+    probability ``p_lowest`` a seat takes its lowest legal action id (STAND, KEEP, TAKE_TOP, BET(0)).
+    Returns the steps and the number of observations taken with an unbacked spread turned up."""
     env = batch.make("oicho_kabu", batch_size=B, **options)
     assert type(env).__name__ == "OichoKabuBatch"
     if seed is not None:
@@ -120,7 +126,7 @@ def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, act_seed=3, p
     names = aecs[0].possible_agents
     rng = np.random.default_rng(act_seed)
     summed = np.zeros((B, len(names)))
-    steps = 0
+    steps = turned = 0
     while not env.terminated.all():
         acts = np.zeros(B, dtype=np.int64)
         for b, a in enumerate(aecs):
@@ -136,6 +142,7 @@ def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, act_seed=3, p
                 steps,
                 np.flatnonzero(env.observation[b] != obs),
             )
+            turned += any(a.game.turned_up(sp) for sp in range(4))
             legal = np.flatnonzero(mask)
             acts[b] = legal[0] if rng.random() < p_lowest else rng.choice(legal)
         live = env.current_player >= 0
@@ -149,12 +156,16 @@ def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, act_seed=3, p
         assert steps < 5000
     for a in aecs:
         assert _aec_state(a, names)[0] < 0
-    return steps
+    return steps, turned
 
 
 @pytest.mark.parametrize("options", [c[1] for c in CASES], ids=[c[0] for c in CASES])
 def test_lockstep_with_aec_envs(options):
-    _lockstep(options)
+    _, turned = _lockstep(options)
+    if make_config(**options).unbacked_spread_card and options.get("num_players") == 2:
+        assert turned > 0  # the two-seat cases leave spreads unbacked: the dealt card was compared
+    elif not make_config(**options).unbacked_spread_card:
+        assert turned == 0
 
 
 @pytest.mark.parametrize("rules_name", list(PRESETS))
@@ -191,12 +202,17 @@ def test_lockstep_with_stacked_decks(options):
         {"max_rounds": 10, "dealer_change": ("low_hand", "lost_all"), "num_players": 3},
         {"rules": "kansai", "max_rounds": 4, "minso_limit": 4},
         {"rules": "kabufuda_site", "max_rounds": 4},
+        {"rules": "kabufuda_site", "max_rounds": 4, "unbacked_spread_card": True},
+        {"max_rounds": 4, "unbacked_spread_card": False, "deck": "hanafuda"},
+        {"max_rounds": 4, "deck": "hanafuda", "num_players": 3},
     ],
-    ids=["rounds-low-hand", "kansai", "site"],
+    ids=["rounds-low-hand", "kansai", "site", "site-unbacked", "unbacked-off", "unbacked-hanafuda"],
 )
 def test_lockstep_with_passive_players(options):
-    """Seats that mostly pass: rounds nobody stakes on (no final hand for ``low_hand``), minso kept."""
-    _lockstep(options, p_lowest=0.9, act_seed=5)
+    """Seats that mostly pass: rounds nobody stakes on (no final hand for ``low_hand``), minso kept, and
+    spreads left unbacked (dealt their card with ``unbacked_spread_card``)."""
+    _, turned = _lockstep(options, p_lowest=0.9, act_seed=5)
+    assert (turned > 0) == make_config(**options).unbacked_spread_card
 
 
 def test_lockstep_with_long_stacked_prefixes():

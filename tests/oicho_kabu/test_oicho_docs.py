@@ -1,5 +1,6 @@
 """docs/oicho_kabu.md carries exactly the tables the code generates (observation, actions, options, yaku)."""
 
+import ast
 import re
 from dataclasses import fields
 from pathlib import Path
@@ -11,7 +12,7 @@ from kabu_envs.oicho_kabu import docs
 from kabu_envs.oicho_kabu.actions import Action, num_actions
 from kabu_envs.oicho_kabu.config import Config, make_config
 from kabu_envs.oicho_kabu.observation import obs_spec
-from kabu_envs.oicho_kabu.options import OPTIONS
+from kabu_envs.oicho_kabu.options import OPTIONS, PRESETS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "oicho_kabu.md"
 
@@ -117,6 +118,49 @@ def test_every_cited_row_exists(text):
     for path in [*sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "tests").rglob("*.py"))]:
         for cited in ROW_ID.findall(path.read_text()):
             assert cited in ids, f"{path.relative_to(ROOT)} cites a missing row {cited}"
+
+
+def _test_source(path: Path, name: str) -> str:
+    """The source of the top-level test ``name`` in ``path``, its decorators included."""
+    text = path.read_text()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            parts = [*node.decorator_list, node]
+            return "\n".join(ast.get_source_segment(text, part) or "" for part in parts)
+    raise AssertionError(f"{path.name} has no test {name}")
+
+
+# how a test's source names a preset (its own constants included)
+_PRESET_WORDS = {"standard": r"standard", "kansai": r"kansai|KANSAI", "kabufuda_site": r"kabufuda_site|SITE"}
+
+
+def test_every_traceability_row_plays_the_setting_it_names(text):
+    """A row naming ``option=value`` other than what `standard` plays is checked by a test that plays that
+    value: one of its tests names the option, or a preset that sets it to that value, in its own source
+    (decorators included). Issue #24: a row's tests must exercise the row's own setting (the site's rows
+    once named tests that ran another preset), not merely exist."""
+    standard = make_config()
+    homes = [ROOT / "tests" / "oicho_kabu", ROOT / "tests" / "agents"]
+    checked = 0
+    for row in traceability_rows(text):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        sources = "\n".join(
+            _test_source(next(h / f for h in homes if (h / f).exists()), n)
+            for f, n in re.findall(r"`(test_\w+\.py)::(test_\w+)`", cells[3])
+        )
+        for name, value in re.findall(r"`(\w+)=([^`]+)`", cells[2]):
+            try:
+                literal = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                continue  # prose such as `zoro_values=(1..10)`
+            want = OPTIONS.check(name, literal)
+            if want == getattr(standard, name):
+                continue
+            presets = [p for p, d in PRESETS.items() if name in d and OPTIONS.check(name, d[name]) == want]
+            played = name in sources or any(re.search(_PRESET_WORDS[p], sources) for p in presets)
+            assert played, f"{cells[0]}: no test of the row plays {name}={value}"
+            checked += 1
+    assert checked >= 10
 
 
 def test_every_traceability_row_names_tests_that_exist(text):

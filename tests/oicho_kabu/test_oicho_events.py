@@ -39,6 +39,8 @@ CASES = [
     (events.Take(1, Action.TAKE_FOURTH), STANDARD, "dealer card 2: TAKE_FOURTH", "dealer takes fourth card"),
     (events.Draw(1, 8), HANAFUDA, "spread 1 draws 3*", "spread 1 draws 3"),
     (events.Draw(0, 1), WESTERN, "spread 0 draws A", "spread 0 draws A"),
+    (events.Unbacked(3, 12, 28), HANAFUDA, "unbacked 3: turned up 4, dealt 8*", "spread 3 turned up, gets 8"),
+    (events.Unbacked(0, 0, 39), WESTERN, "unbacked 0: turned up A, dealt 10", "spread 0 turned up, gets 10"),
     (events.Stand(2), STANDARD, "stand 2", "spread 2 stands"),
     (events.Escape(1), STANDARD, "escape 1", "spread 1 escapes"),
     (events.DealerDraw(28), HANAFUDA, "dealer draws 8*", "dealer draws 8"),

@@ -236,7 +236,8 @@ def test_dealer_first_card_is_hidden_until_step_ten(face_up):
 
 def test_info_card_is_seen_only_by_its_owner():
     cfg = make_config(num_players=3, info_cards=True, dealer_selection="fixed")
-    base = [5, None, 9, 7, 8, 8, 4, 10, 1, 1, 1, 3]  # info cards for seats 1, 2 first
+    # info cards for seats 1, 2 first; the unbacked spreads 2 and 3 get a 3 each before the dealer's 3
+    base = [5, None, 9, 7, 8, 8, 4, 10, 1, 1, 1, 3, 3, 3]
     deck_a = stack([6 if v is None else v for v in base])
     deck_b = stack([2 if v is None else v for v in base])
     stakes = {1: {0: 1}, 2: {1: 1}}

@@ -15,6 +15,9 @@ What it conditions on (docs/baselines.md, "Gap to a best response"):
 - the other deciders' STAND / DRAW / ESCAPE: each is the decider's two-card rule
   (``draw_rule_table``) applied to the spread's first card and its hidden second card, so the hidden
   card's posterior is the unseen cards restricted to the values that rule maps to what was done;
+- with ``unbacked_spread_card``, the unbacked spreads turned up before the dealer's draw: their two cards
+  are seen by every seat then (the dealer's exact draw reads them from its observation); a simulation
+  before that deals them from the unseen cards and hands them to the dealer's model, which sees them;
 - nothing else: the remaining unseen cards (the other bettors' info cards, the dealer's face-down
   cards, the deck) are in uniformly random order. No other choice carries information: the bettors
   bet and the dealer calls minso on public cards (and a reshuffled table, minso's or a triple's,
@@ -302,6 +305,7 @@ class OichoBestResponse:
     def _outcomes(
         self,
         first: np.ndarray,
+        second: np.ndarray,
         third: np.ndarray,
         status: np.ndarray,
         dealer: np.ndarray,
@@ -310,16 +314,19 @@ class OichoBestResponse:
         settlements: tuple[np.ndarray, np.ndarray],
     ) -> np.ndarray:
         """``(n, 4)`` multipliers of the backed spreads (0 elsewhere) once the dealer has stood or drawn
-        by its policy, which sees the stakes ``totals``, the states and the drawn cards."""
+        by its policy, which sees the stakes ``totals``, the states and the drawn cards (and, with
+        ``unbacked_spread_card``, the unbacked spreads' ``second`` and ``third`` cards, turned up)."""
         n = dealer.shape[0]
         backed = np.broadcast_to(np.asarray(totals) > 0, (n, NUM_SPREADS))
         status = np.where(backed, status, UNDECIDED)
+        turned = ~backed if self.cfg.unbacked_spread_card else np.zeros_like(backed)
         acts = dealer_agent.dealer_draw_model(
             dealer[:, :2],
             np.broadcast_to(first, (n, NUM_SPREADS)),
-            np.where(status == DREW, third, 0),
+            np.where((status == DREW) | turned, third, 0),
             status,
             np.broadcast_to(totals, (n, NUM_SPREADS)),
+            np.where(turned, second, 0),
         )
         stand, draw = settlements
         return np.where(backed, np.where((acts == DRAW)[:, None], draw, stand), 0.0)
@@ -387,7 +394,7 @@ class OichoBestResponse:
                             status[:, sp] = table[first[sp], second[:, sp]] + 1  # action + 1 = state
                     pre[key] = status, self._settlements(first, second, third, status, dealer)
                 status, settlements = pre[key]
-                m = self._outcomes(first, third, status, dealer, totals, dealer_agent, settlements)
+                m = self._outcomes(first, second, third, status, dealer, totals, dealer_agent, settlements)
                 cache[profile] = v = m @ own
                 return v
 
@@ -458,7 +465,10 @@ class OichoBestResponse:
         first, shown_second, shown_third = seen.spread[:, 0], seen.spread[:, 1], seen.spread[:, 2]
         hidden = [s for s in range(NUM_SPREADS) if totals[s] > 0 and not shown_second[s]]
         later = [s for s in range(s0, NUM_SPREADS) if totals[s] > 0 and seen.status[s] == UNDECIDED]
-        k = len(hidden) + len(later) + 3
+        # with ``unbacked_spread_card`` the unbacked spreads' two cards, turned up before the dealer's
+        # draw (not yet dealt or seen at a bettor's draw)
+        turned = [s for s in range(NUM_SPREADS) if totals[s] == 0] if self.cfg.unbacked_spread_card else []
+        k = len(hidden) + len(later) + 2 * len(turned) + 3
         second = np.zeros((0, NUM_SPREADS), dtype=np.int64)
         third, dealer = second, np.zeros((0, 3), dtype=np.int64)
         for _ in range(20):  # rejection: grow until enough draws fit the deciders' choices
@@ -467,6 +477,9 @@ class OichoBestResponse:
             sec[:, hidden] = draws[:, : len(hidden)]
             thi = np.broadcast_to(shown_third, sec.shape).copy()
             thi[:, later] = draws[:, len(hidden) : len(hidden) + len(later)]
+            at = len(hidden) + len(later)
+            sec[:, turned] = draws[:, at : at + len(turned)]
+            thi[:, turned] = draws[:, at + len(turned) : at + 2 * len(turned)]
             ok = np.ones(draws.shape[0], dtype=bool)
             for s in hidden:
                 table = tables[s]
@@ -488,7 +501,9 @@ class OichoBestResponse:
                 if s != s0 and table is not None:
                     status[:, s] = table[first[s], second[:, s]] + 1
             settlements = self._settlements(first, second, third, status, dealer)
-            m = self._outcomes(first, third, status, dealer, totals, self._agents[game.dealer], settlements)
+            m = self._outcomes(
+                first, second, third, status, dealer, totals, self._agents[game.dealer], settlements
+            )
             out[int(a)] = m @ own
         return out
 
@@ -544,7 +559,9 @@ class OichoBestResponse:
             sl = slice(lo, lo + 20000)
             f, second, third, dealer = first[sl], rows[sl, :4], rows[sl, 4:8], rows[sl, 8:]
             settlements = self._settlements(f, second, third, status_rows[sl], dealer)
-            mult = self._outcomes(f, third, status_rows[sl], dealer, total_rows[sl], self.base, settlements)
+            mult = self._outcomes(
+                f, second, third, status_rows[sl], dealer, total_rows[sl], self.base, settlements
+            )
             out[sl] = -(mult * total_rows[sl]).sum(axis=1)
         return out.reshape(k_tables, m)
 

@@ -272,13 +272,17 @@ class OichoAgentBase(BaseAgent):
         third: np.ndarray,
         status: np.ndarray,
         total_stakes: np.ndarray,
+        second: np.ndarray | None = None,
     ) -> np.ndarray:
         """The dealer's STAND / DRAW at its draw decision for many hypothetical tables given as arrays
         (no lights): ``dealer_values`` (n, 2), each spread's ``first`` and drawn ``third`` value (n, 4;
         0 = none), its ``status`` (n, 4; ``game.UNDECIDED .. ESCAPED``) and the chips on it
-        (``total_stakes``, n, 4). Row i is ``act`` on the dealer's observation of that table (forced
-        choices included): the arrays are those ``act_batch`` decodes from such an observation, the
-        stakes in the encoder's float32 (tested against real observations)."""
+        (``total_stakes``, n, 4). With ``unbacked_spread_card`` every unbacked spread lies turned up:
+        its ``second`` value (n, 4; read for unbacked spreads only) and its dealt card (in ``third``) are
+        seen, and the dealer's choice counts them out of the unseen cards. Row i is ``act`` on the
+        dealer's observation of that table (forced choices included): the arrays are those ``act_batch``
+        decodes from such an observation, the stakes in the encoder's float32 (tested against real
+        observations)."""
         dv = np.asarray(dealer_values, dtype=np.int64)
         stand_ok, draw_ok = dealer_mask_tables(self.cfg)
         can_stand, can_draw = stand_ok[dv[:, 0], dv[:, 1]], draw_ok[dv[:, 0], dv[:, 1]]
@@ -293,6 +297,16 @@ class OichoAgentBase(BaseAgent):
         # the Decoded that ``_decode`` makes of such an observation, built directly (no one-hot round trip)
         values = np.zeros((m, NUM_SPREADS, MAX_CARDS), dtype=np.int64)
         values[:, :, 0], values[:, :, 2] = f, np.where(st == DREW, t, 0)
+        if self.cfg.unbacked_spread_card:  # the unbacked spreads, turned up: both their cards seen
+            turned = np.asarray(total_stakes)[rows] == 0
+            sec = np.zeros_like(t) if second is None else np.asarray(second)[rows]
+            if (turned & ((sec == 0) | (t == 0))).any():
+                raise ValueError(
+                    "unbacked_spread_card: an unbacked spread is turned up and dealt a card before the "
+                    "dealer's draw; give its second value and its dealt card (third)"
+                )
+            values[:, :, 1] = np.where(turned, sec, 0)
+            values[:, :, 2] = np.where(turned, t, values[:, :, 2])
         dealer = np.zeros((m, MAX_CARDS), dtype=np.int64)
         dealer[:, :2] = dv[rows]
         obs = np.zeros((m, self.spec.size), dtype=np.float32)
@@ -416,13 +430,16 @@ class OichoAgentBase(BaseAgent):
     def _decode_engine(self, engine: OichoKabuBatch, rows: np.ndarray, phase: int) -> Decoded:
         """What ``_decode`` reads from the observation of the games ``rows`` (all in ``phase``, each at
         its current player's turn), from the engine's arrays: the values the encoder's one-hots show (a
-        second spread card only to a seat that backs the spread, the dealer's first two only when
+        second spread card only to a seat that backs the spread or once the unbacked spread is turned
+        up, the dealer's first two only when
         ``see``), the lights, the status bits, and ``obs`` holding ``total_stakes`` alone (the dealer's
         draw reads it; (k, 0) otherwise)."""
         k = rows.size
         seat = engine.current_player[rows]
         spreads = engine.spreads[rows]  # (k, 4, 3) card ids, -1 none (the tables' last entry: 0 / False)
         seen2 = engine.stakes[rows, seat] > 0  # (k, 4): the seat backs the spread, sees its second card
+        if self.cfg.unbacked_spread_card:  # or the spread is unbacked and turned up (Game.turned_up)
+            seen2 |= (engine.spread_total[rows] == 0) & (spreads[:, :, 2] >= 0)
         values = SEEN_VALUE[spreads]
         values[:, :, 1] *= seen2
         dcards = engine.dealer_cards[rows]

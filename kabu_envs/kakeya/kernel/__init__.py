@@ -1,0 +1,217 @@
+"""The Kakeya rules kernel (numba): B matches as arrays, stepped by per-row loops (issue #26).
+
+The scalar engine (``game.py``, ``tricks.py``, ``scoring.py``, ``observation.py``) is the reference;
+every function here names the one it mirrors, and the lockstep suites (tests/test_batch.py,
+tests/kernel/test_batch_kernels.py) hold the two equal on stacked decks and random legal actions:
+same masks, observations, rewards and ends, for every rule option.
+
+The package: ``spec.py`` (the state's columns, the option indices, the observation pieces),
+``rules.py`` (deal, play and scoring of one row: what the search builds on), ``batch.py`` (reset rows,
+step every live row, masks and observations) and, here, the Python side (``State``, ``options``,
+``layout``, ``outputs``, the cache's ``stamp`` and ``prepare``).
+
+State (one row per match, ``State``): ``g`` (B, NG) int64 holds the per-match numbers by column
+(``PHASE``, ``TRUMP``, ...: ``spec.py``); per-seat numbers are (B, n) arrays; hands, the trick's cards and the
+captured cards are uint64 52-bit card sets (bit ``card``), as in the scalar engine's ints. The rule
+options are one int64 array (``options``), the observation layout another (``layout``, the offsets
+of ``obs_spec``): both are read at run time, so one compiled kernel serves every rule set.
+
+Deals: a row either has a **deck feed** (``g[b, FEED] = 1``: Python put the next deal's card order in
+``decks[b]`` and set ``READY``; the kernel takes it and clears ``READY``; the batch engine tops it up
+after the step) or deals from its own generator (``core.kernel``: ``rng[b]``, seeded from (seed, row,
+episode)), a stacked prefix of ``PREFIX`` cards first. docs/batch.md#seeding says why.
+
+Nothing here runs on ``import kabu_envs``: the batch engine imports this module on first use.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.core import kernel as core
+from kabu_envs.kakeya.cards import NUM_CARDS
+from kabu_envs.kakeya.config import Config
+from kabu_envs.kakeya.kernel import batch, rules, spec
+from kabu_envs.kakeya.kernel.batch import encode_row, encode_rows, legal_bits, reset_rows, step
+from kabu_envs.kakeya.kernel.rules import legal_plays, trick_winner
+from kabu_envs.kakeya.kernel.spec import (
+    EPISODE,
+    FEED,
+    L_COUNTS,
+    NG,
+    NUM_OPTIONS,
+    O_ALL_PLAY,
+    O_AUTORESET,
+    O_CHOOSE_TRUMP,
+    O_DEFAULT_TRUMP,
+    O_MAX_DEALS,
+    O_MUST_FOLLOW,
+    O_N,
+    O_P,
+    O_RENSHO_SEED,
+    O_REWARD_EGARA,
+    O_SIT_OUT,
+    O_STONES,
+    OVER_PHASE,
+    PHASE,
+    PIECES,
+    PREFIX,
+    READY,
+    WORDS,
+    Arrays,
+    Outputs,
+)
+from kabu_envs.kakeya.observation import obs_spec
+from kabu_envs.kakeya.scoring import STONES_TABLE
+
+__all__ = [  # what the batch engine and the search use
+    "EPISODE",
+    "FEED",
+    "L_COUNTS",
+    "PREFIX",
+    "READY",
+    "Arrays",
+    "Outputs",
+    "State",
+    "core",
+    "encode_row",
+    "encode_rows",
+    "layout",
+    "legal_bits",
+    "legal_plays",
+    "options",
+    "outputs",
+    "prepare",
+    "reset_rows",
+    "stamp",
+    "step",
+    "trick_winner",
+]
+
+
+# ==================================================================================================
+# Python side: the options, the layout, the state arrays and the cache
+# ==================================================================================================
+def options(cfg: Config, autoreset: bool = False) -> np.ndarray:
+    """The rule set as the kernel's int64 option array."""
+    out = np.zeros(NUM_OPTIONS, dtype=np.int64)
+    out[O_N], out[O_P] = cfg.num_players, cfg.num_partnerships
+    out[O_ALL_PLAY], out[O_SIT_OUT] = cfg.all_play, cfg.dealers_sit_out
+    out[O_MUST_FOLLOW] = cfg.rensho_follow == "must_follow"
+    out[O_DEFAULT_TRUMP], out[O_CHOOSE_TRUMP] = cfg.default_trump_suit, cfg.dealers_choose_trump
+    out[O_RENSHO_SEED] = cfg.rensho_rule == "seed"
+    out[O_MAX_DEALS], out[O_STONES] = cfg.max_deals, cfg.stones_per_player
+    out[O_REWARD_EGARA], out[O_AUTORESET] = cfg.reward == "egara", autoreset
+    return out
+
+
+def outputs(
+    layout: np.ndarray, mask: np.ndarray, obs: np.ndarray, packed: np.ndarray, real: np.ndarray
+) -> Outputs:
+    """The kernel's output tuple: the layout, the mask, the observation (float32, or packed and real),
+    and the encoder's scratch."""
+    return (
+        layout,
+        mask,
+        obs,
+        packed,
+        real,
+        np.zeros(WORDS, dtype=np.uint64),
+        np.zeros(WORDS, dtype=np.float64),
+    )
+
+
+def layout(cfg: Config) -> np.ndarray:
+    """The offsets of ``obs_spec(cfg)``'s pieces, in ``PIECES`` order; the 0/1 pieces must come before
+    the real-valued ones (the compact observation packs the former as bits)."""
+    offsets = obs_spec(cfg).offsets
+    if [p.name for p in obs_spec(cfg).pieces] != list(PIECES):
+        raise ValueError(f"the kernel encodes the pieces {PIECES}, in this order")
+    if offsets["hand_counts"] > 64 * WORDS - 64:
+        raise ValueError(f"the 0/1 entries must fit the kernel's bitset of {64 * WORDS - 64} bits")
+    return np.array([offsets[name] for name in PIECES], dtype=np.int64)
+
+
+class State:
+    """The arrays of B matches (struct of arrays); ``arrays`` is their order in the kernel's calls."""
+
+    def __init__(self, cfg: Config, batch_size: int) -> None:
+        B, n, P = batch_size, cfg.num_players, cfg.num_partnerships
+        self.g = np.zeros((B, NG), dtype=np.int64)
+        self.g[:, PHASE] = OVER_PHASE
+        self.current_player = np.full(B, -1, dtype=np.int64)
+        self.stones = np.zeros((B, n), dtype=np.int64)
+        self.counts = np.zeros((B, n), dtype=np.int64)
+        self.voids = np.zeros((B, n), dtype=np.int64)  # 4 bits per seat: suits shown out of
+        self.t_card = np.full((B, n), -1, dtype=np.int64)  # the card each seat played to the trick
+        self.hands = np.zeros((B, n), dtype=np.uint64)
+        self.t_bits = np.zeros((B, n), dtype=np.uint64)
+        self.played = np.zeros(B, dtype=np.uint64)
+        self.captured = np.zeros((B, P), dtype=np.uint64)
+        self.decks = np.zeros((B, NUM_CARDS), dtype=np.int8)  # the next deal's order (fed or prefix)
+        self.rng = np.zeros(B, dtype=np.uint64)  # core.kernel generator states
+        self.scratch = np.zeros((3, 8), dtype=np.int64)  # end_deal's per-partnership numbers
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return (
+            self.g,
+            self.current_player,
+            self.stones,
+            self.counts,
+            self.voids,
+            self.t_card,
+            self.hands,
+            self.t_bits,
+            self.played,
+            self.captured,
+            self.decks,
+            self.rng,
+            self.scratch,
+        )
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays)
+
+
+def _dispatchers(module: ModuleType) -> list[Any]:
+    """The compiled functions of one kernel module (each module keeps its own cache files)."""
+    return [f for f in vars(module).values() if hasattr(f, "py_func") and f.__module__ == module.__name__]
+
+
+def stamp() -> str:
+    """The cache stamp (``core.kernel.fingerprint``): the kernel's modules, the shared generator and every
+    module its constants come from (cards, actions, phases, tricks, the stones table, the observation
+    layout)."""
+    import kabu_envs.kakeya.actions as actions_mod
+    import kabu_envs.kakeya.cards as cards_mod
+    import kabu_envs.kakeya.game as game_mod
+    import kabu_envs.kakeya.observation as observation_mod
+    import kabu_envs.kakeya.scoring as scoring_mod
+    import kabu_envs.kakeya.tricks as tricks_mod
+
+    here = sys.modules[__name__]
+    modules = [here, spec, rules, batch, core]
+    modules += [cards_mod, actions_mod, game_mod, observation_mod, scoring_mod, tricks_mod]
+    return core.fingerprint(modules, (PIECES, NG, NUM_OPTIONS, STONES_TABLE))
+
+
+def prepare() -> bool:
+    """Ready the caches before the first call (``core.kernel.prepare``, one per kernel module): one line
+    when it compiles."""
+    sink = io.StringIO()
+    signed = stamp()
+    compiling = [
+        core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink) for m in (rules, batch)
+    ]
+    if any(compiling):
+        folder = Path(_dispatchers(rules)[0]._cache._cache_path)
+        print(f"compiling the Kakeya kernel once; cached in {folder}", file=sys.stderr, flush=True)
+    return any(compiling)

@@ -1,0 +1,418 @@
+"""The Kakeya kernel's rules (numba): the deal, the play and the scoring of one row of the batch.
+
+Each function is a per-row mirror of the scalar engine function its docstring names (``game.py``,
+``tricks.py``, ``scoring.py``); ``b`` is the row, ``st`` the state arrays (``State.arrays``), ``opts`` the
+rule options. The search can call these on its own state arrays (docs/batch.md#kernels).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kabu_envs.core import kernel as core
+from kabu_envs.kakeya.cards import ACE_OF_CLUBS, ACE_OF_SPADES, NUM_CARDS
+from kabu_envs.kakeya.kernel.spec import (
+    ACE_BITS,
+    ACE_RANK,
+    DEAL_NO,
+    DEALER_P,
+    EGARA_BITS,
+    FEED,
+    LEAD_P,
+    LEAD_PHASE,
+    O_ALL_PLAY,
+    O_CHOOSE_TRUMP,
+    O_DEFAULT_TRUMP,
+    O_MAX_DEALS,
+    O_N,
+    O_P,
+    O_RENSHO_SEED,
+    O_REWARD_EGARA,
+    O_SIT_OUT,
+    O_STONES,
+    ONE,
+    OVER_PHASE,
+    PHASE,
+    PREFIX,
+    RANKS,
+    READY,
+    RENSHO,
+    STONES_CELLS,
+    SUIT_BITS,
+    T_LEADER,
+    T_LED,
+    T_LEN,
+    T_NUM,
+    TRUMP,
+    TRUMP_PHASE,
+    ZERO,
+    Arrays,
+    kernel_jit,
+)
+
+
+# ==================================================================================================
+# cards
+# ==================================================================================================
+@kernel_jit
+def bit(card: int) -> np.uint64:  # pragma: no cover - compiled (the lockstep tests run it)
+    """The card set of one card (``1 << card``)."""
+    return ONE << np.uint64(card)
+
+
+@kernel_jit
+def popcount(x: np.uint64) -> int:  # pragma: no cover
+    """Cards in a set (``int.bit_count``)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    x = x + (x >> np.uint64(8))  # (shifts and adds, no wrapping multiply: plain Python runs it too)
+    x = x + (x >> np.uint64(16))
+    x = x + (x >> np.uint64(32))
+    return int(x & np.uint64(0x7F))
+
+
+@kernel_jit
+def egara16(bits: np.uint64) -> np.uint64:  # pragma: no cover
+    """``cards.egara16``: the J, Q, K, A of each suit as 16 bits."""
+    f = np.uint64(0xF)
+    return (
+        ((bits >> np.uint64(9)) & f)
+        | ((bits >> np.uint64(18)) & (f << np.uint64(4)))
+        | ((bits >> np.uint64(27)) & (f << np.uint64(8)))
+        | ((bits >> np.uint64(36)) & (f << np.uint64(12)))
+    )
+
+
+@kernel_jit
+def rensho_card(trump: int, seed_rule: int) -> int:  # pragma: no cover
+    """``tricks.rensho_card``: the ace of clubs or of spades, by the trump and ``rensho_rule``."""
+    if seed_rule:
+        return ACE_OF_CLUBS if trump == 0 else ACE_OF_SPADES
+    return ACE_OF_CLUBS if trump == 3 else ACE_OF_SPADES
+
+
+@kernel_jit
+def legal_plays(hand: np.uint64, led: int, rensho: int, must_follow: int) -> np.uint64:  # pragma: no cover
+    """``tricks.legal_plays``: any card when leading; else the led suit if held (Rensho counting as one
+    of its suit only with ``rensho_follow="must_follow"``), else any card; Rensho always."""
+    if led < 0:
+        return hand
+    rensho_bit = hand & bit(rensho)
+    follow = hand & SUIT_BITS[led]
+    if not must_follow:
+        follow &= ~rensho_bit
+    if follow != ZERO:
+        return follow | rensho_bit
+    return hand
+
+
+# ==================================================================================================
+# the match (Game.__init__, Game._start_deal, Game._deal)
+# ==================================================================================================
+@kernel_jit
+def new_match(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
+    """``Game.__init__``: full stones, the default trump, the last partnership deals first."""
+    g, stones = st[0], st[2]
+    for s in range(opts[O_N]):
+        stones[b, s] = opts[O_STONES]
+    g[b, TRUMP] = opts[O_DEFAULT_TRUMP]
+    g[b, DEAL_NO] = 0
+    g[b, DEALER_P] = opts[O_P] - 1
+    g[b, LEAD_P] = -1
+    start_deal(b, st, opts)
+
+
+@kernel_jit
+def clear_trick(b: int, st: Arrays, n: int) -> None:  # pragma: no cover
+    """No trick in play (``Game.trick = None``)."""
+    g, t_card, t_bits = st[0], st[5], st[7]
+    g[b, T_LED] = -1
+    g[b, T_NUM] = 0
+    g[b, T_LEN] = 0
+    for s in range(n):
+        t_card[b, s] = -1
+        t_bits[b, s] = ZERO
+
+
+@kernel_jit
+def start_deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
+    """``Game._start_deal``: empty hands; the first dealer chooses the trump, or the cards go out."""
+    g, cur, _, counts, voids, _, hands, _, played, captured, _, _, _ = st
+    n = opts[O_N]
+    for s in range(n):
+        hands[b, s] = ZERO
+        counts[b, s] = 0
+        voids[b, s] = 0
+    played[b] = ZERO
+    for p in range(opts[O_P]):
+        captured[b, p] = ZERO
+    clear_trick(b, st, n)
+    g[b, RENSHO] = rensho_card(g[b, TRUMP], opts[O_RENSHO_SEED])
+    if opts[O_CHOOSE_TRUMP]:
+        g[b, PHASE] = TRUMP_PHASE
+        cur[b] = g[b, DEALER_P]  # the dealers' lower seat
+    else:
+        deal(b, st, opts)
+
+
+@kernel_jit
+def draw_deck(b: int, st: Arrays) -> None:  # pragma: no cover
+    """The deal's card order in ``decks[b]`` (``core.rng.ordered_deck``): the fed deck as Python put it,
+    else the row's generator shuffles the cards after a stacked prefix of ``PREFIX`` cards."""
+    g, decks, rng = st[0], st[10], st[11]
+    if g[b, FEED]:
+        if not g[b, READY]:
+            raise RuntimeError("a fed game deals with no deck in its feed")
+        g[b, READY] = 0  # taken: the batch engine tops the feed up after this call
+        return
+    k = g[b, PREFIX] if g[b, DEAL_NO] == 0 else 0
+    seen = ZERO
+    for i in range(k):
+        seen |= bit(decks[b, i])
+    at = k
+    for c in range(NUM_CARDS):
+        if not (seen >> np.uint64(c)) & ONE:
+            decks[b, at] = c
+            at += 1
+    core.shuffle(rng, b, decks[b, k:], NUM_CARDS - k)
+
+
+@kernel_jit
+def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
+    """``Game._deal``: one card at a time from the seat after the first dealer, to the seats that play;
+    then the lead chooser (the first receiver of the leading partnership) is to act."""
+    g, cur, _, counts, _, _, hands, _, _, _, decks, _, _ = st
+    n, P = opts[O_N], opts[O_P]
+    g[b, RENSHO] = rensho_card(g[b, TRUMP], opts[O_RENSHO_SEED])
+    draw_deck(b, st)
+    dp = g[b, DEALER_P]
+    sit_out = opts[O_SIT_OUT]
+    s = dp
+    for i in range(NUM_CARDS):  # the next seat that plays, in seat order
+        s = (s + 1) % n
+        if sit_out and s % P == dp:
+            s = (s + 1) % n  # (partners sit n // 2 seats apart: the seat after a dealer plays)
+        hands[b, s] |= bit(decks[b, i])
+    first = (dp + 1) % n  # the first receiver
+    for s in range(n):
+        counts[b, s] = popcount(hands[b, s])
+    leading = g[b, LEAD_P] if g[b, LEAD_P] >= 0 else first % P
+    for k in range(1, n + 1):  # the lead chooser: the first receiver of the leading partnership
+        s = (dp + k) % n
+        if not (sit_out and s % P == dp) and s % P == leading:
+            cur[b] = s
+            break
+    g[b, PHASE] = LEAD_PHASE
+
+
+# ==================================================================================================
+# play (Game.apply_action, Game._start_trick, Game._play, Game._finish_trick)
+# ==================================================================================================
+@kernel_jit
+def start_trick(b: int, leader: int, st: Arrays, n: int) -> None:  # pragma: no cover
+    """``Game._start_trick``: the seats with cards play it, from ``leader`` on."""
+    g, cur, counts = st[0], st[1], st[3]
+    clear_trick(b, st, n)
+    g[b, T_LEADER] = leader
+    length = 0
+    for s in range(n):
+        if counts[b, s] > 0:
+            length += 1
+    g[b, T_LEN] = length
+    cur[b] = leader
+
+
+@kernel_jit
+def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
+    """``tricks.trick_winner`` over the trick's seats in play order: Rensho, else the highest trump,
+    else the highest card of the led suit."""
+    g, t_card = st[0], st[5]
+    trump, led, rensho, leader = g[b, TRUMP], g[b, T_LED], g[b, RENSHO], g[b, T_LEADER]
+    best, best_key = -1, -1
+    for k in range(n):
+        s = (leader + k) % n
+        c = t_card[b, s]
+        if c < 0:
+            continue
+        if c == rensho:
+            return s
+        suit = c // RANKS
+        if suit == trump:
+            key = 100 + c % RANKS
+        elif suit == led:
+            key = c % RANKS
+        else:
+            continue
+        if key > best_key:
+            best_key, best = key, s
+    return best
+
+
+@kernel_jit
+def play(
+    b: int, card: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
+) -> None:  # pragma: no cover  # noqa: E501
+    """``Game._play`` (and ``Trick.add``): the card leaves the hand; a seat not following with a card
+    other than Rensho shows out of the led suit; the next seat plays, or the trick is settled."""
+    g, cur, _, counts, voids, t_card, hands, t_bits, played, _, _, _, _ = st
+    n = opts[O_N]
+    seat = cur[b]
+    cb = bit(card)
+    hands[b, seat] ^= cb
+    counts[b, seat] -= 1
+    played[b] |= cb
+    led = g[b, T_LED]
+    suit = card // RANKS
+    if led >= 0 and suit != led and card != g[b, RENSHO]:
+        voids[b, seat] |= 1 << led
+    if led < 0:
+        g[b, T_LED] = suit
+    t_card[b, seat] = card
+    t_bits[b, seat] = cb
+    g[b, T_NUM] += 1
+    if g[b, T_NUM] < g[b, T_LEN]:  # Trick.next_seat: the next seat with cards that has not played
+        for k in range(1, n):
+            s = (seat + k) % n
+            if counts[b, s] > 0 and t_card[b, s] < 0:
+                cur[b] = s
+                return
+    finish_trick(b, st, opts, rewards, over)
+
+
+@kernel_jit
+def finish_trick(
+    b: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
+) -> None:  # pragma: no cover  # noqa: E501
+    """``Game._finish_trick``: the winner's partnership captures the egara; the winner leads next (a
+    winner without cards passes the lead on), or the deal is scored."""
+    counts, t_bits, captured = st[3], st[7], st[9]
+    n, P = opts[O_N], opts[O_P]
+    winner = trick_winner(b, st, n)
+    won = ZERO
+    left = 0
+    for s in range(n):
+        won |= t_bits[b, s]
+        left += counts[b, s]
+    captured[b, winner % P] |= won & EGARA_BITS
+    if left == 0:
+        clear_trick(b, st, n)
+        end_deal(b, st, opts, rewards, over)
+        return
+    leader = winner
+    while counts[b, leader] == 0:
+        leader = (leader + 1) % n
+    start_trick(b, leader, st, n)
+
+
+# ==================================================================================================
+# scoring (Game._end_deal, scoring.*)
+# ==================================================================================================
+@kernel_jit
+def deal_winner(b: int, st: Arrays, opts: np.ndarray) -> int:  # pragma: no cover
+    """``scoring.deal_winner``: all_play, 9 egara or more wins (else nobody: -1); two sides, more egara
+    wins, and at 8-8 the side without Rensho."""
+    g, captured = st[0], st[9]
+    P = opts[O_P]
+    if opts[O_ALL_PLAY]:
+        for p in range(P):
+            if popcount(captured[b, p]) >= 9:
+                return p
+        return -1
+    a, c = -1, -1  # the two playing partnerships, a < c
+    for p in range(P):
+        if not (opts[O_SIT_OUT] and p == g[b, DEALER_P]):
+            if a < 0:
+                a = p
+            else:
+                c = p
+    ea, ec = popcount(captured[b, a]), popcount(captured[b, c])
+    if ea != ec:
+        return a if ea > ec else c
+    return c if (captured[b, a] >> np.uint64(g[b, RENSHO])) & ONE else a
+
+
+@kernel_jit
+def stones_won(won: np.uint64, trump: int, rensho: int) -> int:  # pragma: no cover
+    """``scoring.stones_won``: the stones table's cell for the winners' captured cards."""
+    aces = won & ACE_BITS
+    n_aces = popcount(aces)
+    special = bit(rensho) | bit(trump * RANKS + ACE_RANK)
+    if n_aces == 0:
+        row = 0
+    elif n_aces <= 2 and (aces & special) == ZERO:
+        row = 1
+    else:
+        row = 2
+    egara = popcount(won)
+    col = 2 if egara >= 16 else (1 if egara >= 12 else 0)
+    return int(STONES_CELLS[row, col])
+
+
+@kernel_jit
+def pay(b: int, stones: np.ndarray, payer: int, payee: int, amount: int, P: int) -> int:  # pragma: no cover
+    """``scoring.pay``: up to ``amount`` stones, one at a time, from the payer seat holding the most to
+    the payee seat holding the fewest (ties: the lower seat); returns the stones moved."""
+    moved = min(amount, stones[b, payer] + stones[b, payer + P])
+    for _ in range(moved):
+        src = payer if stones[b, payer] >= stones[b, payer + P] else payer + P
+        dst = payee if stones[b, payee] <= stones[b, payee + P] else payee + P
+        stones[b, src] -= 1
+        stones[b, dst] += 1
+    return moved
+
+
+@kernel_jit
+def end_deal(
+    b: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
+) -> None:  # pragma: no cover  # noqa: E501
+    """``Game._end_deal``: the winners take stones (or the egara reward is paid); the losers with fewer
+    egara deal next; the match ends after ``max_deals`` or when a partnership is broke."""
+    g, cur, stones, captured = st[0], st[1], st[2], st[9]
+    P = opts[O_P]
+    dp = g[b, DEALER_P]
+    winner = deal_winner(b, st, opts)
+    change, egara, playing = st[12][0], st[12][1], st[12][2]  # (scratch: the kernel allocates nothing)
+    nplay = 0
+    total = 0
+    for p in range(P):
+        change[p] = 0
+        playing[p] = not (opts[O_SIT_OUT] and p == dp)
+        egara[p] = popcount(captured[b, p])
+        if playing[p]:
+            nplay += 1
+            total += egara[p]
+    if winner >= 0:
+        amount = stones_won(captured[b, winner], g[b, TRUMP], g[b, RENSHO])
+        for p in range(P):
+            if playing[p] and p != winner:
+                moved = pay(b, stones, p, winner, amount, P)
+                change[p] -= moved
+                change[winner] += moved
+    for p in range(P):
+        if not playing[p]:
+            continue
+        if opts[O_REWARD_EGARA]:  # scoring.egara_rewards
+            reward = (egara[p] - (total - egara[p]) / (nplay - 1)) / 16
+        else:
+            reward = float(change[p])
+        rewards[b, p] += reward
+        rewards[b, p + P] += reward
+    g[b, DEAL_NO] += 1
+    if winner >= 0:
+        best = -1
+        for p in range(P):  # the loser with fewer egara (tie: the lower partnership)
+            if playing[p] and p != winner and (best < 0 or egara[p] < egara[best]):
+                best = p
+        g[b, DEALER_P] = best
+    g[b, LEAD_P] = winner
+    broke = False
+    for p in range(P):
+        if stones[b, p] + stones[b, p + P] == 0:
+            broke = True
+    if g[b, DEAL_NO] < opts[O_MAX_DEALS] and not broke:
+        start_deal(b, st, opts)
+        return
+    over[b] = True
+    g[b, PHASE] = OVER_PHASE
+    cur[b] = -1

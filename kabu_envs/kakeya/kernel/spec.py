@@ -1,0 +1,69 @@
+"""The Kakeya kernel's layout: the columns of the state, the option indices, the observation pieces
+and the numba decorator every kernel function uses (``kabu_envs/kakeya/kernel/``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from kabu_envs.kakeya.cards import ACE_MASK, EGARA_MASK, SUIT_MASK
+from kabu_envs.kakeya.game import Phase
+from kabu_envs.kakeya.observation import _LARGEST_HAND
+from kabu_envs.kakeya.scoring import STONES_TABLE
+
+# the state arrays in ``State.arrays`` order (g, current_player, stones, counts, voids, t_card, hands,
+# t_bits, played, captured, decks, rng, scratch); the outputs (layout, mask, observation, packed, real
+# and the encoder's two scratch arrays: ``outputs``)
+Arrays = tuple[np.ndarray, ...]
+Outputs = tuple[np.ndarray, ...]
+
+# --- columns of g (per-match numbers) -------------------------------------------------------------
+PHASE, TRUMP, RENSHO, DEAL_NO, DEALER_P, LEAD_P = 0, 1, 2, 3, 4, 5
+T_LEADER, T_LED, T_LEN, T_NUM = 6, 7, 8, 9  # the trick in play: leader, led suit, seats in it, played
+FEED, READY, PREFIX, EPISODE = 10, 11, 12, 13  # deals: fed by Python / fed deck waiting / prefix / match no.
+NG = 14
+
+# --- the rule options (``options``) ---------------------------------------------------------------
+O_N, O_P, O_ALL_PLAY, O_SIT_OUT, O_MUST_FOLLOW, O_DEFAULT_TRUMP, O_CHOOSE_TRUMP = 0, 1, 2, 3, 4, 5, 6
+O_RENSHO_SEED, O_MAX_DEALS, O_STONES, O_REWARD_EGARA, O_AUTORESET = 7, 8, 9, 10, 11
+NUM_OPTIONS = 12
+
+# --- the observation layout (``layout``: obs_spec offsets, in this order) -------------------------
+PIECES = (
+    "phase",
+    "trump",
+    "rensho",
+    "led_suit",
+    "leader",
+    "first_dealer",
+    "partnership",
+    "role",
+    "voids",
+    "egara",
+    "hand",
+    "played",
+    "gone",
+    "trick",
+    "hand_counts",
+    "deal",
+    "stones",
+)
+(L_PHASE, L_TRUMP, L_RENSHO, L_LED, L_LEADER, L_FIRST_DEALER, L_PARTNERSHIP, L_ROLE) = range(8)
+(L_VOIDS, L_EGARA, L_HAND, L_PLAYED, L_GONE, L_TRICK, L_COUNTS, L_DEAL, L_STONES) = range(8, 17)
+
+TRUMP_PHASE, LEAD_PHASE, PLAY_PHASE, OVER_PHASE = (int(p) for p in Phase)
+HAND_SCALE = _LARGEST_HAND
+SUIT_BITS = np.array(SUIT_MASK, dtype=np.uint64)
+EGARA_BITS = np.uint64(EGARA_MASK)
+ACE_BITS = np.uint64(ACE_MASK)
+STONES_CELLS = np.array([[v or 0 for v in row] for row in STONES_TABLE], dtype=np.int64)  # impossible: 0
+ONE, ZERO = np.uint64(1), np.uint64(0)
+RANKS, SUITS, ACE_RANK = 13, 4, 12
+
+# Compiled without reference counting (numba's NRT): the kernel allocates nothing, and NRT's atomic
+# increments on each array taken from the state tuple cost several times a card play itself.
+_njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
+kernel_jit = _njit(cache=True, _nrt=False)
+WORDS = 16  # the 0/1 entries as a bitset: up to 960 bits and a spare word (four players 438, six 571)

@@ -1,0 +1,201 @@
+"""The Toy Card rules kernel (numba): the template every game's kernel follows (issue #26).
+
+A kernel holds B games as arrays (one row per game) and plays them with ``@numba.njit(cache=True)``
+functions written as per-row loops that read like the scalar engine (``game.py``); the docstrings name
+the function each one mirrors, and the lockstep suites hold the two equal. The parts:
+
+- the state (``State``): fixed-shape arrays; ``g`` (B, NG) int64 holds per-game numbers by column;
+- the rule options (``options``): one int64 array built from the ``Config``, read at run time;
+- ``reset_rows`` (deal), ``step`` (apply one action in every live game, settle, autoreset) and
+  ``encode_row`` (the mask and the current seat's observation, float32 or compact);
+- deals from the deck buffer ``decks`` (a deck feed Python fills, ``FEED``/``READY``) or from the row's
+  own generator (``core.kernel``), a stacked prefix of ``PREFIX`` cards first (docs/batch.md#seeding);
+- ``prepare``: the cache stamp over every module the kernel's constants come from.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numba
+import numpy as np
+
+from kabu_envs.core import kernel as core
+from kabu_envs.toy_card.config import Config
+from kabu_envs.toy_card.game import DECK_SIZE, NUM_ACTIONS, Action
+from kabu_envs.toy_card.observation import obs_spec
+
+FEED, READY, PREFIX, EPISODE = 0, 1, 2, 3  # columns of g: where deals come from (see above)
+NG = 4
+O_N, O_THRESHOLD, O_AUTORESET = 0, 1, 2  # the rule options
+NUM_OPTIONS = 3
+L_CARD, L_SEAT = 0, 1  # the observation layout (obs_spec offsets)
+
+Arrays = tuple[np.ndarray, ...]  # State.arrays: g, current_player, values, stakes, decks, rng
+Outputs = tuple[np.ndarray, ...]  # layout, mask, observation, packed (compact), real (compact, unused)
+
+_DECK, _RAISE = DECK_SIZE, int(Action.RAISE)
+_ONE = np.uint64(1)
+
+# Compiled without reference counting (numba's NRT): a kernel allocates nothing, and NRT's atomic
+# increments on each array taken from the state tuple would cost more than the game's own work.
+_njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
+kernel_jit = _njit(cache=True, _nrt=False)
+
+
+@kernel_jit
+def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover - compiled (tests run it)
+    """``Game.__init__``: one card per seat from the top of the deck (value = card // 4)."""
+    g, cur, values, stakes, decks, rng = st
+    if g[b, FEED]:
+        if not g[b, READY]:
+            raise RuntimeError("a fed game deals with no deck in its feed")
+        g[b, READY] = 0
+    else:  # core.rng.ordered_deck: the stacked prefix, then the other cards shuffled
+        k = g[b, PREFIX]
+        seen = np.uint64(0)  # (a bit set: 40 cards)
+        for i in range(k):
+            seen |= _ONE << np.uint64(decks[b, i])
+        at = k
+        for c in range(_DECK):
+            if not (seen >> np.uint64(c)) & _ONE:
+                decks[b, at] = c
+                at += 1
+        core.shuffle(rng, b, decks[b, k:], _DECK - k)
+        g[b, PREFIX] = 0
+    for s in range(opts[O_N]):
+        values[b, s] = decks[b, s] // 4
+        stakes[b, s] = 0
+    cur[b] = 0
+
+
+@kernel_jit
+def reset_rows(
+    rows: np.ndarray, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
+) -> None:  # pragma: no cover  # noqa: E501
+    """A new game in each of ``rows`` (FEED / READY / PREFIX / rng set by the caller)."""
+    for b in rows:
+        for s in range(opts[O_N]):
+            rewards[b, s] = 0.0
+        over[b] = False
+        deal(b, st, opts)
+
+
+@kernel_jit
+def step(
+    acts: np.ndarray,
+    active: np.ndarray,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+) -> int:  # pragma: no cover
+    """``Game.apply_action`` in every live game with ``active[b]``: the seat stakes 0/1/2; after the
+    last seat, score = stake * (+1 if value >= threshold else -1), reward = score - the table's mean.
+    Returns the fed decks taken (none: Toy Card deals only at a reset)."""
+    g, cur, values, stakes, _, rng = st
+    n = opts[O_N]
+    for b in range(len(g)):
+        for s in range(n):
+            rewards[b, s] = 0.0
+        over[b] = cur[b] < 0
+        if cur[b] < 0 or not active[b]:
+            continue
+        stakes[b, cur[b]] = acts[b]
+        cur[b] += 1
+        if cur[b] == n:
+            total = 0.0
+            for s in range(n):
+                total += stakes[b, s] * (1.0 if values[b, s] >= opts[O_THRESHOLD] else -1.0)
+            mean = total / n
+            for s in range(n):
+                rewards[b, s] = stakes[b, s] * (1.0 if values[b, s] >= opts[O_THRESHOLD] else -1.0) - mean
+            over[b] = True
+            cur[b] = -1
+            if opts[O_AUTORESET]:
+                g[b, FEED] = 0
+                g[b, PREFIX] = 0
+                g[b, EPISODE] += 1
+                rng[b] = core.seed_state(stream_seed, np.uint64(b), np.uint64(g[b, EPISODE]))
+                deal(b, st, opts)
+        encode_row(b, st, opts, out)
+    return 0
+
+
+@kernel_jit
+def encode_rows(rows: np.ndarray, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
+    for b in rows:
+        encode_row(b, st, opts, out)
+
+
+@kernel_jit
+def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
+    """``Game.legal_actions`` as the mask and ``observation.Encoder.encode`` (own card, own seat);
+    zeros when the game is over. Compact: every entry is 0/1, packed eight to a byte."""
+    cur, values = st[1], st[2]
+    layout, mask, obs, packed = out[0], out[1], out[2], out[3]
+    seat = cur[b]
+    if obs.shape[1]:
+        obs[b, :] = 0.0
+    else:
+        packed[b, :] = 0
+    for a in range(mask.shape[1]):
+        mask[b, a] = seat >= 0 and (a != _RAISE or values[b, seat] >= opts[O_THRESHOLD])
+    if seat < 0:
+        return
+    for i in (layout[L_CARD] + values[b, seat], layout[L_SEAT] + seat):
+        if obs.shape[1]:
+            obs[b, i] = 1.0
+        else:
+            packed[b, i >> 3] |= np.uint8(1 << (i & 7))
+
+
+def options(cfg: Config, autoreset: bool = False) -> np.ndarray:
+    """The rule set as the kernel's int64 option array."""
+    return np.array([cfg.num_players, cfg.raise_threshold, autoreset], dtype=np.int64)
+
+
+def outputs(
+    layout: np.ndarray, mask: np.ndarray, obs: np.ndarray, packed: np.ndarray, real: np.ndarray
+) -> Outputs:
+    """The kernel's output tuple (``KernelBatchEnv``): the layout, the mask, the observation."""
+    return (layout, mask, obs, packed, real)
+
+
+def layout(cfg: Config) -> np.ndarray:
+    offsets = obs_spec(cfg).offsets
+    return np.array([offsets["own_card"], offsets["seat"]], dtype=np.int64)
+
+
+class State:
+    """The arrays of B games (struct of arrays); ``arrays`` is their order in the kernel's calls."""
+
+    def __init__(self, cfg: Config, batch_size: int) -> None:
+        B, n = batch_size, cfg.num_players
+        self.g = np.zeros((B, NG), dtype=np.int64)
+        self.current_player = np.full(B, -1, dtype=np.int64)
+        self.values = np.zeros((B, n), dtype=np.int64)
+        self.stakes = np.zeros((B, n), dtype=np.int64)
+        self.decks = np.zeros((B, DECK_SIZE), dtype=np.int8)
+        self.rng = np.zeros(B, dtype=np.uint64)
+        self.arrays: Arrays = (self.g, self.current_player, self.values, self.stakes, self.decks, self.rng)
+
+
+DISPATCHERS = (deal, reset_rows, step, encode_rows, encode_row)
+
+
+def stamp() -> str:
+    """The cache stamp: this module, the shared generator and the modules its constants come from."""
+    import kabu_envs.toy_card.game as game_mod
+    import kabu_envs.toy_card.observation as observation_mod
+
+    modules = [sys.modules[__name__], core, game_mod, observation_mod]
+    return core.fingerprint(modules, (NG, NUM_OPTIONS, NUM_ACTIONS, DECK_SIZE))
+
+
+def prepare() -> bool:
+    """Ready the cache (``core.kernel.prepare``): one line when it compiles."""
+    return core.prepare("Toy Card", DISPATCHERS, stamp())

@@ -1,0 +1,166 @@
+"""The Kakeya and Toy Card kernels behind their batch engines (issue #26): the compact observation, the
+row streams of ``reset(seed=s)``, the deck feed, and the kernels as plain Python (``NUMBA_DISABLE_JIT``).
+
+The lockstep with the AEC envs on every rule option is tests/test_batch.py (and the partial-step,
+autoreset and VecEnv suites); here what the kernels add."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kabu_envs import batch
+from kabu_envs.core import kernel as core
+
+CASES = [
+    ("kakeya", {}),
+    ("kakeya", {"num_players": 6, "six_player_mode": "dealers_sit_out", "max_deals": 3, "reward": "egara"}),
+    ("toy_card", {"num_players": 5}),
+]
+
+
+def _random_play(envs, steps: int, seed: int = 0) -> None:
+    """Step every engine with the same random legal actions (chosen on the first one's mask)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        first = envs[0]
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in first.legal_action_mask])
+        for env in envs:
+            env.step(acts)
+        for env in envs[1:]:
+            assert np.array_equal(env.current_player, first.current_player)
+            assert np.array_equal(env.legal_action_mask, first.legal_action_mask)
+            assert np.array_equal(env.observation, first.observation)
+            assert np.array_equal(env.rewards, first.rewards)
+            assert np.array_equal(env.terminated, first.terminated)
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_compact_observation_decodes_to_the_float32_one(game, options):
+    plain = batch.make(game, batch_size=16, autoreset=True, **options)
+    compact = batch.make(game, batch_size=16, autoreset=True, observation="compact", **options)
+    assert compact.observation_packed.dtype == np.uint8
+    assert compact.observation_packed.nbytes + compact.observation_real.nbytes < plain.observation.nbytes / 8
+    for env in (plain, compact):
+        env.reset(seeds=list(range(16)))
+    assert np.array_equal(compact.observation, plain.observation)
+    _random_play([plain, compact], 150)
+    with pytest.raises(ValueError, match="observation='bits'"):
+        batch.make(game, batch_size=2, observation="bits", **options)
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_reset_seed_gives_each_row_its_own_stream(game, options):
+    """``reset(seed=s)``: row b deals from ``seed_state(s, b, episode)``, so a row plays the same
+    games whatever the batch size; another seed deals other games; autoreset continues the stream."""
+    small = batch.make(game, batch_size=3, autoreset=True, **options)
+    large = batch.make(game, batch_size=7, autoreset=True, **options)
+    other = batch.make(game, batch_size=3, autoreset=True, **options)
+    small.reset(seed=42)
+    large.reset(seed=42)
+    other.reset(seed=43)
+    rng = np.random.default_rng(5)
+    differs = 0
+    for _ in range(200):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in large.legal_action_mask])
+        large.step(acts)
+        small.step(acts[:3])
+        assert np.array_equal(small.observation, large.observation[:3])
+        assert np.array_equal(small.rewards, large.rewards[:3])
+        differs += not np.array_equal(small.observation, other.observation)
+        if other.legal_action_mask[np.arange(3), acts[:3]].all():
+            other.step(acts[:3])
+    assert differs > 0
+    assert (small.state.g[:, small._kernel.EPISODE] > 0).any()  # matches restarted from the stream
+
+
+def test_kernel_stream_is_the_documented_generator():
+    """A Toy Card row reset with ``seed=s`` holds the cards of a deck shuffled by ``core.kernel`` from
+    ``seed_state(s, row, 0)``: the documented stream, nothing of numpy's."""
+    env = batch.make("toy_card", batch_size=4, num_players=8)
+    env.reset(seed=9)
+    for row in range(4):
+        state = core.seed_states(9, [row], [0])
+        deck = np.arange(40, dtype=np.int64)
+        core.shuffle(state, 0, deck, 40)
+        assert env.state.values[row].tolist() == (deck[:8] // 4).tolist()
+
+
+def test_fed_rows_deal_the_aec_decks_and_a_missing_deck_is_named():
+    from kabu_envs import registry
+
+    env = batch.make("kakeya", batch_size=2, max_deals=4)
+    env.reset(seeds=[3, 4])
+    raw = registry.get("kakeya").make_raw_env(max_deals=4)
+    raw.reset(seed=4)
+    assert np.array_equal(env.observation[1], raw.observe(raw.agent_selection)["observation"])
+    k = env._kernel
+    assert env.state.g[:, k.FEED].tolist() == [1, 1] and env.state.g[:, k.READY].tolist() == [1, 1]
+    env.state.g[0, k.READY] = 0  # as if the feed had not been topped up
+    acts = np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask])  # TRUMP: deal now
+    with pytest.raises(RuntimeError, match="no deck in its feed"):
+        env.step(acts)
+
+
+_PLAIN = """
+import numpy as np
+import importlib.util
+import sys
+# by path: a top-level ``tests`` package installed by another project (pgx ships one) would shadow ours
+spec = importlib.util.spec_from_file_location("lockstep_suite", "tests/test_batch.py")
+tb = importlib.util.module_from_spec(spec)
+sys.modules["lockstep_suite"] = tb
+spec.loader.exec_module(tb)
+from kabu_envs import batch
+tb._lockstep("kakeya", {}, B=2, decks=[[12, 51], None], max_steps=2000)
+tb._lockstep("kakeya", {"num_players": 6, "six_player_mode": "dealers_sit_out", "max_deals": 2}, B=2,
+             max_steps=2000)
+tb._lockstep("toy_card", {"num_players": 3}, B=3)
+env = batch.make("kakeya", batch_size=2, autoreset=True, observation="compact")
+env.reset(seed=1)
+for _ in range(80):
+    env.step(np.array([np.flatnonzero(m)[0] for m in env.legal_action_mask]))
+print("plain python ok")
+"""
+
+
+def test_the_kernels_run_as_plain_python():
+    """``NUMBA_DISABLE_JIT=1``: the same kernels as plain Python (coverage, debugging), in lockstep."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore::RuntimeWarning", "-c", _PLAIN],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "plain python ok" in out.stdout
+
+
+@pytest.mark.parametrize("game", ["kakeya", "toy_card"])
+def test_the_cache_stamp_covers_the_modules_the_constants_come_from(game, monkeypatch):
+    """A change to the observation layout (or a table) must recompile: the stamp hashes those modules'
+    sources, beside the kernel's own (``core.kernel.prepare`` drops a cache of another stamp)."""
+    import importlib
+
+    module = importlib.import_module(f"kabu_envs.{game}.kernel")
+    seen: list[str] = []
+    real = core.fingerprint
+
+    def spy(modules, constants=()):
+        seen.extend(m.__name__ for m in modules)
+        return real(modules, constants)
+
+    monkeypatch.setattr(core, "fingerprint", spy)
+    first = module.stamp()
+    assert {f"kabu_envs.{game}.kernel", f"kabu_envs.{game}.observation", "kabu_envs.core.kernel"} <= set(seen)
+    if game == "kakeya":
+        assert {"kabu_envs.kakeya.scoring", "kabu_envs.kakeya.cards"} <= set(seen)
+    assert module.stamp() == first  # stable: a warm start loads the cache
