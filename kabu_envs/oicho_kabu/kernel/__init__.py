@@ -1,0 +1,91 @@
+"""Oicho-Kabu's compiled rules kernel (numba, issue #26): B games as arrays, stepped by per-row loops.
+
+The kernel is the scalar engine (``game.py``, ``session.py``, ``deck.py``, ``observation.Encoder``)
+written again as plain loops over rows, so that numba compiles one step of B games into one call. Each
+function's docstring names the scalar function it mirrors; ``tests/oicho_kabu/test_kernel_oicho.py`` holds
+the two equal (masks, observations, rewards, terminations) on stacked decks and random legal actions
+for every option set the numpy engine covers.
+
+Modules: ``layout`` (the arrays and the options, plain numpy), ``flow`` (the rules, compiled), ``observe``
+(the observation, compiled), ``batch`` (``OichoKernelBatch``: the batch contract on the kernel).
+
+- ``State`` (``make_state``): one row per game, a struct of arrays named as the numpy engine's
+  attributes (``chips``, ``spreads``, ``stakes[game, seat, spread]``, ...), plus each row's generator
+  (``rng``: SplitMix64, ``core.kernel``) and the (seed, row key, episode) it was seeded from.
+- ``Rules`` (``make_rules(cfg)``): the options as one int64 array (``O_*`` indices), the bet sizes, the
+  rule answers per hand class (``batch_tables.hand_tables``: built by calling ``rules`` itself, so the
+  kernel cannot drift from the yaku and settlement rules) and the observation offsets (``obs_spec``).
+- ``reset_rows`` deals new episodes (a stacked prefix first, the rest shuffled by the row's generator),
+  ``step`` applies one action per moving game and writes the masks, rewards and ``terminated``
+  (with ``autoreset`` a finished game starts its next episode at once), ``encode`` writes a seat's
+  float32 observation bit for bit as ``Encoder.encode``, ``encode_compact`` the same as bits plus the
+  numbers (``decode_compact`` turns it back into the float32 observation).
+
+Randomness is the rows' own: the scalar engine equals the kernel draw for draw when its ``Deck`` is
+given a generator that shuffles as ``core.kernel.shuffle`` does (``KernelRng``, the tests' bridge).
+Nothing here runs on ``import kabu_envs``: the batch engine imports this module on first use.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+
+from kabu_envs.core import kernel as core
+from kabu_envs.oicho_kabu import actions as _actions
+from kabu_envs.oicho_kabu import deck as _deck
+from kabu_envs.oicho_kabu import game as _game
+from kabu_envs.oicho_kabu import observation as _observation
+from kabu_envs.oicho_kabu.kernel import flow as _flow
+from kabu_envs.oicho_kabu.kernel import layout as _layout
+from kabu_envs.oicho_kabu.kernel import observe as _observe
+from kabu_envs.oicho_kabu.kernel.flow import reset_rows, step
+from kabu_envs.oicho_kabu.kernel.layout import (
+    O_OBS,
+    Rules,
+    State,
+    compact_layout,
+    decode_compact,
+    fields,
+    make_rules,
+    make_state,
+)
+from kabu_envs.oicho_kabu.kernel.observe import encode, encode_compact
+
+__all__ = [
+    "O_OBS",
+    "Rules",
+    "State",
+    "compact_layout",
+    "decode_compact",
+    "encode",
+    "encode_compact",
+    "fields",
+    "make_rules",
+    "make_state",
+    "prepare",
+    "reset_rows",
+    "step",
+]
+
+
+def stamp() -> str:
+    """The cache stamp: the kernel's modules, the scalar modules whose constants they read, the names."""
+    modules = [_layout, _flow, _observe, _actions, _deck, _game, _observation, core]
+    return core.fingerprint(modules, (_layout.PIECES, _layout.SELECTIONS, _layout.CHANGES))
+
+
+def prepare() -> bool:
+    """Ready both compiled modules' caches before the first call (``core.kernel.prepare``): one line
+    says so when the kernel compiles. True when it will.
+
+    Only the entry points (``reset_rows``, ``step``, ``encode``, ``encode_compact``) are cached, each
+    with the callees compiled into it, and each is called with the same types whatever the rule set
+    (``layout.state_dtype``): numba's cache index then holds one version of each, so processes that
+    compile at once (test or training workers) write the same code. (With several versions, two
+    processes adding different ones at once can pair an index entry with the other's machine code.)"""
+    mark = stamp()
+    compiling = core.prepare("Oicho-Kabu", [_flow.reset_rows, _flow.step], mark)
+    quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
+    observe = [_observe.encode, _observe.encode_compact]
+    return core.prepare("Oicho-Kabu observation", observe, mark, out=quiet) or compiling

@@ -1,0 +1,232 @@
+"""The Oicho-Kabu kernel's observation: ``observation.Encoder`` as a numba per-row loop (float32, bit
+for bit), and the compact form (the 0/1 entries as bits, the numbers as float32)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from kabu_envs.oicho_kabu.deck import NUM_VALUES
+from kabu_envs.oicho_kabu.game import MAX_CARDS, NUM_SPREADS
+from kabu_envs.oicho_kabu.kernel.layout import (
+    CHOICE,
+    F_ACTIVE,
+    F_BACKERS,
+    F_CHIPS,
+    F_DCARDS,
+    F_DEALER,
+    F_DEALS,
+    F_DECIDER,
+    F_DHIDDEN,
+    F_DLIGHTS,
+    F_INFO,
+    F_LEFT,
+    F_MINSO,
+    F_OWN,
+    F_OWN_CHIPS,
+    F_PHASE,
+    F_ROOM,
+    F_ROUND,
+    F_SCARDS,
+    F_SELECT,
+    F_SHIDDEN,
+    F_SLIGHTS,
+    F_SLOT,
+    F_STATUS,
+    F_TO_ACT,
+    F_TOTAL,
+    HAND,
+    LIGHT_MASK,
+    O_BANKROLL,
+    O_DOMAE,
+    O_FACE_UP,
+    O_LIGHTS,
+    O_MAX_DEALS,
+    O_MAX_ROUNDS,
+    O_MINSO,
+    O_N,
+    O_OBS,
+    OFF,
+    OVER,
+    Game,
+    Rules,
+    State,
+)
+from kabu_envs.oicho_kabu.observation import NUM_STATUS
+
+
+# --- the observation (observation.Encoder) ---------------------------------------------------------------
+@numba.njit
+def _scales(ru: Rules) -> tuple[float, float, float, float, float]:  # pragma: no cover
+    """``Encoder``'s scales: 1 / domae, 1 / (players x bankroll), 1 / max_rounds, 1 / dealer_max_deals,
+    1 / bettors."""
+    n = ru[O_N]
+    return (
+        1.0 / ru[O_DOMAE],
+        1.0 / max(1, n * ru[O_BANKROLL]),
+        1.0 / ru[O_MAX_ROUNDS],
+        1.0 / ru[O_MAX_DEALS],
+        1.0 / max(1, n - 1),
+    )
+
+
+@numba.njit
+def _encode_row(
+    g: Game, ru: Rules, seat: int, a: np.ndarray, inv: tuple[float, float, float, float, float]
+) -> None:  # pragma: no cover
+    """``Encoder.encode(game, seat)`` into ``a`` (float32, zeroed by the caller); ``seat`` < 0: zeros.
+    The showdown (``Game.showdown``) is the end of the episode: every card is shown. ``inv``: the scales
+    (``_scales``), divided once a call, not once a game."""
+    if seat < 0:
+        return
+    n = ru[O_N]
+    domae = ru[O_DOMAE]
+    inv_d, inv_t, inv_rounds, inv_deals, inv_b = inv
+    phase = g.phase
+    showdown = phase == OVER
+    dealer = g.dealer
+    a[ru[OFF + F_DEALER] + (dealer - seat) % n] = 1.0
+    lights = ru[O_LIGHTS] != 0
+    for s in range(NUM_SPREADS):  # Encoder._static: the spreads' cards
+        base = ru[OFF + F_SCARDS] + HAND * s
+        c0, c1, c2 = g.spreads[s, 0], g.spreads[s, 1], g.spreads[s, 2]
+        if c0 < 0:
+            continue
+        a[base + (c0 >> 2)] = 1.0
+        # the second card: to its backers, to all at the showdown or once an unbacked spread is turned up
+        seen = showdown or g.stakes[seat, s] != 0 or (c2 >= 0 and g.spread_total[s] == 0)
+        if c1 >= 0:
+            if seen:
+                a[base + NUM_VALUES + (c1 >> 2)] = 1.0
+            else:
+                a[ru[OFF + F_SHIDDEN] + MAX_CARDS * s + 1] = 1.0
+            if c2 >= 0:
+                a[base + 2 * NUM_VALUES + (c2 >> 2)] = 1.0
+        if lights:  # Encoder._add_lights
+            for k in range(MAX_CARDS):
+                c = g.spreads[s, k]
+                if c >= 0 and (LIGHT_MASK >> c) & 1 and (k != 1 or seen):
+                    a[ru[OFF + F_SLIGHTS] + MAX_CARDS * s + k] = 1.0
+        state = g.spread_state[s]
+        if state:
+            a[ru[OFF + F_STATUS] + NUM_STATUS * s + state - 1] = 1.0
+    nd = g.nd
+    if nd:
+        see = showdown or (g.revealed and (ru[O_FACE_UP] != 0 or seat == dealer))
+        if see:
+            for k in range(nd):
+                a[ru[OFF + F_DCARDS] + NUM_VALUES * k + (g.dealer_cards[k] >> 2)] = 1.0
+        else:
+            a[ru[OFF + F_DHIDDEN]] = 1.0
+            if nd > 1:
+                a[ru[OFF + F_DHIDDEN] + 1] = 1.0
+            if nd > 2:  # a drawn third card is face up
+                a[ru[OFF + F_DCARDS] + 2 * NUM_VALUES + (g.dealer_cards[2] >> 2)] = 1.0
+        if lights:
+            for k in range(nd):
+                c = g.dealer_cards[k]
+                if (LIGHT_MASK >> c) & 1 and (see or k == 2):
+                    a[ru[OFF + F_DLIGHTS] + k] = 1.0
+    info = g.info[seat]
+    if info >= 0:
+        a[ru[OFF + F_INFO] + (info >> 2)] = 1.0
+    if ru[OFF + F_SELECT] >= 0:  # public: every selection card, from this seat on
+        for j in range(n):
+            c = g.selection[(seat + j) % n]
+            if c >= 0:
+                a[ru[OFF + F_SELECT] + NUM_VALUES * j + (c >> 2)] = 1.0
+    for j in range(n):
+        c = g.chips[(seat + j) % n]
+        if c > 0:
+            a[ru[OFF + F_CHIPS] + j] = min(c * inv_t, 1.0)
+    mine = g.chips[seat]
+    if mine > 0:
+        a[ru[OFF + F_OWN_CHIPS]] = min(mine * inv_d, 1.0)
+    a[ru[OFF + F_ROUND]] = g.round_index * inv_rounds
+    a[ru[OFF + F_DEALS]] = min(g.deals_by_dealer * inv_deals, 1.0)
+    limit = ru[O_MINSO]
+    if limit:
+        a[ru[OFF + F_MINSO]] = (limit - g.minso_redeals) / limit
+    # Encoder.encode: what moves every step
+    a[ru[OFF + F_PHASE] + phase] = 1.0
+    if g.current_player == seat:
+        a[ru[OFF + F_TO_ACT]] = 1.0
+    if g.active >= 0:
+        a[ru[OFF + F_ACTIVE] + g.active] = 1.0
+    if phase == CHOICE:
+        a[ru[OFF + F_SLOT] + g.choice_slot] = 1.0
+    total = g.round_total
+    if total:
+        for s in range(NUM_SPREADS):
+            own = g.stakes[seat, s]
+            if own:
+                a[ru[OFF + F_OWN] + s] = own * inv_d
+            tot = g.spread_total[s]
+            if tot:
+                a[ru[OFF + F_TOTAL] + s] = tot * inv_d
+                a[ru[OFF + F_BACKERS] + s] = g.backers[s] * inv_b
+                if g.decider[s] == seat:
+                    a[ru[OFF + F_DECIDER] + s] = 1.0
+    left = domae - total
+    room = mine - g.seat_total[seat]
+    a[ru[OFF + F_LEFT]] = left * inv_d
+    if room > 0:
+        a[ru[OFF + F_ROOM]] = min(room, left) * inv_d
+
+
+@numba.njit(cache=True)
+def encode(
+    st: State, ru: Rules, rows: np.ndarray, seats: np.ndarray, out: np.ndarray
+) -> None:  # pragma: no cover
+    """The observation of seat ``seats[i]`` of game ``rows[i]`` into ``out[i]`` (float32, bit for bit
+    ``Encoder.encode``; a seat < 0 gives zeros, as a finished game's current player)."""
+    inv = _scales(ru)
+    for i in range(len(rows)):
+        out[i, :] = 0.0
+        _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
+
+
+@numba.njit
+def _pack(
+    a: np.ndarray, start: int, end: int, row: np.ndarray, j: int, acc: int
+) -> tuple[int, int]:  # pragma: no cover
+    """Append ``a[start:end] != 0`` to the bit row ``row`` from bit ``j`` on (``acc``: the byte being
+    filled); returns (j, acc) after them."""
+    for col in range(start, end):
+        acc |= (a[col] != 0.0) << (j & 7)
+        j += 1
+        if j & 7 == 0:
+            row[(j >> 3) - 1] = acc
+            acc = 0
+    return j, acc
+
+
+@numba.njit(cache=True)
+def encode_compact(
+    st: State,
+    ru: Rules,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    bits: np.ndarray,
+    numbers: np.ndarray,
+    lo: int,
+    hi: int,
+) -> None:  # pragma: no cover
+    """``encode`` as bits and numbers: ``bits`` (k, C) uint8 and ``numbers`` its float32 view, the
+    numbers at float32 column ``nbytes // 4`` on (``compact_layout``)."""
+    size = ru[O_OBS]
+    inv = _scales(ru)
+    a = np.empty(size, dtype=np.float32)
+    first = bits.shape[1] // 4 - (hi - lo)
+    for i in range(len(rows)):
+        a[:] = 0.0
+        _encode_row(st[rows[i]], ru, seats[i], a, inv)
+        row = bits[i]
+        j, acc = _pack(a, 0, lo, row, 0, 0)
+        j, acc = _pack(a, hi, size, row, j, acc)
+        if j & 7:
+            row[j >> 3] = acc
+        for x in range(j + 7 >> 3, 4 * first):  # the padding
+            row[x] = 0
+        for x in range(hi - lo):
+            numbers[i, first + x] = a[lo + x]

@@ -1,0 +1,160 @@
+"""``OichoKernelBatch`` (the batch contract on the Oicho-Kabu kernel) against the AEC env.
+
+The AEC envs deal with the kernel's generator (``KernelRng``, seeded as the batch seeds game i of
+``reset(seeds=...)``: (seeds[i], 0, 0)), so the batch and the envs play the same deals; partial steps
+(``active``), the compact observation, autoreset and bad input are checked here, every rule option by
+``test_kernel_oicho.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from test_kernel_oicho import KernelRng, _aec_state
+
+from kabu_envs import registry
+from kabu_envs.core import kernel as core
+from kabu_envs.core.errors import IllegalActionError
+from kabu_envs.oicho_kabu.game import Game
+from kabu_envs.oicho_kabu.kernel import decode_compact, flow, observe
+from kabu_envs.oicho_kabu.kernel.batch import OichoKernelBatch
+
+
+def _envs(options: dict[str, Any], seeds: list[int], decks: list[Any]) -> list[Any]:
+    out = []
+    for s, d in zip(seeds, decks, strict=True):
+        env = registry.get("oicho_kabu").make_raw_env(**options)
+        rng = KernelRng(s, 0)
+        env._new_game = lambda _rng, deck, env=env, rng=rng: Game(env.config, rng, deck)
+        env.reset(seed=0, options=None if d is None else {"deck": d})
+        out.append(env)
+    return out
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"rules": "kansai", "max_rounds": 3}, {"rules": "kabufuda_site", "max_rounds": 3, "num_players": 6}],
+    ids=["standard", "kansai", "site-6p"],
+)
+@pytest.mark.parametrize("observation", ["float32", "compact"])
+def test_kernel_batch_equals_aec_envs_with_partial_steps(options: dict[str, Any], observation: str) -> None:
+    B = 8
+    env = OichoKernelBatch(B, observation=observation, **options)
+    seeds = [40 + b for b in range(B)]
+    decks: list[Any] = [None] * B
+    decks[1] = [0, 4, 8, 12, 16, 20]
+    env.reset(seeds=seeds, decks=decks)
+    aecs = _envs(options, seeds, decks)
+    names = aecs[0].possible_agents
+    rng = np.random.default_rng(2)
+    summed = np.zeros((B, len(names)))
+    steps = 0
+    while not env.terminated.all():
+        obs = env.observation
+        if observation == "compact":
+            assert np.array_equal(decode_compact(env.observation_compact, env.rules), obs)
+        acts = np.zeros(B, dtype=np.int64)
+        for b, a in enumerate(aecs):
+            seat, mask, aec_obs = _aec_state(a, names)
+            assert env.current_player[b] == seat
+            if seat < 0:
+                assert not obs[b].any()
+                continue
+            assert np.array_equal(env.legal_action_mask[b], mask)
+            assert np.array_equal(obs[b], aec_obs), (b, steps)
+            acts[b] = int(rng.choice(np.flatnonzero(mask)))
+        moving = rng.random(B) < 0.6
+        live = (env.current_player >= 0) & moving
+        env.step(acts, active=moving)
+        summed -= env.rewards
+        assert not env.rewards[~moving].any()
+        assert np.array_equal(env.terminated, env.current_player < 0)
+        for k in np.flatnonzero(live):
+            aecs[k].step(int(acts[k]))
+            summed[k] += [aecs[k].rewards[n] for n in names]
+        np.testing.assert_array_equal(summed, 0.0)
+        steps += 1
+        assert steps < 5000
+
+
+def test_autoreset_reports_the_end_and_plays_the_next_episode() -> None:
+    B = 16
+    auto = OichoKernelBatch(B, autoreset=True, max_rounds=2)
+    plain = OichoKernelBatch(B, max_rounds=2)
+    auto.reset(seed=5)
+    plain.reset(seed=5)
+    rng = np.random.default_rng(1)
+    restarted = np.zeros(B, dtype=bool)
+    episodes = np.zeros(B, dtype=np.int64)
+    for _ in range(300):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in auto.legal_action_mask])
+        same = ~restarted
+        plain.step(np.where(same & (plain.current_player >= 0), acts, 0))
+        auto.step(acts)
+        assert (auto.current_player >= 0).all()
+        np.testing.assert_array_equal(auto.rewards[same], plain.rewards[same])
+        assert np.array_equal(auto.terminated[same], plain.terminated[same])
+        ended = auto.terminated
+        episodes += ended
+        assert (auto.round_index[ended] == 0).all() and (auto.chips[ended] == 100).all()
+        restarted |= ended
+        np.testing.assert_array_equal(auto.rewards.sum(axis=1), 0.0)
+    assert restarted.all()
+    assert np.array_equal(auto.episode.astype(np.int64), episodes)  # (seed, row, episode): the next one
+
+
+def test_rows_seeded_by_one_seed_are_independent_of_the_batch() -> None:
+    """``reset(seed=s)``: row b deals from (s, b, 0), whatever the batch size and the other rows."""
+    big, small = OichoKernelBatch(6), OichoKernelBatch(3)
+    big.reset(seed=11)
+    small.reset(seed=11)
+    assert np.array_equal(big.deck[:3], small.deck) and np.array_equal(big.observation[:3], small.observation)
+    assert not np.array_equal(big.deck[0], big.deck[1])
+    again = OichoKernelBatch(6)
+    again.reset(seed=11)
+    again.reset(rows=[4], seeds=[123])
+    assert np.array_equal(again.deck[:4], big.deck[:4]) and not np.array_equal(again.deck[4], big.deck[4])
+
+
+def test_bad_input_is_refused_and_changes_nothing() -> None:
+    with pytest.raises(ValueError, match="observation='bits'"):
+        OichoKernelBatch(2, observation="bits")
+    env = OichoKernelBatch(3)
+    env.reset(seed=4)
+    acts = np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask])
+    bad = acts.copy()
+    bad[2] = 1  # DRAW while betting
+    before = env.observation.copy()
+    with pytest.raises(IllegalActionError, match=r"game 2 of the batch"):
+        env.step(bad)
+    assert np.array_equal(env.observation, before)
+    with pytest.raises(ValueError):
+        env.reset(seeds=[1, 2, 3], decks=[None, [3, 3], None])
+    with pytest.raises(TypeError, match="seed=1.5"):
+        env.reset(seed=1.5)  # type: ignore[arg-type]
+    env.step(acts)
+    assert env.state_nbytes() > env.observation.nbytes
+
+
+def test_every_rule_set_runs_one_compiled_version_of_each_entry_point() -> None:
+    """Every rule set (players, bet sizes, decks) and both observations call the kernel's cached entry
+    points, and the generator's shuffle, with the same argument types: numba's cache then holds one
+    version of each, so processes compiling at once (test or training workers) write the same code (two
+    processes adding different versions at once can pair an index entry with the other's code)."""
+    for options in ({}, {"num_players": 8, "bet_sizes": (1, 2, 3, 4, 5, 6)}, {"deck": "hanafuda"}):
+        for observation in ("float32", "compact"):
+            env = OichoKernelBatch(3, autoreset=True, observation=observation, **options)
+            env.reset(seed=1)
+            for _ in range(30):
+                env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask]))
+                env.observation  # noqa: B018 - encodes
+            env.reset(rows=[1], seeds=[5], decks=[[0, 1, 2]])
+            moving = np.array([True, False, True])
+            env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask]), active=moving)
+            env.observation  # noqa: B018
+    KernelRng(1, 0).permutation(40)  # (the tests' bridge shuffles with the same types)
+    for f in (flow.reset_rows, flow.step, observe.encode, observe.encode_compact, core.shuffle):
+        if hasattr(f, "signatures") and f.signatures:  # (none under NUMBA_DISABLE_JIT)
+            assert len(f.signatures) == 1, (f, [[str(x)[-120:] for x in sig] for sig in f.signatures])
