@@ -51,7 +51,8 @@ def _row(block: dict, agent: str, opponent: str, like: dict | None = None) -> di
 def test_every_shipped_model_beats_random_and_scripted():
     """The bar, on the committed reports/summary.json (the test set of make demo): every shipped model
     beats random, and beats scripted wherever the expert does in the same rule setting. Where the expert
-    does not (v2's kabufuda_site: docs/baselines.md#richer-settings), a model must not lose to scripted."""
+    does not (v2's kabufuda_site: docs/baselines.md#the-shipped-models-under-v2s-rules-issue-24), a
+    model must not lose to scripted."""
     for game, block in SUMMARY.items():
         assert block["deals_per_matchup"] == demo_plan(game).deals >= 1000
         trained = {m["agent"] for m in block["matchups"] if m["agent"].startswith("ppo")}
