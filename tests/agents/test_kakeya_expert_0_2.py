@@ -6,6 +6,9 @@ stones and egara rewards; a capped match; the solver over 2 and 3 tricks)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -75,3 +78,43 @@ def test_expert_0_2_refuses_other_parameters_but_takes_rule_options():
         make_agent("kakeya", "expert_0_2", samples=64)
     agent = make_agent("kakeya", "expert_0_2", num_players=6, samples=16)
     assert agent.cfg.num_players == 6 and agent.params["samples"] == 16
+
+
+_PLAIN = """
+import importlib.util
+spec = importlib.util.spec_from_file_location("fixture", "tests/agents/test_kakeya_expert_0_2.py")
+t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
+exact = played = 0
+for opts, params, seed, obs, mask, action, cards, totals in t.decisions():
+    if params.get("dd_tricks") != 3 and played >= 12:
+        continue
+    agent = KakeyaExpertAgent(seed=seed, **opts, **params)
+    assert agent.act(obs, mask) == action, (opts, params, seed)
+    played += 1
+    if cards and params:
+        view = agent.decoder.decode(obs)
+        again = KakeyaExpertAgent(seed=seed, **opts, **params)
+        assert again.card_values(view, cards) == totals.tolist()
+        exact += 1
+    if exact >= 6:
+        break
+print("plain python ok", played, exact)
+"""
+
+
+def test_the_search_runs_as_plain_python():
+    """``NUMBA_DISABLE_JIT=1``: the search kernel as plain Python makes the same decisions (a few,
+    the solver's included: it is slow)."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore::RuntimeWarning", "-c", _PLAIN],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "plain python ok" in out.stdout

@@ -243,7 +243,9 @@ class KakeyaExpertAgent(BaseAgent):
             raise ValueError(f"KakeyaExpertAgent: a play decision with non-card actions legal: {legal}")
         cards = self.candidates(view, legal)
         # the scripted choice, from this seat's own view (the policy reads only my hand and public cards)
-        preferred = self.search.policy(self.position(view, {}), self._deal(view, view.trump), view.hand_counts)
+        preferred = self.search.policy(
+            self.position(view, {}), self._deal(view, view.trump), view.hand_counts
+        )
         if len(cards) == 1:
             return cards[0]
         totals = self.card_values(view, cards)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
+
 import numpy as np
 
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_RANKS
@@ -108,7 +109,7 @@ class Search:
         """Row ``b`` := ``pos`` of ``deal``; ``counts`` are the hand sizes when ``pos.hands`` leaves
         out the hands the seat cannot see (default: the hands' sizes)."""
         spec = self._k.spec
-        st, n, m = self.state, self.n, self.m
+        st, m = self.state, self.m
         g = st.g[b]
         g[:] = 0
         g[spec.PHASE] = spec.PLAY_PHASE
@@ -202,4 +203,3 @@ class Search:
             for s, h in hands.items():
                 out[k, s] = h
         return out
-

@@ -212,7 +212,8 @@ def prepare() -> bool:
     sink = io.StringIO()
     signed = stamp()
     compiling = [
-        core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink) for m in (rules, batch, search)
+        core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink)
+        for m in (rules, batch, search)
     ]
     if any(compiling):
         folder = Path(_dispatchers(rules)[0]._cache._cache_path)

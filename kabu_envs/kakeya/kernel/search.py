@@ -161,9 +161,17 @@ def lead_choice(b: int, seat: int, legal: np.uint64, st: Arrays, opts: np.ndarra
 
 @kernel_jit
 def follow_choice(
-    seat: int, legal: np.uint64, win_seat: int, win_card: int, last: bool, egara: int, trump: int, rensho: int,
-    P: int, rmin: int,
-) -> int:  # pragma: no cover  # fmt: skip
+    seat: int,
+    legal: np.uint64,
+    win_seat: int,
+    win_card: int,
+    last: bool,
+    egara: int,
+    trump: int,
+    rensho: int,
+    P: int,
+    rmin: int,
+) -> int:  # pragma: no cover
     """Following: give an egara to a partner sure to win, else beat the card winning so far when an
     egara is at stake (the lowest plain winner, else the lowest trump, else Rensho once ``rmin``
     egara are in the trick or I play last), else play low."""
@@ -175,10 +183,9 @@ def follow_choice(
         return low_choice(legal, trump, rensho)
     if win_card == rensho:
         return low_choice(legal, trump, rensho)
-    if win_card // RANKS == trump:
-        beaters = rb | (above(win_card) & ~rb)
-    else:
-        beaters = rb | (tm & ~rb) | above(win_card)
+    # what beats the winning card: Rensho, a higher trump; over a plain card also any trump
+    higher = above(win_card)
+    beaters = rb | (higher & ~rb) if win_card // RANKS == trump else rb | (tm & ~rb) | higher
     winners = legal & beaters
     if winners != ZERO and (egara or winners & EGARA_BITS != ZERO):
         plain = winners & ~tm & ~rb
@@ -211,7 +218,9 @@ def policy(b: int, st: Arrays, opts: np.ndarray, rmin: int) -> int:  # pragma: n
         if t_card[b, s] >= 0 and t_card[b, s] % RANKS >= JACK:
             egara += 1
     last = g[b, T_NUM] == g[b, T_LEN] - 1
-    return follow_choice(seat, legal, win_seat, t_card[b, win_seat], last, egara, trump, rensho, opts[O_P], rmin)
+    return follow_choice(
+        seat, legal, win_seat, t_card[b, win_seat], last, egara, trump, rensho, opts[O_P], rmin
+    )
 
 
 @kernel_jit
@@ -272,9 +281,18 @@ def table_key(b: int, st: Arrays, opts: np.ndarray) -> np.uint64:  # pragma: no 
 
 @kernel_jit
 def solve(
-    d: int, alpha: float, beta: float, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray,
-    keys: np.ndarray, bounds: np.ndarray, stamps: np.ndarray, stamp: int,
-) -> float:  # pragma: no cover  # fmt: skip
+    d: int,
+    alpha: float,
+    beta: float,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    stamps: np.ndarray,
+    stamp: int,
+) -> float:  # pragma: no cover
     """The value of row ``d`` when every seat plays perfectly on the known hands (fail-soft alpha-beta;
     rows ``d + 1``.. are its children). ``keys``/``bounds``/``stamps`` are the transposition table; an
     entry counts only under this search's ``stamp``."""
@@ -358,10 +376,22 @@ def solve(
 # ==================================================================================================
 @kernel_jit
 def evaluate_cards(
-    template: int, others: np.ndarray, cards: np.ndarray, exact: bool, rmin: int, st: Arrays, opts: np.ndarray,
-    rewards: np.ndarray, over: np.ndarray, keys: np.ndarray, bounds: np.ndarray, stamps: np.ndarray, stamp: int,
-    out: np.ndarray, totals: np.ndarray,
-) -> None:  # pragma: no cover  # fmt: skip
+    template: int,
+    others: np.ndarray,
+    cards: np.ndarray,
+    exact: bool,
+    rmin: int,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    stamps: np.ndarray,
+    stamp: int,
+    out: np.ndarray,
+    totals: np.ndarray,
+) -> None:  # pragma: no cover
     """Every (sample, candidate) pair of a card decision: row ``template`` is the position as the seat
     sees it, ``others[k]`` a sampled deal (seat -> hand; seat 0's hand is the template's). Each
     candidate is played on each sample and the deal finished by play-outs, or by the solver when
@@ -386,9 +416,14 @@ def evaluate_cards(
 
 @kernel_jit
 def playout_rows(
-    rows: np.ndarray, rmin: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray,
+    rows: np.ndarray,
+    rmin: int,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
     out: np.ndarray,
-) -> None:  # pragma: no cover  # fmt: skip
+) -> None:  # pragma: no cover
     """Play each of ``rows`` to the end with the policy: ``out[i]`` is row ``rows[i]``'s value."""
     for i in range(rows.shape[0]):
         out[i] = playout(rows[i], st, opts, rewards, over, rmin)
