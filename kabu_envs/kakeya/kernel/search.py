@@ -48,6 +48,7 @@ from kabu_envs.kakeya.kernel.spec import (
     TRUMP,
     ZERO,
     Arrays,
+    inline_jit,
     kernel_jit,
 )
 
@@ -59,13 +60,13 @@ KEY_WORDS = 8  # a table entry's key: the n hands and one word for the leader an
 # ==================================================================================================
 # card sets
 # ==================================================================================================
-@kernel_jit
+@inline_jit
 def low_card(x: np.uint64) -> int:  # pragma: no cover - compiled (the search tests run it)
     """The lowest card of a non-empty set (``(x & -x).bit_length() - 1``)."""
     return popcount((x & (~x + ONE)) - ONE)
 
 
-@kernel_jit
+@inline_jit
 def top_card(x: np.uint64) -> int:  # pragma: no cover
     """The highest card of a non-empty set (``x.bit_length() - 1``)."""
     c = 0
@@ -76,7 +77,7 @@ def top_card(x: np.uint64) -> int:  # pragma: no cover
     return c
 
 
-@kernel_jit
+@inline_jit
 def lowest_rank(cards: np.uint64) -> int:  # pragma: no cover
     """The lowest-ranked card of a non-empty set (ties: the lower suit)."""
     low = low_card(cards)
@@ -92,7 +93,7 @@ def lowest_rank(cards: np.uint64) -> int:  # pragma: no cover
     return best
 
 
-@kernel_jit
+@inline_jit
 def above(card: int) -> np.uint64:  # pragma: no cover
     """The cards above ``card`` in its suit."""
     return SUIT_BITS[card // RANKS] & ~((bit(card) << ONE) - ONE)
@@ -101,7 +102,7 @@ def above(card: int) -> np.uint64:  # pragma: no cover
 # ==================================================================================================
 # the play-out policy (the scripted player's rules of thumb, scripted.py)
 # ==================================================================================================
-@kernel_jit
+@inline_jit
 def low_choice(legal: np.uint64, trump: int, rensho: int) -> int:  # pragma: no cover
     """The card I least mind losing: plain non-egara, trump non-egara, plain egara, trump egara,
     Rensho; the lowest rank first (ties: the lower suit)."""
@@ -114,7 +115,7 @@ def low_choice(legal: np.uint64, trump: int, rensho: int) -> int:  # pragma: no 
     return rensho
 
 
-@kernel_jit
+@inline_jit
 def lead_choice(b: int, seat: int, legal: np.uint64, st: Arrays, opts: np.ndarray) -> int:  # pragma: no cover
     """A master egara (no unseen higher card of its suit; Rensho gone or mine; a suit no opponent
     has shown out of, or trumps), else low from the longest plain suit, else the lowest card."""
@@ -159,7 +160,7 @@ def lead_choice(b: int, seat: int, legal: np.uint64, st: Arrays, opts: np.ndarra
     return low_choice(legal, trump, rensho)
 
 
-@kernel_jit
+@inline_jit
 def follow_choice(
     seat: int,
     legal: np.uint64,
@@ -199,7 +200,7 @@ def follow_choice(
     return low_choice(legal, trump, rensho)
 
 
-@kernel_jit
+@inline_jit
 def policy(b: int, st: Arrays, opts: np.ndarray, rmin: int) -> int:  # pragma: no cover
     """The card the seat to play in row ``b`` chooses by the scripted rules of thumb, from its own view
     (its hand, the played cards, the voids and the trick: never another hand)."""
@@ -237,7 +238,7 @@ def playout(
 # ==================================================================================================
 # rows
 # ==================================================================================================
-@kernel_jit
+@inline_jit
 def copy_row(
     src: int, dst: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover
@@ -263,7 +264,7 @@ def copy_row(
 # ==================================================================================================
 # the double-dummy solver
 # ==================================================================================================
-@kernel_jit
+@inline_jit
 def table_key(b: int, st: Arrays, opts: np.ndarray) -> np.uint64:  # pragma: no cover
     """The word beside the hands in a table key: the leader and, per partnership, its egara count and
     which aces it holds (all the captured egara can still matter for)."""
