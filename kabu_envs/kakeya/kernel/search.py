@@ -24,6 +24,8 @@ no rule of its own, only the play-out policy and the solver.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from kabu_envs.core import kernel as core
@@ -61,20 +63,16 @@ KEY_WORDS = 8  # a table entry's key: the n hands and one word for the leader an
 # card sets
 # ==================================================================================================
 @inline_jit
-def low_card(x: np.uint64) -> int:  # pragma: no cover - compiled (the search tests run it)
-    """The lowest card of a non-empty set (``(x & -x).bit_length() - 1``)."""
-    return popcount((x & (~x + ONE)) - ONE)
+def top_card(x: np.uint64) -> int:  # pragma: no cover - compiled (the search tests run it)
+    """The highest card of a non-empty set (``x.bit_length() - 1``): the binary exponent of ``x`` as a
+    float, exact as a card set has at most 52 bits."""
+    return math.frexp(float(x))[1] - 1
 
 
 @inline_jit
-def top_card(x: np.uint64) -> int:  # pragma: no cover
-    """The highest card of a non-empty set (``x.bit_length() - 1``)."""
-    c = 0
-    for shift in (32, 16, 8, 4, 2, 1):
-        if x >> np.uint64(shift):
-            x >>= np.uint64(shift)
-            c += shift
-    return c
+def low_card(x: np.uint64) -> int:  # pragma: no cover
+    """The lowest card of a non-empty set (``(x & -x).bit_length() - 1``)."""
+    return top_card(x & (~x + ONE))
 
 
 @inline_jit
@@ -125,9 +123,12 @@ def lead_choice(b: int, seat: int, legal: np.uint64, st: Arrays, opts: np.ndarra
     gone = played[b] | hands[b, seat]
     rensho_gone = (gone >> np.uint64(rensho)) & ONE
     opp_void = 0
+    mine = seat % P
+    kp = 0  # k % P, counted (no division in the hot loop)
     for k in range(n):
-        if k % P != seat % P:
+        if kp != mine:
             opp_void |= voids[b, k]
+        kp = kp + 1 if kp + 1 < P else 0
     best, best_rank = -1, -1
     for s in range(SUITS):
         x = legal & SUIT_BITS[s]
