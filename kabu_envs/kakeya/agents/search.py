@@ -81,7 +81,7 @@ class Search:
         from kabu_envs.kakeya import kernel  # numba: only when a search is made
 
         self._k: ModuleType = kernel
-        kernel.prepare()
+        kernel.prepare((kernel.rules, kernel.search))
         self.cfg = cfg
         self.n, self.m = cfg.num_players, cfg.num_partnerships
         self.rmin = int(rensho_min_egara)

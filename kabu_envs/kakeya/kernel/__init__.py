@@ -206,15 +206,14 @@ def stamp() -> str:
     return core.fingerprint(modules, (PIECES, NG, NUM_OPTIONS, STONES_TABLE))
 
 
-def prepare() -> bool:
-    """Ready the caches before the first call (``core.kernel.prepare``, one per kernel module): one line
-    when it compiles."""
+def prepare(parts: tuple[ModuleType, ...] = (rules, batch)) -> bool:
+    """Ready the caches of the kernel modules a caller uses (``core.kernel.prepare``, one per module:
+    the batch engine ``rules`` and ``batch``, the search ``rules`` and ``search``) before the first
+    call: one line when it compiles. (A module the caller never calls keeps no cache files: asking for
+    it would print the line on every start.)"""
     sink = io.StringIO()
     signed = stamp()
-    compiling = [
-        core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink)
-        for m in (rules, batch, search)
-    ]
+    compiling = [core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink) for m in parts]
     if any(compiling):
         folder = Path(_dispatchers(rules)[0]._cache._cache_path)
         print(f"compiling the Kakeya kernel once; cached in {folder}", file=sys.stderr, flush=True)
