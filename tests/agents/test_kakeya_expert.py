@@ -433,3 +433,14 @@ def test_expert_beats_scripted_on_duplicate_deals():
         seed=11,
     )
     assert res.summary().mean > 0.1, res.summary()
+
+
+def test_the_search_readies_only_the_kernel_modules_it_calls(monkeypatch):
+    """A search never calls the batch functions: asking for their (empty) cache would print the
+    compile line at every start."""
+    from kabu_envs.core import kernel as core
+
+    seen: list[str] = []
+    monkeypatch.setattr(core, "prepare", lambda title, *args, **kw: seen.append(title) or False)
+    Search(make_config())
+    assert seen == ["Kakeya kabu_envs.kakeya.kernel.rules", "Kakeya kabu_envs.kakeya.kernel.search"]
