@@ -15,18 +15,20 @@ import numpy as np
 import pytest
 
 from kabu_envs.agents.registry import make_agent
-from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
+from kabu_envs.kakeya.agents.expert import EXPERT_0_2, KakeyaExpertAgent
 
 FIXTURE = Path(__file__).parent / "data" / "kakeya_expert_0_2.npz"
 
 
 def decisions():
-    """(case options, expert parameters, seed, observation, mask, action, candidates, totals) rows."""
+    """(case options, expert parameters, seed, observation, mask, action, candidates, totals) rows; the
+    parameters are 0.2's (``EXPERT_0_2``) with the case's changes (``DEFAULT_PARAMS`` may move on)."""
     with np.load(FIXTURE, allow_pickle=False) as data:
         cases = json.loads(str(data["cases"]))
         at = [0] * len(cases)
         for i, ci in enumerate(data["case"].tolist()):
-            opts, params = cases[ci]
+            opts, changes = cases[ci]
+            params = {**EXPERT_0_2, **changes}
             row = at[ci]
             at[ci] += 1
             cards = [int(c) for c in data["candidates"][i] if c >= 0]
@@ -62,15 +64,19 @@ def test_the_kernel_expert_makes_expert_0_2s_decisions():
 def test_expert_0_2_is_registered_with_the_shipped_parameters():
     agent = make_agent("kakeya", "expert_0_2", seed=3)
     assert isinstance(agent, KakeyaExpertAgent)
-    assert agent.params == {
-        "samples": 16,
-        "lead_samples": 12,
-        "trump_samples": 8,
-        "dd_tricks": 2,
-        "max_ms": None,
-        "rensho_min_egara": 2,
-        "lead_self_strength": 2,
-    }
+    assert (
+        agent.params
+        == EXPERT_0_2
+        == {
+            "samples": 16,
+            "lead_samples": 12,
+            "trump_samples": 8,
+            "dd_tricks": 2,
+            "max_ms": None,
+            "rensho_min_egara": 2,
+            "lead_self_strength": 2,
+        }
+    )
 
 
 def test_expert_0_2_refuses_other_parameters_but_takes_rule_options():
@@ -85,15 +91,15 @@ import importlib.util
 spec = importlib.util.spec_from_file_location("fixture", "tests/agents/test_kakeya_expert_0_2.py")
 t = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(t)
-from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
+from kabu_envs.kakeya.agents.expert import EXPERT_0_2, KakeyaExpertAgent
 exact = played = 0
 for opts, params, seed, obs, mask, action, cards, totals in t.decisions():
-    if params.get("dd_tricks") != 3 and played >= 12:
+    if params["dd_tricks"] != 3 and played >= 12:
         continue
     agent = KakeyaExpertAgent(seed=seed, **opts, **params)
     assert agent.act(obs, mask) == action, (opts, params, seed)
     played += 1
-    if cards and params:
+    if cards and params["dd_tricks"] == 3:
         view = agent.decoder.decode(obs)
         again = KakeyaExpertAgent(seed=seed, **opts, **params)
         assert again.card_values(view, cards) == totals.tolist()
