@@ -54,7 +54,6 @@ from kabu_envs.kakeya.kernel.spec import (
     kernel_jit,
 )
 
-ALL_BITS = np.uint64((1 << 52) - 1)
 NO_EGARA_BITS = np.uint64(((1 << 52) - 1) & ~int(EGARA_BITS))
 KEY_WORDS = 8  # a table entry's key: the n hands and one word for the leader and the captured egara
 
