@@ -36,6 +36,7 @@ SPEC = register(
         agents={
             "scripted": "kabu_envs.kakeya.agents.scripted:KakeyaScriptedAgent",
             "expert": "kabu_envs.kakeya.agents.expert:KakeyaExpertAgent",
+            "expert_0_2": "kabu_envs.kakeya.agents.expert:KakeyaExpert02Agent",
         },
         reference="scripted",
         pettingzoo_id="kabu_envs/Kakeya-v2",

@@ -1,5 +1,6 @@
 """The expert Kakeya player (kabu_envs/kakeya/agents/expert.py) and its parts: the observation decoder, the
-consistent-deal sampler, the play-out policy and the double-dummy solver."""
+consistent-deal sampler, the play-out policy and the double-dummy solver (on the kernel:
+kabu_envs/kakeya/agents/search.py, kabu_envs/kakeya/kernel/search.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
 from kabu_envs.kakeya.agents.knowledge import ViewDecoder
 from kabu_envs.kakeya.agents.sampler import DealSampler
 from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
-from kabu_envs.kakeya.agents.search import DealSim, Position
+from kabu_envs.kakeya.agents.search import Deal, Position, Search
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_RANKS, bits_to_cards
 from kabu_envs.kakeya.game import Game, Phase
 from kabu_envs.kakeya.observation import Encoder
@@ -52,9 +53,11 @@ def rel(seq, seat):
     return list(seq[seat:]) + list(seq[:seat])
 
 
-def true_position(game: Game) -> Position:
-    """The engine's position from the seat to play's side (relative seats): reads every hand."""
-    seat, n = game.current_player, game.num_players
+def true_position(game: Game, root: int | None = None) -> Position:
+    """The engine's position from ``root``'s side (relative seats; default: the seat to play): reads
+    every hand."""
+    seat = game.current_player if root is None else root
+    n = game.num_players
     m = n // 2
     trick = game.trick
     assert trick is not None
@@ -68,20 +71,19 @@ def true_position(game: Game) -> Position:
     )
 
 
-def sim_for(game: Game) -> DealSim:
-    cfg, seat = game.cfg, game.current_player
+_SEARCHES: dict[object, Search] = {}
+
+
+def search_for(game: Game, root: int | None = None) -> tuple[Search, Deal]:
+    """The kernel's search for the game's rules and the deal's facts from ``root``'s side."""
+    cfg = game.cfg
+    seat = game.current_player if root is None else root
     m = cfg.num_partnerships
-    playing = tuple((p - seat) % m for p in game.playing_partnerships)
-    return DealSim(
-        cfg.num_players,
-        game.trump,
-        game.rensho,
-        cfg.rensho_follow == "free",
-        tuple(sorted(playing)),
-        tuple(rel(game.partnership_totals, seat % m)),
-        cfg.all_play,
-        cfg.reward,
-    )
+    search = _SEARCHES.get(cfg)
+    if search is None:
+        search = _SEARCHES[cfg] = Search(cfg)
+    dealers = (game.first_dealer - seat) % m
+    return search, Deal(game.trump, game.rensho, dealers, tuple(rel(game.partnership_totals, seat % m)))
 
 
 # --- the decoder ----------------------------------------------------------------------------------
@@ -227,23 +229,35 @@ def test_playout_policy_is_the_scripted_player(opts):
         obs, mask = enc.encode_with_mask(game, game.current_player, game.legal_bits())
         view = expert.decoder.decode(obs)
         own = expert.position(view, {})
-        assert expert._sim(view, view.trump).policy(own) == scripted.act(obs, mask)
+        deal = expert._deal(view, view.trump)
+        assert expert.search.policy(own, deal, view.hand_counts) == scripted.act(obs, mask)
         checked += 1
     assert checked > 100
 
 
-@pytest.mark.parametrize("opts", MODES, ids=MODE_IDS)
-def test_inlined_playout_equals_policy_move_by_move(opts):
-    for game, _ in game_states(opts, 3, seed=300):
-        if game.phase is not Phase.PLAY:
-            continue
-        sim = sim_for(game)
-        fast, slow = true_position(game), true_position(game)
-        v_fast = sim.playout(fast)
-        while slow.order:
-            sim.play(slow, sim.policy(slow))
-        assert v_fast == sim.value(slow.captured)
-        assert fast.captured == slow.captured and fast.hands == slow.hands == [0] * game.num_players
+@pytest.mark.parametrize(
+    "opts",
+    [*MODES, {"stones_per_player": 1}, {"reward": "egara", "num_players": 6}],
+    ids=[*MODE_IDS, "capped", "egara_6p"],
+)
+def test_playout_is_the_engine_playing_the_policy(opts):
+    """The kernel's play-out of a position = the scalar engine playing the policy's card move by move
+    from it: the same cards, and the value is the reward the engine pays the root seat (the 8-8 rule,
+    the stones table, capped payments, the egara reward)."""
+    checked = 0
+    games = [g for left in (13, 7, 3) for g in endings(opts, left, 10, seed=300 + left)]
+    for game in games:
+        root = game.current_player
+        search, deal = search_for(game)
+        value = search.playout(true_position(game), deal)
+        game.pop_rewards()
+        while game.phase is Phase.PLAY:
+            card = search.policy(true_position(game, root), deal)
+            assert card in game.legal_actions()
+            game.apply_action(card)
+        assert value == game.pop_rewards()[root]
+        checked += 1
+    assert checked == 30
 
 
 # --- the double-dummy solver -----------------------------------------------------------------------
@@ -300,28 +314,14 @@ def endings(opts: dict, cards_left: int, count: int, seed: int):
 )
 def test_double_dummy_solver_matches_brute_force(opts, cards_left, count):
     for game in endings(opts, cards_left, count, seed=1000):
-        sim = sim_for(game)
+        search, deal = search_for(game)
         pos = true_position(game)
         cards = game.legal_actions()
-        solved = sim.solve(pos, cards)
+        solved = search.solve(pos, deal, cards)
         for card, value in zip(cards, solved, strict=True):
             child = copy.deepcopy(game)
             child.apply_action(card)
             assert value == pytest.approx(brute_force(child, game.current_player)), (card, opts)
-
-
-def test_solver_value_is_the_engine_reward_on_a_finished_deal():
-    """sim.value of the captured egara = the engine's reward, over many random deals (the 8-8 rule,
-    the stones table and capped payments included)."""
-    for opts in ({}, {"stones_per_player": 1}, {"num_players": 6, "six_player_mode": "all_play"}):
-        for game in endings(opts, 1, 40, seed=5000):
-            sim = sim_for(game)
-            seat = game.current_player
-            while game.phase is Phase.PLAY:
-                game.apply_action(game.legal_actions()[0])
-            m = game.num_partnerships
-            captured = rel(game.captured, seat % m)
-            assert sim.value(captured) == pytest.approx(game.pop_rewards()[seat])
 
 
 # --- the agent -------------------------------------------------------------------------------------
@@ -433,3 +433,14 @@ def test_expert_beats_scripted_on_duplicate_deals():
         seed=11,
     )
     assert res.summary().mean > 0.1, res.summary()
+
+
+def test_the_search_readies_only_the_kernel_modules_it_calls(monkeypatch):
+    """A search never calls the batch functions: asking for their (empty) cache would print the
+    compile line at every start."""
+    from kabu_envs.core import kernel as core
+
+    seen: list[str] = []
+    monkeypatch.setattr(core, "prepare", lambda title, *args, **kw: seen.append(title) or False)
+    Search(make_config())
+    assert seen == ["Kakeya kabu_envs.kakeya.kernel.rules", "Kakeya kabu_envs.kakeya.kernel.search"]

@@ -8,9 +8,10 @@ are never read):
    ``rensho_follow="free"`` a seat shown out of Rensho's suit may still hold Rensho)
    (``kabu_envs/kakeya/agents/sampler.py``). Past plays are not weighted by how likely they were.
 2. **Evaluate** every legal card (equivalent low cards once) on the SAME sampled deals: an exact
-   double-dummy search (``DealSim.solve``, the exact stones of the deal with the 8-8 rule) once at most
-   ``dd_tricks`` tricks remain, else a play-out of the rest of the deal by the scripted rules of thumb
-   (``DealSim.playout``).
+   double-dummy search (the exact stones of the deal with the 8-8 rule) once at most ``dd_tricks``
+   tricks remain, else a play-out of the rest of the deal by the scripted rules of thumb. Both run on
+   the compiled kernel (``search.py``, ``kabu_envs/kakeya/kernel/search.py``): one call evaluates every
+   (sample, candidate) pair of a decision.
 3. **Play** the card with the best mean value; ties go to the scripted choice.
 
 The lead choice (LEAD_SELF / LEAD_PARTNER) and the trump choice use the same machinery: the seat's
@@ -22,11 +23,16 @@ deal). A seat whose partnership sits the deal out keeps the current trump (its r
 The budget per decision is deterministic (``samples``, ``dd_tricks``), so a seed fixes every decision;
 ``max_ms`` optionally caps the CPU time of a decision (stopping after the sample that crosses it, at
 least one sample): a cap makes decisions depend on the machine's speed, so it is off by default.
+
+``expert_0_2`` (the registry's name for these default parameters) is the expert as it shipped in 0.2,
+then in Python: the kernel-based search makes the same decisions from the same seed, bit for bit
+(tests/agents/test_kakeya_expert_0_2.py holds it to a fixture recorded from the Python search).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,7 +41,7 @@ from kabu_envs.agents.base import BaseAgent, legal_from_mask, loadable
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.agents.knowledge import SeatView, ViewDecoder
 from kabu_envs.kakeya.agents.sampler import DealSampler
-from kabu_envs.kakeya.agents.search import DealSim, Position, trick_order
+from kabu_envs.kakeya.agents.search import Deal, Position, Search, trick_order
 from kabu_envs.kakeya.cards import ACE, JACK, KING, NUM_CARDS, NUM_RANKS, NUM_SUITS
 from kabu_envs.kakeya.config import OPTIONS, make_config
 from kabu_envs.kakeya.game import Phase
@@ -85,7 +91,7 @@ class KakeyaExpertAgent(BaseAgent):
             raise ValueError(f"KakeyaExpertAgent: max_ms must be None or a number >= 0, got {cap!r}")
         self.decoder = ViewDecoder(self.cfg)
         self._free = self.cfg.rensho_follow == "free"
-        self._sims: dict[tuple[Any, ...], DealSim] = {}
+        self._search: Search | None = None  # made on the first decision (numba loads then)
 
     # --- the deal's fixed facts -------------------------------------------------------------------
     def _playing(self, view: SeatView) -> tuple[int, ...]:
@@ -93,26 +99,18 @@ class KakeyaExpertAgent(BaseAgent):
         dealers = view.first_dealer % m
         return tuple(p for p in range(m) if not (self.cfg.dealers_sit_out and p == dealers))
 
-    def _sim(self, view: SeatView, trump: int) -> DealSim:
-        """The ``DealSim`` of this deal (cached: its value table is reused across decisions)."""
-        playing = self._playing(view)
-        key = (trump, playing, view.stones)
-        sim = self._sims.get(key)
-        if sim is None:
-            if len(self._sims) > 64:
-                self._sims.clear()
-            sim = self._sims[key] = DealSim(
-                self.cfg.num_players,
-                trump,
-                rensho_card(trump, self.cfg.rensho_rule),
-                self._free,
-                playing,
-                view.stones,
-                self.cfg.all_play,
-                self.cfg.reward,
-                self.params["rensho_min_egara"],
-            )
-        return sim
+    def _deal(self, view: SeatView, trump: int) -> Deal:
+        """The deal's fixed facts for the search, were ``trump`` the trump."""
+        m = self.cfg.num_partnerships
+        rensho = rensho_card(trump, self.cfg.rensho_rule)
+        return Deal(trump, rensho, view.first_dealer % m, view.stones)
+
+    @property
+    def search(self) -> Search:
+        """The kernel's search (made, and the kernel loaded, on first use)."""
+        if self._search is None:
+            self._search = Search(self.cfg, self.params["rensho_min_egara"])
+        return self._search
 
     # --- the protocol -----------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -191,8 +189,10 @@ class KakeyaExpertAgent(BaseAgent):
         return out
 
     def card_values(self, view: SeatView, cards: list[int]) -> list[float]:
-        """Mean value of each card over the sampled deals (the same deals for every card)."""
-        sim = self._sim(view, view.trump)
+        """Total value of each card over the sampled deals (the same deals for every card), summed in
+        sample order; one kernel call for all (sample, card) pairs (one per sample under ``max_ms``)."""
+        search = self.search
+        deal = self._deal(view, view.trump)
         sampler = self.sampler(view)
         remaining = view.hand.bit_count() + view.unseen.bit_count()
         playing_seats = sum(1 for c in view.hand_counts if c > 0) + sum(
@@ -200,31 +200,52 @@ class KakeyaExpertAgent(BaseAgent):
         )
         tricks_left = -(-remaining // max(playing_seats, 1))
         exact = tricks_left <= self.params["dd_tricks"]
-        totals = [0.0] * len(cards)
+        seen = self.position(view, {})
+        totals = np.zeros(len(cards), dtype=np.float64)
         start, cap = self._budget()
-        for _ in range(self.params["samples"]):
-            pos = self.position(view, sampler.sample(self.rng))
-            if exact:
-                values = sim.solve(pos, cards)
-            else:
-                values = []
-                for card in cards:
-                    p = pos.copy()
-                    sim.play(p, card)
-                    values.append(sim.playout(p))
-            for i, v in enumerate(values):
-                totals[i] += v
-            if self._over(start, cap):
-                break
+        if cap is None:
+            drawn = [sampler.sample(self.rng) for _ in range(self.params["samples"])]
+            search.card_totals(seen, view.hand_counts, deal, search.hands_array(drawn), cards, exact, totals)
+        else:
+            for _ in range(self.params["samples"]):
+                others = search.hands_array([sampler.sample(self.rng)])
+                search.card_totals(seen, view.hand_counts, deal, others, cards, exact, totals)
+                if self._over(start, cap):
+                    break
+        return [float(t) for t in totals]
+
+    def _playout_totals(
+        self, draw: Callable[[], list[tuple[Position, Deal]]], samples: int, width: int
+    ) -> list[float]:
+        """Play out ``width`` options on each of ``samples`` draws (``draw()``: one sample's rows, an
+        option each) and total each option's values in sample order."""
+        totals = [0.0] * width
+        start, cap = self._budget()
+        rows: list[tuple[Position, Deal]] = []
+
+        def flush() -> None:
+            for j, v in enumerate(self.search.playout_many(rows)):
+                totals[j % width] += float(v)
+            rows.clear()
+
+        for _ in range(samples):
+            rows.extend(draw())
+            if cap is not None:
+                flush()
+                if self._over(start, cap):
+                    break
+        if rows:
+            flush()
         return totals
 
     def _choose_card(self, view: SeatView, legal: list[int]) -> int:
         if any(a >= NUM_CARDS for a in legal):
             raise ValueError(f"KakeyaExpertAgent: a play decision with non-card actions legal: {legal}")
         cards = self.candidates(view, legal)
-        sim = self._sim(view, view.trump)
         # the scripted choice, from this seat's own view (the policy reads only my hand and public cards)
-        preferred = sim.policy(self.position(view, {}))
+        preferred = self.search.policy(
+            self.position(view, {}), self._deal(view, view.trump), view.hand_counts
+        )
         if len(cards) == 1:
             return cards[0]
         totals = self.card_values(view, cards)
@@ -237,20 +258,20 @@ class KakeyaExpertAgent(BaseAgent):
     # --- lead and trump -----------------------------------------------------------------------------
     def _choose_lead(self, view: SeatView, legal: list[int]) -> int:
         n, m = self.cfg.num_players, self.cfg.num_partnerships
-        sim = self._sim(view, view.trump)
+        deal = self._deal(view, view.trump)
         sampler = self.sampler(view)
         options = [a for a in (LEAD_SELF, LEAD_PARTNER) if a in legal]
-        totals = [0.0] * len(options)
-        start, cap = self._budget()
-        for _ in range(self.params["lead_samples"]):
+
+        def draw() -> list[tuple[Position, Deal]]:
             others = sampler.sample(self.rng)
             hands = [view.hand if k == 0 else others.get(k, 0) for k in range(n)]
-            for i, a in enumerate(options):
+            rows = []
+            for a in options:
                 leader = 0 if a == LEAD_SELF else m
-                pos = Position(hands[:], [0] * m, 0, [0] * n, trick_order(leader, hands))
-                totals[i] += sim.playout(pos)
-            if self._over(start, cap):
-                break
+                rows.append((Position(hands[:], [0] * m, 0, [0] * n, trick_order(leader, hands)), deal))
+            return rows
+
+        totals = self._playout_totals(draw, self.params["lead_samples"], len(options))
         preferred = LEAD_SELF if self._strength(view.hand, view.trump, view.rensho) else LEAD_PARTNER
         best = max(totals)
         ties = [a for a, t in zip(options, totals, strict=True) if t >= best - 1e-9]
@@ -280,21 +301,50 @@ class KakeyaExpertAgent(BaseAgent):
         leading = receivers[0] % m
         chooser = receivers[0]
         suits = [a - TRUMP_BASE for a in legal if TRUMP_BASE <= a < TRUMP_BASE + NUM_SUITS]
-        totals = [0.0] * len(suits)
-        start, cap = self._budget()
-        for _ in range(self.params["trump_samples"]):
+        deals = [self._deal(view, trump) for trump in suits]
+        partner = next(s for s in range(leading, n, m) if s != chooser)
+
+        def draw() -> list[tuple[Position, Deal]]:
             deck = self.rng.permutation(NUM_CARDS).tolist()
             hands = [0] * n
             for i, card in enumerate(deck):
                 hands[receivers[i % len(receivers)]] |= 1 << card
-            for i, trump in enumerate(suits):
-                sim = self._sim(view, trump)
-                partner = next(s for s in range(leading, n, m) if s != chooser)
-                leader = chooser if self._strength(hands[chooser], trump, sim.rensho) else partner
-                pos = Position(hands[:], [0] * m, 0, [0] * n, trick_order(leader, hands))
-                totals[i] += sim.playout(pos)
-            if self._over(start, cap):
-                break
+            rows = []
+            for deal in deals:
+                leader = chooser if self._strength(hands[chooser], deal.trump, deal.rensho) else partner
+                rows.append((Position(hands[:], [0] * m, 0, [0] * n, trick_order(leader, hands)), deal))
+            return rows
+
+        totals = self._playout_totals(draw, self.params["trump_samples"], len(suits))
         best = max(totals)
         ties = [TRUMP_BASE + s for s, t in zip(suits, totals, strict=True) if t >= best - 1e-9]
         return current if current in ties else ties[0]
+
+
+# the expert as it shipped in 0.2: a fixed reference player (issue #27), whatever ``DEFAULT_PARAMS`` become
+EXPERT_0_2: dict[str, Any] = {
+    "samples": 16,
+    "lead_samples": 12,
+    "trump_samples": 8,
+    "dd_tricks": 2,
+    "max_ms": None,
+    "rensho_min_egara": 2,
+    "lead_self_strength": 2,
+}
+
+
+@loadable
+class KakeyaExpert02Agent(KakeyaExpertAgent):
+    """``expert_0_2``: the expert with 0.2's parameters, pinned so that every later result is measured
+    against the same player (its decisions are held to a fixture of the 0.2 search, bit for bit)."""
+
+    name = "kakeya_expert_0_2"
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        changed = sorted(k for k, v in options.items() if k in EXPERT_0_2 and v != EXPERT_0_2[k])
+        if changed:
+            raise ValueError(
+                f"expert_0_2 is a fixed reference: its parameters {changed} cannot change "
+                "(use 'expert' for other settings)"
+            )
+        super().__init__(seed=seed, **{**options, **EXPERT_0_2})

@@ -7,7 +7,8 @@ same masks, observations, rewards and ends, for every rule option.
 
 The package: ``spec.py`` (the state's columns, the option indices, the observation pieces),
 ``rules.py`` (deal, play and scoring of one row: what the search builds on), ``batch.py`` (reset rows,
-step every live row, masks and observations) and, here, the Python side (``State``, ``options``,
+step every live row, masks and observations), ``search.py`` (the expert's play-outs and end-game
+solver on rows of the same state) and, here, the Python side (``State``, ``options``,
 ``layout``, ``outputs``, the cache's ``stamp`` and ``prepare``).
 
 State (one row per match, ``State``): ``g`` (B, NG) int64 holds the per-match numbers by column
@@ -37,7 +38,7 @@ import numpy as np
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.cards import NUM_CARDS
 from kabu_envs.kakeya.config import Config
-from kabu_envs.kakeya.kernel import batch, rules, spec
+from kabu_envs.kakeya.kernel import batch, rules, search, spec
 from kabu_envs.kakeya.kernel.batch import encode_row, encode_rows, legal_bits, reset_rows, step
 from kabu_envs.kakeya.kernel.rules import legal_plays, trick_winner
 from kabu_envs.kakeya.kernel.spec import (
@@ -89,6 +90,8 @@ __all__ = [  # what the batch engine and the search use
     "outputs",
     "prepare",
     "reset_rows",
+    "search",
+    "spec",
     "stamp",
     "step",
     "trick_winner",
@@ -198,19 +201,19 @@ def stamp() -> str:
     import kabu_envs.kakeya.tricks as tricks_mod
 
     here = sys.modules[__name__]
-    modules = [here, spec, rules, batch, core]
+    modules = [here, spec, rules, batch, search, core]
     modules += [cards_mod, actions_mod, game_mod, observation_mod, scoring_mod, tricks_mod]
     return core.fingerprint(modules, (PIECES, NG, NUM_OPTIONS, STONES_TABLE))
 
 
-def prepare() -> bool:
-    """Ready the caches before the first call (``core.kernel.prepare``, one per kernel module): one line
-    when it compiles."""
+def prepare(parts: tuple[ModuleType, ...] = (rules, batch)) -> bool:
+    """Ready the caches of the kernel modules a caller uses (``core.kernel.prepare``, one per module:
+    the batch engine ``rules`` and ``batch``, the search ``rules`` and ``search``) before the first
+    call: one line when it compiles. (A module the caller never calls keeps no cache files: asking for
+    it would print the line on every start.)"""
     sink = io.StringIO()
     signed = stamp()
-    compiling = [
-        core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink) for m in (rules, batch)
-    ]
+    compiling = [core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink) for m in parts]
     if any(compiling):
         folder = Path(_dispatchers(rules)[0]._cache._cache_path)
         print(f"compiling the Kakeya kernel once; cached in {folder}", file=sys.stderr, flush=True)

@@ -47,6 +47,7 @@ from kabu_envs.kakeya.kernel.spec import (
     TRUMP_PHASE,
     ZERO,
     Arrays,
+    inline_jit,
     kernel_jit,
 )
 
@@ -249,7 +250,7 @@ def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
     return best
 
 
-@kernel_jit
+@inline_jit
 def play(
     b: int, card: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
@@ -280,7 +281,7 @@ def play(
     finish_trick(b, st, opts, rewards, over)
 
 
-@kernel_jit
+@inline_jit
 def finish_trick(
     b: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501

@@ -1,0 +1,79 @@
+"""Strength per time of the Kakeya expert's search: ``expert`` with other parameters against the fixed
+reference ``expert_0_2`` at duplicate deals (``kabu_envs.eval.games.matchup``: each deal played twice,
+the partnerships swapped; mean stones per deal with its 95% t-interval), and both sides' CPU time per
+decision (``time.process_time`` around every ``act``, forced moves included) in the same run.
+
+    python benchmarks/strength_curve.py --option samples=64 [--option dd_tricks=3] [--deals 300]
+                                        [--seed 7] [--table 4p|6p]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's code
+from kabu_envs.eval.games import matchup  # noqa: E402
+from kabu_envs.kakeya.agents.expert import KakeyaExpert02Agent, KakeyaExpertAgent  # noqa: E402
+
+TABLES: dict[str, dict[str, Any]] = {"4p": {}, "6p": {"num_players": 6}}
+
+
+class Timed(KakeyaExpertAgent):
+    """The expert, timing its decisions."""
+
+    spent = 0.0
+    calls = 0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        start = time.process_time()
+        action = super().act(observation, action_mask)
+        self.spent += time.process_time() - start
+        self.calls += 1
+        return action
+
+
+class TimedReference(KakeyaExpert02Agent):
+    """``expert_0_2``, timing its decisions."""
+
+    spent = 0.0
+    calls = 0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        start = time.process_time()
+        action = super().act(observation, action_mask)
+        self.spent += time.process_time() - start
+        self.calls += 1
+        return action
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--option", action="append", default=[], help="an expert parameter KEY=JSON")
+    ap.add_argument("--deals", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--table", choices=sorted(TABLES), default="4p")
+    args = ap.parse_args(argv)
+    params = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
+    opts = TABLES[args.table]
+    agent = Timed(seed=args.seed, **opts, **params)
+    reference = TimedReference(seed=args.seed + 1, **opts)
+    start = time.time()
+    s = matchup("kakeya", agent, reference, None, args.deals, args.seed, opts, batched=False).summary()
+    ms = 1000 * agent.spent / max(agent.calls, 1)
+    ref_ms = 1000 * reference.spent / max(reference.calls, 1)
+    print(
+        f"| {args.table} | {json.dumps(params)} | {s.n} | {s.mean:+.3f} | [{s.lo:+.3f}, {s.hi:+.3f}] | "
+        f"{ms:.2f} | {ref_ms:.2f} | {ms / ref_ms:.1f}x | {time.time() - start:.0f} s |"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
