@@ -65,6 +65,7 @@ from kabu_envs.kakeya.kernel.spec import (
     Arrays,
     Outputs,
     kernel_jit,
+    kernel_jit_inline,
 )
 
 
@@ -167,7 +168,7 @@ def set_bits(w: np.ndarray, at: int, v: np.uint64) -> None:  # pragma: no cover
         w[word + 1] |= v >> np.uint64(64 - shift)
 
 
-@kernel_jit
+@kernel_jit_inline
 def write_bits(obs: np.ndarray, b: int, w: np.ndarray, nbits: int) -> None:  # pragma: no cover
     """Entries [0, nbits) of ``obs[b]`` as the bits of ``w`` (1.0 or 0.0), every entry written: one
     branch-free pass of 64 entries per word runs vectorised and costs about a third of zeroing the row
@@ -183,7 +184,7 @@ def write_bits(obs: np.ndarray, b: int, w: np.ndarray, nbits: int) -> None:  # p
             obs[b, base + j] = 1.0 if (word >> np.uint64(j)) & ONE else 0.0
 
 
-@kernel_jit
+@kernel_jit_inline
 def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     """Row b's mask and the current seat's observation (``observation.Encoder.encode_with_mask``; zeros
     when the match is over). As the scalar encoder, the 0/1 entries are built as one bitset (``w``) and

@@ -48,6 +48,7 @@ from kabu_envs.kakeya.kernel.spec import (
     ZERO,
     Arrays,
     kernel_jit,
+    kernel_jit_inline,
 )
 
 
@@ -249,7 +250,7 @@ def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
     return best
 
 
-@kernel_jit
+@kernel_jit_inline
 def play(
     b: int, card: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501

@@ -66,4 +66,5 @@ RANKS, SUITS, ACE_RANK = 13, 4, 12
 # increments on each array taken from the state tuple cost several times a card play itself.
 _njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
 kernel_jit = _njit(cache=True, _nrt=False)
+kernel_jit_inline = _njit(cache=True, _nrt=False, inline="always")
 WORDS = 16  # the 0/1 entries as a bitset: up to 960 bits and a spare word (four players 438, six 571)
