@@ -9,6 +9,7 @@ from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
 from kabu_envs.kakeya.cards import ACE_OF_CLUBS, NUM_CARDS
 from kabu_envs.kakeya.kernel.rules import (
+    ahead,
     bit,
     deal,
     egara16,
@@ -203,16 +204,16 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
     values[:] = 0.0
     if seat >= 0:
         phase, trump, dp = g[b, PHASE], g[b, TRUMP], g[b, DEALER_P]
-        mine = seat % P
+        mine = seat - P if seat >= P else seat  # (seat % P: no division, see ``ahead``)
         set_bits(w, layout[L_PHASE] + phase, ONE)
         set_bits(w, layout[L_TRUMP] + trump, ONE)
         spades = rensho_card(trump, opts[O_RENSHO_SEED]) != ACE_OF_CLUBS
         set_bits(w, layout[L_RENSHO] + (1 if spades else 0), ONE)
         if phase == PLAY_PHASE:  # a trick is in play
-            set_bits(w, layout[L_LEADER] + (g[b, T_LEADER] - seat) % n, ONE)
+            set_bits(w, layout[L_LEADER] + ahead(g[b, T_LEADER] - seat, n), ONE)
             if g[b, T_LED] >= 0:
                 set_bits(w, layout[L_LED] + g[b, T_LED], ONE)
-        set_bits(w, layout[L_FIRST_DEALER] + (dp - seat) % n, ONE)
+        set_bits(w, layout[L_FIRST_DEALER] + ahead(dp - seat, n), ONE)
         set_bits(w, layout[L_PARTNERSHIP] + mine, ONE)
         if mine == dp:
             set_bits(w, layout[L_ROLE], ONE)
@@ -220,12 +221,12 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
         set_bits(w, layout[L_ROLE] + (1 if sits_out else 2), ONE)
         inv_stones = 1.0 / (opts[O_STONES] * n)
         for k in range(n):
-            s = (seat + k) % n
+            s = ahead(seat + k - n, n)
             set_bits(w, layout[L_VOIDS] + SUITS * k, np.uint64(voids[b, s]))
             set_bits(w, layout[L_TRICK] + NUM_CARDS * k, t_bits[b, s])
             values[layout[L_COUNTS] + k - nbits] = counts[b, s] / HAND_SCALE
         for k in range(P):
-            p = (mine + k) % P
+            p = ahead(mine + k - P, P)
             set_bits(w, layout[L_EGARA] + 16 * k, egara16(captured[b, p]))
             values[layout[L_STONES] + k - nbits] = (stones[b, p] + stones[b, p + P]) * inv_stones
         hand = hands[b, seat]
