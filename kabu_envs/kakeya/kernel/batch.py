@@ -172,8 +172,8 @@ def set_bits(w: np.ndarray, at: int, v: np.uint64) -> None:  # pragma: no cover
 @kernel_jit_inline
 def write_bits(obs: np.ndarray, b: int, w: np.ndarray, nbits: int) -> None:  # pragma: no cover
     """Entries [0, nbits) of ``obs[b]`` as the bits of ``w`` (1.0 or 0.0), every entry written: one
-    branch-free pass of 64 entries per word runs vectorised and costs about a third of zeroing the row
-    and then setting the 1s bit by bit (issue #26, benchmarks/README.md)."""
+    branch-free pass of 64 entries per word runs vectorised, cheaper than zeroing the row and then
+    setting its ones bit by bit (docs/batch.md#speed)."""
     full = nbits >> 6
     for k in range(full):
         word, base = w[k], 64 * k

@@ -64,7 +64,7 @@ def bit(card: int) -> np.uint64:  # pragma: no cover - compiled (the lockstep te
 @kernel_jit_inline
 def ahead(d: int, n: int) -> int:  # pragma: no cover
     """``d % n`` for -n <= d < n (seats counted from another seat) without an integer division: ``n``
-    is only known at run time, and the dozen divisions of a row's encoding took ~15% of a compact step."""
+    is only known at run time, and a row's encoding needs a dozen of these (docs/batch.md#speed)."""
     return d + n if d < 0 else d
 
 
