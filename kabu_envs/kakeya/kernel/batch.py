@@ -200,8 +200,10 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
     legal = ZERO if seat < 0 else legal_bits(b, st, opts)
     for a in range(NUM_ACTIONS):
         mask[b, a] = (legal >> np.uint64(a)) & ONE != ZERO
-    for k in range((nbits >> 6) + 2):  # (scratch: the 0/1 entries as a bitset, the words in use and
-        w[k] = ZERO  # the one ``set_bits`` may spill into; then the real-valued entries from nbits on)
+    # scratch: the 0/1 entries as a bitset (the words in use and the one ``set_bits`` may spill into),
+    # then the real-valued entries from nbits on
+    for k in range(min((nbits >> 6) + 2, len(w))):
+        w[k] = ZERO
     for j in range(n + 1 + P):
         values[j] = 0.0
     if seat >= 0:
