@@ -1,16 +1,27 @@
-"""Decisions/s of a kernel batch engine beside the numpy engine it replaced (issue #26), interleaved.
+"""Decisions/s of a kernel batch engine beside the numpy engine it replaced and Pgx's leduc (issue #26),
+interleaved, with the harness's own cost measured apart.
 
 Each measurement runs in its own process with ``kabu_envs`` imported from a given checkout: this one
 (the kernel engines, float32 and compact observations) or an older one (``--numpy DIR``: e.g.
-``git archive abf5de3 | tar -x -C DIR``, the numpy engines). For each game and batch size B the three
-run one after the other (interleaved, so machine load hits them alike), ``--repeat`` times; the best
-is shown. The loop is ``bench_batch.py``'s: ``autoreset=True``, every step reads the observation (a
-copy into a policy-side buffer; the compact engine's bytes as they are) and the mask, then one random legal
-action per game (pre-drawn, not timed). A decision is one action of one live game. The kernel is
-compiled (or loaded from its cache) before timing.
+``git archive abf5de3 | tar -x -C DIR``, the numpy engines). For each game and batch size B the engines
+run one after the other (interleaved, so machine load hits them alike), ``--rounds`` times, each process
+``--repeat`` runs; the best is shown. The loop is ``bench_batch.py``'s: ``autoreset=True``, every step
+reads the observation (a copy into a policy-side buffer; the compact engine's bytes as they are) and the
+mask, then one random legal action per game (argmax of the mask times a pre-drawn table). A decision
+is one action of one live game. The kernel is compiled (or loaded from its cache) before timing.
 
-    python benchmarks/bench_kernel.py --numpy /tmp/kk-numpy [--games kakeya toy_card]
-                                      [--sizes 1 64 1024 8192] [--duration 1] [--repeat 2]
+**The harness apart**: the same loop over a do-nothing env (``NullEnv``: the engine's observation and
+mask arrays, a ``step`` that returns at once) is the loop's own cost per step (the observation copy,
+the mask read and the action draw), paid alike by every engine. An engine's *engine time* is its loop's
+CPU time per step minus the harness's (CPU time, ``time.process_time``: steadier than wall time on a
+shared machine); its *engine-only* ratios compare those.
+
+**Pgx's leduc_holdem** (``bench_batch.time_pgx``, at ``--pgx-sizes``): Pgx's own way, 64 steps per
+jitted call with the actions drawn on the device, one CPU thread, so it pays no host-side harness: its
+figure compares with a kernel's engine-only rate, and is shown beside the loop's too.
+
+    python benchmarks/bench_kernel.py --numpy /tmp/np-engines [--games kakeya toy_card]
+        [--sizes 1 64 1024 8192] [--pgx-sizes 1024] [--duration 1] [--repeat 2] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -22,6 +33,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -30,23 +42,38 @@ import json, sys, time
 sys.path.insert(0, {root!r})
 import numpy as np
 from kabu_envs import batch
-kw = {{}} if {fmt!r} == "default" else {{"observation": {fmt!r}}}
+mode = {mode!r}
+fmt = mode.removeprefix("null-")
+kw = {{}} if fmt == "numpy" else {{"observation": fmt}}
 env = batch.make({game!r}, batch_size={B}, autoreset=True, **kw)
 env.reset(seed=0)
 rng = np.random.default_rng(0)
 pool = rng.random((8, {B}, env.num_actions)).astype(np.float32) + np.float32(1e-3)
-compact = {fmt!r} == "compact"
+for k in range(8):  # warm up (caches, first calls) and reach the middle of a deal
+    env.step(np.argmax(env.legal_action_mask * pool[k], axis=1))
+nbytes = env.state_nbytes() if hasattr(env, "state_nbytes") else 0
+name = type(env).__name__
+compact = fmt == "compact"
+if mode.startswith("null-"):  # the harness alone: the same arrays, a step that does nothing
+    class NullEnv:
+        def __init__(self, real):
+            self.legal_action_mask = real.legal_action_mask.copy()
+            self.current_player = np.zeros(real.batch_size, dtype=np.int64)
+            self.observation_packed = real.observation_packed.copy()
+            self.observation_real = real.observation_real.copy()
+            self.observation = None if compact else real.observation.copy()
+        def step(self, actions):
+            return None
+    env, name, nbytes = NullEnv(env), "NullEnv", 0
 if compact:  # the policy reads the bytes (a learner on device would decode them there)
     src = [env.observation_packed, env.observation_real]
-    buf = [np.empty_like(a) for a in src]
 else:
-    buf = [np.empty((env.batch_size, env.obs_size), dtype=np.float32)]
-for k in range(8):  # warm up (caches, first calls)
-    env.step(np.argmax(env.legal_action_mask * pool[k], axis=1))
-best = 0.0
+    src = [env.observation]
+buf = [np.empty_like(a) for a in src]
+best, cpu_step = 0.0, 0.0
 for _ in range({repeat}):
-    decisions = 0
-    start = time.perf_counter()
+    decisions = steps = 0
+    start, cpu = time.perf_counter(), time.process_time()
     while True:
         for k in range(8):
             for dst, a in zip(buf, src if compact else [env.observation]):
@@ -54,24 +81,50 @@ for _ in range({repeat}):
             live = env.current_player >= 0
             env.step(np.argmax(env.legal_action_mask * pool[k], axis=1))
             decisions += int(live.sum())
+        steps += 8
         elapsed = time.perf_counter() - start
         if elapsed >= {duration}:
             break
-    best = max(best, decisions / elapsed)
-nbytes = env.state_nbytes() if hasattr(env, "state_nbytes") else 0
-print(json.dumps([best, nbytes / {B}, type(env).__name__]))
+    if decisions / elapsed > best:
+        best, cpu_step = decisions / elapsed, (time.process_time() - cpu) / steps
+print(json.dumps([best, cpu_step * 1e6, nbytes / {B}, name]))
+"""
+
+_PGX = """
+import json, sys
+sys.path.insert(0, {bench!r})
+import bench_batch
+timed = bench_batch.time_pgx({B}, {duration}, {repeat})
+print(json.dumps(None if timed is None else [timed[0], timed[1] * {B} * 1e6, 0, "pgx leduc_holdem"]))
 """
 
 
-def measure(
-    root: Path, game: str, B: int, fmt: str, duration: float, repeat: int
-) -> tuple[float, float, str]:
-    """(best decisions/s, state bytes per game, engine class) of one engine, in a fresh process."""
-    code = _WORKER.format(root=str(root), game=game, B=B, fmt=fmt, duration=duration, repeat=repeat)
+def run_worker(root: Path, code: str) -> Any:
+    """The JSON line a worker prints last, from a fresh process importing ``root``'s ``kabu_envs``."""
     env = {**os.environ, "PYTHONPATH": str(root), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    rate, per_game, name = json.loads(out.stdout.strip().splitlines()[-1])
-    return float(rate), float(per_game), str(name)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(root: Path, game: str, B: int, mode: str, duration: float, repeat: int) -> list[Any]:
+    """[best decisions/s, CPU us per step of that run, state bytes per game, engine class] of one
+    engine (``mode``: numpy, float32, compact, null-float32, null-compact), in a fresh process."""
+    code = _WORKER.format(root=str(root), game=game, B=B, mode=mode, duration=duration, repeat=repeat)
+    return list(run_worker(root, code))
+
+
+def measure_pgx(B: int, duration: float, repeat: int) -> list[Any] | None:
+    """The same for Pgx's leduc_holdem (None when pgx is not installed)."""
+    code = _PGX.format(bench=str(HERE / "benchmarks"), B=B, duration=duration, repeat=repeat)
+    result = run_worker(HERE, code)
+    return None if result is None else list(result)
+
+
+def keep_best(old: list[Any] | None, new: list[Any]) -> list[Any]:
+    """Across rounds: the best wall rate and the lowest CPU time per step, each on its own."""
+    if old is None:
+        return new
+    return [max(old[0], new[0]), min(old[1], new[1]), new[2], new[3]]
 
 
 def main() -> None:
@@ -79,28 +132,77 @@ def main() -> None:
     parser.add_argument("--numpy", type=Path, required=True, help="a checkout with the numpy engines")
     parser.add_argument("--games", nargs="+", default=["kakeya", "toy_card"])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192])
+    parser.add_argument("--pgx-sizes", type=int, nargs="*", default=[1024], help="B for Pgx's leduc")
     parser.add_argument("--duration", type=float, default=1.0, help="seconds per run")
-    parser.add_argument("--repeat", type=int, default=2, help="runs per measurement (the best is shown)")
+    parser.add_argument("--repeat", type=int, default=2, help="runs per process (the best is shown)")
+    parser.add_argument("--rounds", type=int, default=1, help="times each (game, B) block is run")
     args = parser.parse_args()
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    when = time.strftime("%F %T")
-    print(f"load average {load:.1f}, best of {args.repeat} runs of {args.duration} s, {when}")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     print(
-        "| game | B | numpy engine | kernel, float32 | kernel, compact | float32 vs numpy "
-        "| bytes/game numpy -> kernel |"
+        f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, {args.rounds} round(s) of "
+        f"{args.repeat} runs of {args.duration} s each, {time.strftime('%F %T %Z')}"
     )
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print(
+        "| game | B | engine | decisions/s | CPU us/step | harness us/step | engine us/step "
+        "| engine-only decisions/s | bytes/game |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    summary: list[str] = []
     for game in args.games:
         measure(HERE, game, 1, "float32", 0.01, 1)  # compile (or load) the kernel before timing
         for B in args.sizes:
-            old, old_bytes, _ = measure(args.numpy, game, B, "default", args.duration, args.repeat)
-            new, new_bytes, _ = measure(HERE, game, B, "float32", args.duration, args.repeat)
-            compact, compact_bytes, _ = measure(HERE, game, B, "compact", args.duration, args.repeat)
-            print(
-                f"| {game} | {B} | {old:,.0f} | {new:,.0f} | {compact:,.0f} | {new / old:.1f}x | "
-                f"{old_bytes:,.0f} -> {new_bytes:,.0f} (compact {compact_bytes:,.0f}) |",
-                flush=True,
-            )
+            got: dict[str, list[Any] | None] = {}
+            with_pgx = B in args.pgx_sizes
+            for _ in range(args.rounds):
+                for mode in ("numpy", "null-float32", "float32", "null-compact", "compact"):
+                    root = args.numpy if mode == "numpy" else HERE
+                    got[mode] = keep_best(
+                        got.get(mode), measure(root, game, B, mode, args.duration, args.repeat)
+                    )
+                if with_pgx:
+                    pgx = measure_pgx(B, args.duration, args.repeat)
+                    if pgx is not None:
+                        got["pgx"] = keep_best(got.get("pgx"), pgx)
+            engine_us: dict[str, float] = {}
+            for mode, harness in (
+                ("numpy", "null-float32"),
+                ("float32", "null-float32"),
+                ("compact", "null-compact"),
+            ):
+                rate, cpu, nbytes, name = got[mode] or [0, 0, 0, ""]
+                h = (got[harness] or [0, 0])[1]
+                engine_us[mode] = cpu - h
+                label = f"{name} ({mode})" if mode != "numpy" else f"{name} (numpy, abf5de3)"
+                print(
+                    f"| {game} | {B} | {label} | {rate:,.0f} | {cpu:,.1f} | {h:,.1f} | {cpu - h:,.1f} "
+                    f"| {B * 1e6 / max(cpu - h, 1e-9):,.0f} | {nbytes:,.0f} |",
+                    flush=True,
+                )
+            pgx_got = got.get("pgx")
+            if pgx_got is not None:
+                print(
+                    f"| {game} | {B} | Pgx leduc_holdem (JAX CPU) | {pgx_got[0]:,.0f} | {pgx_got[1]:,.1f} "
+                    f"| 0 | {pgx_got[1]:,.1f} | {B * 1e6 / pgx_got[1]:,.0f} | |",
+                    flush=True,
+                )
+            numpy_rate = (got["numpy"] or [1.0])[0]
+            for mode in ("float32", "compact"):
+                rate = (got[mode] or [0.0])[0]
+                line = (
+                    f"| {game} | {B} | {mode} | {rate / numpy_rate:.2f}x "
+                    f"| {engine_us['numpy'] / max(engine_us[mode], 1e-9):.2f}x"
+                )
+                if pgx_got is not None:
+                    line += f" | {rate / pgx_got[0]:.2f}x | {pgx_got[1] / max(engine_us[mode], 1e-9):.2f}x |"
+                else:
+                    line += " | - | - |"
+                summary.append(line)
+    print("\nRatios (kernel over numpy engine, and over Pgx leduc where measured):\n")
+    print(
+        "| game | B | observation | loop vs numpy | engine-only vs numpy | loop vs Pgx | engine-only vs Pgx |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|")
+    print("\n".join(summary))
 
 
 if __name__ == "__main__":

@@ -133,6 +133,17 @@ class KernelBatchEnv(BatchEnv):
         if taken:
             self._top_up()
 
+    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
+        """``BatchEnv._check_actions`` with the legality test run by the kernel (``core.first_illegal``:
+        one loop, no temporaries); the base method words any error, naming the game."""
+        a = np.asarray(actions)
+        if a.shape == (self.batch_size,) and a.dtype.kind in "iu":
+            acts = a.astype(np.int64, copy=False)  # (a uint64 id too large wraps below 0: illegal)
+            moving = self._all_active if active is None else active
+            if self._kernel.core.first_illegal(acts, moving, self.current_player, self.legal_action_mask) < 0:
+                return acts
+        return super()._check_actions(actions, active)  # raises
+
     def _top_up(self) -> None:
         """The next deck of every fed game whose deck the kernel took."""
         k, g = self._kernel, self.state.g

@@ -100,6 +100,24 @@ def _unprivileged() -> tuple[str, ...]:
     return (setpriv, "--reuid=65534", "--regid=65534", "--clear-groups")
 
 
+def test_first_illegal_finds_the_first_live_moving_game_with_a_disallowed_action() -> None:
+    mask = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 1]], dtype=bool)
+    live = np.array([0, 1, -1, 2], dtype=np.int64)
+    every = np.ones(4, dtype=bool)
+    ok = np.array([2, 1, 9, 2], dtype=np.int64)  # game 2 is over: its action is not read
+    assert kernel.first_illegal(ok, every, live, mask) == -1
+    for b, bad in ((0, 1), (1, 0), (3, 3), (3, -1), (0, -5)):
+        acts = ok.copy()
+        acts[b] = bad
+        assert kernel.first_illegal(acts, every, live, mask) == b
+        held = every.copy()
+        held[b] = False  # a game that does not move is not checked
+        assert kernel.first_illegal(acts, held, live, mask) == -1
+    two = ok.copy()
+    two[1], two[3] = 2, 0
+    assert kernel.first_illegal(two, every, live, mask) == 1
+
+
 def test_a_changed_constant_invalidates_the_cache(tmp_path: Path) -> None:
     (tmp_path / "kern.py").write_text(textwrap.dedent(_KERNEL))
     (tmp_path / "table.py").write_text("VALUE = 1\n")

@@ -47,8 +47,8 @@ from kabu_envs.kakeya.kernel.spec import (
     TRUMP_PHASE,
     ZERO,
     Arrays,
-    inline_jit,
     kernel_jit,
+    kernel_jit_inline,
 )
 
 
@@ -59,6 +59,13 @@ from kabu_envs.kakeya.kernel.spec import (
 def bit(card: int) -> np.uint64:  # pragma: no cover - compiled (the lockstep tests run it)
     """The card set of one card (``1 << card``)."""
     return ONE << np.uint64(card)
+
+
+@kernel_jit_inline
+def ahead(d: int, n: int) -> int:  # pragma: no cover
+    """``d % n`` for -n <= d < n (seats counted from another seat) without an integer division: ``n``
+    is only known at run time, and a row's encoding needs a dozen of these (docs/batch.md#speed)."""
+    return d + n if d < 0 else d
 
 
 @kernel_jit
@@ -232,7 +239,7 @@ def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
     trump, led, rensho, leader = g[b, TRUMP], g[b, T_LED], g[b, RENSHO], g[b, T_LEADER]
     best, best_key = -1, -1
     for k in range(n):
-        s = (leader + k) % n
+        s = ahead(leader + k - n, n)
         c = t_card[b, s]
         if c < 0:
             continue
@@ -250,7 +257,7 @@ def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
     return best
 
 
-@inline_jit
+@kernel_jit_inline
 def play(
     b: int, card: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
@@ -274,14 +281,14 @@ def play(
     g[b, T_NUM] += 1
     if g[b, T_NUM] < g[b, T_LEN]:  # Trick.next_seat: the next seat with cards that has not played
         for k in range(1, n):
-            s = (seat + k) % n
+            s = ahead(seat + k - n, n)
             if counts[b, s] > 0 and t_card[b, s] < 0:
                 cur[b] = s
                 return
     finish_trick(b, st, opts, rewards, over)
 
 
-@inline_jit
+@kernel_jit_inline
 def finish_trick(
     b: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501

@@ -50,8 +50,8 @@ from kabu_envs.kakeya.kernel.spec import (
     TRUMP,
     ZERO,
     Arrays,
-    inline_jit,
     kernel_jit,
+    kernel_jit_inline,
 )
 
 NO_EGARA_BITS = np.uint64(((1 << 52) - 1) & ~int(EGARA_BITS))
@@ -61,20 +61,20 @@ KEY_WORDS = 8  # a table entry's key: the n hands and one word for the leader an
 # ==================================================================================================
 # card sets
 # ==================================================================================================
-@inline_jit
+@kernel_jit_inline
 def top_card(x: np.uint64) -> int:  # pragma: no cover - compiled (the search tests run it)
     """The highest card of a non-empty set (``x.bit_length() - 1``): the binary exponent of ``x`` as a
     float, exact as a card set has at most 52 bits."""
     return math.frexp(float(x))[1] - 1
 
 
-@inline_jit
+@kernel_jit_inline
 def low_card(x: np.uint64) -> int:  # pragma: no cover
     """The lowest card of a non-empty set (``(x & -x).bit_length() - 1``)."""
     return top_card(x & (~x + ONE))
 
 
-@inline_jit
+@kernel_jit_inline
 def lowest_rank(cards: np.uint64) -> int:  # pragma: no cover
     """The lowest-ranked card of a non-empty set (ties: the lower suit)."""
     low = low_card(cards)
@@ -90,7 +90,7 @@ def lowest_rank(cards: np.uint64) -> int:  # pragma: no cover
     return best
 
 
-@inline_jit
+@kernel_jit_inline
 def above(card: int) -> np.uint64:  # pragma: no cover
     """The cards above ``card`` in its suit."""
     return SUIT_BITS[card // RANKS] & ~((bit(card) << ONE) - ONE)
@@ -99,7 +99,7 @@ def above(card: int) -> np.uint64:  # pragma: no cover
 # ==================================================================================================
 # the play-out policy (the scripted player's rules of thumb, scripted.py)
 # ==================================================================================================
-@inline_jit
+@kernel_jit_inline
 def low_choice(legal: np.uint64, trump: int, rensho: int) -> int:  # pragma: no cover
     """The card I least mind losing: plain non-egara, trump non-egara, plain egara, trump egara,
     Rensho; the lowest rank first (ties: the lower suit)."""
@@ -112,7 +112,7 @@ def low_choice(legal: np.uint64, trump: int, rensho: int) -> int:  # pragma: no 
     return rensho
 
 
-@inline_jit
+@kernel_jit_inline
 def lead_choice(b: int, seat: int, legal: np.uint64, st: Arrays, opts: np.ndarray) -> int:  # pragma: no cover
     """A master egara (no unseen higher card of its suit; Rensho gone or mine; a suit no opponent
     has shown out of, or trumps), else low from the longest plain suit, else the lowest card."""
@@ -160,7 +160,7 @@ def lead_choice(b: int, seat: int, legal: np.uint64, st: Arrays, opts: np.ndarra
     return low_choice(legal, trump, rensho)
 
 
-@inline_jit
+@kernel_jit_inline
 def follow_choice(
     seat: int,
     legal: np.uint64,
@@ -200,7 +200,7 @@ def follow_choice(
     return low_choice(legal, trump, rensho)
 
 
-@inline_jit
+@kernel_jit_inline
 def policy(b: int, st: Arrays, opts: np.ndarray, rmin: int) -> int:  # pragma: no cover
     """The card the seat to play in row ``b`` chooses by the scripted rules of thumb, from its own view
     (its hand, the played cards, the voids and the trick: never another hand)."""
@@ -238,7 +238,7 @@ def playout(
 # ==================================================================================================
 # rows
 # ==================================================================================================
-@inline_jit
+@kernel_jit_inline
 def copy_row(
     src: int, dst: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover
@@ -264,7 +264,7 @@ def copy_row(
 # ==================================================================================================
 # the double-dummy solver
 # ==================================================================================================
-@inline_jit
+@kernel_jit_inline
 def table_key(b: int, st: Arrays, opts: np.ndarray) -> np.uint64:  # pragma: no cover
     """The word beside the hands in a table key: the leader and, per partnership, its egara count and
     which aces it holds (all the captured egara can still matter for)."""

@@ -66,5 +66,7 @@ RANKS, SUITS, ACE_RANK = 13, 4, 12
 # increments on each array taken from the state tuple cost several times a card play itself.
 _njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
 kernel_jit = _njit(cache=True, _nrt=False)
-inline_jit = _njit(cache=True, _nrt=False, inline="always")  # small and hot: inlined in the caller
+# The functions run once per row and step are inlined by numba (``inline="always"``): a call passes the
+# state tuple as every field of every array, and LLVM does not inline a callee that large by itself.
+kernel_jit_inline = _njit(cache=True, _nrt=False, inline="always")
 WORDS = 16  # the 0/1 entries as a bitset: up to 960 bits and a spare word (four players 438, six 571)
