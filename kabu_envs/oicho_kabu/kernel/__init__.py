@@ -39,7 +39,7 @@ from kabu_envs.oicho_kabu import observation as _observation
 from kabu_envs.oicho_kabu.kernel import flow as _flow
 from kabu_envs.oicho_kabu.kernel import layout as _layout
 from kabu_envs.oicho_kabu.kernel import observe as _observe
-from kabu_envs.oicho_kabu.kernel.flow import reset_rows, step
+from kabu_envs.oicho_kabu.kernel.flow import reset_rows, resume_rows, step
 from kabu_envs.oicho_kabu.kernel.layout import (
     O_OBS,
     Rules,
@@ -65,6 +65,7 @@ __all__ = [
     "make_state",
     "prepare",
     "reset_rows",
+    "resume_rows",
     "step",
 ]
 
@@ -85,7 +86,7 @@ def prepare() -> bool:
     compile at once (test or training workers) write the same code. (With several versions, two
     processes adding different ones at once can pair an index entry with the other's machine code.)"""
     mark = stamp()
-    compiling = core.prepare("Oicho-Kabu", [_flow.reset_rows, _flow.step], mark)
+    compiling = core.prepare("Oicho-Kabu", [_flow.reset_rows, _flow.resume_rows, _flow.step], mark)
     quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
     observe = [_observe.encode, _observe.encode_compact]
     return core.prepare("Oicho-Kabu observation", observe, mark, out=quiet) or compiling

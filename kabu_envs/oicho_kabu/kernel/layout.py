@@ -228,6 +228,10 @@ def state_dtype(num_actions: int) -> np.dtype[np.void]:
         ("legal_action_mask", np.uint8, (max(MIN_ACTIONS, num_actions),)),  # 0/1 (no bool arrays in records)
         ("rewards", np.float64, (n,)),  # chips won this step
         ("terminated", np.bool_, ()),
+        ("cand", i8, (n,)),  # dealer selection: the seats still drawing, first ncand entries
+        ("ncand", i8, ()),
+        ("resume", i8, ()),  # where the game continues after a pending shuffle (flow.R_*), 0: none
+        ("feed", np.bool_, ()),  # its shuffles are drawn by Python (the deck feed), not by ``rng``
         ("rng", np.uint64, ()),  # the game's generator state (core.kernel)
         ("seed", np.uint64, ()),  # the seed, row key and episode that generator came from
         ("row_key", np.uint64, ()),
