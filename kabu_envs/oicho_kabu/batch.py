@@ -177,6 +177,12 @@ class OichoKabuBatch(LazyObservationBatchEnv):
             waiting = self._k.resume_rows(st, self.rules, rows, perms)
 
     # --- observations -----------------------------------------------------------------------------
+    def _refresh(self, rows: np.ndarray | None = None) -> None:
+        """Encode the observations of the games ``rows`` (None: all) anew at the next read (the masks are
+        the state's own; tests check a partial step's observations equal the whole-batch rewrite)."""
+        self._mark_stale(rows)
+        self._compact_stale = True
+
     def _encode_observation(self, rows: np.ndarray | None) -> None:
         if self.observation_format == "compact":
             self._observation[:] = self._k.decode_compact(self.observation_compact, self.rules)

@@ -155,7 +155,7 @@ def make_rules(cfg: Config) -> Rules:
     head[O_MAX_ROUNDS] = cfg.max_rounds
     head[O_CHANGE] = sum(1 << CHANGES.index(c) for c in cfg.dealer_change)
     head[O_MAX_DEALS] = cfg.dealer_max_deals
-    head[O_UNBACKED] = bool(getattr(cfg, "unbacked_spread_card", False))  # (issue #24's open departure)
+    head[O_UNBACKED] = cfg.unbacked_spread_card  # (the encyclopedia's face-up card of an unbacked spread)
     head[O_K] = tab.num_classes
     head[O_LIGHTS] = cfg.deck == "hanafuda"
     head[O_ACTIONS] = _actions.num_actions(len(cfg.bet_sizes))
