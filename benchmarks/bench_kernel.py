@@ -36,11 +36,13 @@ env.reset(seed=0)
 rng = np.random.default_rng(0)
 pool = rng.random((8, {B}, env.num_actions)).astype(np.float32) + np.float32(1e-3)
 compact = {fmt!r} == "compact"
-if compact:  # the policy reads the bytes (a learner on device would decode them there)
-    src = [env.observation_packed, env.observation_real]
-    buf = [np.empty_like(a) for a in src]
-else:
-    buf = [np.empty((env.batch_size, env.obs_size), dtype=np.float32)]
+def read():  # the policy reads the bytes when compact (a learner on device would decode them there)
+    if not compact:
+        return [env.observation]
+    if hasattr(env, "observation_compact"):  # Oicho-Kabu: one (B, C) array, encoded when read
+        return [env.observation_compact]
+    return [env.observation_packed, env.observation_real]
+buf = [np.empty_like(a) for a in read()]
 for k in range(8):  # warm up (caches, first calls)
     env.step(np.argmax(env.legal_action_mask * pool[k], axis=1))
 best = 0.0
@@ -49,7 +51,7 @@ for _ in range({repeat}):
     start = time.perf_counter()
     while True:
         for k in range(8):
-            for dst, a in zip(buf, src if compact else [env.observation]):
+            for dst, a in zip(buf, read()):
                 np.copyto(dst, a)  # the policy reads the observation
             live = env.current_player >= 0
             env.step(np.argmax(env.legal_action_mask * pool[k], axis=1))

@@ -123,7 +123,8 @@ def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, act_seed=3, p
         env.reset(seed=seed, decks=decks)
         seeds = [0] * B
         for b, a in enumerate(aecs):
-            a._new_game = lambda _rng, deck, a=a, feed=KernelRng(seed, b): Game(a.config, feed, deck)
+            feed = KernelRng(seed, b)
+            a._new_game = lambda _rng, deck, a=a, feed=feed: Game(a.config, feed, deck)
     else:
         seeds = seeds if seeds is not None else [500 + 11 * b for b in range(B)]
         env.reset(seeds=seeds, decks=decks)

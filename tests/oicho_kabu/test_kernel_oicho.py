@@ -76,7 +76,9 @@ def lockstep(
             lengths[b] = len(d)
     rows = np.arange(B, dtype=np.int64)
     zero, unfed = np.zeros(B, np.uint64), np.zeros(B, np.bool_)  # (episode 0, the kernel's generator)
-    waiting = K.reset_rows(st, ru, rows, np.array(seeds, np.uint64), rows.astype(np.uint64), zero, unfed, stacked, lengths)
+    waiting = K.reset_rows(
+        st, ru, rows, np.array(seeds, np.uint64), rows.astype(np.uint64), zero, unfed, stacked, lengths
+    )
     assert waiting == 0
     aecs = []
     for b, d in enumerate(decks):

@@ -89,9 +89,7 @@ R_NONE, R_ROUND, R_SELECT, R_SELECTED, R_TABLE = 0, 1, 2, 3, 4
 @numba.njit
 def _shuffle_tail(g: Game) -> None:  # pragma: no cover
     """The pending shuffle of ``deck[stacked:dlen]`` with the game's own generator: ``core.kernel.shuffle``
-    through a one-word array and a scratch copy, with a row and a count that are never constants
-    (``len`` and ``min`` are typed plain integers): the types every caller of ``shuffle`` passes, so
-    that its cache holds one version (``kernel.prepare``)."""
+    through a one-word array and a scratch copy (``shuffle`` is compiled into this function)."""
     start, m = g.stacked, g.dlen - g.stacked
     rest = np.empty(DECK_SIZE, dtype=np.int64)
     for i in range(m):
