@@ -54,29 +54,34 @@ for k in range(8):  # warm up (caches, first calls) and reach the middle of a de
 nbytes = env.state_nbytes() if hasattr(env, "state_nbytes") else 0
 name = type(env).__name__
 compact = fmt == "compact"
+def read_from(e):  # the policy reads the bytes when compact (a learner on device would decode them there)
+    if not compact:
+        return [e.observation]  # read every step: an engine may encode lazily on read
+    if hasattr(e, "observation_compact"):  # Oicho-Kabu: one (B, C) array, encoded when read
+        return [e.observation_compact]
+    return [e.observation_packed, e.observation_real]
 if mode.startswith("null-"):  # the harness alone: the same arrays, a step that does nothing
     class NullEnv:
         def __init__(self, real):
             self.legal_action_mask = real.legal_action_mask.copy()
             self.current_player = np.zeros(real.batch_size, dtype=np.int64)
-            self.observation_packed = real.observation_packed.copy()
-            self.observation_real = real.observation_real.copy()
-            self.observation = None if compact else real.observation.copy()
+            self.arrays = [a.copy() for a in read_from(real)]
         def step(self, actions):
             return None
     env, name, nbytes = NullEnv(env), "NullEnv", 0
-if compact:  # the policy reads the bytes (a learner on device would decode them there)
-    src = [env.observation_packed, env.observation_real]
+    def read():
+        return env.arrays
 else:
-    src = [env.observation]
-buf = [np.empty_like(a) for a in src]
+    def read():
+        return read_from(env)
+buf = [np.empty_like(a) for a in read()]
 best, cpu_step = 0.0, 0.0
 for _ in range({repeat}):
     decisions = steps = 0
     start, cpu = time.perf_counter(), time.process_time()
     while True:
         for k in range(8):
-            for dst, a in zip(buf, src if compact else [env.observation]):
+            for dst, a in zip(buf, read()):
                 np.copyto(dst, a)  # the policy reads the observation
             live = env.current_player >= 0
             env.step(np.argmax(env.legal_action_mask * pool[k], axis=1))

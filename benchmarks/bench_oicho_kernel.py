@@ -1,14 +1,14 @@
-"""Decisions/s of Oicho-Kabu's compiled kernel (``OichoKernelBatch``) beside the numpy engine, one run.
+"""Decisions/s of Oicho-Kabu's kernel engine (``OichoKabuBatch``): float32 and compact, one run.
 
 The loop is ``bench_batch.py``'s: ``autoreset=True`` (every game live), every step reads the observation
 (copied into a policy-side buffer; the compact rows for ``kernel compact``) and the mask and draws one
 random legal action per game (argmax of the mask times a pre-drawn uniform table). The engines are
 measured interleaved (one run of each per round, the best of ``--repeat`` rounds), so that machine load
-affects them alike. Then the kernel's cold compile (a fresh process, an empty cache folder) and warm
-start (a fresh process, the cache filled), each the time of import + first engine + first step.
+affects them alike (the numpy engine it replaced: ``bench_kernel.py --numpy DIR --games oicho_kabu``,
+DIR a checkout of an older commit). Then the kernel's cold compile (a fresh process, an empty cache
+folder) and warm start (a fresh process, the cache filled), each import + first engine + first step.
 
     python benchmarks/bench_oicho_kernel.py [--duration 1] [--repeat 3] [--sizes 1 64 1024 8192]
-                                            [--numpy-from /path/to/a/checkout]  # its numpy engine
 """
 
 from __future__ import annotations
@@ -48,13 +48,11 @@ def run(env: Any, duration: float, compact: bool, seed: int = 0) -> float:
 
 def engines(B: int) -> dict[str, Any]:
     """The engines compared at batch size B (all autoreset, the default rules)."""
-    from kabu_envs import batch
-    from kabu_envs.oicho_kabu.kernel.batch import OichoKernelBatch
+    from kabu_envs.oicho_kabu.batch import OichoKabuBatch
 
     out: dict[str, Any] = {
-        "numpy": batch.make("oicho_kabu", batch_size=B, autoreset=True),
-        "kernel float32": OichoKernelBatch(B, autoreset=True),
-        "kernel compact": OichoKernelBatch(B, autoreset=True, observation="compact"),
+        "kernel float32": OichoKabuBatch(B, autoreset=True),
+        "kernel compact": OichoKabuBatch(B, autoreset=True, observation="compact"),
     }
     for env in out.values():
         env.reset(seed=1)
@@ -64,8 +62,8 @@ def engines(B: int) -> dict[str, Any]:
 _START = """
 import time, sys
 t = time.perf_counter()
-from kabu_envs.oicho_kabu.kernel.batch import OichoKernelBatch
-env = OichoKernelBatch(8)
+from kabu_envs.oicho_kabu.batch import OichoKabuBatch
+env = OichoKabuBatch(8)
 env.reset(seed=0)
 env.observation
 env.observation_compact
@@ -91,8 +89,8 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.1f}, best of {args.repeat} interleaved runs of {args.duration} s")
-    print("| B | numpy engine | kernel float32 | x | kernel compact | x | bytes/game float32, compact |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| B | kernel float32 | kernel compact | bytes/game float32, compact |")
+    print("|---:|---:|---:|---:|")
     for B in args.sizes:
         envs = engines(B)
         for env in envs.values():  # warm-up (the first calls compile or load the kernel)
@@ -101,11 +99,9 @@ def main() -> None:
         for _ in range(args.repeat):
             for name, env in envs.items():
                 best[name] = max(best[name], run(env, args.duration, name == "kernel compact"))
-        base = best["numpy"]
         f32, packed = envs["kernel float32"], envs["kernel compact"]
         print(
-            f"| {B} | {base:,.0f} | {best['kernel float32']:,.0f} | {best['kernel float32'] / base:.1f}x "
-            f"| {best['kernel compact']:,.0f} | {best['kernel compact'] / base:.1f}x "
+            f"| {B} | {best['kernel float32']:,.0f} | {best['kernel compact']:,.0f} "
             f"| {f32.state_nbytes() // B:,}, {packed.state_nbytes() // B:,} |",
             flush=True,
         )

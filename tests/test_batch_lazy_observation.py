@@ -16,16 +16,17 @@ from kabu_envs.training.batch_vec_env import BatchVecEnv
 
 
 def _count_encodes(monkeypatch: pytest.MonkeyPatch, only: type = OichoKabuBatch) -> list[int]:
-    """The number of games each ``_encode`` call of an engine of class ``only`` encodes (all: B)."""
+    """The number of games each ``_encode_observation`` call of an engine of class ``only`` encodes (all:
+    B)."""
     calls: list[int] = []
-    encode = OichoKabuBatch._encode
+    encode = OichoKabuBatch._encode_observation
 
-    def counted(self, rows, *args):  # type: ignore[no-untyped-def]
+    def counted(self, rows):  # type: ignore[no-untyped-def]
         if type(self) is only:
             calls.append(self.batch_size if rows is None else len(rows))
-        return encode(self, rows, *args)
+        return encode(self, rows)
 
-    monkeypatch.setattr(OichoKabuBatch, "_encode", counted)
+    monkeypatch.setattr(OichoKabuBatch, "_encode_observation", counted)
     return calls
 
 

@@ -16,7 +16,6 @@ from kabu_envs.core import (
     seat_of,
     validate_deck_prefix,
 )
-from kabu_envs.core.batch_seeds import PresetSeedSequence, seed_states
 
 
 def test_ordered_deck_prefix_first_then_seeded_rest():
@@ -127,8 +126,6 @@ def test_make_rng_is_numpys_pcg64_for_every_kind_of_seed():
     for seed in (0, 12345, np.int64(7), [3, 1, 4], np.random.SeedSequence(9)):
         want = np.random.Generator(np.random.PCG64(seed)).integers(2**62, size=8)
         assert (make_rng(seed).integers(2**62, size=8) == want).all()
-    words = seed_states([42])[0]
-    assert (make_rng(PresetSeedSequence(words)).random(4) == np.random.default_rng(42).random(4)).all()
     assert make_rng(None).bit_generator.state["bit_generator"] == "PCG64"
 
 

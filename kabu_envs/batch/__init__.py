@@ -25,8 +25,9 @@ training VecEnv steps only the games whose opponents are to act, and restarts a 
 the seed its view would draw); a held game reports ``rewards`` 0 and ``terminated`` = over.
 ``reset(seeds=[...])`` gives game b exactly the deal the AEC env's ``reset(seed=seeds[b])`` gives;
 ``reset(decks=[...])`` the stacked decks of ``reset(options={"deck": ...})``. ``reset(seed=s)``: an
-engine on a rules kernel (Kakeya, Toy Card) deals from its own per-row streams seeded from (s, row,
-episode), the others use ``seeds = derive_seeds(s, B)`` (docs/batch.md#seeding). ``autoreset=True``
+engine on a rules kernel (Kakeya, Toy Card, Oicho-Kabu) deals from its own per-row streams seeded from
+(s, row, episode), the others use ``seeds = derive_seeds(s, B)`` (docs/batch.md#seeding).
+``autoreset=True``
 restarts a finished game at the next ``step`` (its new deal continues the batch's seed stream), for
 training loops. Seeds are checked as the
 AEC env checks its seed (``1.7``, ``"5"``, ``True`` are refused) and stacked decks as the game checks

@@ -9,9 +9,16 @@ A row's state is ``seed_state(seed, row, episode)``, a hash of the three numbers
 only on (seed, row, episode), not on the other rows, the batch size or numpy. Bounded draws use Lemire's
 multiply-shift with rejection (exactly uniform); shuffles are Fisher-Yates from the top.
 
-**The cache**: kernels are ``@numba.njit(cache=True)``. numba keys its cache on the kernel file alone, so
-a change to a constant the kernel reads from another module (the observation layout, a table) would
-load stale machine code. ``prepare`` keeps a stamp beside the cache (a hash of the kernel's sources and
+**The cache**: kernels are ``@numba.njit(cache=True)``, but only functions that are called with one set
+of argument types: numba's cache index is one file per function, read, extended and rewritten by each
+process that compiles a new version, so two processes compiling *different* versions at once (pytest
+workers, training workers) can leave an entry pointing at the other's machine code. A function called
+with several types (an int8 and an int64 deck, a literal card number) is therefore compiled into its
+callers and not cached itself (``inner_jit``; the generator's helpers below): each cached function then
+has one version, and processes compiling it at once write the same code (tests/kernel checks every
+cached kernel function's index). numba keys its cache on the kernel file alone, so a change to a
+constant the kernel reads from another module (the observation layout, a table) would load stale
+machine code. ``prepare`` keeps a stamp beside the cache (a hash of the kernel's sources and
 constants) and drops the module's cache files when it differs. It also prints the one line a user sees
 when a kernel compiles. numba picks the cache folder: ``__pycache__`` beside the source, or the user's
 cache folder when that is read-only (site-packages installed by root).
@@ -29,6 +36,10 @@ from typing import Any, TextIO
 import numba
 import numpy as np
 
+_njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
+# a kernel helper called with several argument types: compiled into each caller, never cached (above)
+inner_jit = _njit(_nrt=False)
+
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: SplitMix64's increment
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -38,7 +49,7 @@ _ROW_KEY = np.uint64(0x6A09E667F3BCC909)  # keys that keep (seed, row, episode) 
 _EPISODE_KEY = np.uint64(0xBB67AE8584CAA73B)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def mix64(z: np.uint64) -> np.uint64:  # pragma: no cover - compiled (its tests run it)
     """SplitMix64's finaliser: a bijection of 64-bit words with full avalanche."""
     z = (z ^ (z >> _S30)) * _M1
@@ -54,14 +65,14 @@ def seed_state(seed: np.uint64, row: np.uint64, episode: np.uint64) -> np.uint64
     return mix64(z ^ (episode * _EPISODE_KEY + _GAMMA))
 
 
-@numba.njit(cache=True)
+@numba.njit
 def next_u64(state: np.ndarray, row: int) -> np.uint64:  # pragma: no cover
     """The next 64-bit draw of row ``row`` (``state`` is the batch's uint64 array of states)."""
     state[row] += _GAMMA
     return mix64(state[row])
 
 
-@numba.njit(cache=True)
+@numba.njit
 def bounded(state: np.ndarray, row: int, n: int) -> int:  # pragma: no cover
     """A uniform integer in [0, n) for 1 <= n < 2**32: Lemire's multiply-shift, biased draws rejected."""
     bound = np.uint64(n)
@@ -75,7 +86,7 @@ def bounded(state: np.ndarray, row: int, n: int) -> int:  # pragma: no cover
     return int(m >> _S32)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def shuffle(state: np.ndarray, row: int, items: np.ndarray, n: int) -> None:  # pragma: no cover
     """Shuffle ``items[:n]`` in place (Fisher-Yates from the top) with row ``row``'s generator."""
     for i in range(n - 1, 0, -1):
@@ -132,11 +143,18 @@ def jit_disabled() -> bool:
     return bool(getattr(numba.config, "DISABLE_JIT", 0))
 
 
+def is_cached(dispatcher: Any) -> bool:
+    """Whether a compiled function keeps a cache (``njit(cache=True)``; not ``inner_jit``)."""
+    return hasattr(getattr(dispatcher, "_cache", None), "_cache_path")
+
+
 def prepare(title: str, dispatchers: Sequence[Any], stamp: str, *, out: TextIO | None = None) -> bool:
     """Ready a kernel's cache before its first call; True when it will compile (and says so, once).
 
-    ``dispatchers`` are the kernel's ``njit`` functions (one module); ``stamp`` its ``fingerprint``.
-    A cache written under another stamp is deleted, so numba recompiles instead of loading it."""
+    ``dispatchers`` are the kernel's ``njit`` functions (one module; those not cached are skipped);
+    ``stamp`` its ``fingerprint``. A cache written under another stamp is deleted, so numba recompiles
+    instead of loading it."""
+    dispatchers = [d for d in dispatchers if is_cached(d)]
     if jit_disabled() or not dispatchers:
         return False
     if _PREPARED.get(title) == stamp:

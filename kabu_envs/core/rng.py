@@ -17,7 +17,7 @@ import numpy as np
 from numpy.random.bit_generator import ISeedSequence
 
 # what numpy's PCG64 accepts: an int (or numpy integer), a sequence of ints (hashed together), a
-# SeedSequence or any ISeedSequence (such as core.batch_seeds' precomputed one); None: OS entropy
+# SeedSequence or any ISeedSequence; None: OS entropy
 Seed: TypeAlias = int | np.integer[Any] | Sequence[int] | np.random.SeedSequence | ISeedSequence | None
 
 

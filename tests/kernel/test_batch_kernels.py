@@ -164,3 +164,50 @@ def test_the_cache_stamp_covers_the_modules_the_constants_come_from(game, monkey
     if game == "kakeya":
         assert {"kabu_envs.kakeya.scoring", "kabu_envs.kakeya.cards"} <= set(seen)
     assert module.stamp() == first  # stable: a warm start loads the cache
+
+
+_ONE_VERSION_CASES = [
+    ("kakeya", {}),
+    ("kakeya", {"num_players": 6, "six_player_mode": "dealers_sit_out", "reward": "egara"}),
+    ("toy_card", {"num_players": 5}),
+    ("oicho_kabu", {"num_players": 8, "bet_sizes": (1, 2, 3, 4, 5, 6), "deck": "hanafuda"}),
+]
+
+
+def test_every_cached_kernel_function_has_one_version():
+    """numba's cache index of a function is read, extended and rewritten by each process compiling a
+    new version: two processes adding different ones at once (test or training workers) can pair an
+    entry with the other's machine code. So every cached function of every kernel (and of
+    ``core.kernel``) must be compiled with one set of argument types whatever the game, rule set,
+    observation format and call (a helper called with several, such as ``core.shuffle`` with int8 and
+    int64 decks or Kakeya's ``bit`` with literal cards, is ``inner_jit``: compiled into its callers)."""
+    import importlib
+
+    if core.jit_disabled():
+        pytest.skip("plain Python: nothing is compiled")
+    for game, options in _ONE_VERSION_CASES:
+        for observation in ("float32", "compact"):
+            env = batch.make(game, batch_size=3, autoreset=True, observation=observation, **options)
+            env.reset(seed=1)
+            _random_play([env], 40)
+            env.reset(rows=[1], seeds=[5], decks=[[0, 1, 2]])
+            legal = np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask])
+            env.step(legal, active=np.array([True, False, True]))
+            env.observation  # noqa: B018 - encodes
+    modules = [
+        "kabu_envs.core.kernel",
+        "kabu_envs.kakeya.kernel.rules",
+        "kabu_envs.kakeya.kernel.batch",
+        "kabu_envs.toy_card.kernel",
+        "kabu_envs.oicho_kabu.kernel.flow",
+        "kabu_envs.oicho_kabu.kernel.observe",
+    ]
+    cached = []
+    for name in modules:
+        module = importlib.import_module(name)
+        for f in vars(module).values():
+            if hasattr(f, "py_func") and f.__module__ == name and core.is_cached(f):
+                cached.append(f)
+                index = f._cache._cache_file._load_index()  # (numba's index of the cached versions)
+                assert len(f.signatures) <= 1 and len(index) <= 1, (name, f.__name__, list(index))
+    assert len(cached) >= 10

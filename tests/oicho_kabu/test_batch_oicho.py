@@ -1,8 +1,10 @@
-"""Oicho-Kabu's vectorised batch engine (``kabu_envs.oicho_kabu.batch``) against B AEC envs.
+"""Oicho-Kabu's batch engine (``kabu_envs.oicho_kabu.batch``, on the kernel) against B AEC envs.
 
 Every case steps ``batch.make("oicho_kabu", ...)`` and B raw AEC envs with the same random legal
 actions and checks, at every step, the current players, the masks, the observations, ``terminated``
-and the summed rewards. ``LOCKSTEP_GAMES=N`` plays N games per case instead of 12 (longer runs).
+and the summed rewards. Games reset with seeds are fed (the AEC env's deals, drawn in Python at each
+shuffle); ``reset(seed=s)`` deals the kernel's row streams, which the AEC envs then shuffle with
+(``KernelRng``). ``LOCKSTEP_GAMES=N`` plays N games per case instead of 12 (longer runs).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from kabu_envs.oicho_kabu import rules
 from kabu_envs.oicho_kabu.batch_tables import hand2, hand3, hand_tables
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.deck import card_ids
+from kabu_envs.oicho_kabu.game import Game
 from kabu_envs.oicho_kabu.options import PRESETS, v1_options
 from kabu_envs.oicho_kabu.yaku import LOCAL_YAKU
 
@@ -113,14 +116,19 @@ def _lockstep(options, B=GAMES, seed=None, seeds=None, decks=None, act_seed=3, p
     Returns the steps and the number of observations taken with an unbacked spread turned up."""
     env = batch.make("oicho_kabu", batch_size=B, **options)
     assert type(env).__name__ == "OichoKabuBatch"
-    if seed is not None:
+    aecs = [registry.get("oicho_kabu").make_raw_env(**options) for _ in range(B)]
+    if seed is not None:  # the kernel's row streams: the AEC games shuffle with the same generator
+        from test_kernel_oicho import KernelRng
+
         env.reset(seed=seed, decks=decks)
-        seeds = batch.derive_seeds(seed, B)
+        seeds = [0] * B
+        for b, a in enumerate(aecs):
+            feed = KernelRng(seed, b)
+            a._new_game = lambda _rng, deck, a=a, feed=feed: Game(a.config, feed, deck)
     else:
         seeds = seeds if seeds is not None else [500 + 11 * b for b in range(B)]
         env.reset(seeds=seeds, decks=decks)
     decks = decks if decks is not None else [None] * B
-    aecs = [registry.get("oicho_kabu").make_raw_env(**options) for _ in range(B)]
     for a, s, d in zip(aecs, seeds, decks, strict=True):
         a.reset(seed=s, options=None if d is None else {"deck": d})
     names = aecs[0].possible_agents
@@ -327,29 +335,9 @@ def test_every_option_set_is_vectorised_and_a_declined_one_falls_back(monkeypatc
     assert env.legal_action_mask.any(axis=1).all()
 
 
-def test_betting_order_with_and_without_a_broke_seat():
-    """``_start_round``'s betting order: the seats after the dealer that have chips, in seat order (the
-    engine skips the sort when every seat has chips and sorts when one is broke; both must agree)."""
-    env = batch.make("oicho_kabu", batch_size=4, max_rounds=3)
-    rows = np.arange(4)
-    for broke in (None, (2, 3)):  # (game, seat) without chips, or none
-        env.reset(seed=1)
-        env.chips[:] = 100
-        if broke is not None:
-            env.chips[broke] = 0
-        env.dealer[:] = [0, 1, 2, 3]
-        env._start_round(rows)
-        for b in range(4):
-            d = int(env.dealer[b])
-            want = [(d + i) % 4 for i in range(1, 4) if env.chips[b, (d + i) % 4] > 0]
-            assert env.nb[b] == len(want)
-            assert env.order[b, : len(want)].tolist() == want
-
-
 def test_steps_with_one_phase_and_with_several_phases_agree_with_aec_envs():
-    """A step whose moving games are all in one phase takes the engine's no-sort path; otherwise it groups
-    the games by phase. Both against the AEC envs, whole and partial steps (multi-round games drift apart
-    in phase; finished games sit out)."""
+    """Steps whose moving games are all in one phase and steps mixing phases, whole and partial, against
+    the reference loop (multi-round games drift apart in phase; finished games sit out)."""
     options = {"max_rounds": 4, "minso": True, "dealer_card_choice": True}
     env = batch.make("oicho_kabu", batch_size=6, **options)
     ref = batch.LoopBatchEnv("oicho_kabu", batch_size=6, **options)

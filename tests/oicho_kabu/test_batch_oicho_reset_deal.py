@@ -1,33 +1,36 @@
-"""``OichoKabuBatch.reset`` deals without building ``Deck`` objects (the autoreset hot path): each game's
-deck, stacked prefix and generator state must still be those of ``Deck(Generator(PCG64(seed)), prefix)``,
-the AEC env's deal, or the game and its later reshuffles would drift from the AEC game's."""
+"""``OichoKabuBatch.reset`` with seeds: each fed game's deck, stacked prefix and generator state must be
+those of the AEC env's ``reset(seed=...)`` game (``Deck(make_rng(seed), prefix)`` and the round's draws
+from it), or the game and its later reshuffles would drift from the AEC game's."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from kabu_envs import batch
+from kabu_envs import batch, registry
 from kabu_envs.oicho_kabu.batch import OichoKabuBatch
-from kabu_envs.oicho_kabu.deck import DECK_SIZE, Deck, card_ids
+from kabu_envs.oicho_kabu.deck import DECK_SIZE, card_ids
 
 
-def test_seeded_deals_match_deck_objects_bit_for_bit() -> None:
-    engine = batch.make("oicho_kabu", 6, autoreset=False)
+def test_seeded_deals_match_the_aec_games_bit_for_bit() -> None:
+    options = {"dealer_selection": "closest_to_nine", "redeal_on_triple_table": True}
+    engine = batch.make("oicho_kabu", 6, **options)
     assert isinstance(engine, OichoKabuBatch)
     engine.reset(seed=3)
     rows = np.array([5, 0, 3, 2])
-    seeds: list[int | None] = [11, 2**40 + 7, 0, 99]
+    seeds = [11, 2**40 + 7, 0, 99]
     prefixes = [None, card_ids(1, 6, 1), None, list(range(DECK_SIZE - 1, DECK_SIZE - 13, -1))]
     kept = engine.deck[[1, 4]].copy()
-    engine._deal_seeded(rows, seeds, prefixes)
+    engine.reset(rows=rows, seeds=seeds, decks=prefixes)
     for b, seed, prefix in zip(rows.tolist(), seeds, prefixes, strict=True):
-        want = Deck(np.random.Generator(np.random.PCG64(seed)), prefix)
+        raw = registry.get("oicho_kabu").make_raw_env(**options)
+        raw.reset(seed=seed, options=None if prefix is None else {"deck": prefix})
+        deck = raw.game.deck
         rng = engine._rngs[b]
-        assert rng is not None
-        assert rng.bit_generator.state == want.rng.bit_generator.state
-        assert engine.deck[b].tolist() == want.cards
-        assert (engine.top[b], engine.dlen[b], engine.stacked[b]) == (0, DECK_SIZE, want.stacked)
+        assert rng is not None and rng.bit_generator.state == raw.game.rng.bit_generator.state
+        assert engine.deck[b, : engine.dlen[b]].tolist() == deck.cards
+        assert (engine.top[b], engine.stacked[b]) == (deck.top, deck.stacked)
     assert (engine.deck[[1, 4]] == kept).all()  # rows not dealt keep their decks
+    assert engine.state["feed"].tolist() == [True, False, True, True, False, True]
 
 
 def test_row_reset_equals_a_fresh_batch_reset_with_those_seeds() -> None:

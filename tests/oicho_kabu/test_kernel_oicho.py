@@ -75,7 +75,11 @@ def lockstep(
             stacked[b, : len(d)] = d
             lengths[b] = len(d)
     rows = np.arange(B, dtype=np.int64)
-    K.reset_rows(st, ru, rows, np.array(seeds, np.uint64), rows.astype(np.uint64), stacked, lengths)
+    zero, unfed = np.zeros(B, np.uint64), np.zeros(B, np.bool_)  # (episode 0, the kernel's generator)
+    waiting = K.reset_rows(
+        st, ru, rows, np.array(seeds, np.uint64), rows.astype(np.uint64), zero, unfed, stacked, lengths
+    )
+    assert waiting == 0
     aecs = []
     for b, d in enumerate(decks):
         env = registry.get("oicho_kabu").make_raw_env(**options)
@@ -107,7 +111,7 @@ def lockstep(
             legal = np.flatnonzero(mask)
             acts[b] = int(legal[0] if rng.random() < p_lowest else rng.choice(legal))
         live = view["current_player"] >= 0
-        K.step(st, ru, acts, np.ones(B, dtype=bool), False)
+        assert K.step(st, ru, acts, np.ones(B, dtype=bool), False) == 0
         summed -= view["rewards"]
         for k in np.flatnonzero(live):
             aecs[k].step(int(acts[k]))

@@ -1,9 +1,9 @@
-"""``OichoKernelBatch`` (the batch contract on the Oicho-Kabu kernel) against the AEC env.
+"""``OichoKabuBatch`` (the batch contract on the Oicho-Kabu kernel) against the AEC env.
 
-The AEC envs deal with the kernel's generator (``KernelRng``, seeded as the batch seeds game i of
-``reset(seeds=...)``: (seeds[i], 0, 0)), so the batch and the envs play the same deals; partial steps
-(``active``), the compact observation, autoreset and bad input are checked here, every rule option by
-``test_kernel_oicho.py``.
+A game of ``reset(seeds=...)`` is fed: the kernel pauses at each shuffle and Python draws it from the
+game's numpy generator as the scalar ``Deck`` does, so the batch plays the AEC env's ``reset(seed=s)``
+deals; partial steps (``active``), the compact observation, autoreset, the feed's pauses and bad input
+are checked here, every rule option by ``test_kernel_oicho.py`` and ``test_batch_oicho.py``.
 """
 
 from __future__ import annotations
@@ -12,23 +12,19 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_kernel_oicho import KernelRng, _aec_state
+from test_kernel_oicho import _aec_state
 
 from kabu_envs import registry
-from kabu_envs.core import kernel as core
 from kabu_envs.core.errors import IllegalActionError
-from kabu_envs.oicho_kabu.game import Game
+from kabu_envs.oicho_kabu.batch import OichoKabuBatch
 from kabu_envs.oicho_kabu.kernel import decode_compact, flow, observe
-from kabu_envs.oicho_kabu.kernel.batch import OichoKernelBatch
 
 
 def _envs(options: dict[str, Any], seeds: list[int], decks: list[Any]) -> list[Any]:
     out = []
     for s, d in zip(seeds, decks, strict=True):
         env = registry.get("oicho_kabu").make_raw_env(**options)
-        rng = KernelRng(s, 0)
-        env._new_game = lambda _rng, deck, env=env, rng=rng: Game(env.config, rng, deck)
-        env.reset(seed=0, options=None if d is None else {"deck": d})
+        env.reset(seed=s, options=None if d is None else {"deck": d})
         out.append(env)
     return out
 
@@ -41,7 +37,7 @@ def _envs(options: dict[str, Any], seeds: list[int], decks: list[Any]) -> list[A
 @pytest.mark.parametrize("observation", ["float32", "compact"])
 def test_kernel_batch_equals_aec_envs_with_partial_steps(options: dict[str, Any], observation: str) -> None:
     B = 8
-    env = OichoKernelBatch(B, observation=observation, **options)
+    env = OichoKabuBatch(B, observation=observation, **options)
     seeds = [40 + b for b in range(B)]
     decks: list[Any] = [None] * B
     decks[1] = [0, 4, 8, 12, 16, 20]
@@ -81,8 +77,8 @@ def test_kernel_batch_equals_aec_envs_with_partial_steps(options: dict[str, Any]
 
 def test_autoreset_reports_the_end_and_plays_the_next_episode() -> None:
     B = 16
-    auto = OichoKernelBatch(B, autoreset=True, max_rounds=2)
-    plain = OichoKernelBatch(B, max_rounds=2)
+    auto = OichoKabuBatch(B, autoreset=True, max_rounds=2)
+    plain = OichoKabuBatch(B, max_rounds=2)
     auto.reset(seed=5)
     plain.reset(seed=5)
     rng = np.random.default_rng(1)
@@ -107,12 +103,12 @@ def test_autoreset_reports_the_end_and_plays_the_next_episode() -> None:
 
 def test_rows_seeded_by_one_seed_are_independent_of_the_batch() -> None:
     """``reset(seed=s)``: row b deals from (s, b, 0), whatever the batch size and the other rows."""
-    big, small = OichoKernelBatch(6), OichoKernelBatch(3)
+    big, small = OichoKabuBatch(6), OichoKabuBatch(3)
     big.reset(seed=11)
     small.reset(seed=11)
     assert np.array_equal(big.deck[:3], small.deck) and np.array_equal(big.observation[:3], small.observation)
     assert not np.array_equal(big.deck[0], big.deck[1])
-    again = OichoKernelBatch(6)
+    again = OichoKabuBatch(6)
     again.reset(seed=11)
     again.reset(rows=[4], seeds=[123])
     assert np.array_equal(again.deck[:4], big.deck[:4]) and not np.array_equal(again.deck[4], big.deck[4])
@@ -120,8 +116,8 @@ def test_rows_seeded_by_one_seed_are_independent_of_the_batch() -> None:
 
 def test_bad_input_is_refused_and_changes_nothing() -> None:
     with pytest.raises(ValueError, match="observation='bits'"):
-        OichoKernelBatch(2, observation="bits")
-    env = OichoKernelBatch(3)
+        OichoKabuBatch(2, observation="bits")
+    env = OichoKabuBatch(3)
     env.reset(seed=4)
     acts = np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask])
     bad = acts.copy()
@@ -140,12 +136,12 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
 
 def test_every_rule_set_runs_one_compiled_version_of_each_entry_point() -> None:
     """Every rule set (players, bet sizes, decks) and both observations call the kernel's cached entry
-    points, and the generator's shuffle, with the same argument types: numba's cache then holds one
+    points with the same argument types: numba's cache then holds one
     version of each, so processes compiling at once (test or training workers) write the same code (two
     processes adding different versions at once can pair an index entry with the other's code)."""
     for options in ({}, {"num_players": 8, "bet_sizes": (1, 2, 3, 4, 5, 6)}, {"deck": "hanafuda"}):
         for observation in ("float32", "compact"):
-            env = OichoKernelBatch(3, autoreset=True, observation=observation, **options)
+            env = OichoKabuBatch(3, autoreset=True, observation=observation, **options)
             env.reset(seed=1)
             for _ in range(30):
                 env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask]))
@@ -154,7 +150,72 @@ def test_every_rule_set_runs_one_compiled_version_of_each_entry_point() -> None:
             moving = np.array([True, False, True])
             env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask]), active=moving)
             env.observation  # noqa: B018
-    KernelRng(1, 0).permutation(40)  # (the tests' bridge shuffles with the same types)
-    for f in (flow.reset_rows, flow.step, observe.encode, observe.encode_compact, core.shuffle):
+    for f in (flow.reset_rows, flow.resume_rows, flow.step, observe.encode, observe.encode_compact):
         if hasattr(f, "signatures") and f.signatures:  # (none under NUMBA_DISABLE_JIT)
             assert len(f.signatures) == 1, (f, [[str(x)[-120:] for x in sig] for sig in f.signatures])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"max_rounds": 5, "minso": True, "minso_limit": 3, "redeal_on_triple_table": True},
+        {"max_rounds": 6, "dealer_selection": "lowest", "dealer_selection_each_deal": True, "bankroll": 5},
+        {"rules": "kansai", "max_rounds": 4, "num_players": 8},
+    ],
+    ids=["minso-triple", "select-each-deal", "kansai-8p"],
+)
+def test_fed_games_pause_at_every_shuffle_and_draw_as_the_aec_game(options: dict[str, Any]) -> None:
+    """Pause and resume: a fed game stops at each shuffle (new episode, new round, selection and redeal
+    reshuffles) and Python draws it from the game's own generator; after every step the deck and the
+    generator's state are the AEC game's (so every later shuffle is too), and the games really paused."""
+    B = 6
+    env = OichoKabuBatch(B, **options)
+    resumed: list[int] = []
+    kernel = env._k
+    real = kernel.resume_rows
+
+    class Spy:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(kernel, name)
+
+        @staticmethod
+        def resume_rows(st: Any, ru: Any, rows: np.ndarray, perms: np.ndarray) -> int:
+            resumed.append(len(rows))
+            return int(real(st, ru, rows, perms))
+
+    env._k = Spy()  # type: ignore[assignment]
+    seeds = [7 * b + 1 for b in range(B)]
+    decks: list[Any] = [None] * B
+    decks[2] = [39, 38, 37, 0, 4, 8]  # a stacked prefix: the rest is shuffled below it
+    env.reset(seeds=seeds, decks=decks)
+    aecs = _envs(options, seeds, decks)
+    names = aecs[0].possible_agents
+    rng = np.random.default_rng(4)
+    while not env.terminated.all():
+        acts = np.zeros(B, dtype=np.int64)
+        for b, a in enumerate(aecs):
+            seat, mask, obs = _aec_state(a, names)
+            assert env.current_player[b] == seat
+            if seat < 0:
+                continue
+            deck = a.game.deck
+            assert env.deck[b, : env.dlen[b]].tolist() == deck.cards and env.top[b] == deck.top
+            rngb = env._rngs[b]
+            assert rngb is not None and rngb.bit_generator.state == a.game.rng.bit_generator.state
+            assert np.array_equal(obs, env.observation[b])
+            acts[b] = int(rng.choice(np.flatnonzero(mask)))
+        live = env.current_player >= 0
+        env.step(acts)
+        for k in np.flatnonzero(live):
+            aecs[k].step(int(acts[k]))
+    assert sum(resumed) >= 2 * B  # every game: its first deal and at least one more shuffle
+    assert not env.state["resume"].any()
+
+
+def test_a_waiting_game_without_a_generator_is_named() -> None:
+    env = OichoKabuBatch(2, max_rounds=3)
+    env.reset(seeds=[1, 2])
+    env._rngs[1] = None  # as if its generator had been lost
+    with pytest.raises(RuntimeError, match="game 1 waits for a shuffle"):
+        for _ in range(200):
+            env.step(np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in env.legal_action_mask]))

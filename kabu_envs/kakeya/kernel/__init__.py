@@ -185,8 +185,9 @@ class State:
 
 
 def _dispatchers(module: ModuleType) -> list[Any]:
-    """The compiled functions of one kernel module (each module keeps its own cache files)."""
-    return [f for f in vars(module).values() if hasattr(f, "py_func") and f.__module__ == module.__name__]
+    """The cached compiled functions of one kernel module (each module keeps its own cache files)."""
+    mine = [f for f in vars(module).values() if hasattr(f, "py_func") and f.__module__ == module.__name__]
+    return [f for f in mine if core.is_cached(f)]
 
 
 def stamp() -> str:

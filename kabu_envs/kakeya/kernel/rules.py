@@ -55,7 +55,7 @@ from kabu_envs.kakeya.kernel.spec import (
 # ==================================================================================================
 # cards
 # ==================================================================================================
-@kernel_jit
+@core.inner_jit  # (called with int8 and int64 cards and literal ones: not cached, core.kernel says why)
 def bit(card: int) -> np.uint64:  # pragma: no cover - compiled (the lockstep tests run it)
     """The card set of one card (``1 << card``)."""
     return ONE << np.uint64(card)

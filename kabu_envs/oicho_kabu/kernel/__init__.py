@@ -4,25 +4,30 @@ The kernel is the scalar engine (``game.py``, ``session.py``, ``deck.py``, ``obs
 written again as plain loops over rows, so that numba compiles one step of B games into one call. Each
 function's docstring names the scalar function it mirrors; ``tests/oicho_kabu/test_kernel_oicho.py`` holds
 the two equal (masks, observations, rewards, terminations) on stacked decks and random legal actions
-for every option set the numpy engine covers.
+for every rule option.
 
 Modules: ``layout`` (the arrays and the options, plain numpy), ``flow`` (the rules, compiled), ``observe``
-(the observation, compiled), ``batch`` (``OichoKernelBatch``: the batch contract on the kernel).
+(the observation, compiled); the batch engine on it is ``kabu_envs/oicho_kabu/batch.py``.
 
-- ``State`` (``make_state``): one row per game, a struct of arrays named as the numpy engine's
+- ``State`` (``make_state``): one row per game, a struct of arrays named as the batch engine's
   attributes (``chips``, ``spreads``, ``stakes[game, seat, spread]``, ...), plus each row's generator
   (``rng``: SplitMix64, ``core.kernel``) and the (seed, row key, episode) it was seeded from.
 - ``Rules`` (``make_rules(cfg)``): the options as one int64 array (``O_*`` indices), the bet sizes, the
   rule answers per hand class (``batch_tables.hand_tables``: built by calling ``rules`` itself, so the
   kernel cannot drift from the yaku and settlement rules) and the observation offsets (``obs_spec``).
-- ``reset_rows`` deals new episodes (a stacked prefix first, the rest shuffled by the row's generator),
+- ``reset_rows`` deals new episodes (a stacked prefix first, the rest shuffled), ``resume_rows`` plays
+  fed games on after Python's shuffle,
   ``step`` applies one action per moving game and writes the masks, rewards and ``terminated``
   (with ``autoreset`` a finished game starts its next episode at once), ``encode`` writes a seat's
   float32 observation bit for bit as ``Encoder.encode``, ``encode_compact`` the same as bits plus the
   numbers (``decode_compact`` turns it back into the float32 observation).
 
-Randomness is the rows' own: the scalar engine equals the kernel draw for draw when its ``Deck`` is
-given a generator that shuffles as ``core.kernel.shuffle`` does (``KernelRng``, the tests' bridge).
+Randomness: a shuffle leaves the game at a resume point (``flow.R_*``, the deck arranged as the scalar
+``Deck`` arranges it before shuffling); ``flow._run`` shuffles with the row's own generator and plays on,
+or, for a fed game (``feed``: seeded by Python, the AEC env's deals), stops and returns to Python, which
+draws the shuffle from the game's numpy generator and calls ``resume_rows``. The scalar engine equals
+the kernel's own generator draw for draw when its ``Deck`` shuffles as ``core.kernel.shuffle`` does
+(``KernelRng``, the tests' bridge).
 Nothing here runs on ``import kabu_envs``: the batch engine imports this module on first use.
 """
 
@@ -39,7 +44,7 @@ from kabu_envs.oicho_kabu import observation as _observation
 from kabu_envs.oicho_kabu.kernel import flow as _flow
 from kabu_envs.oicho_kabu.kernel import layout as _layout
 from kabu_envs.oicho_kabu.kernel import observe as _observe
-from kabu_envs.oicho_kabu.kernel.flow import reset_rows, step
+from kabu_envs.oicho_kabu.kernel.flow import reset_rows, resume_rows, step
 from kabu_envs.oicho_kabu.kernel.layout import (
     O_OBS,
     Rules,
@@ -65,6 +70,7 @@ __all__ = [
     "make_state",
     "prepare",
     "reset_rows",
+    "resume_rows",
     "step",
 ]
 
@@ -85,7 +91,7 @@ def prepare() -> bool:
     compile at once (test or training workers) write the same code. (With several versions, two
     processes adding different ones at once can pair an index entry with the other's machine code.)"""
     mark = stamp()
-    compiling = core.prepare("Oicho-Kabu", [_flow.reset_rows, _flow.step], mark)
+    compiling = core.prepare("Oicho-Kabu", [_flow.reset_rows, _flow.resume_rows, _flow.step], mark)
     quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
     observe = [_observe.encode, _observe.encode_compact]
     return core.prepare("Oicho-Kabu observation", observe, mark, out=quiet) or compiling

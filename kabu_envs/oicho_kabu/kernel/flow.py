@@ -82,20 +82,44 @@ def _take(g: Game, where: int) -> int:  # pragma: no cover
     return card
 
 
+# where a game continues after a shuffle (``g.resume``; 0: it does not wait for one)
+R_NONE, R_ROUND, R_SELECT, R_SELECTED, R_TABLE = 0, 1, 2, 3, 4
+
+
 @numba.njit
-def _shuffle(g: Game, items: np.ndarray, k: int) -> None:  # pragma: no cover
-    """``core.kernel.shuffle`` of ``items[:k]`` with the game's generator, through a one-word array, and
-    with a row and a count that are never constants (``len`` and ``min`` are typed plain integers): the
-    types every caller of ``shuffle`` passes, so that its cache holds one version (``kernel.prepare``)."""
+def _shuffle_tail(g: Game) -> None:  # pragma: no cover
+    """The pending shuffle of ``deck[stacked:dlen]`` with the game's own generator: ``core.kernel.shuffle``
+    through a one-word array and a scratch copy (``shuffle`` is compiled into this function)."""
+    start, m = g.stacked, g.dlen - g.stacked
+    rest = np.empty(DECK_SIZE, dtype=np.int64)
+    for i in range(m):
+        rest[i] = g.deck[start + i]
     state = np.empty(1, dtype=np.uint64)
     state[0] = g.rng
-    core.shuffle(state, len(state) - 1, items, min(k, len(items)))
+    core.shuffle(state, len(state) - 1, rest, min(m, len(rest)))
     g.rng = state[0]
+    for i in range(m):
+        g.deck[start + i] = rest[i]
 
 
 @numba.njit
-def _reshuffle(g: Game, returned: np.ndarray, k: int) -> None:  # pragma: no cover
-    """``Deck.reshuffle``: ``returned[:k]`` back, everything below the unused stacked prefix shuffled."""
+def _permute_tail(g: Game, perm: np.ndarray) -> None:  # pragma: no cover
+    """The pending shuffle as Python drew it for a fed game: ``deck[stacked:dlen]`` becomes
+    ``deck[stacked:dlen][perm]`` (what ``rng.shuffle`` does to an array of that length when
+    ``rng.permutation`` of the length gives ``perm``)."""
+    start, m = g.stacked, g.dlen - g.stacked
+    rest = np.empty(DECK_SIZE, dtype=np.int64)
+    for i in range(m):
+        rest[i] = g.deck[start + perm[i]]
+    for i in range(m):
+        g.deck[start + i] = rest[i]
+
+
+@numba.njit
+def _reshuffle(g: Game, returned: np.ndarray, k: int, then: int) -> None:  # pragma: no cover
+    """``Deck.reshuffle``: ``returned[:k]`` back under the unused stacked prefix (the cards below it
+    first, then the returned ones, as the scalar ``rest``), the shuffle of that part left pending
+    (``_run``), the game to continue at ``then``."""
     top = g.top
     keep_end = max(top, g.stacked)
     rest = np.empty(DECK_SIZE, dtype=np.int64)
@@ -106,7 +130,6 @@ def _reshuffle(g: Game, returned: np.ndarray, k: int) -> None:  # pragma: no cov
     for i in range(k):
         rest[m] = returned[i]
         m += 1
-    _shuffle(g, rest, m)
     keep = keep_end - top
     for i in range(keep):
         g.deck[i] = g.deck[top + i]
@@ -115,27 +138,26 @@ def _reshuffle(g: Game, returned: np.ndarray, k: int) -> None:  # pragma: no cov
     g.top = 0
     g.stacked = keep
     g.dlen = keep + m
+    g.resume = then
 
 
 @numba.njit
 def _order_rest(g: Game, keep: int) -> None:  # pragma: no cover
     """``ordered_deck`` / ``Deck.fresh`` below a kept prefix ``deck[b, :keep]``: the other ids in
-    increasing order, shuffled (without a prefix: ``permutation(40)``, the same shuffle of 0..39)."""
+    increasing order, their shuffle left pending (without a prefix: ``permutation(40)``, the same
+    shuffle of 0..39); the game continues with its round (``R_ROUND``)."""
     used = np.zeros(DECK_SIZE, dtype=np.bool_)
     for i in range(keep):
         used[g.deck[i]] = True
-    rest = np.empty(DECK_SIZE, dtype=np.int64)
-    m = 0
+    m = keep
     for c in range(DECK_SIZE):
         if not used[c]:
-            rest[m] = c
+            g.deck[m] = c
             m += 1
-    _shuffle(g, rest, m)
-    for i in range(m):
-        g.deck[keep + i] = rest[i]
     g.top = 0
     g.stacked = keep
     g.dlen = DECK_SIZE
+    g.resume = R_ROUND
 
 
 @numba.njit
@@ -204,26 +226,34 @@ def _score(selection: int, card: int) -> int:  # pragma: no cover
 
 @numba.njit
 def _select(g: Game, ru: Rules) -> None:  # pragma: no cover
-    """``Game._select`` with ``session.select_dealer``: every seat with chips draws, the tied seats again,
-    until one is left; the cards go back under the unused stacked prefix."""
-    n = ru[O_N]
-    rule = ru[O_SELECTION]
-    cand = np.empty(n, dtype=np.int64)
-    score = np.empty(n, dtype=np.int64)
+    """``Game._select`` with ``session.select_dealer``: every seat with chips is a candidate
+    (``g.cand[:g.ncand]``, kept in the record: the draws pause at each reshuffle), then ``_select_draws``."""
     nc = 0
-    for seat in range(n):
+    for seat in range(ru[O_N]):
         if g.chips[seat] > 0:
-            cand[nc] = seat
+            g.cand[nc] = seat
             nc += 1
+    g.ncand = nc
+    _select_draws(g, ru)
+
+
+@numba.njit
+def _select_draws(g: Game, ru: Rules) -> None:  # pragma: no cover
+    """The candidates draw, the tied ones again, until one is left; the cards go back under the unused
+    stacked prefix (a reshuffle: the game continues here, ``R_SELECT``, or with the dealer found,
+    ``R_SELECTED``)."""
+    rule = ru[O_SELECTION]
+    score = np.empty(ru[O_N], dtype=np.int64)
     returned = np.empty(DECK_SIZE, dtype=np.int64)
     k = 0
+    nc = g.ncand
     while True:
         if g.dlen - g.top < nc:  # only with long tie chains: the used cards go back
-            _reshuffle(g, returned, k)
-            k = 0
+            _reshuffle(g, returned, k, R_SELECT)
+            return
         best = -100
         for i in range(nc):
-            seat = cand[i]
+            seat = g.cand[i]
             card = _draw(g)
             if g.selection[seat] < 0:
                 g.selection[seat] = card
@@ -234,17 +264,23 @@ def _select(g: Game, ru: Rules) -> None:  # pragma: no cover
         m = 0
         for i in range(nc):
             if score[i] == best:
-                cand[m] = cand[i]
+                g.cand[m] = g.cand[i]
                 m += 1
-        nc = m
+        nc = g.ncand = m
         if nc == 1:
-            _reshuffle(g, returned, k)
-            break
-    dealer = cand[0]
+            _reshuffle(g, returned, k, R_SELECTED)
+            return
+
+
+@numba.njit
+def _selected(g: Game, ru: Rules) -> None:  # pragma: no cover
+    """The end of ``Game._select``: the dealer found (a new one starts its count), then the deal."""
+    dealer = g.cand[0]
     if dealer != g.dealer or g.round_index == 0:
         g.dealer = dealer
         g.deals_by_dealer = 0
         g.dealer_start_chips = g.chips[dealer]
+    _deal_round(g, ru)
 
 
 @numba.njit
@@ -275,7 +311,8 @@ def _seat_order(g: Game, ru: Rules) -> None:  # pragma: no cover
 
 @numba.njit
 def _new_episode(g: Game, ru: Rules, prefix: np.ndarray, k: int) -> None:  # pragma: no cover
-    """``Game.__init__``: the deck (``prefix[:k]`` on top, the rest shuffled), full chips, the first round."""
+    """``Game.__init__``: the deck (``prefix[:k]`` on top, the rest shuffled: pending), full chips; the
+    first round follows the shuffle (``R_ROUND``)."""
     for i in range(k):
         g.deck[i] = prefix[i]
     _order_rest(g, k)
@@ -284,18 +321,28 @@ def _new_episode(g: Game, ru: Rules, prefix: np.ndarray, k: int) -> None:  # pra
     g.dealer = 0
     g.deals_by_dealer = 0
     g.dealer_start_chips = ru[O_BANKROLL]
-    _start_round(g, ru)
 
 
 @numba.njit
 def _start_round(g: Game, ru: Rules) -> None:  # pragma: no cover
-    """``Game._start_round``: a fresh deck after the first round, selection draws, the betting order,
-    the info cards, the table, then the minso question or the table's final form."""
-    if g.round_index > 0:
-        _fresh(g)
+    """``Game._start_round`` after the first round: a fresh deck (its shuffle pending), then ``_round``."""
+    _fresh(g)
+
+
+@numba.njit
+def _round(g: Game, ru: Rules) -> None:  # pragma: no cover
+    """``Game._start_round`` once the deck is shuffled: selection draws (pausing at their reshuffles),
+    then ``_deal_round``."""
     g.selection[:] = -1
     if ru[O_SELECTION] != 0 and (ru[O_EACH_DEAL] != 0 or g.round_index == 0):
         _select(g, ru)
+    else:
+        _deal_round(g, ru)
+
+
+@numba.njit
+def _deal_round(g: Game, ru: Rules) -> None:  # pragma: no cover
+    """The rest of ``Game._start_round``: the betting order, the info cards, the table."""
     _seat_order(g, ru)
     g.info[:] = -1
     g.spreads[:, :] = -1
@@ -317,7 +364,36 @@ def _start_round(g: Game, ru: Rules) -> None:  # pragma: no cover
         for i in range(g.nb):
             g.info[g.order[i]] = _draw(g)
     _deal_table(g, ru)
-    if ru[O_MINSO] > 0:
+
+
+@numba.njit
+def _deal_table(g: Game, ru: Rules) -> None:  # pragma: no cover
+    """``Game._deal_table``: four table cards, again after a reshuffle while three share a value
+    (``redeal_on_triple_table``; ``game._has_triple``: the game continues here after it, ``R_TABLE``),
+    then the minso question or the table's final form (``_after_table``)."""
+    table = np.empty(NUM_SPREADS, dtype=np.int64)
+    for s in range(NUM_SPREADS):
+        table[s] = _draw(g)
+    if ru[O_TRIPLE] != 0:
+        triple = False
+        for i in range(2):
+            count = 0
+            for j in range(NUM_SPREADS):
+                count += (table[j] >> 2) == (table[i] >> 2)
+            triple = triple or count >= 3
+        if triple:
+            _reshuffle(g, table, NUM_SPREADS, R_TABLE)
+            return
+    for s in range(NUM_SPREADS):
+        g.spreads[s, 0] = table[s]
+    _after_table(g, ru)
+
+
+@numba.njit
+def _after_table(g: Game, ru: Rules) -> None:  # pragma: no cover
+    """After a table is dealt (``Game._start_round``, ``Game._apply_minso``): the dealer's minso question
+    while redeals are left (none yet at a round's start), else the table's final form."""
+    if ru[O_MINSO] > 0 and g.minso_redeals < ru[O_MINSO]:
         _wait(g, MINSO, g.dealer)
         g.legal_action_mask[KEEP] = True
         g.legal_action_mask[REDEAL] = True
@@ -326,25 +402,31 @@ def _start_round(g: Game, ru: Rules) -> None:  # pragma: no cover
 
 
 @numba.njit
-def _deal_table(g: Game, ru: Rules) -> None:  # pragma: no cover
-    """``Game._deal_table``: four table cards, again after a reshuffle while three share a value
-    (``redeal_on_triple_table``; ``game._has_triple``)."""
-    table = np.empty(NUM_SPREADS, dtype=np.int64)
-    while True:
-        for s in range(NUM_SPREADS):
-            table[s] = _draw(g)
-        triple = False
-        if ru[O_TRIPLE] != 0:
-            for i in range(2):
-                count = 0
-                for j in range(NUM_SPREADS):
-                    count += (table[j] >> 2) == (table[i] >> 2)
-                triple = triple or count >= 3
-        if not triple:
-            break
-        _reshuffle(g, table, NUM_SPREADS)
-    for s in range(NUM_SPREADS):
-        g.spreads[s, 0] = table[s]
+def _continue(g: Game, ru: Rules) -> None:  # pragma: no cover
+    """The game's flow after its pending shuffle is done (``g.resume``: where it stopped)."""
+    where = g.resume
+    g.resume = R_NONE
+    if where == R_ROUND:
+        _round(g, ru)
+    elif where == R_SELECT:
+        _select_draws(g, ru)
+    elif where == R_SELECTED:
+        _selected(g, ru)
+    else:
+        _deal_table(g, ru)
+
+
+@numba.njit
+def _run(g: Game, ru: Rules) -> None:  # pragma: no cover
+    """Shuffle and continue until the game waits for an action, or, a fed game (``g.feed``), for Python to
+    draw its shuffle (``dlen - stacked`` cards, ``resume_rows``). A shuffle of fewer than two cards draws
+    nothing (numpy's neither): done here."""
+    while g.resume != R_NONE:
+        if g.dlen - g.stacked > 1:
+            if g.feed:
+                return
+            _shuffle_tail(g)
+        _continue(g, ru)
 
 
 @numba.njit
@@ -546,14 +628,7 @@ def _apply(g: Game, ru: Rules, action: int) -> None:  # pragma: no cover
         table = np.empty(NUM_SPREADS, dtype=np.int64)
         for s in range(NUM_SPREADS):
             table[s] = g.spreads[s, 0]
-        _reshuffle(g, table, NUM_SPREADS)
-        _deal_table(g, ru)
-        if g.minso_redeals < ru[O_MINSO]:
-            _wait(g, MINSO, g.dealer)
-            g.legal_action_mask[KEEP] = True
-            g.legal_action_mask[REDEAL] = True
-        else:
-            _table_final(g, ru)
+        _reshuffle(g, table, NUM_SPREADS, R_TABLE)  # (then the table again: _deal_table, _after_table)
     elif phase == BET:  # Game._apply_bet
         k = action - BET_BASE
         s = g.active
@@ -603,10 +678,13 @@ def _apply(g: Game, ru: Rules, action: int) -> None:  # pragma: no cover
 
 @numba.njit
 def _restart(g: Game, ru: Rules) -> None:  # pragma: no cover
-    """The row's next episode from its own generator: seeded from (seed, row key, episode + 1)."""
+    """The row's next episode from its own generator (a fed game too): seeded from (seed, row key,
+    episode + 1)."""
     g.episode += np.uint64(1)
     g.rng = core.seed_state(g.seed, g.row_key, g.episode)
+    g.feed = False
     _new_episode(g, ru, np.empty(0, dtype=np.int64), 0)  # (this step reports the episode that ended)
+    _run(g, ru)
 
 
 @numba.njit(cache=True)
@@ -616,29 +694,55 @@ def reset_rows(
     rows: np.ndarray,
     seeds: np.ndarray,
     row_keys: np.ndarray,
+    episodes: np.ndarray,
+    feeds: np.ndarray,
     decks: np.ndarray,
     lengths: np.ndarray,
-) -> None:  # pragma: no cover
-    """New episodes in games ``rows[i]``: generator ``seed_state(seeds[i], row_keys[i], 0)``, the stacked
-    prefix ``decks[i, :lengths[i]]`` on top of the deck (``lengths[i]`` 0: a shuffled deck)."""
+) -> int:  # pragma: no cover
+    """New episodes in games ``rows[i]``: generator ``seed_state(seeds[i], row_keys[i], episodes[i])``,
+    or with ``feeds[i]`` shuffles drawn by Python (``resume_rows``); the stacked prefix
+    ``decks[i, :lengths[i]]`` on top of the deck (``lengths[i]`` 0: a shuffled deck). Returns how many
+    games wait for a shuffle from Python."""
+    waiting = 0
     for i in range(len(rows)):
         g = st[rows[i]]
         g.seed = seeds[i]
         g.row_key = row_keys[i]
-        g.episode = np.uint64(0)
+        g.episode = episodes[i]
         g.rng = core.seed_state(g.seed, g.row_key, g.episode)
+        g.feed = feeds[i]
         g.rewards[:] = 0.0
         g.terminated = False
         _new_episode(g, ru, decks[i], lengths[i])
+        _run(g, ru)
+        waiting += g.resume != R_NONE
+    return waiting
+
+
+@numba.njit(cache=True)
+def resume_rows(st: State, ru: Rules, rows: np.ndarray, perms: np.ndarray) -> int:  # pragma: no cover
+    """Fed games ``rows[i]`` waiting for a shuffle take ``perms[i, :dlen - stacked]`` (Python's draw of
+    ``rng.permutation``, the scalar ``Deck``'s shuffle) and play on to the next action or shuffle.
+    Returns how many games wait for a shuffle again."""
+    waiting = 0
+    for i in range(len(rows)):
+        g = st[rows[i]]
+        _permute_tail(g, perms[i])
+        _continue(g, ru)
+        _run(g, ru)
+        waiting += g.resume != R_NONE
+    return waiting
 
 
 @numba.njit(cache=True)
 def step(
     st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool
-) -> None:  # pragma: no cover
+) -> int:  # pragma: no cover
     """One action per live game with ``moving[b]`` (legal: the caller checks against the mask): the
     rewards of this step, ``terminated`` (a game over or not moving reports "over"), the new masks.
-    With ``autoreset`` a game that ends starts its next episode at once (``_restart``)."""
+    With ``autoreset`` a game that ends starts its next episode at once (``_restart``). Returns how many
+    fed games wait for a shuffle from Python (``resume_rows``)."""
+    waiting = 0
     for b in range(len(actions)):
         g = st[b]
         g.rewards[:] = 0.0
@@ -647,5 +751,9 @@ def step(
         if over or not moving[b]:
             continue
         _apply(g, ru, actions[b])
-        if autoreset and g.current_player < 0:
+        _run(g, ru)
+        if g.resume != R_NONE:
+            waiting += 1
+        elif autoreset and g.current_player < 0:
             _restart(g, ru)
+    return waiting

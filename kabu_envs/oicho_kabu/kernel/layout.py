@@ -7,7 +7,7 @@ observation.
 Why records and one int64 array: a compiled function called with a tuple of arrays pays a reference
 count per array and call, which with the 37 state arrays cost more than the work of a game's step; so
 the state is one numpy record per game (``State``: a record array; ``state["chips"]`` is the (B, n)
-array of every game's chips, the numpy engine's attribute) and each function gets the game's record (a
+array of every game's chips, the batch engine's attribute) and each function gets the game's record (a
 pointer); the rules are one int64 array (``Rules``: the options ``O_*``, the observation offsets at
 ``OFF``, the card classes at ``CLASS``, the bet sizes at ``SIZES``, the rule tables where the header's
 ``O_*`` entries say). Figures: benchmarks/README.md.
@@ -136,7 +136,7 @@ Game: TypeAlias = Any  # one game's record, state[b] (a numpy record; its stubs 
 
 
 def make_rules(cfg: Config) -> Rules:
-    """The kernel's view of ``cfg``: every option the numpy engine vectorises (see ``Rules``)."""
+    """The kernel's view of ``cfg``: every rule option (see ``Rules``)."""
     tab = hand_tables(cfg)
     spec = obs_spec(cfg)
     head = np.zeros(NUM_OPTIONS, dtype=np.int64)
@@ -155,7 +155,7 @@ def make_rules(cfg: Config) -> Rules:
     head[O_MAX_ROUNDS] = cfg.max_rounds
     head[O_CHANGE] = sum(1 << CHANGES.index(c) for c in cfg.dealer_change)
     head[O_MAX_DEALS] = cfg.dealer_max_deals
-    head[O_UNBACKED] = bool(getattr(cfg, "unbacked_spread_card", False))  # (issue #24's open departure)
+    head[O_UNBACKED] = cfg.unbacked_spread_card  # (the encyclopedia's face-up card of an unbacked spread)
     head[O_K] = tab.num_classes
     head[O_LIGHTS] = cfg.deck == "hanafuda"
     head[O_ACTIONS] = _actions.num_actions(len(cfg.bet_sizes))
@@ -189,7 +189,7 @@ MIN_ACTIONS = 32  # room in a record's mask for rule sets with up to 23 bet size
 
 
 def state_dtype(num_actions: int) -> np.dtype[np.void]:
-    """One game's record: the fields are the numpy engine's state arrays, one row each. Every rule set
+    """One game's record: the fields are the batch engine's state arrays, one row each. Every rule set
     with up to 23 bet sizes has the same record (seats and mask padded: ``MAX_PLAYERS``,
     ``MIN_ACTIONS``), so each compiled function has one version in numba's cache, whatever the rules:
     processes that compile it at once (test workers, training workers) then write the same code."""
@@ -228,6 +228,10 @@ def state_dtype(num_actions: int) -> np.dtype[np.void]:
         ("legal_action_mask", np.uint8, (max(MIN_ACTIONS, num_actions),)),  # 0/1 (no bool arrays in records)
         ("rewards", np.float64, (n,)),  # chips won this step
         ("terminated", np.bool_, ()),
+        ("cand", i8, (n,)),  # dealer selection: the seats still drawing, first ncand entries
+        ("ncand", i8, ()),
+        ("resume", i8, ()),  # where the game continues after a pending shuffle (flow.R_*), 0: none
+        ("feed", np.bool_, ()),  # its shuffles are drawn by Python (the deck feed), not by ``rng``
         ("rng", np.uint64, ()),  # the game's generator state (core.kernel)
         ("seed", np.uint64, ()),  # the seed, row key and episode that generator came from
         ("row_key", np.uint64, ()),
@@ -253,7 +257,7 @@ def make_state(batch_size: int, cfg: Config) -> State:
 
 
 def fields(st: State, cfg: Config) -> dict[str, np.ndarray]:
-    """The state's fields as the numpy engine's arrays: views, the padding cut off (``chips`` (B, n),
+    """The state's fields as the batch engine's arrays: views, the padding cut off (``chips`` (B, n),
     ``stakes`` (B, n, 4), ``legal_action_mask`` (B, A) bool, ...)."""
     n, A = cfg.num_players, _actions.num_actions(len(cfg.bet_sizes))
     out: dict[str, np.ndarray] = {name: st[name] for name in st.dtype.names or ()}
