@@ -12,7 +12,10 @@ import functools
 import importlib.util
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -43,6 +46,23 @@ def load_helper(relpath: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def run_plain_python(code: str, *paths: Path) -> str:
+    """Run ``code`` in a fresh interpreter under ``NUMBA_DISABLE_JIT=1`` (the kernels as plain Python:
+    coverage, debugging), from the repository root with ``paths`` first on the import path; its stdout.
+    Raises ``CalledProcessError`` (with the child's stderr) when it fails."""
+    root = TESTS.parent
+    path = os.pathsep.join([*map(str, paths), str(root), *sys.path])
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": path}
+    command = [sys.executable, "-W", "ignore::RuntimeWarning", "-c", code]
+    return subprocess.run(command, env=env, cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture(scope="session")
+def plain_python() -> Callable[..., str]:
+    """``run_plain_python``: a test's code run once with the kernels as plain Python."""
+    return run_plain_python
 
 
 @pytest.fixture(scope="session")

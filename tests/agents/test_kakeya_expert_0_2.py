@@ -6,9 +6,6 @@ stones and egara rewards; a capped match; the solver over 2 and 3 tricks)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -110,17 +107,7 @@ print("plain python ok", played, exact)
 """
 
 
-def test_the_search_runs_as_plain_python():
+def test_the_search_runs_as_plain_python(plain_python):
     """``NUMBA_DISABLE_JIT=1``: the search kernel as plain Python makes the same decisions (a few,
     the solver's included: it is slow)."""
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root)}
-    out = subprocess.run(
-        [sys.executable, "-W", "ignore::RuntimeWarning", "-c", _PLAIN],
-        env=env,
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert "plain python ok" in out.stdout
+    assert "plain python ok" in plain_python(_PLAIN)

@@ -6,11 +6,6 @@ autoreset and VecEnv suites); here what the kernels add."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -129,19 +124,9 @@ print("plain python ok")
 """
 
 
-def test_the_kernels_run_as_plain_python():
+def test_the_kernels_run_as_plain_python(plain_python):
     """``NUMBA_DISABLE_JIT=1``: the same kernels as plain Python (coverage, debugging), in lockstep."""
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root)}
-    out = subprocess.run(
-        [sys.executable, "-W", "ignore::RuntimeWarning", "-c", _PLAIN],
-        env=env,
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert "plain python ok" in out.stdout
+    assert "plain python ok" in plain_python(_PLAIN)
 
 
 @pytest.mark.parametrize("game", ["kakeya", "toy_card"])

@@ -12,9 +12,7 @@ games per case instead of 12. One small case runs again under ``NUMBA_DISABLE_JI
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +162,7 @@ def test_kernel_lockstep_with_passive_players(options: dict[str, Any]) -> None:
     lockstep(options, p_lowest=0.9, act_seed=5)
 
 
-def test_kernel_lockstep_as_plain_python() -> None:
+def test_kernel_lockstep_as_plain_python(plain_python: Callable[..., str]) -> None:
     """``NUMBA_DISABLE_JIT=1``: the same functions as plain Python (coverage, debugging), a small case."""
     here = Path(__file__).resolve().parent
     code = (
@@ -173,6 +171,4 @@ def test_kernel_lockstep_as_plain_python() -> None:
         "lockstep({'rules': 'kabufuda_site', 'max_rounds': 2, 'dealer_card_choice': True}, B=3)\n"
         "lockstep({'minso': True, 'redeal_on_triple_table': True, 'deck': 'hanafuda'}, B=3)\n"
     )
-    path = os.pathsep.join([str(here), str(here.parent.parent), *sys.path])
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": path}
-    subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
+    plain_python(code, here)

@@ -439,14 +439,20 @@ def _table_final(g: Game, ru: Rules) -> None:  # pragma: no cover
 
 
 @numba.njit
+def _ask_card_choice(g: Game, slot: int) -> None:  # pragma: no cover
+    """``Game._dealer_card(slot)`` under the dealer's card choice: which card he takes (TAKE_*)."""
+    g.choice_slot = slot
+    _wait(g, CHOICE, g.dealer)
+    for i in range(3):
+        g.legal_action_mask[TAKE_FIRST + i] = True
+
+
+@numba.njit
 def _dealer_first(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._dealer_card(0)``: the dealer's first card, or the question which one (card choice).
     (Slot 0 and slot 1 are two functions, so that no kernel function calls itself through others.)"""
     if ru[O_CHOICE] != 0:
-        g.choice_slot = 0
-        _wait(g, CHOICE, g.dealer)
-        for i in range(3):
-            g.legal_action_mask[TAKE_FIRST + i] = True
+        _ask_card_choice(g, 0)
     else:
         g.dealer_cards[g.nd] = _draw(g)
         g.nd += 1
@@ -457,10 +463,7 @@ def _dealer_first(g: Game, ru: Rules) -> None:  # pragma: no cover
 def _dealer_second(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._dealer_card(1)``: the dealer's second card (or the question), then its draw decision."""
     if ru[O_CHOICE] != 0:
-        g.choice_slot = 1
-        _wait(g, CHOICE, g.dealer)
-        for i in range(3):
-            g.legal_action_mask[TAKE_FIRST + i] = True
+        _ask_card_choice(g, 1)
     else:
         g.dealer_cards[g.nd] = _draw(g)
         g.nd += 1
