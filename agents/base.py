@@ -104,6 +104,18 @@ def acts_at_table(agent: Any) -> bool:
     return callable(getattr(agent, "act_at_table", None))
 
 
+def acts_with_values(agent: Any) -> bool:
+    """True for an agent that can say what each legal action is worth: a teacher for soft targets.
+
+    The protocol: ``act_with_values(observation, action_mask) -> (action, values)``, ``action`` what
+    ``act`` would play from the same state of the agent's generator, ``values`` a float64 array over
+    the action space with the agent's estimate of each action's value for its seat (in the game's
+    reward units) and NaN where it has none (illegal actions, actions it did not consider). The
+    behaviour-cloning fit turns them into a soft target (training/bc.py ``soft_targets``).
+    """
+    return callable(getattr(agent, "act_with_values", None))
+
+
 @runtime_checkable
 class Agent(Protocol):
     name: str

@@ -14,6 +14,11 @@ end of the episode (``gamma = 1``), times the training-only ``reward_scale``.
 Fit: cross-entropy of the teacher's action under the MASKED policy distribution
 (``policy.evaluate_actions(..., action_masks=...)``) plus ``vf_coef`` × the squared error
 of the value head against the returns, so PPO starts with a sensible critic.
+
+Soft targets (``bc.temperature`` > 0): a searching teacher knows more than its arg-max, how much
+each move is worth (``act_with_values``, agents/base.py). The fit then matches the softmax of those
+values / temperature, so the network learns which moves are nearly as good and which lose, not only
+the best one (the distillation of expert iteration; Anthony et al. 2017, Silver et al. 2017).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kabu_envs.agents.base import Agent
+from kabu_envs.agents.base import Agent, acts_with_values
 from kabu_envs.core.rng import make_rng
 from kabu_envs.training.config import BehaviourCloning, TrainConfig
 from kabu_envs.wrappers.single_agent import SingleAgentView
@@ -41,6 +46,7 @@ class Demonstrations:
     actions: np.ndarray
     returns: np.ndarray
     episodes: int
+    values: np.ndarray | None = None  # (n, A) the teacher's action values (NaN: none), soft labels only
 
     def __len__(self) -> int:
         return int(self.actions.size)
@@ -53,6 +59,7 @@ class Demonstrations:
         actions: list[int],
         returns: list[float],
         episodes: int,
+        values: list[np.ndarray] | None = None,
     ) -> Demonstrations:
         """The arrays of decisions recorded one by one (the dtypes every fit expects)."""
         return cls(
@@ -61,7 +68,53 @@ class Demonstrations:
             np.asarray(actions, dtype=np.int64),
             np.asarray(returns, dtype=np.float32),
             episodes,
+            None if values is None else np.asarray(values, dtype=np.float32).reshape(len(actions), -1),
         )
+
+
+class Labeller:
+    """The teacher's label of a decision: its action, and with ``soft`` its action values too."""
+
+    def __init__(self, teacher: Agent, soft: bool) -> None:
+        if soft and not acts_with_values(teacher):
+            raise ValueError(
+                "bc.temperature > 0 needs a teacher that values its actions (act_with_values); "
+                f"{type(teacher).__name__} ({getattr(teacher, 'name', '?')}) only acts: "
+                "set bc.temperature to 0"
+            )
+        self.teacher = teacher
+        self.values: list[np.ndarray] | None = [] if soft else None
+
+    def __call__(self, obs: np.ndarray, mask8: np.ndarray) -> int:
+        """The teacher's action (its values, if soft, are appended to ``self.values``)."""
+        if self.values is None:
+            return int(self.teacher.act(obs, mask8))
+        valuer: Any = self.teacher  # the protocol of agents.base.acts_with_values, checked above
+        action, raw = valuer.act_with_values(obs, mask8)
+        values = np.asarray(raw, dtype=np.float64)
+        if values.shape != mask8.shape:
+            raise ValueError(f"act_with_values returned values of shape {values.shape}, not {mask8.shape}")
+        self.values.append(values)
+        return int(action)
+
+
+def soft_targets(
+    values: np.ndarray, masks: np.ndarray, actions: np.ndarray, temperature: float
+) -> np.ndarray:
+    """``(n, A)`` float32 target distributions: the softmax of the legal valued actions' ``values /
+    temperature``; a row with no valued legal action is one-hot on the teacher's action."""
+    if temperature <= 0:
+        raise ValueError(f"soft targets need a temperature > 0, got {temperature!r}")
+    v = np.asarray(values, dtype=np.float64)
+    valued = masks & np.isfinite(v)
+    z = np.where(valued, v / temperature, -np.inf)
+    top = z.max(axis=1, keepdims=True)
+    has = np.isfinite(top[:, 0])
+    e = np.where(valued, np.exp(z - np.where(has[:, None], top, 0.0)), 0.0)
+    out = np.zeros(v.shape, dtype=np.float64)
+    out[has] = e[has] / e[has].sum(axis=1, keepdims=True)
+    out[np.flatnonzero(~has), actions[~has]] = 1.0
+    return out.astype(np.float32)
 
 
 def collect(
@@ -71,15 +124,18 @@ def collect(
     seed: int,
     reward_scale: float = 1.0,
     progress: bool = False,
+    soft: bool = False,
 ) -> Demonstrations:
     """Let ``teacher`` play the learner's seats of ``view`` for at least ``steps`` decisions.
 
-    ``progress`` shows a bar of the decisions collected (on a terminal only).
+    ``progress`` shows a bar of the decisions collected (on a terminal only); ``soft`` records the
+    teacher's action values too (``act_with_values``).
     """
     if steps <= 0:
         raise ValueError(f"bc.steps must be positive, got {steps}")
     from tqdm.auto import tqdm
 
+    label = Labeller(teacher, soft)
     rng = make_rng(seed)
     obs_l: list[np.ndarray] = []
     mask_l: list[np.ndarray] = []
@@ -94,7 +150,7 @@ def collect(
         done = False
         while not done:
             mask = view.action_masks()
-            action = int(teacher.act(obs, mask.astype(np.int8)))
+            action = label(obs, mask.astype(np.int8))
             obs_l.append(obs)
             mask_l.append(mask)
             act_l.append(action)
@@ -106,7 +162,7 @@ def collect(
         episodes += 1
         bar.update(min(len(rewards), steps - bar.n))
     bar.close()
-    return Demonstrations.from_lists(obs_l, mask_l, act_l, ret_l, episodes)
+    return Demonstrations.from_lists(obs_l, mask_l, act_l, ret_l, episodes, label.values)
 
 
 def fit(
@@ -118,12 +174,15 @@ def fit(
     vf_coef: float,
     seed: int,
     smoothing: float = 0.0,
+    temperature: float = 0.0,
 ) -> dict[str, float]:
     """Cross-entropy on the masked distribution + value regression; returns fit statistics.
 
     ``smoothing`` > 0 fits the teacher's action with probability about ``1 - smoothing``
     instead of 1: the clone still plays the teacher's move (arg-max), but PPO, which samples,
     keeps exploring the alternatives it must compare the teacher's move with.
+    ``temperature`` > 0 fits ``soft_targets`` of the recorded action values instead of the action
+    (mixed with ``smoothing`` the same way).
     """
     import torch
 
@@ -132,6 +191,11 @@ def fit(
     masks = torch.as_tensor(data.masks)
     actions = torch.as_tensor(data.actions)
     returns = torch.as_tensor(data.returns)
+    targets = None
+    if temperature > 0:
+        if data.values is None:
+            raise ValueError("bc.temperature > 0 needs demonstrations with the teacher's action values")
+        targets = torch.as_tensor(soft_targets(data.values, data.masks, data.actions, temperature))
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     policy.set_training_mode(True)
     n = len(data)
@@ -143,6 +207,9 @@ def fit(
             idx = torch.as_tensor(order[start : start + batch_size])
             values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
             ce_loss = -log_prob.mean()
+            if targets is not None:  # the soft target's cross-entropy (masked entries have target 0)
+                logp = policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.logits
+                ce_loss = -torch.where(targets[idx] > 0, targets[idx] * logp, 0.0).sum(1).mean()
             if smoothing > 0:  # target: (1 - eps) on the teacher's action + eps spread over the legal ones
                 logp = policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.logits
                 m = masks[idx]
@@ -172,6 +239,7 @@ def fit_configured(policy: Any, data: Demonstrations, bc: BehaviourCloning, seed
         float(bc.vf_coef),
         seed,
         float(bc.smoothing),
+        float(bc.temperature),
     )
 
 
@@ -198,12 +266,13 @@ def warm_start(
 
     bc = cfg.bc
     t0 = time.time()
-    data = collect(view, teacher, bc.steps, seed, float(cfg.reward_scale), progress)
+    data = collect(view, teacher, bc.steps, seed, float(cfg.reward_scale), progress, bc.temperature > 0)
     t1 = time.time()
     stats = fit_configured(model.policy, data, bc, seed)
     return {
         "teacher": bc.teacher,
         "smoothing": bc.smoothing,
+        "temperature": bc.temperature,
         "decisions": len(data),
         "episodes": data.episodes,
         "collect_seconds": round(t1 - t0, 1),

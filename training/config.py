@@ -88,6 +88,8 @@ class BehaviourCloning:
     batch_size: int = 256
     vf_coef: float = 0.5
     smoothing: float = 0.0
+    # soft targets: softmax of the teacher's action values / temperature (0: the teacher's action only)
+    temperature: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -353,6 +355,8 @@ def _validate_bc(cfg: TrainConfig, spec: registry.GameSpec) -> None:
         )
     if not 0.0 <= bc.smoothing < 1.0:
         raise ValueError(f"bc.smoothing must be in [0, 1), got {bc.smoothing!r}")
+    if isinstance(bc.temperature, bool) or not isinstance(bc.temperature, (int, float)) or bc.temperature < 0:
+        raise ValueError(f"bc.temperature must be a number >= 0 (0: hard labels), got {bc.temperature!r}")
     if cfg.init_from:
         raise ValueError("bc and init_from exclude each other (both set the starting policy)")
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kabu_envs.core.rng import make_rng
-from kabu_envs.training.bc import Demonstrations
+from kabu_envs.training.bc import Demonstrations, Labeller
 from kabu_envs.training.config import TrainConfig
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ def collect_mixture(
     pool = build_pool(cfg, int(rng.integers(2**31)))
     view = make_view(cfg, pool)
     teacher = make_agent(cfg.game, str(cfg.bc.teacher), int(rng.integers(2**31)), **opts)
+    label = Labeller(teacher, cfg.bc.temperature > 0)
     learner = None
     if learner_dir is not None and beta < 1.0:
         learner = make_agent(cfg.game, learner_dir, 0, role=cfg.role, **opts)
@@ -85,12 +86,12 @@ def collect_mixture(
             mask = view.action_masks()
             if int(mask.sum()) > 1:
                 mask8 = mask.astype(np.int8)
-                label = action = int(teacher.act(obs, mask8))
+                labelled = action = label(obs, mask8)
                 if learner is not None and rng.random() >= beta:
                     action = int(learner.act(obs, mask8))
                 obs_l.append(obs)
                 mask_l.append(mask)
-                act_l.append(label)
+                act_l.append(labelled)
                 recorded.append(len(rewards))
             else:
                 action = int(np.flatnonzero(mask)[0])
@@ -100,7 +101,7 @@ def collect_mixture(
         to_go = np.cumsum(rewards[::-1])[::-1] * scale  # return-to-go of each step (gamma = 1)
         ret_l.extend(to_go[recorded].tolist())
         episodes += 1
-    return Demonstrations.from_lists(obs_l, mask_l, act_l, ret_l, episodes)
+    return Demonstrations.from_lists(obs_l, mask_l, act_l, ret_l, episodes, label.values)
 
 
 def _collect_job(args: tuple[TrainConfig, str | None, float, int, int]) -> Demonstrations:
@@ -125,28 +126,34 @@ def collect_parallel(
 def save_demonstrations(data: Demonstrations, path: Path) -> None:
     """The labelled decisions as plain arrays (``np.load`` with ``allow_pickle=False`` reads them back):
     the expensive part of a run, kept so that a new fit needs no new labels."""
-    np.savez_compressed(
-        path,
-        obs=data.obs,
-        masks=data.masks,
-        actions=data.actions,
-        returns=data.returns,
-        episodes=data.episodes,
-    )
+    arrays: dict[str, Any] = {
+        "obs": data.obs,
+        "masks": data.masks,
+        "actions": data.actions,
+        "returns": data.returns,
+        "episodes": data.episodes,
+    }
+    if data.values is not None:
+        arrays["values"] = data.values
+    np.savez_compressed(path, **arrays)
 
 
 def load_demonstrations(path: Path) -> Demonstrations:
     with np.load(path, allow_pickle=False) as z:
-        return Demonstrations(z["obs"], z["masks"], z["actions"], z["returns"], int(z["episodes"]))
+        values = z["values"] if "values" in z.files else None
+        return Demonstrations(z["obs"], z["masks"], z["actions"], z["returns"], int(z["episodes"]), values)
 
 
 def concat(parts: list[Demonstrations]) -> Demonstrations:
+    """The parts' decisions in order (action values kept only when every part has them)."""
+    values = [p.values for p in parts if p.values is not None]
     return Demonstrations(
         np.concatenate([p.obs for p in parts]),
         np.concatenate([p.masks for p in parts]),
         np.concatenate([p.actions for p in parts]),
         np.concatenate([p.returns for p in parts]),
         sum(p.episodes for p in parts),
+        np.concatenate(values) if len(values) == len(parts) else None,
     )
 
 
@@ -201,6 +208,7 @@ def run(
     return {
         "teacher": bc.teacher,
         "smoothing": bc.smoothing,
+        "temperature": bc.temperature,
         "decisions": len(data),
         "episodes": sum(r["episodes"] for r in iterations),
         "collect_seconds": round(sum(r["collect_seconds"] for r in iterations), 1),
