@@ -4,7 +4,8 @@ Names:
 * ``random`` — ``RandomAgent``, for every game;
 * the names a game offers in its registry record (``GameSpec.agents``), e.g. ``scripted`` (rules of thumb) and
   ``expert`` (Oicho-Kabu's expected-value player, Kakeya's search player); each is built with the env's rule
-  options so that it reads the same observation layout as the env it plays in;
+  options so that it reads the same observation layout as the env it plays in; ``<name>:key=value,...``
+  passes the agent its parameters (values read as JSON), e.g. ``expert:samples=128,dd_tricks=3``;
 * ``ppo...`` — a shipped or trained model, ``<models_dir>/<name>/`` (``policy.npz`` +
   ``policy.json``; ``models_dir`` is ``$KABU_MODELS_DIR`` when set, else the shipped models,
   ``kabu_envs/models/``, package data that a wheel install carries);
@@ -68,6 +69,13 @@ def make_agent(
         return RandomAgent(seed=seed)
     if name in spec.agents:
         return registry.resolve(spec.agents[name])(seed=seed, **rule_options)
+    base, colon, rest = name.partition(":")
+    if colon and base in spec.agents:
+        params = parse_params(name, rest)
+        clash = sorted(set(params) & set(rule_options))
+        if clash:
+            raise ValueError(f"agent {name!r}: {clash} are rule options, not the agent's parameters")
+        return registry.resolve(spec.agents[base])(seed=seed, **rule_options, **params)
     if name.startswith(OPENSPIEL_PREFIX):
         bot, params = parse_openspiel_name(name)
         try:
@@ -96,6 +104,11 @@ def parse_openspiel_name(name: str) -> tuple[str, dict[str, Any]]:
     bot, _, rest = name[len(OPENSPIEL_PREFIX) :].partition(":")
     if not bot:
         raise ValueError(f"agent {name!r}: name the bot, e.g. 'openspiel:ismcts'")
+    return bot, parse_params(name, rest)
+
+
+def parse_params(name: str, rest: str) -> dict[str, Any]:
+    """``key=value,...`` (the part of an agent name after its ``:``) -> parameters; each value is JSON."""
     params: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):
         key, sep, text = item.partition("=")
@@ -105,9 +118,9 @@ def parse_openspiel_name(name: str) -> tuple[str, dict[str, Any]]:
             params[key] = json.loads(text)
         except ValueError:
             raise ValueError(
-                f"agent {name!r}: bot parameters are key=value pairs with JSON values, got {item!r}"
+                f"agent {name!r}: parameters are key=value pairs with JSON values, got {item!r}"
             ) from None
-    return bot, params
+    return params
 
 
 def shipped_models(prefix: str = "ppo") -> list[str]:

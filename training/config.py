@@ -274,7 +274,8 @@ def _check_types(cfg: TrainConfig) -> None:
 
 
 def _known_agent(spec: registry.GameSpec, name: str) -> bool:
-    return name in spec.agent_names or name.startswith("ppo")
+    """A name the game offers (parameters after a ``:`` allowed: ``expert:samples=128``) or a model."""
+    return name.partition(":")[0] in spec.agent_names or name.startswith("ppo")
 
 
 def _validate(cfg: TrainConfig) -> None:

@@ -92,6 +92,8 @@ class KakeyaExpertAgent(BaseAgent):
         self.decoder = ViewDecoder(self.cfg)
         self._free = self.cfg.rensho_follow == "free"
         self._search: Search | None = None  # made on the first decision (numba loads then)
+        self._values: dict[int, float] = {}  # the last decision's options -> mean value (act_with_values)
+        self._drawn = 0  # the samples the last search drew (fewer than its budget under max_ms)
 
     # --- the deal's fixed facts -------------------------------------------------------------------
     def _playing(self, view: SeatView) -> tuple[int, ...]:
@@ -114,6 +116,7 @@ class KakeyaExpertAgent(BaseAgent):
 
     # --- the protocol -----------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        self._values = {}
         legal = [int(a) for a in legal_from_mask(action_mask)]
         if len(legal) == 1:
             return legal[0]
@@ -125,6 +128,16 @@ class KakeyaExpertAgent(BaseAgent):
         if view.phase is Phase.PLAY:
             return self._choose_card(view, legal)
         raise ValueError(f"KakeyaExpertAgent: no decision in phase {view.phase.name} (legal: {legal})")
+
+    def act_with_values(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, np.ndarray]:
+        """``act``, and the searched options' mean values over their sampled deals (this deal's reward for
+        the seat; NaN for the actions not searched: illegal ones, the equivalent low cards the search
+        skips, and every action of a forced or single-candidate decision): a soft teacher's labels."""
+        action = self.act(observation, action_mask)
+        values = np.full(np.asarray(action_mask).shape, np.nan)
+        for a, v in self._values.items():
+            values[a] = v
+        return action, values
 
     def _budget(self) -> tuple[float, float | None]:
         """(start, cap) of the optional CPU-time cap, in seconds (no clock read without a cap)."""
@@ -203,14 +216,16 @@ class KakeyaExpertAgent(BaseAgent):
         seen = self.position(view, {})
         totals = np.zeros(len(cards), dtype=np.float64)
         start, cap = self._budget()
+        self._drawn = self.params["samples"]
         if cap is None:
             drawn = [sampler.sample(self.rng) for _ in range(self.params["samples"])]
             search.card_totals(seen, view.hand_counts, deal, search.hands_array(drawn), cards, exact, totals)
         else:
-            for _ in range(self.params["samples"]):
+            for k in range(self.params["samples"]):
                 others = search.hands_array([sampler.sample(self.rng)])
                 search.card_totals(seen, view.hand_counts, deal, others, cards, exact, totals)
                 if self._over(start, cap):
+                    self._drawn = k + 1
                     break
         return [float(t) for t in totals]
 
@@ -220,6 +235,7 @@ class KakeyaExpertAgent(BaseAgent):
         """Play out ``width`` options on each of ``samples`` draws (``draw()``: one sample's rows, an
         option each) and total each option's values in sample order."""
         totals = [0.0] * width
+        self._drawn = samples
         start, cap = self._budget()
         rows: list[tuple[Position, Deal]] = []
 
@@ -228,11 +244,12 @@ class KakeyaExpertAgent(BaseAgent):
                 totals[j % width] += float(v)
             rows.clear()
 
-        for _ in range(samples):
+        for k in range(samples):
             rows.extend(draw())
             if cap is not None:
                 flush()
                 if self._over(start, cap):
+                    self._drawn = k + 1
                     break
         if rows:
             flush()
@@ -249,6 +266,7 @@ class KakeyaExpertAgent(BaseAgent):
         if len(cards) == 1:
             return cards[0]
         totals = self.card_values(view, cards)
+        self._values = {c: t / self._drawn for c, t in zip(cards, totals, strict=True)}
         best = max(totals)
         ties = [c for c, t in zip(cards, totals, strict=True) if t >= best - 1e-9]
         if preferred in ties:
@@ -272,6 +290,7 @@ class KakeyaExpertAgent(BaseAgent):
             return rows
 
         totals = self._playout_totals(draw, self.params["lead_samples"], len(options))
+        self._values = {a: t / self._drawn for a, t in zip(options, totals, strict=True)}
         preferred = LEAD_SELF if self._strength(view.hand, view.trump, view.rensho) else LEAD_PARTNER
         best = max(totals)
         ties = [a for a, t in zip(options, totals, strict=True) if t >= best - 1e-9]
@@ -316,6 +335,7 @@ class KakeyaExpertAgent(BaseAgent):
             return rows
 
         totals = self._playout_totals(draw, self.params["trump_samples"], len(suits))
+        self._values = {TRUMP_BASE + s: t / self._drawn for s, t in zip(suits, totals, strict=True)}
         best = max(totals)
         ties = [TRUMP_BASE + s for s, t in zip(suits, totals, strict=True) if t >= best - 1e-9]
         return current if current in ties else ties[0]
