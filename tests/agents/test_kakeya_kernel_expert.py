@@ -338,3 +338,68 @@ print("plain python ok", moves)
 
 def test_the_kernel_expert_runs_as_plain_python(plain_python):
     assert "plain python ok" in plain_python(_PLAIN)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"num_players": 6, "six_player_mode": "all_play"}, {"num_players": 6}, {"rensho_rule": "seed"}],
+    ids=["4p", "6p_all_play", "6p_sit_out", "seed_rule"],
+)
+def test_trump_totals_play_out_the_expert_models_deal(opts):
+    """The kernel's trump play-outs (``decide.trump_totals``, one pack) equal ``expert.py``'s model on
+    the same pack: dealt to the receivers in turn, the chooser leading when strong, played out by
+    ``Search.playout_many`` under each trump."""
+    from kabu_envs.core import kernel as core
+    from kabu_envs.kakeya.agents.search import trick_order
+
+    agent = KakeyaKernelExpertAgent(seed=0, **opts)
+    search = agent.search
+    cfg = agent.cfg
+    n, m = cfg.num_players, cfg.num_partnerships
+    for first_dealer, key in [(n - 1, 5), (1, 6), (0, 7)]:
+        dealers = first_dealer % m
+        receivers = [
+            s
+            for s in ((first_dealer + k) % n for k in range(1, n + 1))
+            if not (cfg.dealers_sit_out and s % m == dealers)
+        ]
+        chooser = receivers[0]
+        partner = next(s for s in range(chooser % m, n, m) if s != chooser)
+        stones = tuple(range(10, 10 + m))
+        deals = [Deal(t, 51 if t != 3 else 38, dealers, stones) for t in range(4)]
+        if cfg.rensho_rule == "seed":
+            deals = [Deal(t, 12 if t == 0 else 51, dealers, stones) for t in range(4)]
+        rng = np.zeros(1, dtype=np.uint64)
+        rng[0] = core.seed_state(np.uint64(key), np.uint64(0), np.uint64(0))
+        pack = np.arange(NUM_CARDS, dtype=np.int64)
+        core.shuffle(rng, 0, pack, NUM_CARDS)
+        hands = [0] * n
+        for i, card in enumerate(pack.tolist()):
+            hands[receivers[i % len(receivers)]] |= 1 << card
+        rows = []
+        for deal in deals:
+            leader = chooser if agent._strength(hands[chooser], deal.trump, deal.rensho) else partner
+            rows.append((Position(hands[:], [0] * m, 0, [0] * n, trick_order(leader, hands)), deal))
+        expect = search.playout_many(rows)
+        empty = Position([0] * n, [0] * m, 0, [0] * n, [chooser])
+        for j, deal in enumerate(deals):
+            search.load(j, empty, deal)
+        totals = np.zeros(4)
+        search._k.decide.trump_totals(
+            np.arange(4, dtype=np.int64),
+            np.asarray(receivers, dtype=np.int64),
+            chooser,
+            partner,
+            agent.params["lead_self_strength"],
+            1,
+            search.rmin,
+            search.st,
+            search.opts,
+            search.rewards,
+            search.over,
+            search.rng,
+            np.uint64(key),
+            search.perm,
+            totals,
+        )
+        assert totals.tolist() == expect.tolist()

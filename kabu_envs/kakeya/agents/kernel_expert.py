@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.agents.base import loadable
+from kabu_envs.kakeya.actions import TRUMP_BASE
 from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
 from kabu_envs.kakeya.agents.knowledge import SeatView
-from kabu_envs.kakeya.agents.search import Search
-from kabu_envs.kakeya.cards import NUM_CARDS
+from kabu_envs.kakeya.agents.search import Position, Search
+from kabu_envs.kakeya.cards import NUM_CARDS, NUM_SUITS
 
 KERNEL_PARAMS: dict[str, Any] = {
     "samples": 160,  # most deals a card decision draws
@@ -54,6 +55,7 @@ class KernelSearch(Search):
         kernel.prepare((kernel.sample, kernel.decide))
         self.sm = kernel.sample.make_scratch()
         self.rng = np.zeros(1, dtype=np.uint64)
+        self.perm = np.zeros(NUM_CARDS, dtype=np.int64)
         self.alive = np.zeros(NUM_CARDS, dtype=np.bool_)
         self.totals = np.zeros(NUM_CARDS, dtype=np.float64)
         self.values = np.zeros((1, NUM_CARDS), dtype=np.float64)
@@ -186,3 +188,47 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         if spent >= cap:
             return 1
         return max(1, min(p["samples"], int(probe * (cap - spent) / max(spent, 1e-9))))
+
+    def _choose_trump(self, view: SeatView, legal: list[int]) -> int:
+        """``expert.py``'s trump choice (the same model: whole packs dealt to the receivers, the
+        chooser's partnership leading, the scripted lead rule), its packs shuffled and played out in
+        one kernel call (``decide.trump_totals``)."""
+        current = TRUMP_BASE + view.trump
+        if 0 not in self._playing(view):
+            return current if current in legal else legal[0]
+        n, m = self.cfg.num_players, self.cfg.num_partnerships
+        dealers = view.first_dealer % m
+        receivers = [
+            s
+            for s in ((view.first_dealer + k) % n for k in range(1, n + 1))
+            if not (self.cfg.dealers_sit_out and s % m == dealers)
+        ]
+        chooser = receivers[0]
+        partner = next(s for s in range(receivers[0] % m, n, m) if s != chooser)
+        suits = [a - TRUMP_BASE for a in legal if TRUMP_BASE <= a < TRUMP_BASE + NUM_SUITS]
+        search = self.search
+        search._grow(len(suits) + 1)
+        empty = Position([0] * n, [0] * m, 0, [0] * n, [chooser])
+        for j, trump in enumerate(suits):
+            search.load(j, empty, self._deal(view, trump))
+        totals = np.zeros(len(suits), dtype=np.float64)
+        search._k.decide.trump_totals(
+            np.arange(len(suits), dtype=np.int64),
+            np.asarray(receivers, dtype=np.int64),
+            chooser,
+            partner,
+            self.params["lead_self_strength"],
+            self.params["trump_samples"],
+            search.rmin,
+            search.st,
+            search.opts,
+            search.rewards,
+            search.over,
+            search.rng,
+            np.uint64(int(self.rng.integers(0, 1 << 63))),
+            search.perm,
+            totals,
+        )
+        best = float(totals.max())
+        ties = [TRUMP_BASE + s for s, t in zip(suits, totals, strict=True) if t >= best - 1e-9]
+        return current if current in ties else ties[0]

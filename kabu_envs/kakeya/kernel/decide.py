@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from kabu_envs.core import kernel as core
-from kabu_envs.kakeya.kernel.rules import bit, legal_plays, play, popcount
+from kabu_envs.kakeya.kernel.rules import bit, legal_plays, play, popcount, start_trick
 from kabu_envs.kakeya.kernel.sample import Scratch, draw, setup
 from kabu_envs.kakeya.kernel.search import copy_row, playout, policy, solve
 from kabu_envs.kakeya.kernel.spec import (
@@ -39,6 +39,7 @@ from kabu_envs.kakeya.kernel.spec import (
     T_LEADER,
     T_LED,
     T_NUM,
+    TRUMP,
     ZERO,
     Arrays,
     kernel_jit,
@@ -242,3 +243,60 @@ def decide_cards(
         if look and race(k, values, weights, alive, z) <= 1:
             break
     return k
+
+
+@kernel_jit
+def lead_strength(hand: np.uint64, trump: int, rensho: int) -> int:  # pragma: no cover
+    """The scripted lead rule's count of sure winners in ``hand``: Rensho, the trump A and K, the aces
+    (``KakeyaExpertAgent._strength``)."""
+    sure = 0
+    for c in range(52):
+        if (hand >> np.uint64(c)) & np.uint64(1):
+            rank = c % RANKS
+            if c == rensho or (c // RANKS == trump and rank >= RANKS - 2) or rank == RANKS - 1:
+                sure += 1
+    return sure
+
+
+@kernel_jit
+def trump_totals(
+    templates: np.ndarray,
+    receivers: np.ndarray,
+    chooser: int,
+    partner: int,
+    strength: int,
+    samples: int,
+    rmin: int,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    rng: np.ndarray,
+    key: np.uint64,
+    perm: np.ndarray,
+    totals: np.ndarray,
+) -> None:  # pragma: no cover
+    """The trump choice's play-outs: row ``templates[j]`` is the deal with the j-th candidate trump (no
+    card dealt); each of ``samples`` shuffled packs is dealt to ``receivers`` in turn, the chooser leads
+    when its hand is strong enough (``strength`` sure winners) else its partner, and the deal is played
+    out under every candidate trump: ``totals[j]`` sums its values in sample order."""
+    g, counts, hands = st[0], st[3], st[6]
+    n = opts[O_N]
+    work = templates.shape[0]
+    rng[0] = core.seed_state(key, ZERO, ZERO)
+    for c in range(52):
+        perm[c] = c
+    nr = receivers.shape[0]
+    for _ in range(samples):
+        core.shuffle(rng, 0, perm, 52)
+        for j in range(templates.shape[0]):
+            copy_row(templates[j], work, st, opts, rewards, over)
+            for s in range(n):
+                hands[work, s] = ZERO
+            for i in range(52):
+                hands[work, receivers[i % nr]] |= bit(perm[i])
+            for s in range(n):
+                counts[work, s] = popcount(hands[work, s])
+            sure = lead_strength(hands[work, chooser], g[work, TRUMP], g[work, RENSHO])
+            start_trick(work, chooser if sure >= strength else partner, st, n)
+            totals[j] += playout(work, st, opts, rewards, over, rmin)
