@@ -195,15 +195,18 @@ def test_trick_weight_is_the_play_models_likelihood_of_the_trick():
 def test_race_drops_a_clearly_worse_candidate_and_stops_on_ties():
     from kabu_envs.kakeya.kernel import decide
 
-    values = np.array([[1.0, 0.0, 1.0], [2.0, 0.0, 2.0], [1.0, -1.0, 1.0], [3.0, 0.0, 3.0]])
+    # (views of wider arrays, as decide_cards passes them: one compiled version of ``race``)
+    values = np.zeros((4, 8))
+    values[:, :3] = [[1.0, 0.0, 1.0], [2.0, 0.0, 2.0], [1.0, -1.0, 1.0], [3.0, 0.0, 3.0]]
     weights = np.ones(4)
     alive = np.ones(3, dtype=np.bool_)
     # candidate 1 is below on every deal; 0 and 2 tie on every deal: nothing more to learn
-    assert decide.race(4, values, weights, alive, 2.0) == 0
+    assert decide.race(4, values[:, :3], weights, alive, 2.0) == 0
     assert alive.tolist() == [True, False, True]
     alive[:] = True
-    noisy = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
-    assert decide.race(4, noisy, weights, alive[:2], 2.0) == 2 and alive[:2].all()
+    noisy = np.zeros((4, 8))
+    noisy[:, :2] = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+    assert decide.race(4, noisy[:, :2], weights, alive[:2], 2.0) == 2 and alive[:2].all()
 
 
 # --- the agent -------------------------------------------------------------------------------------
