@@ -195,18 +195,18 @@ def test_trick_weight_is_the_play_models_likelihood_of_the_trick():
 def test_race_drops_a_clearly_worse_candidate_and_stops_on_ties():
     from kabu_envs.kakeya.kernel import decide
 
-    # (views of wider arrays, as decide_cards passes them: one compiled version of ``race``)
+    # (rows wider than the candidates, as decide_cards passes them)
     values = np.zeros((4, 8))
     values[:, :3] = [[1.0, 0.0, 1.0], [2.0, 0.0, 2.0], [1.0, -1.0, 1.0], [3.0, 0.0, 3.0]]
     weights = np.ones(4)
     alive = np.ones(3, dtype=np.bool_)
     # candidate 1 is below on every deal; 0 and 2 tie on every deal: nothing more to learn
-    assert decide.race(4, values[:, :3], weights, alive, 2.0) == 0
+    assert decide.race(4, values, weights, alive, 2.0) == 0
     assert alive.tolist() == [True, False, True]
     alive[:] = True
     noisy = np.zeros((4, 8))
     noisy[:, :2] = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
-    assert decide.race(4, noisy[:, :2], weights, alive[:2], 2.0) == 2 and alive[:2].all()
+    assert decide.race(4, noisy, weights, alive[:2], 2.0) == 2 and alive[:2].all()
 
 
 # --- the agent -------------------------------------------------------------------------------------
@@ -388,6 +388,7 @@ def test_trump_totals_play_out_the_expert_models_deal(opts):
         for j, deal in enumerate(deals):
             search.load(j, empty, deal)
         totals = np.zeros(4)
+        search.seed(key)
         search._k.decide.trump_totals(
             np.arange(4, dtype=np.int64),
             np.asarray(receivers, dtype=np.int64),
@@ -401,7 +402,6 @@ def test_trump_totals_play_out_the_expert_models_deal(opts):
             search.rewards,
             search.over,
             search.rng,
-            np.uint64(key),
             search.perm,
             totals,
         )

@@ -102,7 +102,7 @@ class KernelSearch(Search):
             self.sm,
             self.rng,
             np.uint64(key),
-            self.values[:samples, : len(cards)],
+            self.values[:samples],  # (whole rows: always C-contiguous, one compiled version)
             self.weights[:samples],
             self.alive[: len(cards)],
             self.totals[: len(cards)],
@@ -212,23 +212,31 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         for j, trump in enumerate(suits):
             search.load(j, empty, self._deal(view, trump))
         totals = np.zeros(len(suits), dtype=np.float64)
-        search._k.decide.trump_totals(
+        search.seed(int(self.rng.integers(0, 1 << 63)))
+        args = (
             np.arange(len(suits), dtype=np.int64),
             np.asarray(receivers, dtype=np.int64),
             chooser,
             partner,
-            self.params["lead_self_strength"],
-            self.params["trump_samples"],
-            search.rmin,
-            search.st,
-            search.opts,
-            search.rewards,
-            search.over,
-            search.rng,
-            np.uint64(int(self.rng.integers(0, 1 << 63))),
-            search.perm,
-            totals,
         )
+        strength, samples = self.params["lead_self_strength"], self.params["trump_samples"]
+        start, cap = self._budget()
+        for _ in range(samples if cap is not None else 1):  # under max_ms, one pack a call
+            search._k.decide.trump_totals(
+                *args,
+                strength,
+                1 if cap is not None else samples,
+                search.rmin,
+                search.st,
+                search.opts,
+                search.rewards,
+                search.over,
+                search.rng,
+                search.perm,
+                totals,
+            )
+            if self._over(start, cap):
+                break
         best = float(totals.max())
         ties = [TRUMP_BASE + s for s, t in zip(suits, totals, strict=True) if t >= best - 1e-9]
         return current if current in ties else ties[0]

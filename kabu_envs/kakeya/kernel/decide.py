@@ -139,8 +139,9 @@ def race(
     k: int, values: np.ndarray, weights: np.ndarray, alive: np.ndarray, z: float
 ) -> int:  # pragma: no cover
     """Drop the candidates more than ``z`` standard errors (weighted, paired over the ``k`` deals) below
-    the best; returns the number left, or 0 when every candidate left ties the best on every deal."""
-    c = values.shape[1]
+    the best; returns the number left, or 0 when every candidate left ties the best on every deal.
+    ``values[j, i]``: candidate i's value on deal j, for the ``alive.shape[0]`` candidates."""
+    c = alive.shape[0]
     best, best_v = -1, -np.inf
     for i in range(c):
         if alive[i]:
@@ -272,18 +273,17 @@ def trump_totals(
     rewards: np.ndarray,
     over: np.ndarray,
     rng: np.ndarray,
-    key: np.uint64,
     perm: np.ndarray,
     totals: np.ndarray,
 ) -> None:  # pragma: no cover
     """The trump choice's play-outs: row ``templates[j]`` is the deal with the j-th candidate trump (no
     card dealt); each of ``samples`` shuffled packs is dealt to ``receivers`` in turn, the chooser leads
     when its hand is strong enough (``strength`` sure winners) else its partner, and the deal is played
-    out under every candidate trump: ``totals[j]`` sums its values in sample order."""
+    out under every candidate trump: ``totals[j]`` adds its values in sample order (the packs drawn with
+    ``rng[0]`` as it stands: the caller seeds it)."""
     g, counts, hands = st[0], st[3], st[6]
     n = opts[O_N]
     work = templates.shape[0]
-    rng[0] = core.seed_state(key, ZERO, ZERO)
     for c in range(52):
         perm[c] = c
     nr = receivers.shape[0]
