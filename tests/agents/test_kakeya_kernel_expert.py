@@ -201,12 +201,20 @@ def test_race_drops_a_clearly_worse_candidate_and_stops_on_ties():
     weights = np.ones(4)
     alive = np.ones(3, dtype=np.bool_)
     # candidate 1 is below on every deal; 0 and 2 tie on every deal: nothing more to learn
-    assert decide.race(4, values, weights, alive, 2.0) == 0
+    assert decide.race(4, values, weights, alive, 2.0, 0.0) == 0
     assert alive.tolist() == [True, False, True]
     alive[:] = True
     noisy = np.zeros((4, 8))
     noisy[:, :2] = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
-    assert decide.race(4, noisy, weights, alive[:2], 2.0) == 2 and alive[:2].all()
+    assert decide.race(4, noisy, weights, alive[:2], 2.0, 0.0) == 2 and alive[:2].all()
+    # within delta: a small difference, surely below 1 stone a deal, is not worth more deals
+    close = np.zeros((16, 8))
+    close[:, 0] = np.tile([1.0, 0.0], 8)
+    close[:, 1] = np.tile([0.0, 1.0], 8)
+    close[0, 0] = 1.25  # (candidate 0 best, by a little)
+    alive[:] = True
+    assert decide.race(16, close, np.ones(16), alive[:2], 2.0, 0.0) == 2
+    assert decide.race(16, close, np.ones(16), alive[:2], 2.0, 1.0) == 0 and alive[:2].all()
 
 
 # --- the agent -------------------------------------------------------------------------------------
@@ -290,6 +298,7 @@ def test_kernel_expert_is_registered_loadable_and_checks_its_parameters(tmp_path
         {"min_samples": 0},
         {"check_every": 1.5},
         {"z": -1},
+        {"delta": -0.1},
         {"eps": 0},
         {"eps": 1.5},
         {"samplez": 3},

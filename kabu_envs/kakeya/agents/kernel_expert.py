@@ -37,12 +37,13 @@ KERNEL_PARAMS: dict[str, Any] = {
     "min_samples": 16,  # deals every candidate gets before the race drops any
     "check_every": 8,  # deals between two looks of the race
     "z": 2.0,  # a candidate this many paired standard errors below the best drops out
+    "delta": 0.0,  # stop when every candidate left is surely within this of the best (stones a deal)
     "eps": 1.0,  # the play model's deviation probability (1: deals not weighted)
     "lead_samples": 12,
     "trump_samples": 8,
     "dd_tricks": 2,
 }
-RACE = ("min_samples", "check_every", "z", "eps")  # the parameters ``expert.py`` does not have
+RACE = ("min_samples", "check_every", "z", "delta", "eps")  # the parameters ``expert.py`` does not have
 
 
 class KernelSearch(Search):
@@ -74,6 +75,7 @@ class KernelSearch(Search):
         min_samples: int,
         check_every: int,
         z: float,
+        delta: float,
         eps: float,
     ) -> int:
         """``decide.decide_cards`` from the template row (already loaded), its generator seeded from
@@ -90,6 +92,7 @@ class KernelSearch(Search):
             min_samples,
             check_every,
             z,
+            delta,
             eps,
             self.st,
             self.opts,
@@ -131,8 +134,9 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         for key in ("min_samples", "check_every"):
             if isinstance(p[key], bool) or not isinstance(p[key], int) or p[key] < 1:
                 raise ValueError(f"KakeyaKernelExpertAgent: {key} must be an int >= 1, got {p[key]!r}")
-        if isinstance(p["z"], bool) or not isinstance(p["z"], (int, float)) or p["z"] < 0:
-            raise ValueError(f"KakeyaKernelExpertAgent: z must be a number >= 0, got {p['z']!r}")
+        for key in ("z", "delta"):
+            if isinstance(p[key], bool) or not isinstance(p[key], (int, float)) or p[key] < 0:
+                raise ValueError(f"KakeyaKernelExpertAgent: {key} must be a number >= 0, got {p[key]!r}")
         if isinstance(p["eps"], bool) or not isinstance(p["eps"], (int, float)) or not 0 < p["eps"] <= 1:
             raise ValueError(f"KakeyaKernelExpertAgent: eps must be in (0, 1], got {p['eps']!r}")
         self._ksearch: KernelSearch | None = None
@@ -172,7 +176,9 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         samples = p["samples"]
         if p["max_ms"] is not None:
             samples = self._capped(key, array, exact)
-        search.decide(key, array, exact, samples, p["min_samples"], p["check_every"], p["z"], p["eps"])
+        search.decide(
+            key, array, exact, samples, p["min_samples"], p["check_every"], p["z"], p["delta"], p["eps"]
+        )
         c = len(cards)
         return [float(t) if a else -np.inf for t, a in zip(search.totals[:c], search.alive[:c], strict=True)]
 
@@ -182,7 +188,7 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         p = self.params
         start = time.process_time()
         probe = min(p["min_samples"], p["samples"])
-        self.search.decide(key, cards, exact, probe, probe, 1, p["z"], p["eps"])
+        self.search.decide(key, cards, exact, probe, probe, 1, p["z"], p["delta"], p["eps"])
         spent = time.process_time() - start
         cap = float(p["max_ms"]) / 1000.0
         if spent >= cap:

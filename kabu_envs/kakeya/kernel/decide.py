@@ -136,10 +136,12 @@ def evaluate(
 
 @kernel_jit
 def race(
-    k: int, values: np.ndarray, weights: np.ndarray, alive: np.ndarray, z: float
+    k: int, values: np.ndarray, weights: np.ndarray, alive: np.ndarray, z: float, delta: float
 ) -> int:  # pragma: no cover
     """Drop the candidates more than ``z`` standard errors (weighted, paired over the ``k`` deals) below
-    the best; returns the number left, or 0 when every candidate left ties the best on every deal.
+    the best; returns the number left, or 0 when nothing more is to be learnt: every candidate left ties
+    the best on every deal, or is within ``delta`` of it (its deficit's upper bound, the mean plus ``z``
+    standard errors, below ``delta``: the choice between them costs less than ``delta`` a deal).
     ``values[j, i]``: candidate i's value on deal j, for the ``alive.shape[0]`` candidates."""
     c = alive.shape[0]
     best, best_v = -1, -np.inf
@@ -173,11 +175,12 @@ def race(
             d = values[j, best] - values[j, i] - mean
             var += weights[j] * d * d
         var /= sw
-        if mean > 0.0 and mean > z * math.sqrt(var / n_eff):
+        se = math.sqrt(var / n_eff)
+        if mean > 0.0 and mean > z * se:
             alive[i] = False
         else:
             left += 1
-            differ = differ or not same
+            differ = differ or (not same and mean + z * se >= delta)
     if not differ:
         return 0
     return left + 1
@@ -192,6 +195,7 @@ def decide_cards(
     min_samples: int,
     check_every: int,
     z: float,
+    delta: float,
     eps: float,
     st: Arrays,
     opts: np.ndarray,
@@ -241,7 +245,7 @@ def decide_cards(
                 totals[i] += w * v
         k += 1
         look = k >= min_samples and (k - min_samples) % check_every == 0 and k < limit
-        if look and race(k, values, weights, alive, z) <= 1:
+        if look and race(k, values, weights, alive, z, delta) <= 1:
             break
     return k
 
