@@ -11,11 +11,14 @@ decision made by one kernel call (``kabu_envs/kakeya/kernel/decide.py``):
   with an ``eps`` for deviations (``decide.trick_weight``; ``eps=1``: no weighting);
 * the samples raced (``decide.race``): ``min_samples`` deals for every candidate, then a candidate more
   than ``z`` paired standard errors below the best drops out every ``check_every`` deals, up to
-  ``samples``; forced moves and one-candidate decisions draw nothing.
+  ``samples``; the race also stops once every candidate left is surely within ``delta`` stones of the
+  best; forced moves and one-candidate decisions draw nothing.
 
 The lead and trump choices are ``expert.py``'s (their sample counts ``lead_samples`` and
-``trump_samples``). A seed fixes every decision (the budget is counted in deals; ``max_ms`` caps a card
-decision's deals at what the first ones' pace allows in that time, so it depends on the machine).
+``trump_samples``; the trump's packs are dealt and played out in one kernel call too,
+``decide.trump_totals``). A seed fixes every decision (the budget is counted in deals; ``max_ms`` caps
+a card decision's deals at what the first ones' pace allows in that time, and the trump choice's packs,
+so it depends on the machine).
 """
 
 from __future__ import annotations
