@@ -1,10 +1,14 @@
 """Strength per time of the Kakeya expert's search: ``expert`` with other parameters against the fixed
 reference ``expert_0_2`` at duplicate deals (``kabu_envs.eval.games.matchup``: each deal played twice,
 the partnerships swapped; mean stones per deal with its 95% t-interval), and both sides' CPU time per
-decision (``time.process_time`` around every ``act``, forced moves included) in the same run.
+decision (``time.process_time`` around every ``act``, forced moves included, after one untimed deal
+that loads both sides' compiled kernels) in the same run.
 
     python benchmarks/strength_curve.py --option samples=64 [--option dd_tricks=3] [--deals 300]
-                                        [--seed 7] [--table 4p|6p]
+                                        [--seed 7] [--table 4p|6p] [--agent expert|expert_kernel]
+
+``--agent expert_kernel`` measures the kernel expert (``kernel_expert.py``: sampling, inference and the
+race in one kernel call) with its parameters instead.
 """
 
 from __future__ import annotations
@@ -21,12 +25,27 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's code
 from kabu_envs.eval.games import matchup  # noqa: E402
 from kabu_envs.kakeya.agents.expert import KakeyaExpert02Agent, KakeyaExpertAgent  # noqa: E402
+from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent  # noqa: E402
 
 TABLES: dict[str, dict[str, Any]] = {"4p": {}, "6p": {"num_players": 6}}
 
 
 class Timed(KakeyaExpertAgent):
     """The expert, timing its decisions."""
+
+    spent = 0.0
+    calls = 0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        start = time.process_time()
+        action = super().act(observation, action_mask)
+        self.spent += time.process_time() - start
+        self.calls += 1
+        return action
+
+
+class TimedKernel(KakeyaKernelExpertAgent):
+    """The kernel expert, timing its decisions."""
 
     spent = 0.0
     calls = 0
@@ -59,17 +78,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deals", type=int, default=300)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--table", choices=sorted(TABLES), default="4p")
+    ap.add_argument("--agent", choices=["expert", "expert_kernel"], default="expert")
     args = ap.parse_args(argv)
     params = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
     opts = TABLES[args.table]
-    agent = Timed(seed=args.seed, **opts, **params)
+    agent = (TimedKernel if args.agent == "expert_kernel" else Timed)(seed=args.seed, **opts, **params)
     reference = TimedReference(seed=args.seed + 1, **opts)
+    # one untimed deal first: each side's first kernel call loads (or compiles) its cache
+    matchup("kakeya", agent, reference, None, 1, args.seed + 10**6, opts, batched=False)
+    agent.spent = reference.spent = 0.0
+    agent.calls = reference.calls = 0
     start = time.time()
     s = matchup("kakeya", agent, reference, None, args.deals, args.seed, opts, batched=False).summary()
     ms = 1000 * agent.spent / max(agent.calls, 1)
     ref_ms = 1000 * reference.spent / max(reference.calls, 1)
     print(
-        f"| {args.table} | {json.dumps(params)} | {s.n} | {s.mean:+.3f} | [{s.lo:+.3f}, {s.hi:+.3f}] | "
+        f"| {args.table} | {args.agent} {json.dumps(params)} | {s.n} | {s.mean:+.3f} | "
+        f"[{s.lo:+.3f}, {s.hi:+.3f}] | "
         f"{ms:.2f} | {ref_ms:.2f} | {ms / ref_ms:.1f}x | {time.time() - start:.0f} s |"
     )
     return 0

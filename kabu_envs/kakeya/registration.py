@@ -37,6 +37,7 @@ SPEC = register(
             "scripted": "kabu_envs.kakeya.agents.scripted:KakeyaScriptedAgent",
             "expert": "kabu_envs.kakeya.agents.expert:KakeyaExpertAgent",
             "expert_0_2": "kabu_envs.kakeya.agents.expert:KakeyaExpert02Agent",
+            "expert_kernel": "kabu_envs.kakeya.agents.kernel_expert:KakeyaKernelExpertAgent",
         },
         reference="scripted",
         pettingzoo_id="kabu_envs/Kakeya-v2",

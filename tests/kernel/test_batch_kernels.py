@@ -183,6 +183,8 @@ def test_every_cached_kernel_function_has_one_version():
         "kabu_envs.core.kernel",
         "kabu_envs.kakeya.kernel.rules",
         "kabu_envs.kakeya.kernel.batch",
+        "kabu_envs.kakeya.kernel.sample",
+        "kabu_envs.kakeya.kernel.decide",
         "kabu_envs.toy_card.kernel",
         "kabu_envs.oicho_kabu.kernel.flow",
         "kabu_envs.oicho_kabu.kernel.observe",

@@ -8,7 +8,8 @@ same masks, observations, rewards and ends, for every rule option.
 The package: ``spec.py`` (the state's columns, the option indices, the observation pieces),
 ``rules.py`` (deal, play and scoring of one row: what the search builds on), ``batch.py`` (reset rows,
 step every live row, masks and observations), ``search.py`` (the expert's play-outs and end-game
-solver on rows of the same state) and, here, the Python side (``State``, ``options``,
+solver on rows of the same state), ``sample.py`` and ``decide.py`` (the kernel expert's sampler and
+its whole card decision in one call) and, here, the Python side (``State``, ``options``,
 ``layout``, ``outputs``, the cache's ``stamp`` and ``prepare``).
 
 State (one row per match, ``State``): ``g`` (B, NG) int64 holds the per-match numbers by column
@@ -38,7 +39,7 @@ import numpy as np
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.cards import NUM_CARDS
 from kabu_envs.kakeya.config import Config
-from kabu_envs.kakeya.kernel import batch, rules, search, spec
+from kabu_envs.kakeya.kernel import batch, decide, rules, sample, search, spec
 from kabu_envs.kakeya.kernel.batch import encode_row, encode_rows, legal_bits, reset_rows, step
 from kabu_envs.kakeya.kernel.rules import legal_plays, trick_winner
 from kabu_envs.kakeya.kernel.spec import (
@@ -81,6 +82,7 @@ __all__ = [  # what the batch engine and the search use
     "Outputs",
     "State",
     "core",
+    "decide",
     "encode_row",
     "encode_rows",
     "layout",
@@ -90,6 +92,7 @@ __all__ = [  # what the batch engine and the search use
     "outputs",
     "prepare",
     "reset_rows",
+    "sample",
     "search",
     "spec",
     "stamp",
@@ -202,7 +205,7 @@ def stamp() -> str:
     import kabu_envs.kakeya.tricks as tricks_mod
 
     here = sys.modules[__name__]
-    modules = [here, spec, rules, batch, search, core]
+    modules = [here, spec, rules, batch, search, sample, decide, core]
     modules += [cards_mod, actions_mod, game_mod, observation_mod, scoring_mod, tricks_mod]
     return core.fingerprint(modules, (PIECES, NG, NUM_OPTIONS, STONES_TABLE))
 
