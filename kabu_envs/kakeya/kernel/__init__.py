@@ -118,26 +118,24 @@ def outputs(
     layout: np.ndarray, mask: np.ndarray, obs: np.ndarray, packed: np.ndarray, real: np.ndarray
 ) -> Outputs:
     """The kernel's output tuple: the layout, the mask, the observation (float32, or packed and real),
-    and the encoder's scratch."""
-    return (
-        layout,
-        mask,
-        obs,
-        packed,
-        real,
-        np.zeros(WORDS, dtype=np.uint64),
-        np.zeros(WORDS, dtype=np.float64),
-    )
+    and the compact encoder's bitset."""
+    return (layout, mask, obs, packed, real, np.zeros(WORDS, dtype=np.uint64))
 
 
 def layout(cfg: Config) -> np.ndarray:
     """The offsets of ``obs_spec(cfg)``'s pieces, in ``PIECES`` order; the 0/1 pieces must come before
-    the real-valued ones (the compact observation packs the former as bits)."""
-    offsets = obs_spec(cfg).offsets
-    if [p.name for p in obs_spec(cfg).pieces] != list(PIECES):
+    the real-valued ones (the compact observation packs the former as bits), the small ones (up to the
+    egara) must fit one 64-bit word, and the whole bytes ``batch.put_bits`` writes must stay in the row."""
+    spec = obs_spec(cfg)
+    offsets = spec.offsets
+    if [p.name for p in spec.pieces] != list(PIECES):
         raise ValueError(f"the kernel encodes the pieces {PIECES}, in this order")
     if offsets["hand_counts"] > 64 * WORDS - 64:
         raise ValueError(f"the 0/1 entries must fit the kernel's bitset of {64 * WORDS - 64} bits")
+    if offsets["egara"] > 64:
+        raise ValueError(f"the pieces before 'egara' ({offsets['egara']} entries) must fit a 64-bit word")
+    if offsets["hand_counts"] + 7 > spec.size:
+        raise ValueError("the real-valued pieces must hold the 7 entries a last whole byte may write")
     return np.array([offsets[name] for name in PIECES], dtype=np.int64)
 
 
