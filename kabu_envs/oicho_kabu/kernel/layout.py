@@ -239,15 +239,14 @@ def state_dtype(num_actions: int) -> np.dtype[np.void]:
         ("episode", np.uint64, ()),
     ]
     packed = np.dtype([(name, t, shape) for name, t, shape in fields], align=True)
-    names = list(packed.names or ())
-    return np.dtype(
-        {
-            "names": names,
-            "formats": [packed.fields[name][0] for name in names],
-            "offsets": [packed.fields[name][1] for name in names],
-            "itemsize": -(-packed.itemsize // LINE) * LINE,
-        }
-    )
+    places: Any = packed.fields
+    padded: Any = {  # (the same fields, whole cache lines)
+        "names": list(places),
+        "formats": [place[0] for place in places.values()],
+        "offsets": [place[1] for place in places.values()],
+        "itemsize": -(-packed.itemsize // LINE) * LINE,
+    }
+    return np.dtype(padded)
 
 
 SEATED = ("chips", "selection", "order", "info", "stakes", "seat_total", "rewards")  # padded to 8 seats
