@@ -237,6 +237,8 @@ def state_dtype(num_actions: int) -> np.dtype[np.void]:
         ("seed", np.uint64, ()),  # the seed, row key and episode that generator came from
         ("row_key", np.uint64, ()),
         ("episode", np.uint64, ()),
+        # dealer selection's drawn cards and scores (ids < 40, scores -10..9: int8, in the line padding)
+        ("scratch", np.int8, (DECK_SIZE + n,)),
     ]
     packed = np.dtype([(name, t, shape) for name, t, shape in fields], align=True)
     places: Any = packed.fields
