@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.core import kernel as core
+from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.cards import NUM_CARDS
 from kabu_envs.kakeya.config import Config
 from kabu_envs.kakeya.kernel import batch, rules, search, spec
@@ -117,9 +118,13 @@ def options(cfg: Config, autoreset: bool = False) -> np.ndarray:
 def outputs(
     layout: np.ndarray, mask: np.ndarray, obs: np.ndarray, packed: np.ndarray, real: np.ndarray
 ) -> Outputs:
-    """The kernel's output tuple: the layout, the mask, the observation (float32, or packed and real),
-    and the compact encoder's bitset."""
-    return (layout, mask, obs, packed, real, np.zeros(WORDS, dtype=np.uint64))
+    """The kernel's output tuple: the layout, the mask (its bool rows padded to whole 8-byte words,
+    ``KernelBatchEnv``, seen as uint64 words: ``batch.encode_row`` writes eight entries at once), the
+    observation (float32, or packed and real), and the compact encoder's bitset."""
+    width = -(-NUM_ACTIONS // 8) * 8
+    if mask.dtype != np.bool_ or mask.shape[1:] != (width,) or not mask.flags.c_contiguous:
+        raise ValueError(f"the mask must be C-contiguous bool rows of {width} entries, got {mask.shape}")
+    return (layout, mask.view(np.uint64), obs, packed, real, np.zeros(WORDS, dtype=np.uint64))
 
 
 def layout(cfg: Config) -> np.ndarray:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kabu_envs.core import kernel as core
-from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
+from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.cards import ACE_OF_CLUBS, NUM_CARDS
 from kabu_envs.kakeya.kernel.rules import (
     ahead,
@@ -20,6 +20,7 @@ from kabu_envs.kakeya.kernel.rules import (
     start_trick,
 )
 from kabu_envs.kakeya.kernel.spec import (
+    BYTE_BOOLS,
     BYTE_FLOATS,
     DEAL_NO,
     DEALER_P,
@@ -210,8 +211,8 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
     seat = cur[b]
     ub = np.uint64(b)
     legal = ZERO if seat < 0 else legal_bits(b, st, opts)
-    for a in range(NUM_ACTIONS):
-        mask[ub, np.uint64(a)] = (legal >> np.uint64(a)) & ONE != ZERO
+    for i in range(mask.shape[1]):  # eight mask entries (bool bytes) a word
+        mask[ub, np.uint64(i)] = BYTE_BOOLS[(legal >> np.uint64(8 * i)) & np.uint64(0xFF)]
     f32 = obs.shape[1] > 0
     if not f32:  # the bitset: the words in use and the one ``set_bits`` may spill into
         for k in range(min((nbits >> 6) + 2, len(w))):
