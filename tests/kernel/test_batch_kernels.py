@@ -7,11 +7,13 @@ autoreset and VecEnv suites); here what the kernels add."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
 
 from kabu_envs import batch
+from kabu_envs.batch.kernel_env import KernelBatchEnv
 from kabu_envs.core import kernel as core
 from kabu_envs.core.errors import IllegalActionError
 
@@ -202,13 +204,14 @@ def test_every_cached_kernel_function_has_one_version():
 
 
 @pytest.mark.parametrize(("game", "options"), CASES)
-def test_the_mask_rows_are_padded_words_whose_padding_stays_illegal(game, options):
+def test_mask_rows_are_padded_words_and_the_padding_is_illegal(game: str, options: dict[str, Any]) -> None:
     """The kernel engines keep each game's mask in whole 8-byte words (Kakeya writes them as uint64
     words): ``legal_action_mask`` is the (B, A) view, the padding is never legal, and an action id in
     the padding is refused as any id past the last."""
     env = batch.make(game, batch_size=5, autoreset=True, **options)
     env.reset(seed=3)
     _random_play([env], 30)
+    assert isinstance(env, KernelBatchEnv)
     rows = env._mask_rows
     assert rows.shape[1] % 8 == 0 and rows.shape[1] - env.num_actions < 8
     assert env.legal_action_mask.shape == (5, env.num_actions)
@@ -221,7 +224,7 @@ def test_the_mask_rows_are_padded_words_whose_padding_stays_illegal(game, option
             env.step(acts)
 
 
-def test_the_kakeya_layout_checks_what_the_encoder_assumes(monkeypatch):
+def test_the_kakeya_layout_checks_what_the_encoder_assumes(monkeypatch: pytest.MonkeyPatch) -> None:
     """``layout`` refuses an observation whose small pieces (before the egara) pass one 64-bit word, or
     whose real-valued tail cannot hold the entries a last whole byte of 0/1 entries writes past it."""
     from kabu_envs.core.obs_spec import ObsSpec

@@ -246,7 +246,8 @@ def test_a_game_record_fills_whole_cache_lines_from_a_line_start() -> None:
     a step touches first, so a game's step reads as few lines as its fields need."""
     from kabu_envs.oicho_kabu.kernel import layout
 
-    for options in ({}, {"num_players": 8, "bet_sizes": (1, 2, 3, 4, 5, 6), "deck": "hanafuda"}):
+    many: dict[str, Any] = {"num_players": 8, "bet_sizes": (1, 2, 3, 4, 5, 6), "deck": "hanafuda"}
+    for options in ({}, many):
         env = OichoKabuBatch(7, **options)
         st = env.state
         assert st.dtype.itemsize % layout.LINE == 0
