@@ -3,9 +3,10 @@ interleaved, with the harness's own cost measured apart.
 
 Each measurement runs in its own process with ``kabu_envs`` imported from a given checkout: this one
 (the kernel engines, float32 and compact observations) or an older one (``--numpy DIR``: e.g.
-``git archive abf5de3 | tar -x -C DIR``, the numpy engines). For each game and batch size B the engines
-run one after the other (interleaved, so machine load hits them alike), ``--rounds`` times, each process
-``--repeat`` runs; the best is shown. The loop is ``bench_batch.py``'s: ``autoreset=True``, every step
+``git archive abf5de3 | tar -x -C DIR``, the numpy engines; Oicho-Kabu's last one is fb847d3, named
+with ``--numpy-commit``). For each game and batch size B the engines run one after the other
+(interleaved, so machine load hits them alike), ``--rounds`` times, each process ``--repeat`` runs; the
+best is shown. The loop is ``bench_batch.py``'s: ``autoreset=True``, every step
 reads the observation (a copy into a policy-side buffer; the compact engine's bytes as they are) and the
 mask, then one random legal action per game. A decision is one action of one live game. The kernel is
 compiled (or loaded from its cache) before timing.
@@ -27,7 +28,7 @@ shared machine); its *engine-only* ratios compare those.
 jitted call with the actions drawn on the device, one CPU thread, so it pays no host-side harness: its
 figure compares with a kernel's engine-only rate, and is shown beside the loop's too.
 
-    python benchmarks/bench_kernel.py --numpy /tmp/np-engines [--games kakeya toy_card]
+    python benchmarks/bench_kernel.py --numpy /tmp/np-engines [--numpy-commit abf5de3] [--games kakeya toy_card]
         [--sizes 1 64 1024 8192] [--pgx-sizes 1024] [--duration 1] [--repeat 2] [--rounds 1]
         [--draw ranked|argmax]
 """
@@ -188,6 +189,7 @@ def keep_best(old: list[Any] | None, new: list[Any]) -> list[Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--numpy", type=Path, required=True, help="a checkout with the numpy engines")
+    parser.add_argument("--numpy-commit", default="abf5de3", help="that checkout's commit (the label)")
     parser.add_argument("--games", nargs="+", default=["kakeya", "toy_card"])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192])
     parser.add_argument("--pgx-sizes", type=int, nargs="*", default=[1024], help="B for Pgx's leduc")
@@ -233,7 +235,7 @@ def main() -> None:
                 rate, cpu, nbytes, name = (got[mode] or [0, 0, 0, ""])[:4]
                 h = (got[harness] or [0, 0])[1]
                 engine_us[mode] = cpu - h
-                label = f"{name} ({mode})" if mode != "numpy" else f"{name} (numpy, abf5de3)"
+                label = f"{name} ({mode})" if mode != "numpy" else f"{name} (numpy, {args.numpy_commit})"
                 print(
                     f"| {game} | {B} | {label} | {rate:,.0f} | {cpu:,.1f} | {h:,.1f} | {cpu - h:,.1f} "
                     f"| {B * 1e6 / max(cpu - h, 1e-9):,.0f} | {nbytes:,.0f} |",
