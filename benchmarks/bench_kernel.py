@@ -28,8 +28,8 @@ shared machine); its *engine-only* ratios compare those.
 jitted call with the actions drawn on the device, one CPU thread, so it pays no host-side harness: its
 figure compares with a kernel's engine-only rate, and is shown beside the loop's too.
 
-    python benchmarks/bench_kernel.py --numpy /tmp/np-engines [--numpy-commit abf5de3] [--games kakeya toy_card]
-        [--sizes 1 64 1024 8192] [--pgx-sizes 1024] [--duration 1] [--repeat 2] [--rounds 1]
+    python benchmarks/bench_kernel.py --numpy /tmp/np-engines [--numpy-commit abf5de3]
+        [--games kakeya toy_card] [--sizes 1 64 1024 8192] [--pgx-sizes 1024] [--duration 1] [--repeat 2] [--rounds 1]
         [--draw ranked|argmax]
 """
 
