@@ -29,8 +29,8 @@ jitted call with the actions drawn on the device, one CPU thread, so it pays no 
 figure compares with a kernel's engine-only rate, and is shown beside the loop's too.
 
     python benchmarks/bench_kernel.py --numpy /tmp/np-engines [--numpy-commit abf5de3]
-        [--games kakeya toy_card] [--sizes 1 64 1024 8192] [--pgx-sizes 1024] [--duration 1] [--repeat 2] [--rounds 1]
-        [--draw ranked|argmax]
+        [--games kakeya toy_card] [--sizes 1 64 1024 8192] [--pgx-sizes 1024] [--duration 1]
+        [--repeat 2] [--rounds 1] [--draw ranked|argmax]
 """
 
 from __future__ import annotations
