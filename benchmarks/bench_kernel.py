@@ -3,12 +3,20 @@ interleaved, with the harness's own cost measured apart.
 
 Each measurement runs in its own process with ``kabu_envs`` imported from a given checkout: this one
 (the kernel engines, float32 and compact observations) or an older one (``--numpy DIR``: e.g.
-``git archive abf5de3 | tar -x -C DIR``, the numpy engines). For each game and batch size B the engines
-run one after the other (interleaved, so machine load hits them alike), ``--rounds`` times, each process
-``--repeat`` runs; the best is shown. The loop is ``bench_batch.py``'s: ``autoreset=True``, every step
+``git archive abf5de3 | tar -x -C DIR``, the numpy engines; Oicho-Kabu's last one is fb847d3, named
+with ``--numpy-commit``). For each game and batch size B the engines run one after the other
+(interleaved, so machine load hits them alike), ``--rounds`` times, each process ``--repeat`` runs; the
+best is shown. The loop is ``bench_batch.py``'s: ``autoreset=True``, every step
 reads the observation (a copy into a policy-side buffer; the compact engine's bytes as they are) and the
-mask, then one random legal action per game (argmax of the mask times a pre-drawn table). A decision
-is one action of one live game. The kernel is compiled (or loaded from its cache) before timing.
+mask, then one random legal action per game. A decision is one action of one live game. The kernel is
+compiled (or loaded from its cache) before timing.
+
+**The action draw** (``--draw``), the same for every engine: ``ranked`` (the default) gives each game,
+for each of 8 pre-drawn tables, a uniformly random order of the actions and plays the legal action
+ranked first (one integer ``max`` of the mask times a uint16 table per row: the rank sits above the
+action id's bits), so each legal action is equally likely; ``argmax`` is the first harness's (and
+``bench_batch.py``'s): ``argmax`` of the mask times a uniform float32 table, also uniform over the legal
+actions, but its (B, A) float32 tables (1.8 MB at B = 1024 for Kakeya) cost the loop twice the time.
 
 **The harness apart**: the same loop over a do-nothing env (``NullEnv``: the engine's observation and
 mask arrays, a ``step`` that returns at once) is the loop's own cost per step (the observation copy,
@@ -20,8 +28,9 @@ shared machine); its *engine-only* ratios compare those.
 jitted call with the actions drawn on the device, one CPU thread, so it pays no host-side harness: its
 figure compares with a kernel's engine-only rate, and is shown beside the loop's too.
 
-    python benchmarks/bench_kernel.py --numpy /tmp/np-engines [--games kakeya toy_card]
-        [--sizes 1 64 1024 8192] [--pgx-sizes 1024] [--duration 1] [--repeat 2] [--rounds 1]
+    python benchmarks/bench_kernel.py --numpy /tmp/np-engines [--numpy-commit abf5de3]
+        [--games kakeya toy_card] [--sizes 1 64 1024 8192] [--pgx-sizes 1024] [--duration 1]
+        [--repeat 2] [--rounds 1] [--draw ranked|argmax]
 """
 
 from __future__ import annotations
@@ -32,10 +41,14 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent.parent
+DRAWS = ("ranked", "argmax")
 
 _WORKER = """
 import json, sys, time
@@ -47,10 +60,11 @@ fmt = mode.removeprefix("null-")
 kw = {{}} if fmt == "numpy" else {{"observation": fmt}}
 env = batch.make({game!r}, batch_size={B}, autoreset=True, **kw)
 env.reset(seed=0)
-rng = np.random.default_rng(0)
-pool = rng.random((8, {B}, env.num_actions)).astype(np.float32) + np.float32(1e-3)
+sys.path.insert(0, {bench!r})
+import bench_kernel
+draw = bench_kernel.make_draw({draw!r}, {B}, env.num_actions, np.random.default_rng(0))
 for k in range(8):  # warm up (caches, first calls) and reach the middle of a deal
-    env.step(np.argmax(env.legal_action_mask * pool[k], axis=1))
+    env.step(draw(env.legal_action_mask, k))
 nbytes = env.state_nbytes() if hasattr(env, "state_nbytes") else 0
 name = type(env).__name__
 compact = fmt == "compact"
@@ -84,15 +98,15 @@ for _ in range({repeat}):
             for dst, a in zip(buf, read()):
                 np.copyto(dst, a)  # the policy reads the observation
             live = env.current_player >= 0
-            env.step(np.argmax(env.legal_action_mask * pool[k], axis=1))
+            env.step(draw(env.legal_action_mask, k))
             decisions += int(live.sum())
         steps += 8
         elapsed = time.perf_counter() - start
         if elapsed >= {duration}:
             break
     if decisions / elapsed > best:
-        best, cpu_step = decisions / elapsed, (time.process_time() - cpu) / steps
-print(json.dumps([best, cpu_step * 1e6, nbytes / {B}, name]))
+        best, cpu_step, per_step = decisions / elapsed, (time.process_time() - cpu) / steps, decisions / steps
+print(json.dumps([best, cpu_step * 1e6, nbytes / {B}, name, per_step]))
 """
 
 _PGX = """
@@ -100,8 +114,34 @@ import json, sys
 sys.path.insert(0, {bench!r})
 import bench_batch
 timed = bench_batch.time_pgx({B}, {duration}, {repeat})
-print(json.dumps(None if timed is None else [timed[0], timed[1] * {B} * 1e6, 0, "pgx leduc_holdem"]))
+print(json.dumps(None if timed is None else [timed[0], timed[1] * {B} * 1e6, 0, "pgx leduc_holdem", {B}]))
 """
+
+
+def make_draw(
+    kind: str, batch_size: int, num_actions: int, rng: np.random.Generator, tables: int = 8
+) -> Callable[[np.ndarray, int], np.ndarray]:
+    """The harness's random legal actions: ``draw(mask, k)`` gives one action per game (int64) from the
+    (B, A) bool ``mask`` with pre-drawn table ``k % tables``, uniform over each game's legal actions.
+
+    ``argmax``: the argmax of the mask times a uniform float32 table. ``ranked``: each table gives each
+    game a random order of the actions (a permutation of 1..A, so no ties), and the legal action ranked
+    first is played: one integer ``max`` per row of the mask times keys holding the rank above the
+    action id's bits; the uint16 tables are half the size of the float32 ones and the max is cheaper
+    than the argmax."""
+    if kind not in DRAWS:
+        raise ValueError(f"draw={kind!r}: expected one of {DRAWS}")
+    shape = (tables, batch_size, num_actions)
+    if kind == "argmax":
+        pool = rng.random(shape).astype(np.float32) + np.float32(1e-3)
+        return lambda mask, k: np.argmax(mask * pool[k % tables], axis=1)
+    shift = max(1, (num_actions - 1).bit_length())
+    ranks = np.argsort(rng.random(shape), axis=2) + 1
+    keys = ((ranks << shift) | np.arange(num_actions)).astype(
+        np.uint16 if num_actions << shift < 1 << 16 else np.uint32
+    )
+    low = keys.dtype.type((1 << shift) - 1)
+    return lambda mask, k: ((mask * keys[k % tables]).max(axis=1) & low).astype(np.int64)
 
 
 def run_worker(root: Path, code: str) -> Any:
@@ -111,10 +151,24 @@ def run_worker(root: Path, code: str) -> Any:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure(root: Path, game: str, B: int, mode: str, duration: float, repeat: int) -> list[Any]:
-    """[best decisions/s, CPU us per step of that run, state bytes per game, engine class] of one
-    engine (``mode``: numpy, float32, compact, null-float32, null-compact), in a fresh process."""
-    code = _WORKER.format(root=str(root), game=game, B=B, mode=mode, duration=duration, repeat=repeat)
+def measure(
+    root: Path, game: str, B: int, mode: str, duration: float, repeat: int, draw: str = "ranked"
+) -> list[Any]:
+    """[best decisions/s, CPU us per step of that run, state bytes per game, engine class, decisions per
+    step of that run] of one engine (``mode``: numpy, float32, compact, null-float32, null-compact), in
+    a fresh process; ``draw``: the harness's random legal actions (``ranked`` or ``argmax``, above)."""
+    if draw not in DRAWS:
+        raise ValueError(f"draw={draw!r}: expected one of {DRAWS}")
+    code = _WORKER.format(
+        root=str(root),
+        bench=str(HERE / "benchmarks"),
+        game=game,
+        B=B,
+        mode=mode,
+        duration=duration,
+        repeat=repeat,
+        draw=draw,
+    )
     return list(run_worker(root, code))
 
 
@@ -129,23 +183,27 @@ def keep_best(old: list[Any] | None, new: list[Any]) -> list[Any]:
     """Across rounds: the best wall rate and the lowest CPU time per step, each on its own."""
     if old is None:
         return new
-    return [max(old[0], new[0]), min(old[1], new[1]), new[2], new[3]]
+    return [max(old[0], new[0]), min(old[1], new[1]), *new[2:]]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--numpy", type=Path, required=True, help="a checkout with the numpy engines")
+    parser.add_argument("--numpy-commit", default="abf5de3", help="that checkout's commit (the label)")
     parser.add_argument("--games", nargs="+", default=["kakeya", "toy_card"])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192])
     parser.add_argument("--pgx-sizes", type=int, nargs="*", default=[1024], help="B for Pgx's leduc")
     parser.add_argument("--duration", type=float, default=1.0, help="seconds per run")
     parser.add_argument("--repeat", type=int, default=2, help="runs per process (the best is shown)")
     parser.add_argument("--rounds", type=int, default=1, help="times each (game, B) block is run")
+    parser.add_argument(
+        "--draw", choices=DRAWS, default="ranked", help="the harness's random legal actions (see above)"
+    )
     args = parser.parse_args()
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     print(
         f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, {args.rounds} round(s) of "
-        f"{args.repeat} runs of {args.duration} s each, {time.strftime('%F %T %Z')}"
+        f"{args.repeat} runs of {args.duration} s each, draw {args.draw}, {time.strftime('%F %T %Z')}"
     )
     print(
         "| game | B | engine | decisions/s | CPU us/step | harness us/step | engine us/step "
@@ -162,7 +220,7 @@ def main() -> None:
                 for mode in ("numpy", "null-float32", "float32", "null-compact", "compact"):
                     root = args.numpy if mode == "numpy" else HERE
                     got[mode] = keep_best(
-                        got.get(mode), measure(root, game, B, mode, args.duration, args.repeat)
+                        got.get(mode), measure(root, game, B, mode, args.duration, args.repeat, args.draw)
                     )
                 if with_pgx:
                     pgx = measure_pgx(B, args.duration, args.repeat)
@@ -174,10 +232,10 @@ def main() -> None:
                 ("float32", "null-float32"),
                 ("compact", "null-compact"),
             ):
-                rate, cpu, nbytes, name = got[mode] or [0, 0, 0, ""]
+                rate, cpu, nbytes, name = (got[mode] or [0, 0, 0, ""])[:4]
                 h = (got[harness] or [0, 0])[1]
                 engine_us[mode] = cpu - h
-                label = f"{name} ({mode})" if mode != "numpy" else f"{name} (numpy, abf5de3)"
+                label = f"{name} ({mode})" if mode != "numpy" else f"{name} (numpy, {args.numpy_commit})"
                 print(
                     f"| {game} | {B} | {label} | {rate:,.0f} | {cpu:,.1f} | {h:,.1f} | {cpu - h:,.1f} "
                     f"| {B * 1e6 / max(cpu - h, 1e-9):,.0f} | {nbytes:,.0f} |",
@@ -190,23 +248,35 @@ def main() -> None:
                     f"| 0 | {pgx_got[1]:,.1f} | {B * 1e6 / pgx_got[1]:,.0f} | |",
                     flush=True,
                 )
-            numpy_rate = (got["numpy"] or [1.0])[0]
+
+            def cpu_rate(got_mode: list[Any] | None) -> float:  # decisions per CPU second
+                return 0.0 if got_mode is None else got_mode[4] * 1e6 / max(got_mode[1], 1e-9)
+
+            numpy_got = got["numpy"] or [1.0, 1.0, 0, "", 1.0]
             for mode in ("float32", "compact"):
-                rate = (got[mode] or [0.0])[0]
+                mine = got[mode] or [0.0, 1.0, 0, "", 0.0]
                 line = (
-                    f"| {game} | {B} | {mode} | {rate / numpy_rate:.2f}x "
+                    f"| {game} | {B} | {mode} | {cpu_rate(mine) / cpu_rate(numpy_got):.2f}x "
+                    f"| {mine[0] / numpy_got[0]:.2f}x "
                     f"| {engine_us['numpy'] / max(engine_us[mode], 1e-9):.2f}x"
                 )
                 if pgx_got is not None:
-                    line += f" | {rate / pgx_got[0]:.2f}x | {pgx_got[1] / max(engine_us[mode], 1e-9):.2f}x |"
+                    line += (
+                        f" | {cpu_rate(mine) / cpu_rate(pgx_got):.2f}x | {mine[0] / pgx_got[0]:.2f}x "
+                        f"| {pgx_got[1] / max(engine_us[mode], 1e-9):.2f}x |"
+                    )
                 else:
-                    line += " | - | - |"
+                    line += " | - | - | - |"
                 summary.append(line)
-    print("\nRatios (kernel over numpy engine, and over Pgx leduc where measured):\n")
     print(
-        "| game | B | observation | loop vs numpy | engine-only vs numpy | loop vs Pgx | engine-only vs Pgx |"
+        "\nRatios (kernel over numpy engine, and over Pgx leduc where measured); loop: decisions per CPU"
+        " second (process_time, steady under load) and per second of wall time:\n"
     )
-    print("|---|---:|---|---:|---:|---:|---:|")
+    print(
+        "| game | B | observation | loop vs numpy (CPU) | (wall) | engine-only vs numpy "
+        "| loop vs Pgx (CPU) | (wall) | engine-only vs Pgx |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
     print("\n".join(summary))
 
 

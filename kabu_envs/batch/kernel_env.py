@@ -56,10 +56,14 @@ class KernelBatchEnv(BatchEnv):
         self._obs = np.zeros((B, 0 if compact else obs_size), dtype=np.float32)
         self.observation_packed = np.zeros((B, (nbits + 7) // 8 if compact else 0), dtype=np.uint8)
         self.observation_real = np.zeros((B, obs_size - nbits if compact else 0), dtype=np.float32)
-        self.legal_action_mask = np.zeros((B, num_actions), dtype=bool)
+        # each game's mask padded to whole 8-byte words (a kernel may write them as uint64 words; the
+        # padding stays False, so an action id past the last is still illegal): the engine's
+        # ``legal_action_mask`` is the (B, num_actions) view of it
+        self._mask_rows = np.zeros((B, -(-num_actions // 8) * 8), dtype=bool)
+        self.legal_action_mask = self._mask_rows[:, :num_actions]
         self._out = kernel.outputs(
             kernel.layout(config),
-            self.legal_action_mask,
+            self._mask_rows,
             self._obs,
             self.observation_packed,
             self.observation_real,
@@ -140,7 +144,7 @@ class KernelBatchEnv(BatchEnv):
         if a.shape == (self.batch_size,) and a.dtype.kind in "iu":
             acts = a.astype(np.int64, copy=False)  # (a uint64 id too large wraps below 0: illegal)
             moving = self._all_active if active is None else active
-            if self._kernel.core.first_illegal(acts, moving, self.current_player, self.legal_action_mask) < 0:
+            if self._kernel.core.first_illegal(acts, moving, self.current_player, self._mask_rows) < 0:
                 return acts
         return super()._check_actions(actions, active)  # raises
 

@@ -73,27 +73,47 @@ def next_u64(state: np.ndarray, row: int) -> np.uint64:  # pragma: no cover
 
 
 @numba.njit
-def bounded(state: np.ndarray, row: int, n: int) -> int:  # pragma: no cover
-    """A uniform integer in [0, n) for 1 <= n < 2**32: Lemire's multiply-shift, biased draws rejected."""
+def bounded_word(z: np.uint64, n: int) -> tuple[int, np.uint64]:  # pragma: no cover
+    """``bounded`` on a generator state held in a variable (a record's field): (the draw, the new
+    state). A uniform integer in [0, n) for 1 <= n < 2**32: Lemire's multiply-shift, biased draws
+    rejected."""
     bound = np.uint64(n)
-    m = (next_u64(state, row) >> _S32) * bound
+    z += _GAMMA
+    m = (mix64(z) >> _S32) * bound
     low = m & _LOW32
     if low < bound:
         threshold = (np.uint64(1 << 32) - bound) % bound
         while low < threshold:
-            m = (next_u64(state, row) >> _S32) * bound
+            z += _GAMMA
+            m = (mix64(z) >> _S32) * bound
             low = m & _LOW32
-    return int(m >> _S32)
+    return int(m >> _S32), z
+
+
+@numba.njit
+def bounded(state: np.ndarray, row: int, n: int) -> int:  # pragma: no cover
+    """A uniform integer in [0, n) for 1 <= n < 2**32 from row ``row``'s generator (``bounded_word``)."""
+    j, z = bounded_word(state[row], n)
+    state[row] = z
+    return j
+
+
+@numba.njit
+def shuffle_word(z: np.uint64, items: np.ndarray, n: int) -> np.uint64:  # pragma: no cover
+    """Shuffle ``items[:n]`` in place (Fisher-Yates from the top) with the generator state ``z``;
+    returns the new state (``shuffle`` for a state held in a variable: no one-word array to allocate)."""
+    for i in range(n - 1, 0, -1):
+        j, z = bounded_word(z, i + 1)
+        tmp = items[i]
+        items[i] = items[j]
+        items[j] = tmp
+    return z
 
 
 @numba.njit
 def shuffle(state: np.ndarray, row: int, items: np.ndarray, n: int) -> None:  # pragma: no cover
     """Shuffle ``items[:n]`` in place (Fisher-Yates from the top) with row ``row``'s generator."""
-    for i in range(n - 1, 0, -1):
-        j = bounded(state, row, i + 1)
-        tmp = items[i]
-        items[i] = items[j]
-        items[j] = tmp
+    state[row] = shuffle_word(state[row], items, n)
 
 
 @numba.njit(cache=True)

@@ -159,6 +159,17 @@ class OichoKabuBatch(LazyObservationBatchEnv):
         self._mark_stale(None if active is None else np.flatnonzero(moving))
         self._compact_stale = True
 
+    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
+        """``BatchEnv._check_actions`` with the legality test run by the kernel (``first_illegal``: one
+        loop over the records, no temporaries); the base method words any error, naming the game."""
+        a = np.asarray(actions)
+        if a.shape == (self.batch_size,) and a.dtype.kind in "iu":
+            acts = a.astype(np.int64, copy=False)  # (a uint64 id too large wraps below 0: illegal)
+            moving = self._all if active is None else active
+            if self._k.first_illegal(self.state, acts, np.ascontiguousarray(moving), self.num_actions) < 0:
+                return acts
+        return super()._check_actions(actions, active)  # raises
+
     def _feed(self, waiting: int) -> None:
         """Draw the shuffles the fed games wait for, as the scalar ``Deck`` draws them from the game's
         generator (``rng.permutation(n)``: the draws and the order of ``rng.shuffle`` on n cards), and let

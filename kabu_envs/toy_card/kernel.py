@@ -142,7 +142,7 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
         obs[b, :] = 0.0
     else:
         packed[b, :] = 0
-    for a in range(mask.shape[1]):
+    for a in range(NUM_ACTIONS):  # (the mask's row may be padded: ``KernelBatchEnv``)
         mask[b, a] = seat >= 0 and (a != _RAISE or values[b, seat] >= opts[O_THRESHOLD])
     if seat < 0:
         return

@@ -6,11 +6,16 @@ autoreset and VecEnv suites); here what the kernels add."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import numpy as np
 import pytest
 
 from kabu_envs import batch
+from kabu_envs.batch.kernel_env import KernelBatchEnv
 from kabu_envs.core import kernel as core
+from kabu_envs.core.errors import IllegalActionError
 
 CASES = [
     ("kakeya", {}),
@@ -198,3 +203,50 @@ def test_every_cached_kernel_function_has_one_version():
                 index = f._cache._cache_file._load_index()  # (numba's index of the cached versions)
                 assert len(f.signatures) <= 1 and len(index) <= 1, (name, f.__name__, list(index))
     assert len(cached) >= 10
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_mask_rows_are_padded_words_and_the_padding_is_illegal(game: str, options: dict[str, Any]) -> None:
+    """The kernel engines keep each game's mask in whole 8-byte words (Kakeya writes them as uint64
+    words): ``legal_action_mask`` is the (B, A) view, the padding is never legal, and an action id in
+    the padding is refused as any id past the last."""
+    env = batch.make(game, batch_size=5, autoreset=True, **options)
+    env.reset(seed=3)
+    _random_play([env], 30)
+    assert isinstance(env, KernelBatchEnv)
+    rows = env._mask_rows
+    assert rows.shape[1] % 8 == 0 and rows.shape[1] - env.num_actions < 8
+    assert env.legal_action_mask.shape == (5, env.num_actions)
+    assert np.shares_memory(env.legal_action_mask, rows)
+    assert not rows[:, env.num_actions :].any()
+    if rows.shape[1] > env.num_actions:
+        acts = np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask])
+        acts[2] = env.num_actions  # (inside the padding)
+        with pytest.raises(IllegalActionError, match="game 2 of the batch"):
+            env.step(acts)
+
+
+def test_the_kakeya_layout_checks_what_the_encoder_assumes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``layout`` refuses an observation whose small pieces (before the egara) pass one 64-bit word, or
+    whose real-valued tail cannot hold the entries a last whole byte of 0/1 entries writes past it."""
+    from kabu_envs.core.obs_spec import ObsSpec
+    from kabu_envs.kakeya import kernel
+    from kabu_envs.kakeya.config import make_config
+
+    cfg = make_config()
+    real = kernel.obs_spec(cfg)
+    assert len(kernel.layout(cfg)) == len(real.pieces)
+
+    def widened(name: str, size: int) -> ObsSpec:
+        return ObsSpec(tuple(replace(p, size=size) if p.name == name else p for p in real.pieces))
+
+    monkeypatch.setattr(kernel, "obs_spec", lambda _cfg: widened("voids", 40))
+    with pytest.raises(ValueError, match="before 'egara'"):
+        kernel.layout(cfg)
+    short = ObsSpec(tuple(p for p in real.pieces if p.name not in ("deal", "stones")))
+    monkeypatch.setattr(kernel, "obs_spec", lambda _cfg: short)
+    with pytest.raises(ValueError, match="in this order"):
+        kernel.layout(cfg)
+    monkeypatch.setattr(kernel, "obs_spec", lambda _cfg: widened("hand_counts", 1))
+    with pytest.raises(ValueError, match="7 entries"):
+        kernel.layout(cfg)

@@ -170,3 +170,20 @@ def test_importing_the_package_and_making_envs_loads_no_numba() -> None:
         "assert 'numba' not in sys.modules, 'numba loaded'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+
+
+def test_the_word_state_draws_equal_the_array_state_ones() -> None:
+    """``bounded_word`` / ``shuffle_word`` (a generator state held in a variable: a record's field)
+    draw exactly what ``bounded`` / ``shuffle`` draw from a row of a state array, and leave the same
+    state behind."""
+    state = np.array([kernel.seed_state(np.uint64(7), np.uint64(3), np.uint64(1))], dtype=np.uint64)
+    z = state[0]
+    for n in (1, 2, 3, 10, 40, 1000, 2**31 + 11):
+        j, word = kernel.bounded_word(z, n)
+        z = np.uint64(word)  # (a compiled caller keeps it uint64; back in Python it is an int)
+        assert j == kernel.bounded(state, 0, n) and z == state[0]
+    for n in (0, 1, 2, 5, 40):
+        items, words = np.arange(40), np.arange(40)
+        kernel.shuffle(state, 0, items, n)
+        z = np.uint64(kernel.shuffle_word(z, words, n))
+        assert np.array_equal(items, words) and z == state[0]

@@ -219,3 +219,39 @@ def test_a_waiting_game_without_a_generator_is_named() -> None:
     with pytest.raises(RuntimeError, match="game 1 waits for a shuffle"):
         for _ in range(200):
             env.step(np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in env.legal_action_mask]))
+
+
+def test_the_kernel_legality_check_finds_the_first_illegal_action() -> None:
+    """``flow.first_illegal`` (the step's check, one loop over the records) names the same game as the
+    mask read by numpy: the first live, moving game whose action its mask does not allow."""
+    B = 64
+    env = OichoKabuBatch(B, autoreset=True, rules="kansai")
+    env.reset(seed=4)
+    rng = np.random.default_rng(5)
+    A = env.num_actions
+    for _ in range(40):
+        acts = rng.integers(-2, A + 2, size=B)
+        moving = rng.random(B) < 0.7
+        mask, live = env.legal_action_mask, env.current_player >= 0
+        inside = (acts >= 0) & (acts < A)
+        ok = ~(live & moving) | (inside & mask[np.arange(B), np.clip(acts, 0, A - 1)])
+        expected = int(np.flatnonzero(~ok)[0]) if not ok.all() else -1
+        assert flow.first_illegal(env.state, acts, moving, A) == expected
+        legal = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+        env.step(legal)
+
+
+def test_a_game_record_fills_whole_cache_lines_from_a_line_start() -> None:
+    """Every record starts a 64-byte cache line and takes whole lines (``layout.LINE``), with the fields
+    a step touches first, so a game's step reads as few lines as its fields need."""
+    from kabu_envs.oicho_kabu.kernel import layout
+
+    many: dict[str, Any] = {"num_players": 8, "bet_sizes": (1, 2, 3, 4, 5, 6), "deck": "hanafuda"}
+    for options in ({}, many):
+        env = OichoKabuBatch(7, **options)
+        st = env.state
+        assert st.dtype.itemsize % layout.LINE == 0
+        assert st.ctypes.data % layout.LINE == 0
+        names = st.dtype.names or ()
+        assert names[:2] == ("current_player", "phase") and "deck" in names[-8:]
+        assert st.dtype.fields is not None and st.dtype.fields["legal_action_mask"][1] < layout.LINE * 2

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.core import kernel as core
+from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.cards import NUM_CARDS
 from kabu_envs.kakeya.config import Config
 from kabu_envs.kakeya.kernel import batch, decide, rules, sample, search, spec
@@ -120,27 +121,29 @@ def options(cfg: Config, autoreset: bool = False) -> np.ndarray:
 def outputs(
     layout: np.ndarray, mask: np.ndarray, obs: np.ndarray, packed: np.ndarray, real: np.ndarray
 ) -> Outputs:
-    """The kernel's output tuple: the layout, the mask, the observation (float32, or packed and real),
-    and the encoder's scratch."""
-    return (
-        layout,
-        mask,
-        obs,
-        packed,
-        real,
-        np.zeros(WORDS, dtype=np.uint64),
-        np.zeros(WORDS, dtype=np.float64),
-    )
+    """The kernel's output tuple: the layout, the mask (its bool rows padded to whole 8-byte words,
+    ``KernelBatchEnv``, seen as uint64 words: ``batch.encode_row`` writes eight entries at once), the
+    observation (float32, or packed and real), and the compact encoder's bitset."""
+    width = -(-NUM_ACTIONS // 8) * 8
+    if mask.dtype != np.bool_ or mask.shape[1:] != (width,) or not mask.flags.c_contiguous:
+        raise ValueError(f"the mask must be C-contiguous bool rows of {width} entries, got {mask.shape}")
+    return (layout, mask.view(np.uint64), obs, packed, real, np.zeros(WORDS, dtype=np.uint64))
 
 
 def layout(cfg: Config) -> np.ndarray:
     """The offsets of ``obs_spec(cfg)``'s pieces, in ``PIECES`` order; the 0/1 pieces must come before
-    the real-valued ones (the compact observation packs the former as bits)."""
-    offsets = obs_spec(cfg).offsets
-    if [p.name for p in obs_spec(cfg).pieces] != list(PIECES):
+    the real-valued ones (the compact observation packs the former as bits), the small ones (up to the
+    egara) must fit one 64-bit word, and the whole bytes ``batch.put_bits`` writes must stay in the row."""
+    spec = obs_spec(cfg)
+    offsets = spec.offsets
+    if [p.name for p in spec.pieces] != list(PIECES):
         raise ValueError(f"the kernel encodes the pieces {PIECES}, in this order")
     if offsets["hand_counts"] > 64 * WORDS - 64:
         raise ValueError(f"the 0/1 entries must fit the kernel's bitset of {64 * WORDS - 64} bits")
+    if offsets["egara"] > 64:
+        raise ValueError(f"the pieces before 'egara' ({offsets['egara']} entries) must fit a 64-bit word")
+    if offsets["hand_counts"] + 7 > spec.size:
+        raise ValueError("the real-valued pieces must hold the 7 entries a last whole byte may write")
     return np.array([offsets[name] for name in PIECES], dtype=np.int64)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kabu_envs.core import kernel as core
-from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
+from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.cards import ACE_OF_CLUBS, NUM_CARDS
 from kabu_envs.kakeya.kernel.rules import (
     ahead,
@@ -20,6 +20,8 @@ from kabu_envs.kakeya.kernel.rules import (
     start_trick,
 )
 from kabu_envs.kakeya.kernel.spec import (
+    BYTE_BOOLS,
+    BYTE_FLOATS,
     DEAL_NO,
     DEALER_P,
     EPISODE,
@@ -158,92 +160,110 @@ def legal_bits(b: int, st: Arrays, opts: np.ndarray) -> np.uint64:  # pragma: no
     return ZERO
 
 
-@kernel_jit
+@kernel_jit_inline
 def set_bits(w: np.ndarray, at: int, v: np.uint64) -> None:  # pragma: no cover
     """OR the bit set ``v`` into the bitset ``w`` (uint64 words) from bit ``at`` on."""
     if v == ZERO:
         return
-    word, shift = at >> 6, at & 63
+    word, shift = np.uint64(at >> 6), at & 63  # (unsigned indices: see ``put_bits``)
     w[word] |= v << np.uint64(shift)
     if shift:
-        w[word + 1] |= v >> np.uint64(64 - shift)
+        w[word + ONE] |= v >> np.uint64(64 - shift)
 
 
 @kernel_jit_inline
-def write_bits(obs: np.ndarray, b: int, w: np.ndarray, nbits: int) -> None:  # pragma: no cover
-    """Entries [0, nbits) of ``obs[b]`` as the bits of ``w`` (1.0 or 0.0), every entry written: one
-    branch-free pass of 64 entries per word runs vectorised, cheaper than zeroing the row and then
-    setting its ones bit by bit (docs/batch.md#speed)."""
-    full = nbits >> 6
-    for k in range(full):
-        word, base = w[k], 64 * k
-        for j in range(64):
-            obs[b, base + j] = 1.0 if (word >> np.uint64(j)) & ONE else 0.0
-    if nbits > 64 * full:
-        word, base = w[full], 64 * full
-        for j in range(nbits - base):
-            obs[b, base + j] = 1.0 if (word >> np.uint64(j)) & ONE else 0.0
+def put_bits(
+    obs: np.ndarray, ub: np.uint64, w: np.ndarray, at: int, v: np.uint64, k: int
+) -> None:  # pragma: no cover
+    """The ``k`` bits of ``v`` as entries ``at``.. of row ``ub``: float32 1.0 / 0.0 entries of ``obs``, a
+    byte of bits at a time (``BYTE_FLOATS``: each byte's 8 entries, one 32-byte copy from an 8 KB table),
+    whole bytes, so up to 7 entries past the piece are written too (``encode_row`` writes the pieces in
+    layout order: the next piece, or the real-valued entries, overwrite them); or, compact (``obs``
+    has no columns), OR-ed into the bitset ``w``.
+
+    Unsigned indices: numba wraps a signed index that may be negative (``a[-1]``), and that test kept
+    LLVM from writing the 8 entries as one block (docs/batch.md#speed)."""
+    if obs.shape[1]:
+        at_u = np.uint64(at)
+        for i in range((k + 7) >> 3):
+            byte = (v >> np.uint64(8 * i)) & np.uint64(0xFF)
+            col = at_u + np.uint64(8 * i)
+            for j in range(8):
+                obs[ub, col + np.uint64(j)] = BYTE_FLOATS[byte, j]
+    else:
+        set_bits(w, at, v)
 
 
 @kernel_jit_inline
 def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     """Row b's mask and the current seat's observation (``observation.Encoder.encode_with_mask``; zeros
-    when the match is over). As the scalar encoder, the 0/1 entries are built as one bitset (``w``) and
-    unpacked, into float32 (``obs``) or, compact (``obs`` has no columns), as bytes (``packed``), the
-    real-valued entries (from ``nbits`` on) beside them. Offsets come from ``layout``; seats and
-    partnerships are relative (0 = me, then in play order)."""
+    when the match is over), float32 (``obs``) or, compact (``obs`` has no columns), the 0/1 entries as
+    bytes (``packed``) and the real-valued ones (from ``nbits`` on) beside them (``real``).
+
+    One pass over the row in layout order (``put_bits``): the small pieces (phase .. voids, at most 64
+    bits: ``layout`` checks) are gathered in one word in registers, the card sets go straight from the
+    state's words; the float32 row is never zeroed first, every entry is written once (a few twice).
+    Offsets come from ``layout``; seats and partnerships are relative (0 = me, then in play order)."""
     g, cur, stones, counts, voids, _, hands, t_bits, played, captured, _, _, _ = st
-    layout, mask, obs, packed, real, w, values = out
+    layout, mask, obs, packed, real, w = out
     n, P = opts[O_N], opts[O_P]
     nbits = layout[L_COUNTS]
     seat = cur[b]
+    ub = np.uint64(b)
     legal = ZERO if seat < 0 else legal_bits(b, st, opts)
-    for a in range(NUM_ACTIONS):
-        mask[b, a] = (legal >> np.uint64(a)) & ONE != ZERO
-    # scratch: the 0/1 entries as a bitset (the words in use and the one ``set_bits`` may spill into),
-    # then the real-valued entries from nbits on
-    for k in range(min((nbits >> 6) + 2, len(w))):
-        w[k] = ZERO
-    for j in range(n + 1 + P):
-        values[j] = 0.0
-    if seat >= 0:
-        phase, trump, dp = g[b, PHASE], g[b, TRUMP], g[b, DEALER_P]
-        mine = seat - P if seat >= P else seat  # (seat % P: no division, see ``ahead``)
-        set_bits(w, layout[L_PHASE] + phase, ONE)
-        set_bits(w, layout[L_TRUMP] + trump, ONE)
-        spades = rensho_card(trump, opts[O_RENSHO_SEED]) != ACE_OF_CLUBS
-        set_bits(w, layout[L_RENSHO] + (1 if spades else 0), ONE)
-        if phase == PLAY_PHASE:  # a trick is in play
-            set_bits(w, layout[L_LEADER] + ahead(g[b, T_LEADER] - seat, n), ONE)
-            if g[b, T_LED] >= 0:
-                set_bits(w, layout[L_LED] + g[b, T_LED], ONE)
-        set_bits(w, layout[L_FIRST_DEALER] + ahead(dp - seat, n), ONE)
-        set_bits(w, layout[L_PARTNERSHIP] + mine, ONE)
-        if mine == dp:
-            set_bits(w, layout[L_ROLE], ONE)
-        sits_out = opts[O_SIT_OUT] and mine == dp
-        set_bits(w, layout[L_ROLE] + (1 if sits_out else 2), ONE)
-        inv_stones = 1.0 / (opts[O_STONES] * n)
-        for k in range(n):
-            s = ahead(seat + k - n, n)
-            set_bits(w, layout[L_VOIDS] + SUITS * k, np.uint64(voids[b, s]))
-            set_bits(w, layout[L_TRICK] + NUM_CARDS * k, t_bits[b, s])
-            values[layout[L_COUNTS] + k - nbits] = counts[b, s] / HAND_SCALE
-        for k in range(P):
-            p = ahead(mine + k - P, P)
-            set_bits(w, layout[L_EGARA] + 16 * k, egara16(captured[b, p]))
-            values[layout[L_STONES] + k - nbits] = (stones[b, p] + stones[b, p + P]) * inv_stones
-        hand = hands[b, seat]
-        set_bits(w, layout[L_HAND], hand)
-        set_bits(w, layout[L_PLAYED], played[b])
-        set_bits(w, layout[L_GONE], played[b] | hand)
-        values[layout[L_DEAL] - nbits] = g[b, DEAL_NO] * (1.0 / opts[O_MAX_DEALS])
-    if obs.shape[1]:
-        write_bits(obs, b, w, nbits)
-        for j in range(n + 1 + P):
-            obs[b, nbits + j] = values[j]
-    else:
+    for i in range(mask.shape[1]):  # eight mask entries (bool bytes) a word
+        mask[ub, np.uint64(i)] = BYTE_BOOLS[(legal >> np.uint64(8 * i)) & np.uint64(0xFF)]
+    f32 = obs.shape[1] > 0
+    if not f32:  # the bitset: the words in use and the one ``set_bits`` may spill into
+        for k in range(min((nbits >> 6) + 2, len(w))):
+            w[np.uint64(k)] = ZERO
+    if seat < 0:
+        if f32:
+            for j in range(obs.shape[1]):
+                obs[ub, np.uint64(j)] = 0.0
+        else:
+            for j in range(packed.shape[1]):
+                packed[ub, np.uint64(j)] = 0
+            for j in range(real.shape[1]):
+                real[ub, np.uint64(j)] = 0.0
+        return
+    phase, trump, dp = g[b, PHASE], g[b, TRUMP], g[b, DEALER_P]
+    mine = seat - P if seat >= P else seat  # (seat % P: no division, see ``ahead``)
+    small = ONE << np.uint64(layout[L_PHASE] + phase)
+    small |= ONE << np.uint64(layout[L_TRUMP] + trump)
+    spades = rensho_card(trump, opts[O_RENSHO_SEED]) != ACE_OF_CLUBS
+    small |= ONE << np.uint64(layout[L_RENSHO] + (1 if spades else 0))
+    if phase == PLAY_PHASE:  # a trick is in play
+        small |= ONE << np.uint64(layout[L_LEADER] + ahead(g[b, T_LEADER] - seat, n))
+        if g[b, T_LED] >= 0:
+            small |= ONE << np.uint64(layout[L_LED] + g[b, T_LED])
+    small |= ONE << np.uint64(layout[L_FIRST_DEALER] + ahead(dp - seat, n))
+    small |= ONE << np.uint64(layout[L_PARTNERSHIP] + mine)
+    if mine == dp:
+        small |= ONE << np.uint64(layout[L_ROLE])
+    sits_out = opts[O_SIT_OUT] and mine == dp
+    small |= ONE << np.uint64(layout[L_ROLE] + (1 if sits_out else 2))
+    for k in range(n):
+        small |= np.uint64(voids[b, ahead(seat + k - n, n)]) << np.uint64(layout[L_VOIDS] + SUITS * k)
+    put_bits(obs, ub, w, 0, small, layout[L_EGARA])
+    for k in range(P):
+        p = ahead(mine + k - P, P)
+        put_bits(obs, ub, w, layout[L_EGARA] + 16 * k, egara16(captured[b, p]), 16)
+    hand = hands[b, seat]
+    put_bits(obs, ub, w, layout[L_HAND], hand, NUM_CARDS)
+    put_bits(obs, ub, w, layout[L_PLAYED], played[b], NUM_CARDS)
+    put_bits(obs, ub, w, layout[L_GONE], played[b] | hand, NUM_CARDS)
+    for k in range(n):
+        put_bits(obs, ub, w, layout[L_TRICK] + NUM_CARDS * k, t_bits[b, ahead(seat + k - n, n)], NUM_CARDS)
+    # the real-valued entries, last (they overwrite what the last piece's whole bytes wrote past it)
+    dest, first = (obs, 0) if f32 else (real, nbits)
+    for k in range(n):
+        dest[ub, np.uint64(layout[L_COUNTS] + k - first)] = counts[b, ahead(seat + k - n, n)] / HAND_SCALE
+    dest[ub, np.uint64(layout[L_DEAL] - first)] = g[b, DEAL_NO] * (1.0 / opts[O_MAX_DEALS])
+    inv_stones = 1.0 / (opts[O_STONES] * n)
+    for k in range(P):
+        p = ahead(mine + k - P, P)
+        dest[ub, np.uint64(layout[L_STONES] + k - first)] = (stones[b, p] + stones[b, p + P]) * inv_stones
+    if not f32:
         for j in range(packed.shape[1]):
-            packed[b, j] = np.uint8((w[j >> 3] >> np.uint64(8 * (j & 7))) & np.uint64(0xFF))
-        for j in range(n + 1 + P):
-            real[b, j] = values[j]
+            packed[ub, np.uint64(j)] = np.uint8((w[j >> 3] >> np.uint64(8 * (j & 7))) & np.uint64(0xFF))

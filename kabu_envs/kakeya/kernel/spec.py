@@ -15,7 +15,7 @@ from kabu_envs.kakeya.scoring import STONES_TABLE
 
 # the state arrays in ``State.arrays`` order (g, current_player, stones, counts, voids, t_card, hands,
 # t_bits, played, captured, decks, rng, scratch); the outputs (layout, mask, observation, packed, real
-# and the encoder's two scratch arrays: ``outputs``)
+# and the compact encoder's bitset: ``outputs``)
 Arrays = tuple[np.ndarray, ...]
 Outputs = tuple[np.ndarray, ...]
 
@@ -60,6 +60,11 @@ EGARA_BITS = np.uint64(EGARA_MASK)
 ACE_BITS = np.uint64(ACE_MASK)
 STONES_CELLS = np.array([[v or 0 for v in row] for row in STONES_TABLE], dtype=np.int64)  # impossible: 0
 ONE, ZERO = np.uint64(1), np.uint64(0)
+# each byte's 8 bits as float32 0/1 entries (8 KB: ``batch.put_bits`` copies them a byte at a time), and
+# as 8 bool bytes in one uint64 word (2 KB: ``batch.encode_row`` writes the mask a word at a time)
+_BYTE_BITS = (np.arange(256)[:, None] >> np.arange(8)) & 1
+BYTE_FLOATS = _BYTE_BITS.astype(np.float32)
+BYTE_BOOLS = _BYTE_BITS.astype(np.uint8).view(np.uint64).ravel()
 RANKS, SUITS, ACE_RANK = 13, 4, 12
 
 # Compiled without reference counting (numba's NRT): the kernel allocates nothing, and NRT's atomic

@@ -44,7 +44,7 @@ from kabu_envs.oicho_kabu import observation as _observation
 from kabu_envs.oicho_kabu.kernel import flow as _flow
 from kabu_envs.oicho_kabu.kernel import layout as _layout
 from kabu_envs.oicho_kabu.kernel import observe as _observe
-from kabu_envs.oicho_kabu.kernel.flow import reset_rows, resume_rows, step
+from kabu_envs.oicho_kabu.kernel.flow import first_illegal, reset_rows, resume_rows, step
 from kabu_envs.oicho_kabu.kernel.layout import (
     O_OBS,
     Rules,
@@ -66,6 +66,7 @@ __all__ = [
     "encode",
     "encode_compact",
     "fields",
+    "first_illegal",
     "make_rules",
     "make_state",
     "prepare",
@@ -85,13 +86,15 @@ def prepare() -> bool:
     """Ready both compiled modules' caches before the first call (``core.kernel.prepare``): one line
     says so when the kernel compiles. True when it will.
 
-    Only the entry points (``reset_rows``, ``step``, ``encode``, ``encode_compact``) are cached, each
-    with the callees compiled into it, and each is called with the same types whatever the rule set
+    Only the entry points (``reset_rows``, ``resume_rows``, ``step``, ``first_illegal``, ``encode``,
+    ``encode_compact``) are cached, each with the callees compiled into it, and each is called with the
+    same types whatever the rule set
     (``layout.state_dtype``): numba's cache index then holds one version of each, so processes that
     compile at once (test or training workers) write the same code. (With several versions, two
     processes adding different ones at once can pair an index entry with the other's machine code.)"""
     mark = stamp()
-    compiling = core.prepare("Oicho-Kabu", [_flow.reset_rows, _flow.resume_rows, _flow.step], mark)
+    flow = [_flow.reset_rows, _flow.resume_rows, _flow.step, _flow.first_illegal]
+    compiling = core.prepare("Oicho-Kabu", flow, mark)
     quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
     observe = [_observe.encode, _observe.encode_compact]
     return core.prepare("Oicho-Kabu observation", observe, mark, out=quiet) or compiling

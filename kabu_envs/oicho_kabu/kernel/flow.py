@@ -88,18 +88,10 @@ R_NONE, R_ROUND, R_SELECT, R_SELECTED, R_TABLE = 0, 1, 2, 3, 4
 
 @numba.njit
 def _shuffle_tail(g: Game) -> None:  # pragma: no cover
-    """The pending shuffle of ``deck[stacked:dlen]`` with the game's own generator: ``core.kernel.shuffle``
-    through a one-word array and a scratch copy (``shuffle`` is compiled into this function)."""
-    start, m = g.stacked, g.dlen - g.stacked
-    rest = np.empty(DECK_SIZE, dtype=np.int64)
-    for i in range(m):
-        rest[i] = g.deck[start + i]
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = g.rng
-    core.shuffle(state, len(state) - 1, rest, min(m, len(rest)))
-    g.rng = state[0]
-    for i in range(m):
-        g.deck[start + i] = rest[i]
+    """The pending shuffle of ``deck[stacked:dlen]`` with the game's own generator, in place
+    (``core.kernel.shuffle_word``: the state is the record's field; nothing is allocated)."""
+    start = g.stacked
+    g.rng = core.shuffle_word(g.rng, g.deck[start:], g.dlen - start)
 
 
 @numba.njit
@@ -119,25 +111,22 @@ def _permute_tail(g: Game, perm: np.ndarray) -> None:  # pragma: no cover
 def _reshuffle(g: Game, returned: np.ndarray, k: int, then: int) -> None:  # pragma: no cover
     """``Deck.reshuffle``: ``returned[:k]`` back under the unused stacked prefix (the cards below it
     first, then the returned ones, as the scalar ``rest``), the shuffle of that part left pending
-    (``_run``), the game to continue at ``then``."""
+    (``_run``), the game to continue at ``then``. In place: every card moves down the deck (to an
+    index no larger than the one it leaves), so a forward copy reads each card before it is
+    overwritten; ``returned`` is not the deck."""
     top = g.top
     keep_end = max(top, g.stacked)
-    rest = np.empty(DECK_SIZE, dtype=np.int64)
-    m = 0
-    for i in range(keep_end, g.dlen):
-        rest[m] = g.deck[i]
-        m += 1
-    for i in range(k):
-        rest[m] = returned[i]
-        m += 1
     keep = keep_end - top
-    for i in range(keep):
+    for i in range(keep):  # the unused stacked prefix to the top
         g.deck[i] = g.deck[top + i]
-    for i in range(m):
-        g.deck[keep + i] = rest[i]
+    m = g.dlen - keep_end
+    for i in range(m):  # the cards below it
+        g.deck[keep + i] = g.deck[keep_end + i]
+    for i in range(k):  # then the returned ones
+        g.deck[keep + m + i] = returned[i]
     g.top = 0
     g.stacked = keep
-    g.dlen = keep + m
+    g.dlen = keep + m + k
     g.resume = then
 
 
@@ -146,12 +135,12 @@ def _order_rest(g: Game, keep: int) -> None:  # pragma: no cover
     """``ordered_deck`` / ``Deck.fresh`` below a kept prefix ``deck[b, :keep]``: the other ids in
     increasing order, their shuffle left pending (without a prefix: ``permutation(40)``, the same
     shuffle of 0..39); the game continues with its round (``R_ROUND``)."""
-    used = np.zeros(DECK_SIZE, dtype=np.bool_)
+    used = 0  # (a bit per card id: DECK_SIZE <= 63; nothing is allocated)
     for i in range(keep):
-        used[g.deck[i]] = True
+        used |= 1 << g.deck[i]
     m = keep
     for c in range(DECK_SIZE):
-        if not used[c]:
+        if not (used >> c) & 1:
             g.deck[m] = c
             m += 1
     g.top = 0
@@ -243,8 +232,8 @@ def _select_draws(g: Game, ru: Rules) -> None:  # pragma: no cover
     stacked prefix (a reshuffle: the game continues here, ``R_SELECT``, or with the dealer found,
     ``R_SELECTED``)."""
     rule = ru[O_SELECTION]
-    score = np.empty(ru[O_N], dtype=np.int64)
-    returned = np.empty(DECK_SIZE, dtype=np.int64)
+    returned = g.scratch[:DECK_SIZE]  # (the record's scratch: nothing is allocated)
+    score = g.scratch[DECK_SIZE:]
     k = 0
     nc = g.ncand
     while True:
@@ -371,7 +360,7 @@ def _deal_table(g: Game, ru: Rules) -> None:  # pragma: no cover
     """``Game._deal_table``: four table cards, again after a reshuffle while three share a value
     (``redeal_on_triple_table``; ``game._has_triple``: the game continues here after it, ``R_TABLE``),
     then the minso question or the table's final form (``_after_table``)."""
-    table = np.empty(NUM_SPREADS, dtype=np.int64)
+    table = g.spreads[:, 0]  # (drawn in place: a reshuffle takes them back, the next table overwrites)
     for s in range(NUM_SPREADS):
         table[s] = _draw(g)
     if ru[O_TRIPLE] != 0:
@@ -384,8 +373,6 @@ def _deal_table(g: Game, ru: Rules) -> None:  # pragma: no cover
         if triple:
             _reshuffle(g, table, NUM_SPREADS, R_TABLE)
             return
-    for s in range(NUM_SPREADS):
-        g.spreads[s, 0] = table[s]
     _after_table(g, ru)
 
 
@@ -628,10 +615,7 @@ def _apply(g: Game, ru: Rules, action: int) -> None:  # pragma: no cover
             _table_final(g, ru)
             return
         g.minso_redeals += 1
-        table = np.empty(NUM_SPREADS, dtype=np.int64)
-        for s in range(NUM_SPREADS):
-            table[s] = g.spreads[s, 0]
-        _reshuffle(g, table, NUM_SPREADS, R_TABLE)  # (then the table again: _deal_table, _after_table)
+        _reshuffle(g, g.spreads[:, 0], NUM_SPREADS, R_TABLE)  # (then the table again: _deal_table ...)
     elif phase == BET:  # Game._apply_bet
         k = action - BET_BASE
         s = g.active
@@ -686,7 +670,7 @@ def _restart(g: Game, ru: Rules) -> None:  # pragma: no cover
     g.episode += np.uint64(1)
     g.rng = core.seed_state(g.seed, g.row_key, g.episode)
     g.feed = False
-    _new_episode(g, ru, np.empty(0, dtype=np.int64), 0)  # (this step reports the episode that ended)
+    _new_episode(g, ru, g.deck, 0)  # (no prefix: k = 0; this step reports the episode that ended)
     _run(g, ru)
 
 
@@ -735,6 +719,24 @@ def resume_rows(st: State, ru: Rules, rows: np.ndarray, perms: np.ndarray) -> in
         _run(g, ru)
         waiting += g.resume != R_NONE
     return waiting
+
+
+@numba.njit(cache=True)
+def first_illegal(
+    st: State, actions: np.ndarray, moving: np.ndarray, num_actions: int
+) -> int:  # pragma: no cover
+    """The first game whose action its mask does not allow (-1: none), among the live games that move:
+    ``BatchEnv._check_actions``'s test as one loop over the records (``core.kernel.first_illegal``'s,
+    for the record layout: the mask and the current player are record fields, not arrays of their
+    own), so a step pays no numpy temporaries for it (docs/batch.md#speed)."""
+    for b in range(len(actions)):
+        g = st[b]
+        if g.current_player < 0 or not moving[b]:
+            continue
+        a = actions[b]
+        if a < 0 or a >= num_actions or g.legal_action_mask[a] == 0:
+            return b
+    return -1
 
 
 @numba.njit(cache=True)

@@ -184,6 +184,7 @@ def make_rules(cfg: Config) -> Rules:
     return np.concatenate(parts)
 
 
+LINE = 64  # bytes in a cache line: a record starts one and fills whole ones
 MAX_PLAYERS = 8  # the largest num_players: every record has room for that many seats
 MIN_ACTIONS = 32  # room in a record's mask for rule sets with up to 23 bet sizes
 
@@ -195,49 +196,59 @@ def state_dtype(num_actions: int) -> np.dtype[np.void]:
     processes that compile it at once (test workers, training workers) then write the same code."""
     n, i8 = MAX_PLAYERS, np.int64
     fields: list[tuple[str, object, tuple[int, ...]]] = [
-        ("deck", i8, (DECK_SIZE,)),  # card ids; the undealt cards are deck[top:dlen]
-        ("top", i8, ()),
-        ("dlen", i8, ()),
-        ("stacked", i8, ()),  # end of the unused stacked prefix (Deck.stacked)
-        ("chips", i8, (n,)),
-        ("round_index", i8, ()),
-        ("dealer", i8, ()),
-        ("deals_by_dealer", i8, ()),
-        ("dealer_start_chips", i8, ()),
-        ("selection", i8, (n,)),  # each seat's selection card of this deal, -1 none
-        ("order", i8, (n,)),  # the betting order, first nb entries
-        ("nb", i8, ()),
-        ("bet_i", i8, ()),
-        ("info", i8, (n,)),  # info cards, -1 none
-        ("spreads", i8, (NUM_SPREADS, MAX_CARDS)),  # card ids, -1 none
-        ("stakes", i8, (n, NUM_SPREADS)),  # [seat, spread]
-        ("spread_total", i8, (NUM_SPREADS,)),
-        ("backers", i8, (NUM_SPREADS,)),  # seats with a stake on the spread
-        ("seat_total", i8, (n,)),
-        ("round_total", i8, ()),
-        ("decider", i8, (NUM_SPREADS,)),  # first backer, -1 none
-        ("spread_state", i8, (NUM_SPREADS,)),  # UNDECIDED / STOOD / DREW / ESCAPED
-        ("dealer_cards", i8, (MAX_CARDS,)),
-        ("nd", i8, ()),  # the dealer's cards dealt
-        ("revealed", np.bool_, ()),  # Game.dealer_revealed
-        ("minso_redeals", i8, ()),
+        ("current_player", i8, ()),  # -1: the game is over
+        ("phase", i8, ()),
+        ("resume", i8, ()),  # where the game continues after a pending shuffle (flow.R_*), 0: none
         ("active", i8, ()),  # Game.active_spread
         ("choice_slot", i8, ()),
-        ("phase", i8, ()),
-        ("current_player", i8, ()),  # -1: the game is over
+        ("dealer", i8, ()),
+        ("nd", i8, ()),  # the dealer's cards dealt
+        ("round_total", i8, ()),
+        ("round_index", i8, ()),
+        ("deals_by_dealer", i8, ()),
+        ("minso_redeals", i8, ()),
+        ("bet_i", i8, ()),
+        ("nb", i8, ()),
         ("legal_action_mask", np.uint8, (max(MIN_ACTIONS, num_actions),)),  # 0/1 (no bool arrays in records)
         ("rewards", np.float64, (n,)),  # chips won this step
         ("terminated", np.bool_, ()),
-        ("cand", i8, (n,)),  # dealer selection: the seats still drawing, first ncand entries
-        ("ncand", i8, ()),
-        ("resume", i8, ()),  # where the game continues after a pending shuffle (flow.R_*), 0: none
+        ("revealed", np.bool_, ()),  # Game.dealer_revealed
         ("feed", np.bool_, ()),  # its shuffles are drawn by Python (the deck feed), not by ``rng``
+        ("spreads", i8, (NUM_SPREADS, MAX_CARDS)),  # card ids, -1 none
+        ("spread_total", i8, (NUM_SPREADS,)),
+        ("backers", i8, (NUM_SPREADS,)),  # seats with a stake on the spread
+        ("decider", i8, (NUM_SPREADS,)),  # first backer, -1 none
+        ("spread_state", i8, (NUM_SPREADS,)),  # UNDECIDED / STOOD / DREW / ESCAPED
+        ("dealer_cards", i8, (MAX_CARDS,)),
+        ("stakes", i8, (n, NUM_SPREADS)),  # [seat, spread]
+        ("chips", i8, (n,)),
+        ("seat_total", i8, (n,)),
+        ("info", i8, (n,)),  # info cards, -1 none
+        ("selection", i8, (n,)),  # each seat's selection card of this deal, -1 none
+        ("order", i8, (n,)),  # the betting order, first nb entries
+        ("dealer_start_chips", i8, ()),
+        ("top", i8, ()),
+        ("dlen", i8, ()),
+        ("stacked", i8, ()),  # end of the unused stacked prefix (Deck.stacked)
+        ("ncand", i8, ()),
+        ("cand", i8, (n,)),  # dealer selection: the seats still drawing, first ncand entries
+        ("deck", i8, (DECK_SIZE,)),  # card ids; the undealt cards are deck[top:dlen]
         ("rng", np.uint64, ()),  # the game's generator state (core.kernel)
         ("seed", np.uint64, ()),  # the seed, row key and episode that generator came from
         ("row_key", np.uint64, ()),
         ("episode", np.uint64, ()),
+        # dealer selection's drawn cards and scores (ids < 40, scores -10..9: int8, in the line padding)
+        ("scratch", np.int8, (DECK_SIZE + n,)),
     ]
-    return np.dtype([(name, t, shape) for name, t, shape in fields], align=True)
+    packed = np.dtype([(name, t, shape) for name, t, shape in fields], align=True)
+    places: Any = packed.fields
+    padded: Any = {  # (the same fields, whole cache lines)
+        "names": list(places),
+        "formats": [place[0] for place in places.values()],
+        "offsets": [place[1] for place in places.values()],
+        "itemsize": -(-packed.itemsize // LINE) * LINE,
+    }
+    return np.dtype(padded)
 
 
 SEATED = ("chips", "selection", "order", "info", "stakes", "seat_total", "rewards")  # padded to 8 seats
@@ -245,7 +256,10 @@ SEATED = ("chips", "selection", "order", "info", "stakes", "seat_total", "reward
 
 def make_state(batch_size: int, cfg: Config) -> State:
     """The records of ``batch_size`` games of ``cfg``, every game over (``flow.reset_rows`` deals)."""
-    records = np.zeros(batch_size, dtype=state_dtype(_actions.num_actions(len(cfg.bet_sizes))))
+    dtype = state_dtype(_actions.num_actions(len(cfg.bet_sizes)))
+    raw = np.zeros(batch_size * dtype.itemsize + LINE, dtype=np.uint8)
+    skip = -raw.ctypes.data % LINE  # every record starts a cache line
+    records = raw[skip : skip + batch_size * dtype.itemsize].view(dtype)
     st: State = records.view(np.recarray)
     for name in ("selection", "info", "spreads", "decider", "dealer_cards", "active", "choice_slot"):
         st[name] = -1

@@ -3,6 +3,8 @@ for bit), and the compact form (the 0/1 entries as bits, the numbers as float32)
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
@@ -54,6 +56,8 @@ from kabu_envs.oicho_kabu.kernel.layout import (
 )
 from kabu_envs.oicho_kabu.observation import NUM_STATUS
 
+_njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
+
 
 # --- the observation (observation.Encoder) ---------------------------------------------------------------
 @numba.njit
@@ -70,7 +74,14 @@ def _scales(ru: Rules) -> tuple[float, float, float, float, float]:  # pragma: n
     )
 
 
-@numba.njit
+@numba.njit(inline="always")
+def _put(a: np.ndarray, i: int, value: float) -> None:  # pragma: no cover
+    """``a[i] = value`` with an unsigned index: numba wraps a signed index that may be negative
+    (``a[-1]``), a test and a select on every write of the row (docs/batch.md#speed)."""
+    a[np.uint64(i)] = value
+
+
+@_njit(_nrt=False)  # (not inlined: no faster, and ~3 s more cold compile with its two callers)
 def _encode_row(
     g: Game, ru: Rules, seat: int, a: np.ndarray, inv: tuple[float, float, float, float, float]
 ) -> None:  # pragma: no cover
@@ -85,96 +96,99 @@ def _encode_row(
     phase = g.phase
     showdown = phase == OVER
     dealer = g.dealer
-    a[ru[OFF + F_DEALER] + (dealer - seat) % n] = 1.0
+    d = dealer - seat  # (d % n, and (seat + j) % n below, without an integer division)
+    _put(a, ru[OFF + F_DEALER] + (d + n if d < 0 else d), 1.0)
     lights = ru[O_LIGHTS] != 0
     for s in range(NUM_SPREADS):  # Encoder._static: the spreads' cards
         base = ru[OFF + F_SCARDS] + HAND * s
         c0, c1, c2 = g.spreads[s, 0], g.spreads[s, 1], g.spreads[s, 2]
         if c0 < 0:
             continue
-        a[base + (c0 >> 2)] = 1.0
+        _put(a, base + (c0 >> 2), 1.0)
         # the second card: to its backers, to all at the showdown or once an unbacked spread is turned up
         seen = showdown or g.stakes[seat, s] != 0 or (c2 >= 0 and g.spread_total[s] == 0)
         if c1 >= 0:
             if seen:
-                a[base + NUM_VALUES + (c1 >> 2)] = 1.0
+                _put(a, base + NUM_VALUES + (c1 >> 2), 1.0)
             else:
-                a[ru[OFF + F_SHIDDEN] + MAX_CARDS * s + 1] = 1.0
+                _put(a, ru[OFF + F_SHIDDEN] + MAX_CARDS * s + 1, 1.0)
             if c2 >= 0:
-                a[base + 2 * NUM_VALUES + (c2 >> 2)] = 1.0
+                _put(a, base + 2 * NUM_VALUES + (c2 >> 2), 1.0)
         if lights:  # Encoder._add_lights
             for k in range(MAX_CARDS):
                 c = g.spreads[s, k]
                 if c >= 0 and (LIGHT_MASK >> c) & 1 and (k != 1 or seen):
-                    a[ru[OFF + F_SLIGHTS] + MAX_CARDS * s + k] = 1.0
+                    _put(a, ru[OFF + F_SLIGHTS] + MAX_CARDS * s + k, 1.0)
         state = g.spread_state[s]
         if state:
-            a[ru[OFF + F_STATUS] + NUM_STATUS * s + state - 1] = 1.0
+            _put(a, ru[OFF + F_STATUS] + NUM_STATUS * s + state - 1, 1.0)
     nd = g.nd
     if nd:
         see = showdown or (g.revealed and (ru[O_FACE_UP] != 0 or seat == dealer))
         if see:
             for k in range(nd):
-                a[ru[OFF + F_DCARDS] + NUM_VALUES * k + (g.dealer_cards[k] >> 2)] = 1.0
+                _put(a, ru[OFF + F_DCARDS] + NUM_VALUES * k + (g.dealer_cards[k] >> 2), 1.0)
         else:
-            a[ru[OFF + F_DHIDDEN]] = 1.0
+            _put(a, ru[OFF + F_DHIDDEN], 1.0)
             if nd > 1:
-                a[ru[OFF + F_DHIDDEN] + 1] = 1.0
+                _put(a, ru[OFF + F_DHIDDEN] + 1, 1.0)
             if nd > 2:  # a drawn third card is face up
-                a[ru[OFF + F_DCARDS] + 2 * NUM_VALUES + (g.dealer_cards[2] >> 2)] = 1.0
+                _put(a, ru[OFF + F_DCARDS] + 2 * NUM_VALUES + (g.dealer_cards[2] >> 2), 1.0)
         if lights:
             for k in range(nd):
                 c = g.dealer_cards[k]
                 if (LIGHT_MASK >> c) & 1 and (see or k == 2):
-                    a[ru[OFF + F_DLIGHTS] + k] = 1.0
+                    _put(a, ru[OFF + F_DLIGHTS] + k, 1.0)
     info = g.info[seat]
     if info >= 0:
-        a[ru[OFF + F_INFO] + (info >> 2)] = 1.0
+        _put(a, ru[OFF + F_INFO] + (info >> 2), 1.0)
     if ru[OFF + F_SELECT] >= 0:  # public: every selection card, from this seat on
         for j in range(n):
-            c = g.selection[(seat + j) % n]
+            x = seat + j
+            c = g.selection[x - n if x >= n else x]
             if c >= 0:
-                a[ru[OFF + F_SELECT] + NUM_VALUES * j + (c >> 2)] = 1.0
+                _put(a, ru[OFF + F_SELECT] + NUM_VALUES * j + (c >> 2), 1.0)
     for j in range(n):
-        c = g.chips[(seat + j) % n]
+        x = seat + j
+        c = g.chips[x - n if x >= n else x]
         if c > 0:
-            a[ru[OFF + F_CHIPS] + j] = min(c * inv_t, 1.0)
+            _put(a, ru[OFF + F_CHIPS] + j, min(c * inv_t, 1.0))
     mine = g.chips[seat]
     if mine > 0:
-        a[ru[OFF + F_OWN_CHIPS]] = min(mine * inv_d, 1.0)
-    a[ru[OFF + F_ROUND]] = g.round_index * inv_rounds
-    a[ru[OFF + F_DEALS]] = min(g.deals_by_dealer * inv_deals, 1.0)
+        _put(a, ru[OFF + F_OWN_CHIPS], min(mine * inv_d, 1.0))
+    _put(a, ru[OFF + F_ROUND], g.round_index * inv_rounds)
+    _put(a, ru[OFF + F_DEALS], min(g.deals_by_dealer * inv_deals, 1.0))
     limit = ru[O_MINSO]
     if limit:
-        a[ru[OFF + F_MINSO]] = (limit - g.minso_redeals) / limit
+        _put(a, ru[OFF + F_MINSO], (limit - g.minso_redeals) / limit)
     # Encoder.encode: what moves every step
-    a[ru[OFF + F_PHASE] + phase] = 1.0
+    _put(a, ru[OFF + F_PHASE] + phase, 1.0)
     if g.current_player == seat:
-        a[ru[OFF + F_TO_ACT]] = 1.0
+        _put(a, ru[OFF + F_TO_ACT], 1.0)
     if g.active >= 0:
-        a[ru[OFF + F_ACTIVE] + g.active] = 1.0
+        _put(a, ru[OFF + F_ACTIVE] + g.active, 1.0)
     if phase == CHOICE:
-        a[ru[OFF + F_SLOT] + g.choice_slot] = 1.0
+        _put(a, ru[OFF + F_SLOT] + g.choice_slot, 1.0)
     total = g.round_total
     if total:
         for s in range(NUM_SPREADS):
             own = g.stakes[seat, s]
             if own:
-                a[ru[OFF + F_OWN] + s] = own * inv_d
+                _put(a, ru[OFF + F_OWN] + s, own * inv_d)
             tot = g.spread_total[s]
             if tot:
-                a[ru[OFF + F_TOTAL] + s] = tot * inv_d
-                a[ru[OFF + F_BACKERS] + s] = g.backers[s] * inv_b
+                _put(a, ru[OFF + F_TOTAL] + s, tot * inv_d)
+                _put(a, ru[OFF + F_BACKERS] + s, g.backers[s] * inv_b)
                 if g.decider[s] == seat:
-                    a[ru[OFF + F_DECIDER] + s] = 1.0
+                    _put(a, ru[OFF + F_DECIDER] + s, 1.0)
     left = domae - total
     room = mine - g.seat_total[seat]
-    a[ru[OFF + F_LEFT]] = left * inv_d
+    _put(a, ru[OFF + F_LEFT], left * inv_d)
     if room > 0:
-        a[ru[OFF + F_ROOM]] = min(room, left) * inv_d
+        _put(a, ru[OFF + F_ROOM], min(room, left) * inv_d)
 
 
-@numba.njit(cache=True)
+@_njit(cache=True, _nrt=False)  # (no reference counting: it allocates nothing; see ``_put``)
 def encode(
     st: State, ru: Rules, rows: np.ndarray, seats: np.ndarray, out: np.ndarray
 ) -> None:  # pragma: no cover
