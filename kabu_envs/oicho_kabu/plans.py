@@ -43,7 +43,7 @@ def observation_roles(observations: np.ndarray, **rule_options: Any) -> np.ndarr
 # exploiter warm-starts from the shipped model of its role (standard rules; a richer rule set trains
 # from scratch), then PPO at the shipped presets' learning rate x4 against the frozen table.
 EXPLOIT = ExploitPlan(
-    timesteps=100_000,
+    timesteps=50_000,
     seed=27,
     deals=4000,
     eval_seed=20_270,
