@@ -83,10 +83,11 @@ class ExploitPlan:
     A PPO exploiter trains for ``timesteps`` from ``seed`` with the training config ``config`` (keys of
     ``kabu_envs.training.config.TrainConfig``: ``batch_envs``, ``ppo``, ``policy_kwargs``, ...) laid over
     the defaults, warm-started from ``init_from[role]`` when that model fits the table's rules (a fixed
-    starting point, so a small budget still measures exploitation rather than learning from nothing),
-    then meets the frozen agent on ``deals`` duplicate deals of the match seed ``eval_seed`` (deal seeds
-    below 2**32, never the 63-bit seeds training deals from). ``demo_deals``: deals per shipped
-    exploiter in ``make demo`` (0: not in the demo). ``observation_roles``: a ``"module:attribute"``
+    starting point, so a small budget still measures exploitation rather than learning from nothing;
+    else ``scratch_config`` on top), the better of it and its warm start on ``select_deals`` validation
+    deals kept, then meets the frozen agent on ``deals`` duplicate deals of the match seed
+    ``eval_seed`` (deal seeds below 2**32, never the 63-bit seeds training deals from).
+    ``demo_deals``: deals per shipped exploiter in ``make demo`` (0: not in the demo). ``observation_roles``: a ``"module:attribute"``
     function ``(observations (B, obs), **rule_options) -> (B,)`` indices into the game's roles, telling
     which role each observing seat holds; needed only for a frozen agent that plays some roles and not
     others (a model trained for one role: the game's reference fills the other roles' seats).
@@ -100,14 +101,23 @@ class ExploitPlan:
     init_from: Mapping[str, str] = field(default_factory=dict)
     demo_deals: int = 0
     observation_roles: str | None = None
+    # training settings laid over ``config`` when no warm start fits (learning from nothing wants a
+    # larger step than fine-tuning)
+    scratch_config: Mapping[str, Any] = field(default_factory=dict)
+    # the exploiter is the better of the fine-tuned policy and its warm start on this many validation
+    # deals (match seed ``eval_seed + 1``, not the held-out ones): fine-tuning that made the policy
+    # worse against the frozen agent is not held against the yardstick (0: always the fine-tuned one)
+    select_deals: int = 0
 
     def __post_init__(self) -> None:
         for key in ("timesteps", "deals"):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"ExploitPlan: {key} must be a positive integer, got {value!r}")
-        if isinstance(self.demo_deals, bool) or not isinstance(self.demo_deals, int) or self.demo_deals < 0:
-            raise ValueError(f"ExploitPlan: demo_deals must be an integer >= 0, got {self.demo_deals!r}")
+        for key in ("demo_deals", "select_deals"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"ExploitPlan: {key} must be an integer >= 0, got {value!r}")
 
 
 def exploit_plan(game: str) -> ExploitPlan:

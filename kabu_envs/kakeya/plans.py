@@ -21,9 +21,9 @@ DEMO = DemoPlan(
 )
 
 # The exploitability yardstick (kabu_envs.eval.exploit, docs/baselines.md "Exploitability"): the
-# exploiter partnership (both seats the learning policy) warm-starts from the shipped network and
-# fine-tunes against the frozen partnership; the search experts' frozen decisions are the slow part of
-# the budget (docs/baselines.md, "Exploitability").
+# exploiter partnership (both seats the learning policy) fine-tunes the shipped network at its preset's
+# small step against the frozen partnership; the better of it and its warm start on 500 validation deals
+# is kept. The search experts' frozen decisions are the slow part of the budget.
 EXPLOIT = ExploitPlan(
     timesteps=100_000,
     seed=27,
@@ -32,11 +32,13 @@ EXPLOIT = ExploitPlan(
     config={
         "batch_envs": 64,
         "reward_scale": 0.5,
-        "ppo": {"learning_rate": 1.0e-4, "n_steps": 32, "batch_size": 512, "n_epochs": 4, "ent_coef": 0.0},
+        "ppo": {"learning_rate": 5.0e-5, "n_steps": 32, "batch_size": 512, "n_epochs": 4, "clip_range": 0.1},
         "policy_kwargs": {"net_arch": [256, 256]},
     },
+    scratch_config={"ppo": {"learning_rate": 3.0e-4, "clip_range": 0.2, "ent_coef": 0.01}},
     init_from={"partnership": "ppo_kakeya"},
-    demo_deals=500,
+    select_deals=500,
+    demo_deals=400,
 )
 
 SCREENSHOTS = (
