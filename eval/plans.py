@@ -87,10 +87,11 @@ class ExploitPlan:
     else ``scratch_config`` on top), the better of it and its warm start on ``select_deals`` validation
     deals kept, then meets the frozen agent on ``deals`` duplicate deals of the match seed
     ``eval_seed`` (deal seeds below 2**32, never the 63-bit seeds training deals from).
-    ``demo_deals``: deals per shipped exploiter in ``make demo`` (0: not in the demo). ``observation_roles``: a ``"module:attribute"``
-    function ``(observations (B, obs), **rule_options) -> (B,)`` indices into the game's roles, telling
-    which role each observing seat holds; needed only for a frozen agent that plays some roles and not
-    others (a model trained for one role: the game's reference fills the other roles' seats).
+    ``demo_deals``: deals per shipped exploiter in ``make demo`` (0: not in the demo).
+    ``observation_roles``: a ``"module:attribute"`` function ``(observations (B, obs), **rule_options)
+    -> (B,)`` indices into the game's roles, telling which role each observing seat holds; needed only
+    for a frozen agent that plays some roles and not others (a model trained for one role: the game's
+    reference fills the other roles' seats).
     """
 
     timesteps: int = 100_000
