@@ -81,12 +81,13 @@ class ExploitPlan:
     """The exploitability yardstick of a game (``kabu_envs.eval.exploit``): data, not code.
 
     A PPO exploiter trains for ``timesteps`` from ``seed`` with the training config ``config`` (keys of
-    ``kabu_envs.training.config.TrainConfig``: ``batch_envs``, ``ppo``, ``policy_kwargs``, ...) laid over
-    the defaults, warm-started from ``init_from[role]`` when that model fits the table's rules (a fixed
-    starting point, so a small budget still measures exploitation rather than learning from nothing;
-    else ``scratch_config`` on top), the better of it and its warm start on ``select_deals`` validation
-    deals kept, then meets the frozen agent on ``deals`` duplicate deals of the match seed
-    ``eval_seed`` (deal seeds below 2**32, never the 63-bit seeds training deals from).
+    ``kabu_envs.training.config.TrainConfig``: ``batch_envs``, ``ppo``, ``policy_kwargs``, ...) laid
+    over the defaults, warm-started from ``init_from[role]`` when that model fits the table's rules (a
+    fixed starting point, so a small budget still measures exploitation rather than learning from
+    nothing; else ``scratch_config`` on top, e.g. a behaviour clone of a named agent). The better of it
+    and its warm start on ``select_deals`` validation deals is kept and meets the frozen agent on
+    ``deals`` duplicate deals of the match seed ``eval_seed`` (deal seeds below 2**32, never the
+    63-bit seeds training deals from).
     ``demo_deals``: deals per shipped exploiter in ``make demo`` (0: not in the demo).
     ``observation_roles``: a ``"module:attribute"`` function ``(observations (B, obs), **rule_options)
     -> (B,)`` indices into the game's roles, telling which role each observing seat holds; needed only
@@ -102,8 +103,8 @@ class ExploitPlan:
     init_from: Mapping[str, str] = field(default_factory=dict)
     demo_deals: int = 0
     observation_roles: str | None = None
-    # training settings laid over ``config`` when no warm start fits (learning from nothing wants a
-    # larger step than fine-tuning)
+    # training settings laid over ``config`` when no warm start fits (e.g. a behaviour-cloning warm start
+    # from a named agent, ``{"bc": {"teacher": "expert"}}``: its clone is then the warm start)
     scratch_config: Mapping[str, Any] = field(default_factory=dict)
     # the exploiter is the better of the fine-tuned policy and its warm start on this many validation
     # deals (match seed ``eval_seed + 1``, not the held-out ones): fine-tuning that made the policy

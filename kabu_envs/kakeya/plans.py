@@ -35,7 +35,6 @@ EXPLOIT = ExploitPlan(
         "ppo": {"learning_rate": 5.0e-5, "n_steps": 32, "batch_size": 512, "n_epochs": 4, "clip_range": 0.1},
         "policy_kwargs": {"net_arch": [256, 256]},
     },
-    scratch_config={"ppo": {"learning_rate": 3.0e-4, "clip_range": 0.2, "ent_coef": 0.01}},
     init_from={"partnership": "ppo_kakeya"},
     select_deals=500,
     demo_deals=400,

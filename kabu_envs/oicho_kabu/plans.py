@@ -40,8 +40,8 @@ def observation_roles(observations: np.ndarray, **rule_options: Any) -> np.ndarr
 
 
 # The exploitability yardstick (kabu_envs.eval.exploit, docs/baselines.md "Exploitability"): each
-# exploiter fine-tunes the shipped model of its role (standard rules) at the shipped presets' small step,
-# or learns from nothing at a larger one (a richer rule set: no dealer model of those rules), against the
+# exploiter fine-tunes the shipped model of its role (standard rules), or a behaviour clone of the expert
+# (a richer rule set: no dealer model of those rules), at the shipped presets' small step against the
 # frozen table; the better of it and its warm start on 2000 validation deals is kept.
 EXPLOIT = ExploitPlan(
     timesteps=50_000,
@@ -54,7 +54,7 @@ EXPLOIT = ExploitPlan(
         "ppo": {"learning_rate": 5.0e-5, "n_steps": 32, "batch_size": 512, "n_epochs": 4, "clip_range": 0.1},
         "policy_kwargs": {"net_arch": [128, 128]},
     },
-    scratch_config={"ppo": {"learning_rate": 3.0e-4, "clip_range": 0.2, "ent_coef": 0.01}},
+    scratch_config={"bc": {"teacher": "expert", "steps": 20_000, "epochs": 5}},
     init_from={"bettor": "ppo_oicho_bettor", "dealer": "ppo_oicho_dealer"},
     select_deals=2000,
     demo_deals=4000,
