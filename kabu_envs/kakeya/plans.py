@@ -37,7 +37,7 @@ EXPLOIT = ExploitPlan(
     },
     init_from={"partnership": "ppo_kakeya"},
     select_deals=500,
-    demo_deals=400,
+    demo_deals=1000,
 )
 
 SCREENSHOTS = (
