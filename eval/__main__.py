@@ -9,6 +9,10 @@ table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 the ``openspiel`` extra; they report ms/decision). ``--game`` is any registered
 game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writes every play as a game
 record (``kabu-replay`` replays it).
+
+``kabu-eval exploit --game G --agent NAME_OR_PATH [--role R] [--timesteps N] [--seed S] [--out DIR]``:
+the exploitability yardstick, a PPO exploiter trained against the frozen agent (training: needs torch)
+and evaluated on held-out duplicate deals (``kabu-eval exploit --help``; kabu_envs/eval/exploit.py).
 """
 
 from __future__ import annotations
@@ -31,6 +35,13 @@ def _positive(text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import sys
+
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    if args_in[:1] == ["exploit"]:  # the exploitability yardstick (kabu_envs/eval/exploit.py)
+        from kabu_envs.eval.exploit import main as exploit_main
+
+        return exploit_main(args_in[1:])
     from kabu_envs import registry
     from kabu_envs.core.options import parse_assignments
 
@@ -63,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         help="write a game record (JSON, replayable with kabu-replay) of every play here; recording plays "
         "one decision at a time (the scalar path: same results, slower than the batched path)",
     )
-    args = ap.parse_args(argv)
+    args = ap.parse_args(args_in)
 
     from kabu_envs.agents.registry import make_agent
     from kabu_envs.eval.plans import evaluation

@@ -61,16 +61,24 @@ class BestResponsePlay:
 
 
 def _table(
-    game: str, role: str | None, seed: int, env_options: dict[str, Any] | None, br_options: dict[str, Any]
+    game: str,
+    role: str | None,
+    seed: int,
+    env_options: dict[str, Any] | None,
+    br_options: dict[str, Any],
+    reference: str | None = None,
 ) -> tuple[Any, Any, Any, Any]:
-    """(role record, best response, reference agent, raw env) of one evaluation's table."""
+    """(role record, best response, reference agent, raw env) of one evaluation's table; ``reference``
+    names the agent on the other seats (default: the game's reference; the exploitability yardstick,
+    ``kabu_envs.eval.exploit``, puts the agent it measures there)."""
     from kabu_envs.agents.registry import make_agent
 
     opts = dict(env_options or {})
     spec = registry.get(game)
     the_role = _role(game, role)
     br = _factory(game)(role=the_role.name, seed=seed, **br_options, **opts)
-    return the_role, br, make_agent(game, spec.reference, seed, **opts), spec.make_raw_env(**opts)
+    table = make_agent(game, reference or spec.reference, seed, **opts)
+    return the_role, br, table, spec.make_raw_env(**opts)
 
 
 def _factory(game: str) -> Any:
@@ -184,24 +192,26 @@ def play_regrets(
     seats: Sequence[int],
     env_options: dict[str, Any] | None = None,
     seed: int = 0,
+    reference: str | None = None,
     **br_options: Any,
 ) -> RegretPlay:
-    """Each agent plays ``seats[d]`` of deal ``deal_seeds[d]`` (the reference agent on every other seat,
+    """Each agent plays ``seats[d]`` of deal ``deal_seeds[d]`` (the reference agent, or the one
+    ``reference`` names, on every other seat,
     everyone re-seeded per deal as the duplicate evaluation does); at each of its turns the best
     response says how many chips its own choice would gain there (``player.regret``). A deal's
     regrets summed = the best response's advantage over the agent on that deal, in expectation
     (the performance-difference identity; docs/baselines.md)."""
-    the_role, br, reference, env = _table(game, role, seed, env_options, br_options)
+    the_role, br, table, env = _table(game, role, seed, env_options, br_options, reference)
     names = env.possible_agents
     regrets = {name: np.zeros(len(deal_seeds)) for name in agents}
     rewards = {name: np.zeros(len(deal_seeds)) for name in agents}
     t0 = time.process_time()
     for d, (deal_seed, seat) in enumerate(zip(deal_seeds, seats, strict=True)):
         for name, agent in agents.items():
-            reference.reset(_seed(deal_seed, 0 if seat != 0 else 1, 7))
+            table.reset(_seed(deal_seed, 0 if seat != 0 else 1, 7))
             agent.reset(_seed(deal_seed, seat, 7))
             env.reset(seed=deal_seed)
-            br.begin(env.game, seat, [reference] * len(names), deal=int(deal_seed))
+            br.begin(env.game, seat, [table] * len(names), deal=int(deal_seed))
             total = env.rewards.get(names[seat], 0.0)
             while env.agents:
                 who = env.agent_selection
@@ -215,7 +225,7 @@ def play_regrets(
                             env.game, seat, obs["observation"], obs["action_mask"], a
                         )
                     else:
-                        a = int(reference.act(obs["observation"], obs["action_mask"]))
+                        a = int(table.act(obs["observation"], obs["action_mask"]))
                     env.step(a)
                 total += env.rewards.get(names[seat], 0.0)
             rewards[name][d] = total
@@ -273,10 +283,12 @@ def gaps(
     seed: int = 0,
     env_options: dict[str, Any] | None = None,
     realized: bool = False,
+    reference: str | None = None,
     **br_options: Any,
 ) -> tuple[list[dict[str, Any]], float, dict[str, int]]:
     """The gap rows of these agents in ``role``, the best response's CPU seconds per deal and its
-    decision counts. ``realized``: the paired difference of the chips actually won on each deal (the
+    decision counts. ``reference``: the agent on the other seats (default: the game's; the regret
+    estimator only). ``realized``: the paired difference of the chips actually won on each deal (the
     best response plays the deal, then each agent) instead of the summed regrets."""
     from kabu_envs.agents.registry import make_agent
 
@@ -286,6 +298,10 @@ def gaps(
     rules = rules_name(game, env_options)
     agents = {name: make_agent(game, name, seed, role=the_role.name, **env_options) for name in agent_names}
     if realized:
+        if reference is not None:
+            raise ValueError(
+                "realized=True plays the game's reference on the other seats; leave reference out"
+            )
         br = play_best_response(game, the_role.name, seeds, seats, env_options, seed, **br_options)
         rows = [
             gap_row(
@@ -298,7 +314,7 @@ def gaps(
             for n, a in agents.items()
         ]
         return rows, br.cpu_per_deal, br.decisions
-    play = play_regrets(game, the_role.name, agents, seeds, seats, env_options, seed, **br_options)
+    play = play_regrets(game, the_role.name, agents, seeds, seats, env_options, seed, reference, **br_options)
     rows = [gap_row(n, the_role.name, rules, play.regrets[n], "regret") for n in agents]
     return rows, play.cpu_per_deal, play.decisions
 

@@ -7,7 +7,9 @@ its game's opponents on duplicate deals (matchup seeds ``seed + 7919 * i``, disj
 training validation seeds); the demo adds the reference rows, computes openskill ratings, writes
 ``reports/summary.json``, the matchup heatmaps and the learning curves, prints the
 table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
-seats. Matchups run in ``--workers`` processes (default 2; 1 runs them in this process).
+seats. The shipped exploiters of the exploitability table (``--exploiters``, reports/exploit/;
+kabu_envs.eval.exploit) meet their frozen agents again on held-out deals (``summary[game]["exploit"]``).
+Matchups run in ``--workers`` processes (default 2; 1 runs them in this process).
 """
 
 from __future__ import annotations
@@ -219,6 +221,25 @@ def _chunks(n: int, parts: int) -> list[tuple[int, int]]:
     return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
 
+def exploit_jobs(folder: Path, deals: int | None) -> list[tuple[str, dict[str, Any], int | None]]:
+    """``replay_row`` arguments of every shipped exploiter under ``folder`` (the exploitability table,
+    kabu_envs.eval.exploit) of a game the demo evaluates; none when ``deals`` is 0 or there is no table."""
+    from kabu_envs.eval.exploit import shipped_rows
+
+    if deals == 0:
+        return []
+    demo_ids = {g.id for g, _ in demo_games()}
+    rows = shipped_rows(folder)
+    return [(str(folder), row, deals) for game in rows if game in demo_ids for row in rows[game]]
+
+
+def replay_row(folder: str, row: dict[str, Any], deals: int | None) -> dict[str, Any]:
+    """One shipped exploiter against its frozen agent again (``kabu_envs.eval.exploit.replay_row``)."""
+    from kabu_envs.eval.exploit import replay_row as replay
+
+    return replay(folder, row, deals)
+
+
 def render_samples(seed: int) -> str:
     """One deal of every demo game played by its reference (scripted) agents, rendered."""
     from kabu_envs.agents.registry import make_agent
@@ -259,6 +280,18 @@ def main(argv: list[str] | None = None) -> int:
         help="deals per role for the gaps to a best response (default: each game's plan; quick 20; 0: none)",
     )
     ap.add_argument(
+        "--exploiters",
+        default="reports/exploit",
+        help="the shipped exploitability table (kabu_envs.eval.exploit table): its exploiters meet their "
+        "frozen agents again (absent: left out)",
+    )
+    ap.add_argument(
+        "--exploit-deals",
+        type=int,
+        default=None,
+        help="held-out deals per exploiter (default: each game's ExploitPlan.demo_deals; quick 20; 0: none)",
+    )
+    ap.add_argument(
         "--scalar",
         action="store_true",
         help="play every deal one decision at a time (the reference path; same results, slower)",
@@ -288,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     # each role's deals in chunks, one per worker (the best response is the demo's longest job)
     br_jobs = [(i, lo, hi) for i, e in enumerate(br_entries) for lo, hi in _chunks(e["deals"], args.workers)]
     n = [job_deals(j, args.deals, args.quick) for j in jobs]
+    ex_deals = args.exploit_deals if args.exploit_deals is not None else (20 if args.quick else None)
+    ex_jobs = exploit_jobs(Path(args.exploiters), ex_deals)
     # the slow matchups (DemoPlan.agent_deals) first, so that the two workers share them
     first = sorted(range(len(jobs)), key=lambda i: not slow(jobs[i]))
     if args.workers > 1:
@@ -303,12 +338,15 @@ def main(argv: list[str] | None = None) -> int:
                 [str(models)] * len(jobs),
                 [batched] * len(jobs),
             )
+            ex_futures = [pool.submit(replay_row, *job) for job in ex_jobs]
             ordered = list(progress(done, total=len(jobs), desc="demo matchups"))
             br_done = [f.result() for f in progress(br_futures, total=len(br_jobs), desc="best responses")]
+            ex_done = [f.result() for f in progress(ex_futures, total=len(ex_jobs), desc="exploiters")]
     else:
         pairs = progress(first, total=len(jobs), desc="demo matchups")
         ordered = [_run(jobs[i], n[i], seeds[i], str(models), batched) for i in pairs]
         br_done = [_run_best_response(br_entries[i], lo, hi, str(models)) for i, lo, hi in br_jobs]
+        ex_done = [replay_row(*job) for job in ex_jobs]
     results: list[MatchupResult] = [MatchupResult({}, [])] * len(jobs)
     for i, r in zip(first, ordered, strict=True):
         results[i] = r
@@ -334,6 +372,9 @@ def main(argv: list[str] | None = None) -> int:
         if game in br_rows:
             summary[game]["best_response"] = br_rows[game]["rows"]
             summary[game]["best_response_cpu_ms_per_deal"] = br_rows[game]["cpu_ms_per_deal"]
+        exploit_rows = [r for job, r in zip(ex_jobs, ex_done, strict=True) if job[1]["game"] == game]
+        if exploit_rows:
+            summary[game]["exploit"] = exploit_rows
         if rows:
             counts = sorted({row["games"] for row in rows})
             span = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
@@ -354,6 +395,12 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"  gap to a best response ({row['role']}, {row['rules']}, {row['deals']} deals): "
                 f"{row['agent']} {row['gap']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+            )
+        for row in summary[game].get("exploit", []):
+            lo, hi = row["ci95"]
+            print(
+                f"  exploitability ({row['agent']} as seen by a learned {row['role']}, {row['rules']}, "
+                f"{row['deals']} deals): {row['advantage']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
             )
         print()
     print("(* = 95% CI lower bound above 0; mean = agent's advantage over the opponent per duplicate deal)")

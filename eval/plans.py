@@ -13,6 +13,9 @@ thing. Cheap to import (no env, no gymnasium): the game's ``plans.py`` imports i
   player`` of a best response to the ``reference`` seats (``kabu_envs.eval.best_response`` says what
   the player does). Absent: the game has no gap to a best response.
 
+* ``EXPLOIT``: an ``ExploitPlan`` — the exploitability yardstick's fixed budget, seeds, training
+  settings and held-out deals for the game (``kabu_envs.eval.exploit``). Absent: ``ExploitPlan()``.
+
 (The docs' pictures are ``SCREENSHOTS`` in the same module, read by ``kabu_envs.render_screenshots``.)
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from kabu_envs import registry
 
@@ -70,6 +74,62 @@ class DemoPlan:
     def deals_for(self, agent: str, opponent: str) -> int:
         """Duplicate deals of the ``agent`` vs ``opponent`` matchup."""
         return min([self.deals] + [self.agent_deals[a] for a in (agent, opponent) if a in self.agent_deals])
+
+
+@dataclass(frozen=True)
+class ExploitPlan:
+    """The exploitability yardstick of a game (``kabu_envs.eval.exploit``): data, not code.
+
+    A PPO exploiter trains for ``timesteps`` from ``seed`` with the training config ``config`` (keys of
+    ``kabu_envs.training.config.TrainConfig``: ``batch_envs``, ``ppo``, ``policy_kwargs``, ...) laid
+    over the defaults, warm-started from ``init_from[role]`` when that model fits the table's rules (a
+    fixed starting point, so a small budget still measures exploitation rather than learning from
+    nothing; else ``scratch_config`` on top, e.g. a behaviour clone of a named agent). The better of it
+    and its warm start on ``select_deals`` validation deals is kept and meets the frozen agent on
+    ``deals`` duplicate deals of the match seed ``eval_seed`` (deal seeds below 2**32, never the
+    63-bit seeds training deals from).
+    ``demo_deals``: deals per shipped exploiter in ``make demo`` (0: not in the demo).
+    ``observation_roles``: a ``"module:attribute"`` function ``(observations (B, obs), **rule_options)
+    -> (B,)`` indices into the game's roles, telling which role each observing seat holds; needed only
+    for a frozen agent that plays some roles and not others (a model trained for one role: the game's
+    reference fills the other roles' seats).
+    """
+
+    timesteps: int = 100_000
+    seed: int = 0
+    deals: int = 2000
+    eval_seed: int = 20_270
+    config: Mapping[str, Any] = field(default_factory=dict)
+    init_from: Mapping[str, str] = field(default_factory=dict)
+    demo_deals: int = 0
+    observation_roles: str | None = None
+    # training settings laid over ``config`` when no warm start fits (e.g. a behaviour-cloning warm start
+    # from a named agent, ``{"bc": {"teacher": "expert"}}``: its clone is then the warm start)
+    scratch_config: Mapping[str, Any] = field(default_factory=dict)
+    # the exploiter is the better of the fine-tuned policy and its warm start on this many validation
+    # deals (match seed ``eval_seed + 1``, not the held-out ones): fine-tuning that made the policy
+    # worse against the frozen agent is not held against the yardstick (0: always the fine-tuned one)
+    select_deals: int = 0
+
+    def __post_init__(self) -> None:
+        for key in ("timesteps", "deals"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"ExploitPlan: {key} must be a positive integer, got {value!r}")
+        for key in ("demo_deals", "select_deals"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"ExploitPlan: {key} must be an integer >= 0, got {value!r}")
+
+
+def exploit_plan(game: str) -> ExploitPlan:
+    """The game's exploitability plan (its ``EXPLOIT``, else the defaults)."""
+    found = registry.get(game).hook(PLANS, "EXPLOIT")
+    if found is None:
+        return ExploitPlan()
+    if not isinstance(found, ExploitPlan):
+        raise TypeError(f"{game}: plans.EXPLOIT must be an ExploitPlan, got {type(found).__name__}")
+    return found
 
 
 def evaluation(game: str) -> Evaluation:

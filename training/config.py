@@ -274,8 +274,12 @@ def _check_types(cfg: TrainConfig) -> None:
 
 
 def _known_agent(spec: registry.GameSpec, name: str) -> bool:
-    """A name the game offers (parameters after a ``:`` allowed: ``expert:samples=128``) or a model."""
-    return name.partition(":")[0] in spec.agent_names or name.startswith("ppo")
+    """A name ``make_agent`` may build: the game's agents (parameters after a ``:`` allowed:
+    ``expert:samples=128``), a ``ppo...`` model or a model directory / ``policy.json`` path (the
+    exploitability yardstick trains against any frozen agent)."""
+    from kabu_envs.agents.registry import is_model_name
+
+    return name.partition(":")[0] in spec.agent_names or is_model_name(name)
 
 
 def _validate(cfg: TrainConfig) -> None:

@@ -327,8 +327,13 @@ def train(
     progress_bar: bool = True,
     resume: bool = False,
     publish: bool = False,
+    opponents: OpponentPool | None = None,
 ) -> dict[str, Any]:
-    """Train one model as configured; returns the run record (also written to ``model/run.json``)."""
+    """Train one model as configured; returns the run record (also written to ``model/run.json``).
+
+    ``opponents``: a pool the caller built instead of the config's ``opponents`` (the exploitability
+    yardstick's frozen table, whose seats may route to different agents by role); the config's
+    ``opponents`` then only names it in the record."""
     import torch
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -340,7 +345,7 @@ def train(
     torch.set_num_threads(1)
     seed = cfg.seed
     torch.manual_seed(seed)
-    pool = build_pool(cfg, seed)
+    pool = opponents if opponents is not None else build_pool(cfg, seed)
 
     def env_fn(i: int) -> Callable[[], gymnasium.Env[Any, Any]]:
         def make() -> gymnasium.Env:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kabu_envs.eval.plans import DemoPlan, Evaluation
+from kabu_envs.eval.plans import DemoPlan, Evaluation, ExploitPlan
 from kabu_envs.render_screenshots import Screenshot
 
 EVALUATION = Evaluation(opponents=("random", "scripted"), deals=1000)
@@ -18,6 +18,26 @@ DEMO = DemoPlan(
     sample_title="Kakeya deal",
     order=1,
     agent_deals={"expert": 1000},
+)
+
+# The exploitability yardstick (kabu_envs.eval.exploit, docs/baselines.md "Exploitability"): the
+# exploiter partnership (both seats the learning policy) fine-tunes the shipped network at its preset's
+# small step against the frozen partnership; the better of it and its warm start on 500 validation deals
+# is kept. The search experts' frozen decisions are the slow part of the budget.
+EXPLOIT = ExploitPlan(
+    timesteps=100_000,
+    seed=27,
+    deals=1000,
+    eval_seed=20_270,
+    config={
+        "batch_envs": 64,
+        "reward_scale": 0.5,
+        "ppo": {"learning_rate": 5.0e-5, "n_steps": 32, "batch_size": 512, "n_epochs": 4, "clip_range": 0.1},
+        "policy_kwargs": {"net_arch": [256, 256]},
+    },
+    init_from={"partnership": "ppo_kakeya"},
+    select_deals=500,
+    demo_deals=1000,
 )
 
 SCREENSHOTS = (

@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
-from kabu_envs.eval.plans import DemoPlan, Evaluation
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.eval.plans import DemoPlan, Evaluation, ExploitPlan
 from kabu_envs.render_screenshots import Screenshot
 
 EVALUATION = Evaluation(opponents=("random", "scripted", "expert"), deals=1000)
@@ -23,6 +27,39 @@ DEMO = DemoPlan(
 )
 
 BEST_RESPONSE = "kabu_envs.oicho_kabu.agents.best_response:OichoBestResponse"
+
+
+def observation_roles(observations: np.ndarray, **rule_options: Any) -> np.ndarray:
+    """Each observing seat's role index in the registry's order (0 bettor, 1 dealer): its
+    ``dealer_position`` one-hot says 0 seats to the dealer when it deals (seats are relative)."""
+    from kabu_envs.oicho_kabu.config import make_config
+    from kabu_envs.oicho_kabu.observation import obs_spec
+
+    where = obs_spec(make_config(**rule_options)).slices["dealer_position"]
+    return (np.asarray(observations)[:, where][:, 0] > 0.5).astype(np.int64)
+
+
+# The exploitability yardstick (kabu_envs.eval.exploit, docs/baselines.md "Exploitability"): each
+# exploiter fine-tunes the shipped model of its role (standard rules), or a behaviour clone of the expert
+# (a richer rule set: no dealer model of those rules), at the shipped presets' small step against the
+# frozen table; the better of it and its warm start on 2000 validation deals is kept.
+EXPLOIT = ExploitPlan(
+    timesteps=50_000,
+    seed=27,
+    deals=4000,
+    eval_seed=20_270,
+    config={
+        "batch_envs": 64,
+        "reward_scale": 0.1,
+        "ppo": {"learning_rate": 5.0e-5, "n_steps": 32, "batch_size": 512, "n_epochs": 4, "clip_range": 0.1},
+        "policy_kwargs": {"net_arch": [128, 128]},
+    },
+    scratch_config={"bc": {"teacher": "expert", "steps": 20_000, "epochs": 5}},
+    init_from={"bettor": "ppo_oicho_bettor", "dealer": "ppo_oicho_dealer"},
+    select_deals=2000,
+    demo_deals=4000,
+    observation_roles="kabu_envs.oicho_kabu.plans:observation_roles",
+)
 
 # a scripted dealer, bettors scripted and random (random stakes leave spreads unbacked, so player_3's
 # view hides their second cards)

@@ -1,8 +1,11 @@
-"""Fixtures of the baselines tests: Toy Card views built through the generic view factory."""
+"""Fixtures of the baselines tests: Toy Card views built through the generic view factory, and a tiny
+exploitability table."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,3 +34,21 @@ def _toy_view(
 @pytest.fixture
 def toy_view():
     return _toy_view
+
+
+def _tiny_exploit_table(folder: Path) -> dict[str, Any]:
+    """A one-row exploitability table under ``folder`` as ``kabu_envs.eval.exploit.table`` writes it (a
+    300-step dealer exploiter of scripted); the row."""
+    from kabu_envs.eval import exploit
+
+    out = folder / "oicho_kabu" / "scripted"
+    res = exploit.run("oicho_kabu", "scripted", role="dealer", timesteps=300, deals=10, out=out)
+    row = res["rows"][0] | {"env_options": {}}
+    row["policy"] = str(Path(row["policy"]).relative_to(folder))
+    (folder / exploit.EXPLOIT_FILE).write_text(json.dumps({"oicho_kabu": {"plan": {}, "rows": [row]}}))
+    return row
+
+
+@pytest.fixture
+def tiny_exploit_table():
+    return _tiny_exploit_table

@@ -45,15 +45,21 @@ def _check_schema(summary, deals):
     assert "best_response" not in summary["kakeya"]
 
 
-def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys, monkeypatch):
+def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys, monkeypatch, tiny_exploit_table):
     monkeypatch.delenv("KABU_MODELS_DIR", raising=False)
+    exploiters = tmp_path / "exploit"
+    shipped = tiny_exploit_table(exploiters)
     args = ["--quick", "--deals", "4", "--best-response-deals", "6", "--out", str(tmp_path), "--workers", "1"]
-    assert demo.main(args) == 0
+    assert demo.main([*args, "--exploiters", str(exploiters)]) == 0
     # the jobs ran in this process (--workers 1): none may leave its models folder in the environment
     assert "KABU_MODELS_DIR" not in os.environ
     summary = json.loads((tmp_path / "summary.json").read_text())
     _check_schema(summary, 4)
     assert {r["deals"] for r in summary["oicho_kabu"]["best_response"]} == {6}
+    # the shipped exploiter met its frozen agent again (quick: 20 held-out deals)
+    (ex,) = summary["oicho_kabu"]["exploit"]
+    assert (ex["agent"], ex["role"], ex["deals"]) == (shipped["agent"], shipped["role"], 20)
+    assert "exploit" not in summary["kakeya"]
     for model in demo.shipped(models_dir()):  # every shipped model vs random, scripted (and expert)
         rows = [m for m in summary[model["game"]]["matchups"] if m["agent"] == model["name"]]
         assert {m["opponent"] for m in rows} == set(demo_plan(model["game"]).opponents)
