@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -44,7 +45,14 @@ NOT_SOURCE = shutil.ignore_patterns(
 KAKEYA_EVAL = ["--game", "kakeya", "--agents", "ppo_kakeya", "--opponents", "random", "--deals", "20"]
 
 
+def _clean_env() -> dict[str, str]:
+    """This environment without ``PYTHONPATH``: the runtime venv must import its installed wheel, not a
+    checkout that a developer's ``PYTHONPATH`` points at."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def _run(cmd: list[str | Path], **kw: object) -> subprocess.CompletedProcess[str]:
+    kw.setdefault("env", _clean_env())
     out = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=600, **kw)
     assert out.returncode == 0, f"{cmd}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
     return out
@@ -114,7 +122,9 @@ def test_kabu_eval_plays_the_shipped_model_on_the_runtime_install(runtime_venv: 
 
 def test_kabu_train_without_the_train_extra_says_what_to_install(runtime_venv: dict[str, Path]) -> None:
     kabu_train = runtime_venv["venv"] / "bin" / "kabu-train"
-    out = subprocess.run([kabu_train, "kakeya"], capture_output=True, text=True, cwd=runtime_venv["work"])
+    out = subprocess.run(
+        [kabu_train, "kakeya"], capture_output=True, text=True, cwd=runtime_venv["work"], env=_clean_env()
+    )
     assert out.returncode == 2
     assert "'train' extra" in out.stderr and "torch" in out.stderr and "kabu-envs[train]" in out.stderr
 
@@ -152,7 +162,9 @@ def test_kabu_play_and_kabu_replay_on_the_runtime_install(runtime_venv: dict[str
     bin_ = runtime_venv["venv"] / "bin"
     record = runtime_venv["work"] / "toy.json"
     play = [bin_ / "kabu-play", "--game", "toy_card", "--seed", "1", "--record", record]
-    out = subprocess.run(play, input="1\n", capture_output=True, text=True, cwd=runtime_venv["work"])
+    out = subprocess.run(
+        play, input="1\n", capture_output=True, text=True, cwd=runtime_venv["work"], env=_clean_env()
+    )
     assert out.returncode == 0 and "=== match summary ===" in out.stdout, out.stderr
     assert "replayed exactly" in _run([bin_ / "kabu-replay", record], cwd=runtime_venv["work"]).stdout
     code = (
