@@ -30,7 +30,7 @@ import numpy as np
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.kernel.rules import bit, legal_plays, play, popcount, start_trick
 from kabu_envs.kakeya.kernel.sample import Scratch, draw, setup
-from kabu_envs.kakeya.kernel.search import copy_row, playout, policy, solve
+from kabu_envs.kakeya.kernel.search import copy_row, playout, policy_row, solve
 from kabu_envs.kakeya.kernel.spec import (
     O_MUST_FOLLOW,
     O_N,
@@ -100,7 +100,7 @@ def trick_weight(
         c = t_card[row, s]
         if c < 0:
             break  # (a seat with no card in the trick cannot be to play before me)
-        if policy(scratch, st, opts, rmin) == c:
+        if policy_row(scratch, rmin, st, opts) == c:  # one compiled policy, shared with the search
             like *= 1.0 - eps
         else:
             legal = legal_plays(hands[scratch, s], g[scratch, T_LED], rensho, opts[O_MUST_FOLLOW])
