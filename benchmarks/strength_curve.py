@@ -30,46 +30,30 @@ from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent  # noq
 TABLES: dict[str, dict[str, Any]] = {"4p": {}, "6p": {"num_players": 6}}
 
 
-class Timed(KakeyaExpertAgent):
+class _Timing:
+    """Adds up the CPU time of every ``act`` of the agent class it is mixed into."""
+
+    spent = 0.0
+    calls = 0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        start = time.process_time()
+        action = super().act(observation, action_mask)
+        self.spent += time.process_time() - start
+        self.calls += 1
+        return int(action)
+
+
+class Timed(_Timing, KakeyaExpertAgent):
     """The expert, timing its decisions."""
 
-    spent = 0.0
-    calls = 0
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        start = time.process_time()
-        action = super().act(observation, action_mask)
-        self.spent += time.process_time() - start
-        self.calls += 1
-        return action
-
-
-class TimedKernel(KakeyaKernelExpertAgent):
+class TimedKernel(_Timing, KakeyaKernelExpertAgent):
     """The kernel expert, timing its decisions."""
 
-    spent = 0.0
-    calls = 0
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        start = time.process_time()
-        action = super().act(observation, action_mask)
-        self.spent += time.process_time() - start
-        self.calls += 1
-        return action
-
-
-class TimedReference(KakeyaExpert02Agent):
+class TimedReference(_Timing, KakeyaExpert02Agent):
     """``expert_0_2``, timing its decisions."""
-
-    spent = 0.0
-    calls = 0
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        start = time.process_time()
-        action = super().act(observation, action_mask)
-        self.spent += time.process_time() - start
-        self.calls += 1
-        return action
 
 
 def main(argv: list[str] | None = None) -> int:

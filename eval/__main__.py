@@ -24,16 +24,6 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
     import sys
 
@@ -43,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return exploit_main(args_in[1:])
     from kabu_envs import registry
-    from kabu_envs.core.options import parse_assignments
+    from kabu_envs.core.options import parse_assignments, positive_int
 
     ap = argparse.ArgumentParser(prog="kabu-eval", description=__doc__)
     ap.add_argument("--game", required=True, choices=registry.game_ids())
@@ -51,12 +41,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opponents", nargs="+", default=["random", "scripted"])
     ap.add_argument("--role", help="a role of the game (default: its first; see its registry record)")
     ap.add_argument(
-        "--deals", type=_positive, help="duplicate deals per matchup (default: the game's quick evaluation's)"
+        "--deals",
+        type=positive_int,
+        help="duplicate deals per matchup (default: the game's quick evaluation's)",
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--rating-block",
-        type=_positive,
+        type=positive_int,
         default=1,
         help="duplicate deals per openskill game (summed advantage)",
     )

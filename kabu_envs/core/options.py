@@ -127,6 +127,19 @@ def parse_assignments(pairs: Iterable[str]) -> dict[str, Any]:
     return opts
 
 
+def positive_int(text: str) -> int:
+    """An argparse ``type`` for counts given on a command line (deals, timesteps): an integer >= 1."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
 def _short_repr(value: Any, limit: int = 80) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -305,11 +305,9 @@ class KakeyaExpertAgent(BaseAgent):
                 sure += c == rensho or (suit == trump and rank >= KING) or rank == ACE
         return sure >= self.params["lead_self_strength"]
 
-    def _choose_trump(self, view: SeatView, legal: list[int]) -> int:
-        current = TRUMP_BASE + view.trump
-        playing = self._playing(view)
-        if 0 not in playing:
-            return current if current in legal else legal[0]
+    def trump_seats(self, view: SeatView) -> tuple[list[int], int, int]:
+        """The trump choice's model of the deal: the seats dealt to in order (``receivers``), the
+        chooser (the first of them, its partnership leading) and the chooser's partner."""
         n, m = self.cfg.num_players, self.cfg.num_partnerships
         dealers = view.first_dealer % m
         receivers = [
@@ -317,11 +315,19 @@ class KakeyaExpertAgent(BaseAgent):
             for s in ((view.first_dealer + k) % n for k in range(1, n + 1))
             if not (self.cfg.dealers_sit_out and s % m == dealers)
         ]
-        leading = receivers[0] % m
         chooser = receivers[0]
+        partner = next(s for s in range(chooser % m, n, m) if s != chooser)
+        return receivers, chooser, partner
+
+    def _choose_trump(self, view: SeatView, legal: list[int]) -> int:
+        current = TRUMP_BASE + view.trump
+        playing = self._playing(view)
+        if 0 not in playing:
+            return current if current in legal else legal[0]
+        n, m = self.cfg.num_players, self.cfg.num_partnerships
+        receivers, chooser, partner = self.trump_seats(view)
         suits = [a - TRUMP_BASE for a in legal if TRUMP_BASE <= a < TRUMP_BASE + NUM_SUITS]
         deals = [self._deal(view, trump) for trump in suits]
-        partner = next(s for s in range(leading, n, m) if s != chooser)
 
         def draw() -> list[tuple[Position, Deal]]:
             deck = self.rng.permutation(NUM_CARDS).tolist()

@@ -206,14 +206,7 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         if 0 not in self._playing(view):
             return current if current in legal else legal[0]
         n, m = self.cfg.num_players, self.cfg.num_partnerships
-        dealers = view.first_dealer % m
-        receivers = [
-            s
-            for s in ((view.first_dealer + k) % n for k in range(1, n + 1))
-            if not (self.cfg.dealers_sit_out and s % m == dealers)
-        ]
-        chooser = receivers[0]
-        partner = next(s for s in range(receivers[0] % m, n, m) if s != chooser)
+        receivers, chooser, partner = self.trump_seats(view)
         suits = [a - TRUMP_BASE for a in legal if TRUMP_BASE <= a < TRUMP_BASE + NUM_SUITS]
         search = self.search
         search._grow(len(suits) + 1)
