@@ -38,11 +38,12 @@ def loadable(cls: _T) -> _T:
     """Allow ``BaseAgent.load`` to rebuild ``cls`` (a ``BaseAgent`` subclass) from saved parameters.
 
     A class that moved keeps loading files saved under its old name: it lists those names in
-    ``former_names`` (module.qualname strings).
+    ``former_names`` (module.qualname strings). Only the class's own list counts: a subclass inherits
+    the attribute, not the old files (they load as the class that wrote them).
     """
     if not (isinstance(cls, type) and issubclass(cls, BaseAgent)):
         raise TypeError(f"@loadable is for BaseAgent subclasses, not {cls!r}")
-    for name in (f"{cls.__module__}.{cls.__qualname__}", *getattr(cls, "former_names", ())):
+    for name in (f"{cls.__module__}.{cls.__qualname__}", *vars(cls).get("former_names", ())):
         LOADABLE[name] = cls
     return cls
 

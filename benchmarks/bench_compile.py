@@ -1,8 +1,8 @@
 """Cold and warm start of every compiled kernel (issue #26's limits: cold <= 60 s idle, warm <= 2 s).
 
 One fresh process uses everything that compiles: every game's batch engine in both observation formats
-(a seeded reset, a fed reset, 30 steps, the observations read), and the Kakeya searches (`expert`, then
-`expert_kernel`) on a few decisions of a game. Run once with an empty ``NUMBA_CACHE_DIR`` (cold: it
+(a seeded reset, a fed reset, 30 steps, the observations read), and the Kakeya searches (`expert_0_2`,
+then `expert`) on a few decisions of a game. Run once with an empty ``NUMBA_CACHE_DIR`` (cold: it
 compiles and caches) and again with the same directory (warm: it loads the cache). Wall and CPU seconds
 of the whole process, imports included.
 
@@ -34,7 +34,7 @@ for game in registry.game_ids():
         for _ in range(30):
             env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask]))
             env.observation
-for name in ("expert", "expert_kernel"):
+for name in ("expert_0_2", "expert"):
     aec = registry.get("kakeya").make_raw_env()
     aec.reset(seed=3)
     agent = make_agent("kakeya", name, seed=0)

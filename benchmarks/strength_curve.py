@@ -1,14 +1,15 @@
-"""Strength per time of the Kakeya expert's search: ``expert`` with other parameters against the fixed
-reference ``expert_0_2`` at duplicate deals (``kabu_envs.eval.games.matchup``: each deal played twice,
-the partnerships swapped; mean stones per deal with its 95% t-interval), and both sides' CPU time per
-decision (``time.process_time`` around every ``act``, forced moves included, after one untimed deal
-that loads both sides' compiled kernels) in the same run.
+"""Strength per time of the Kakeya expert's search: ``expert`` (the kernel search) with other parameters
+against the fixed reference ``expert_0_2`` at duplicate deals (``kabu_envs.eval.games.matchup``: each
+deal played twice, the partnerships swapped; mean stones per deal with its 95% t-interval), and both
+sides' CPU time per decision (``time.process_time`` around every ``act``, forced moves included, after
+one untimed deal that loads both sides' compiled kernels) in the same run.
 
     python benchmarks/strength_curve.py --option samples=64 [--option dd_tricks=3] [--deals 300]
-                                        [--seed 7] [--table 4p|6p] [--agent expert|expert_kernel]
+                                        [--seed 7] [--table 4p|6p] [--agent expert|plain]
 
-``--agent expert_kernel`` measures the kernel expert (``kernel_expert.py``: sampling, inference and the
-race in one kernel call) with its parameters instead.
+``--agent expert`` (the default) measures the registry's ``expert`` (``kernel_expert.py``: sampling,
+inference and the race in one kernel call) with its parameters; ``--agent plain`` the plain search of
+``expert.py`` that ``expert_0_2`` pins, with other parameters (``--option samples=64``).
 """
 
 from __future__ import annotations
@@ -44,12 +45,12 @@ class _Timing:
         return int(action)
 
 
-class Timed(_Timing, KakeyaExpertAgent):
+class TimedPlain(_Timing, KakeyaExpertAgent):
+    """The plain search (``expert_0_2``'s, other parameters allowed), timing its decisions."""
+
+
+class TimedExpert(_Timing, KakeyaKernelExpertAgent):
     """The expert, timing its decisions."""
-
-
-class TimedKernel(_Timing, KakeyaKernelExpertAgent):
-    """The kernel expert, timing its decisions."""
 
 
 class TimedReference(_Timing, KakeyaExpert02Agent):
@@ -62,11 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deals", type=int, default=300)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--table", choices=sorted(TABLES), default="4p")
-    ap.add_argument("--agent", choices=["expert", "expert_kernel"], default="expert")
+    ap.add_argument("--agent", choices=["expert", "plain"], default="expert")
     args = ap.parse_args(argv)
     params = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
     opts = TABLES[args.table]
-    agent = (TimedKernel if args.agent == "expert_kernel" else Timed)(seed=args.seed, **opts, **params)
+    agent = (TimedExpert if args.agent == "expert" else TimedPlain)(seed=args.seed, **opts, **params)
     reference = TimedReference(seed=args.seed + 1, **opts)
     # one untimed deal first: each side's first kernel call loads (or compiles) its cache
     matchup("kakeya", agent, reference, None, 1, args.seed + 10**6, opts, batched=False)

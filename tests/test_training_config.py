@@ -123,3 +123,27 @@ def test_a_bad_run_record_names_its_file(tmp_path):
     run.write_text("{")
     with pytest.raises(ValueError, match=r"run\.json: not a readable"):
         load_run_config(run)
+
+
+def test_the_kakeya_preset_still_reproduces_the_shipped_ppo_kakeya():
+    """ppo_kakeya's record (kabu-envs 0.2.0) names 0.2's search "expert"; that player is ``expert_0_2``
+    since the registry's ``expert`` became the kernel search (issue #27). The preset, with the record's
+    command-line overrides, is the record's config with each "expert" read as ``expert_0_2``, and that
+    name builds the teacher the record was cloned from (0.2's class and parameters)."""
+    from kabu_envs.agents.registry import make_agent
+    from kabu_envs.kakeya.agents.expert import DEFAULT_PARAMS, KakeyaExpertAgent
+
+    record = json.loads((models_dir() / "ppo_kakeya" / "run.json").read_text())
+    assert record["versions"]["kabu-envs"] == "0.2.0"
+    assert record["command"].endswith("--timesteps 8000000 --curve-every 800000 --no-progress")
+    saved = load_run_config(models_dir() / "ppo_kakeya" / "run.json").to_dict()
+    assert saved["bc"]["teacher"] == "expert" and "expert" in saved["opponents"]
+    then = {"expert": "expert_0_2"}
+    saved["bc"]["teacher"] = then[saved["bc"]["teacher"]]
+    saved["opponents"] = {then.get(k, k): w for k, w in saved["opponents"].items()}
+    saved["curve"]["opponents"] = [then.get(k, k) for k in saved["curve"]["opponents"]]
+    preset = load_config("kakeya", timesteps=8_000_000, curve={"every": 800_000}).to_dict()
+    assert json.dumps(preset, sort_keys=True) == json.dumps(saved, sort_keys=True)
+    teacher = make_agent("kakeya", preset["bc"]["teacher"], 0)
+    assert isinstance(teacher, KakeyaExpertAgent) and teacher.params == DEFAULT_PARAMS
+    assert type(make_agent("kakeya", "expert", 0)) is not type(teacher)  # "expert" is another player now

@@ -8,16 +8,22 @@ from kabu_envs.render_screenshots import Screenshot
 
 EVALUATION = Evaluation(opponents=("random", "scripted"), deals=1000)
 
-# the expert searches every card, one decision at a time (its cost: docs/baselines.md): its matchups play
-# 1000 deals, the batched ones 2000 (docs/baselines.md)
+# the searches (`expert` and the fixed reference `expert_0_2`, issue #27) decide one move at a time (their
+# cost: docs/baselines.md): their matchups play 1000 deals, the batched ones 2000 (docs/baselines.md);
+# the shipped models meet both, and `expert` meets `expert_0_2`
 DEMO = DemoPlan(
     roles=("partnership",),
-    opponents=("random", "scripted", "expert"),
-    reference_rows=(("scripted", "random"), ("expert", "random"), ("expert", "scripted")),
+    opponents=("random", "scripted", "expert", "expert_0_2"),
+    reference_rows=(
+        ("scripted", "random"),
+        ("expert", "random"),
+        ("expert", "scripted"),
+        ("expert", "expert_0_2"),
+    ),
     deals=2000,
     sample_title="Kakeya deal",
     order=1,
-    agent_deals={"expert": 1000},
+    agent_deals={"expert": 1000, "expert_0_2": 1000},
 )
 
 # The exploitability yardstick (kabu_envs.eval.exploit, docs/baselines.md "Exploitability"): the

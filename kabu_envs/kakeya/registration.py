@@ -35,9 +35,8 @@ SPEC = register(
         roles=(Role("partnership", partnerships, "team", "every seat of one partnership"),),
         agents={
             "scripted": "kabu_envs.kakeya.agents.scripted:KakeyaScriptedAgent",
-            "expert": "kabu_envs.kakeya.agents.expert:KakeyaExpertAgent",
+            "expert": "kabu_envs.kakeya.agents.kernel_expert:KakeyaKernelExpertAgent",
             "expert_0_2": "kabu_envs.kakeya.agents.expert:KakeyaExpert02Agent",
-            "expert_kernel": "kabu_envs.kakeya.agents.kernel_expert:KakeyaKernelExpertAgent",
         },
         reference="scripted",
         pettingzoo_id="kabu_envs/Kakeya-v2",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import math
 
 import numpy as np
@@ -396,9 +397,9 @@ def test_expert_decides_from_its_observation_only():
     assert swapped >= 4
 
 
-def test_expert_is_registered_loadable_and_checks_its_parameters(tmp_path):
-    agent = make_agent("kakeya", "expert", 3, num_players=6)
-    assert isinstance(agent, KakeyaExpertAgent) and agent.cfg.num_players == 6
+def test_the_search_is_loadable_and_checks_its_parameters(tmp_path):
+    agent = KakeyaExpertAgent(3, num_players=6)
+    assert agent.cfg.num_players == 6
     assert agent.batched is False
     path = tmp_path / "expert.json"
     KakeyaExpertAgent(seed=0, samples=5).save(path)
@@ -409,6 +410,28 @@ def test_expert_is_registered_loadable_and_checks_its_parameters(tmp_path):
         KakeyaExpertAgent(samples=0)
     with pytest.raises(ValueError, match="max_ms"):
         KakeyaExpertAgent(max_ms=-1)
+
+
+@pytest.mark.parametrize(
+    "cls",
+    ["kabu_envs.kakeya.agents.expert.KakeyaExpertAgent", "kabu_envs.agents.kakeya_expert.KakeyaExpertAgent"],
+)
+def test_an_agent_file_of_0_2s_expert_loads_as_that_player(tmp_path, cls):
+    """The registry's ``expert`` is the kernel search now; a file 0.2's ``expert`` saved (its class, its
+    parameters; or a bare class, its defaults) still loads as 0.2's search: ``expert_0_2``'s decisions."""
+    from kabu_envs.kakeya.agents.expert import EXPERT_0_2
+
+    reference = make_agent("kakeya", "expert_0_2", 0)
+    for params in (dict(EXPERT_0_2), {}):
+        path = tmp_path / "expert.json"
+        path.write_text(json.dumps({"class": cls, "params": params}))
+        loaded = BaseAgent.load(path, seed=0)
+        assert type(loaded) is KakeyaExpertAgent and loaded.params == EXPERT_0_2 == reference.params
+        for k, (game, enc) in enumerate(itertools.islice(game_states({}, 2, seed=9), 0, 60, 5)):
+            obs, mask = enc.encode_with_mask(game, game.current_player, game.legal_bits())
+            loaded.reset(k)
+            reference.reset(k)
+            assert loaded.act(obs, mask) == reference.act(obs, mask), k
 
 
 def test_a_zero_time_cap_stops_after_one_sample():

@@ -53,6 +53,31 @@ def test_values_come_with_the_same_action_and_rank_it_first(opts):
     assert kinds >= {"card", "lead"} or kinds >= {"card", "trump"}
 
 
+@pytest.mark.parametrize("opts", [{}, {"num_players": 6, "six_player_mode": "all_play"}], ids=["4p", "6p"])
+def test_the_expert_values_its_moves_too(opts):
+    """The registry's ``expert`` (the kernel search) is a soft teacher on every kind of decision: the
+    candidates left in its race valued (their weighted means), the one it plays the best of them."""
+    from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
+
+    params = {"samples": 24, "min_samples": 8, "lead_samples": 4, "trump_samples": 3, "eps": 0.5}
+    kinds: set[str] = set()
+    for k, (phase, obs, mask) in enumerate(decisions(opts, 2, seed=70)):
+        plain = KakeyaKernelExpertAgent(seed=k, **opts, **params)
+        action, values = KakeyaKernelExpertAgent(seed=k, **opts, **params).act_with_values(obs, mask)
+        assert action == plain.act(obs, mask)
+        valued = np.flatnonzero(np.isfinite(values))
+        assert mask[valued].all()
+        if mask.sum() == 1:
+            assert valued.size == 0
+            continue
+        if valued.size:
+            assert action in valued and values[action] == values[valued].max()
+            kinds.add("trump" if action >= TRUMP_BASE else "card" if action < NUM_CARDS else "lead")
+        if phase is Phase.PLAY and valued.size:
+            assert (valued < NUM_CARDS).all() and np.abs(values[valued]).max() <= 20
+    assert {"card", "lead"} <= kinds or {"card", "trump"} <= kinds
+
+
 def test_values_are_means_over_the_samples_actually_drawn():
     """Under ``max_ms=0`` a decision draws one sample: its values are one sample's, as with ``samples=1``."""
     checked = 0
@@ -70,15 +95,19 @@ def test_values_are_means_over_the_samples_actually_drawn():
 
 
 def test_the_experts_are_soft_teachers():
+    from kabu_envs.agents.registry import make_agent
+
     assert acts_with_values(KakeyaExpertAgent(seed=0)) and acts_with_values(KakeyaExpert02Agent(seed=0))
+    assert acts_with_values(make_agent("kakeya", "expert", 0))
 
 
 def test_an_agent_name_carries_its_parameters():
     from kabu_envs.agents.registry import make_agent
+    from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
     from kabu_envs.training.config import load_config
 
     agent = make_agent("kakeya", "expert:samples=5,dd_tricks=3", 0, num_players=6)
-    assert isinstance(agent, KakeyaExpertAgent) and agent.cfg.num_players == 6
+    assert isinstance(agent, KakeyaKernelExpertAgent) and agent.cfg.num_players == 6
     assert agent.params["samples"] == 5 and agent.params["dd_tricks"] == 3
     with pytest.raises(ValueError, match="unknown option"):
         make_agent("kakeya", "expert:samplez=5", 0)

@@ -1,4 +1,4 @@
-"""The kernel expert (``expert_kernel``, kabu_envs/kakeya/agents/kernel_expert.py) and its kernel parts:
+"""The Kakeya expert (``expert``, kabu_envs/kakeya/agents/kernel_expert.py) and its kernel parts:
 the sampler on the kernel (kabu_envs/kakeya/kernel/sample.py), the trick's inference weight and the race
 (kabu_envs/kakeya/kernel/decide.py)."""
 
@@ -16,7 +16,7 @@ from kabu_envs import kakeya_v2
 from kabu_envs.agents.base import BaseAgent
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
-from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent, KernelSearch
+from kabu_envs.kakeya.agents.kernel_expert import KERNEL_PARAMS, KakeyaKernelExpertAgent, KernelSearch
 from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
 from kabu_envs.kakeya.agents.search import Deal, Position
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_RANKS, bits_to_cards
@@ -288,8 +288,14 @@ def test_kernel_expert_decides_from_its_observation_only():
 
 
 def test_kernel_expert_is_registered_loadable_and_checks_its_parameters(tmp_path):
-    agent = make_agent("kakeya", "expert_kernel", 3, num_players=6)
-    assert isinstance(agent, KakeyaKernelExpertAgent) and agent.cfg.num_players == 6
+    agent = make_agent("kakeya", "expert", 3, num_players=6)
+    assert type(agent) is KakeyaKernelExpertAgent and agent.cfg.num_players == 6
+    assert {k: agent.params[k] for k in KERNEL_PARAMS} == KERNEL_PARAMS  # its defaults, the measured row
+    named = make_agent("kakeya", "expert:samples=64,z=1.5", 3, num_players=6)  # parameters in the name
+    assert type(named) is KakeyaKernelExpertAgent and named.cfg.num_players == 6
+    assert named.params == {**agent.params, "samples": 64, "z": 1.5}
+    with pytest.raises(ValueError, match="unknown agent 'expert_kernel'"):  # one name per agent
+        make_agent("kakeya", "expert_kernel", 3)
     path = tmp_path / "expert.json"
     KakeyaKernelExpertAgent(seed=0, samples=40, z=1.5).save(path)
     loaded = BaseAgent.load(path)

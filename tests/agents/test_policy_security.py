@@ -191,3 +191,8 @@ def test_base_agent_load_builds_only_allow_listed_classes(tmp_path, monkeypatch)
 
     for cls in (RandomAgent, KakeyaScriptedAgent, OichoScriptedAgent, OichoExpertAgent):
         assert LOADABLE[f"{cls.__module__}.{cls.__qualname__}"] is cls
+    # a former name is the declaring class's alone, never a subclass's (which inherits the attribute)
+    from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
+    from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent  # noqa: F401 (registers)
+
+    assert LOADABLE["kabu_envs.agents.kakeya_expert.KakeyaExpertAgent"] is KakeyaExpertAgent

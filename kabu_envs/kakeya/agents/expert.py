@@ -1,4 +1,8 @@
-"""The expert Kakeya player: Perfect-Information Monte Carlo over deals consistent with its observation.
+"""The Kakeya search player: Perfect-Information Monte Carlo over deals consistent with its observation.
+
+``KakeyaExpertAgent`` is the search as it shipped in 0.2 (its ``DEFAULT_PARAMS`` are 0.2's, so agent files
+saved then load as the same player); the registry names it with those parameters ``expert_0_2``. The
+registry's ``expert`` is its kernel version with more deals and a race (``kernel_expert.py``, issue #27).
 
 Every decision is made from the seat's own observation (``knowledge.py`` decodes it; hidden cards
 are never read):
@@ -25,8 +29,9 @@ The budget per decision is deterministic (``samples``, ``dd_tricks``), so a seed
 least one sample): a cap makes decisions depend on the machine's speed, so it is off by default.
 
 ``expert_0_2`` (the registry's name for these default parameters) is the expert as it shipped in 0.2,
-then in Python: the kernel-based search makes the same decisions from the same seed, bit for bit
-(tests/agents/test_kakeya_expert_0_2.py holds it to a fixture recorded from the Python search).
+then in Python and then the registry's ``expert``: the kernel-based search makes the same decisions from
+the same seed, bit for bit (tests/agents/test_kakeya_expert_0_2.py holds it to a fixture recorded from
+the Python search).
 """
 
 from __future__ import annotations
@@ -63,10 +68,12 @@ class KakeyaExpertAgent(BaseAgent):
     """Plays any Kakeya decision by sampling and search; ``options`` are the env's rule options plus the
     parameters above."""
 
-    # saved agent files (BaseAgent.save) written before the class moved into the game's package
+    # saved agent files (BaseAgent.save) written before the class moved into the game's package; 0.2's
+    # ``expert`` files name this class and load as that player (the registry's ``expert`` is now
+    # kernel_expert.py's)
     former_names = ("kabu_envs.agents.kakeya_expert.KakeyaExpertAgent",)
 
-    name = "kakeya_expert"
+    name = "kakeya_search"
     batched = False  # no act_batch: the evaluation plays it one decision at a time
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
@@ -371,6 +378,6 @@ class KakeyaExpert02Agent(KakeyaExpertAgent):
         if changed:
             raise ValueError(
                 f"expert_0_2 is a fixed reference: its parameters {changed} cannot change "
-                "(use 'expert' for other settings)"
+                "(use 'expert', the stronger search, or KakeyaExpertAgent for other settings)"
             )
         super().__init__(seed=seed, **{**options, **EXPERT_0_2})

@@ -1,5 +1,7 @@
-"""The kernel expert (``expert_kernel``): the expert's search with the sampling, the inference and the
-budget inside the kernel (issue #27, item 2).
+"""The Kakeya expert (the registry's ``expert``): the search of ``expert.py`` with the sampling, the
+inference and the budget inside the kernel, up to ten times the deals, raced (issue #27, items 1-2).
+``expert_0_2``, the fixed reference it is measured against, is ``expert.py``'s search with 0.2's
+parameters.
 
 The same player as ``expert.py`` (Perfect-Information Monte Carlo from the seat's observation only,
 play-outs by the scripted policy, the exact solver over the last ``dd_tricks`` tricks), with a card
@@ -122,11 +124,11 @@ class KernelSearch(Search):
 
 @loadable
 class KakeyaKernelExpertAgent(KakeyaExpertAgent):
-    """``expert_kernel``: the expert with its card decisions made in one kernel call (module docstring);
+    """``expert``: the search with its card decisions made in one kernel call (module docstring);
     ``options`` are the env's rule options plus ``KERNEL_PARAMS`` (and ``max_ms``, the play-out policy's
     ``rensho_min_egara``, ``lead_self_strength``)."""
 
-    name = "kakeya_expert_kernel"
+    name = "kakeya_expert"
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
         own = {k: options.pop(k) for k in RACE if k in options}
@@ -161,13 +163,17 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         if len(cards) == 1:
             return cards[0]
         values = self.decision_values(view, cards)
+        # act_with_values: the weighted mean of each candidate left in the race (a dropped one: NaN)
+        weight = float(search.weights[: self._drawn].sum())
+        self._values = {c: v / weight for c, v in zip(cards, values, strict=True) if np.isfinite(v)}
         best = max(values)
         ties = [c for c, v in zip(cards, values, strict=True) if v >= best - 1e-9]
         return preferred if preferred in ties else ties[0]
 
     def decision_values(self, view: SeatView, cards: list[int]) -> list[float]:
-        """Each candidate's weighted total over the deals drawn (the template row loaded); a candidate
-        that dropped out of the race gets -inf."""
+        """Each candidate's weighted total over the deals drawn (the template row loaded; their number in
+        ``_drawn``, their weights in ``search.weights``); a candidate that dropped out of the race gets
+        -inf."""
         search, p = self.search, self.params
         remaining = view.hand.bit_count() + view.unseen.bit_count()
         playing = sum(1 for c in view.hand_counts if c > 0) + sum(
@@ -179,7 +185,7 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         samples = p["samples"]
         if p["max_ms"] is not None:
             samples = self._capped(key, array, exact)
-        search.decide(
+        self._drawn = search.decide(
             key, array, exact, samples, p["min_samples"], p["check_every"], p["z"], p["delta"], p["eps"]
         )
         c = len(cards)
@@ -223,7 +229,9 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         )
         strength, samples = self.params["lead_self_strength"], self.params["trump_samples"]
         start, cap = self._budget()
+        self._drawn = 0
         for _ in range(samples if cap is not None else 1):  # under max_ms, one pack a call
+            self._drawn += 1 if cap is not None else samples
             search._k.decide.trump_totals(
                 *args,
                 strength,
@@ -239,6 +247,7 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
             )
             if self._over(start, cap):
                 break
+        self._values = {TRUMP_BASE + s: float(t) / self._drawn for s, t in zip(suits, totals, strict=True)}
         best = float(totals.max())
         ties = [TRUMP_BASE + s for s, t in zip(suits, totals, strict=True) if t >= best - 1e-9]
         return current if current in ties else ties[0]
