@@ -25,8 +25,12 @@ no rule of its own, only the play-out policy and the solver.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic, overload
 
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.cards import JACK
@@ -61,17 +65,63 @@ KEY_WORDS = 8  # a table entry's key: the n hands and one word for the leader an
 # ==================================================================================================
 # card sets
 # ==================================================================================================
+def high_bit(x: np.uint64) -> int:
+    """The highest set bit of a non-empty word (``x.bit_length() - 1``): plain Python; compiled, the
+    ``_high_bit`` overload below (one instruction: numba's ``math.frexp`` is a call into its C helpers)."""
+    return int(x).bit_length() - 1
+
+
+def low_bit(x: np.uint64) -> int:
+    """The lowest set bit of a non-empty word: plain Python; compiled, ``_low_bit`` below."""
+    return (int(x) & -int(x)).bit_length() - 1
+
+
+@intrinsic
+def _ctlz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
+    """LLVM's count of leading zeros of a uint64, as an int64."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.int64(types.uint64), codegen
+
+
+@intrinsic
+def _cttz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
+    """LLVM's count of trailing zeros of a uint64, as an int64."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.int64(types.uint64), codegen
+
+
+@overload(high_bit)
+def _high_bit(x: Any) -> Any:  # pragma: no cover - compiled
+    def impl(x: Any) -> Any:  # (the typing function's argument, annotation included)
+        return 63 - _ctlz(x)
+
+    return impl
+
+
+@overload(low_bit)
+def _low_bit(x: Any) -> Any:  # pragma: no cover - compiled
+    def impl(x: Any) -> Any:
+        return _cttz(x)
+
+    return impl
+
+
 @kernel_jit_inline
 def top_card(x: np.uint64) -> int:  # pragma: no cover - compiled (the search tests run it)
-    """The highest card of a non-empty set (``x.bit_length() - 1``): the binary exponent of ``x`` as a
-    float, exact as a card set has at most 52 bits."""
-    return math.frexp(float(x))[1] - 1
+    """The highest card of a non-empty set."""
+    return high_bit(x)
 
 
 @kernel_jit_inline
 def low_card(x: np.uint64) -> int:  # pragma: no cover
-    """The lowest card of a non-empty set (``(x & -x).bit_length() - 1``)."""
-    return top_card(x & (~x + ONE))
+    """The lowest card of a non-empty set."""
+    return low_bit(x)
 
 
 @kernel_jit_inline
