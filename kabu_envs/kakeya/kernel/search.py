@@ -24,17 +24,21 @@ no rule of its own, only the play-out policy and the solver.
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic, overload
 
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.cards import JACK
-from kabu_envs.kakeya.kernel.rules import bit, legal_plays, play, popcount, trick_winner
+from kabu_envs.kakeya.kernel.rules import (
+    bit,
+    high_bit,
+    legal_plays,
+    low_bit,
+    play,
+    popcount,
+    side,
+    trick_cards,
+    trick_winner,
+)
 from kabu_envs.kakeya.kernel.spec import (
     EGARA_BITS,
     NG,
@@ -65,53 +69,6 @@ KEY_WORDS = 8  # a table entry's key: the n hands and one word for the leader an
 # ==================================================================================================
 # card sets
 # ==================================================================================================
-def high_bit(x: np.uint64) -> int:
-    """The highest set bit of a non-empty word (``x.bit_length() - 1``): plain Python; compiled, the
-    ``_high_bit`` overload below (one instruction: numba's ``math.frexp`` is a call into its C helpers)."""
-    return int(x).bit_length() - 1
-
-
-def low_bit(x: np.uint64) -> int:
-    """The lowest set bit of a non-empty word: plain Python; compiled, ``_low_bit`` below."""
-    return (int(x) & -int(x)).bit_length() - 1
-
-
-@intrinsic
-def _ctlz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
-    """LLVM's count of leading zeros of a uint64, as an int64."""
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return types.int64(types.uint64), codegen
-
-
-@intrinsic
-def _cttz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
-    """LLVM's count of trailing zeros of a uint64, as an int64."""
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return types.int64(types.uint64), codegen
-
-
-@overload(high_bit)
-def _high_bit(x: Any) -> Any:  # pragma: no cover - compiled
-    def impl(x: Any) -> Any:  # (the typing function's argument, annotation included)
-        return 63 - _ctlz(x)
-
-    return impl
-
-
-@overload(low_bit)
-def _low_bit(x: Any) -> Any:  # pragma: no cover - compiled
-    def impl(x: Any) -> Any:
-        return _cttz(x)
-
-    return impl
-
-
 @kernel_jit_inline
 def top_card(x: np.uint64) -> int:  # pragma: no cover - compiled (the search tests run it)
     """The highest card of a non-empty set."""
@@ -172,7 +129,7 @@ def lead_choice(b: int, seat: int, legal: np.uint64, st: Arrays, opts: np.ndarra
     gone = played[b] | hands[b, seat]
     rensho_gone = (gone >> np.uint64(rensho)) & ONE
     opp_void = 0
-    mine = seat % P
+    mine = side(seat, P)
     kp = 0  # k % P, counted (no division in the hot loop)
     for k in range(n):
         if kp != mine:
@@ -227,7 +184,7 @@ def follow_choice(
     egara is at stake (the lowest plain winner, else the lowest trump, else Rensho once ``rmin``
     egara are in the trick or I play last), else play low."""
     rb, tm = bit(rensho), SUIT_BITS[trump]
-    if win_seat % P == seat % P:
+    if side(win_seat, P) == side(seat, P):
         if last or win_card == rensho:
             gifts = legal & EGARA_BITS & ~tm & ~rb
             return lowest_rank(gifts) if gifts != ZERO else low_choice(legal, trump, rensho)
@@ -264,10 +221,7 @@ def policy(b: int, st: Arrays, opts: np.ndarray, rmin: int) -> int:  # pragma: n
     if g[b, T_NUM] == 0:
         return lead_choice(b, seat, legal, st, opts)
     win_seat = trick_winner(b, st, n)
-    egara = 0
-    for s in range(n):
-        if t_card[b, s] >= 0 and t_card[b, s] % RANKS >= JACK:
-            egara += 1
+    egara = popcount(trick_cards(b, st, n) & EGARA_BITS)
     last = g[b, T_NUM] == g[b, T_LEN] - 1
     return follow_choice(
         seat, legal, win_seat, t_card[b, win_seat], last, egara, trump, rensho, opts[O_P], rmin
