@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 
 from kabu_envs.core import kernel as core
@@ -101,7 +100,7 @@ def _ctlz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
     """LLVM's count of leading zeros of a uint64, as an int64."""
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+        return builder.ctlz(args[0], cgutils.false_bit)
 
     return types.int64(types.uint64), codegen
 
@@ -121,7 +120,7 @@ def _cttz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
     """LLVM's count of trailing zeros of a uint64, as an int64."""
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+        return builder.cttz(args[0], cgutils.false_bit)
 
     return types.int64(types.uint64), codegen
 
@@ -129,7 +128,7 @@ def _cttz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
 @overload(high_bit)
 def _high_bit(x: Any) -> Any:  # pragma: no cover - compiled
     def impl(x: Any) -> Any:  # (the typing function's argument, annotation included)
-        return 63 - _ctlz(x)
+        return 63 - _ctlz(x)  # type: ignore[call-arg]  # (numba types intrinsics at compile time)
 
     return impl
 
@@ -137,7 +136,7 @@ def _high_bit(x: Any) -> Any:  # pragma: no cover - compiled
 @overload(low_bit)
 def _low_bit(x: Any) -> Any:  # pragma: no cover - compiled
     def impl(x: Any) -> Any:
-        return _cttz(x)
+        return _cttz(x)  # type: ignore[call-arg]
 
     return impl
 
@@ -145,7 +144,7 @@ def _low_bit(x: Any) -> Any:  # pragma: no cover - compiled
 @overload(popcount)
 def _popcount(x: Any) -> Any:  # pragma: no cover - compiled
     def impl(x: Any) -> Any:
-        return _ctpop(x)
+        return _ctpop(x)  # type: ignore[call-arg]
 
     return impl
 
