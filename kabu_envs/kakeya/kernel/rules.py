@@ -200,7 +200,7 @@ def new_match(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
     start_deal(b, st, opts)
 
 
-@kernel_jit_inline
+@kernel_jit
 def clear_trick(b: int, st: Arrays, n: int) -> None:  # pragma: no cover
     """No trick in play (``Game.trick = None``)."""
     g, t_card, t_bits = st[0], st[5], st[7]
@@ -286,7 +286,7 @@ def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
 # ==================================================================================================
 # play (Game.apply_action, Game._start_trick, Game._play, Game._finish_trick)
 # ==================================================================================================
-@kernel_jit_inline
+@kernel_jit
 def start_trick(b: int, leader: int, st: Arrays, n: int) -> None:  # pragma: no cover
     """``Game._start_trick``: the seats with cards play it, from ``leader`` on."""
     g, cur, counts = st[0], st[1], st[3]
@@ -300,7 +300,7 @@ def start_trick(b: int, leader: int, st: Arrays, n: int) -> None:  # pragma: no 
     cur[b] = leader
 
 
-@kernel_jit_inline
+@kernel_jit
 def trick_cards(b: int, st: Arrays, n: int) -> np.uint64:  # pragma: no cover
     """The cards played to the trick so far, as a set."""
     t_bits = st[7]
@@ -310,7 +310,7 @@ def trick_cards(b: int, st: Arrays, n: int) -> np.uint64:  # pragma: no cover
     return cards
 
 
-@kernel_jit_inline
+@kernel_jit
 def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
     """``tricks.trick_winner``: Rensho, else the highest trump, else the highest card of the led suit
     (-1 for an empty trick). Cards are distinct, so the play order breaks no tie: the winning card is
