@@ -7,7 +7,11 @@ rule options. The search can call these on its own state arrays (docs/batch.md#k
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic, overload
 
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.cards import ACE_OF_CLUBS, ACE_OF_SPADES, NUM_CARDS
@@ -68,16 +72,81 @@ def ahead(d: int, n: int) -> int:  # pragma: no cover
     return d + n if d < 0 else d
 
 
-@kernel_jit
-def popcount(x: np.uint64) -> int:  # pragma: no cover
-    """Cards in a set (``int.bit_count``)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    x = x + (x >> np.uint64(8))  # (shifts and adds, no wrapping multiply: plain Python runs it too)
-    x = x + (x >> np.uint64(16))
-    x = x + (x >> np.uint64(32))
-    return int(x & np.uint64(0x7F))
+@kernel_jit_inline
+def side(seat: int, P: int) -> int:  # pragma: no cover
+    """``seat % P``, the seat's partnership, without an integer division (a runtime ``P``: tens of
+    cycles each, several per card in the search's play-outs): partners sit ``P`` seats apart, ``n = 2P``."""
+    return seat - P if seat >= P else seat
+
+
+def popcount(x: np.uint64) -> int:
+    """Cards in a set (``int.bit_count``): plain Python; compiled, ``_popcount`` (one ``popcnt``)."""
+    return int(x).bit_count()
+
+
+def high_bit(x: np.uint64) -> int:
+    """The highest set bit of a non-empty word (``x.bit_length() - 1``): plain Python; compiled, the
+    ``_high_bit`` overload below (one instruction: numba's ``math.frexp`` is a call into its C helpers)."""
+    return int(x).bit_length() - 1
+
+
+def low_bit(x: np.uint64) -> int:
+    """The lowest set bit of a non-empty word: plain Python; compiled, ``_low_bit`` below."""
+    return (int(x) & -int(x)).bit_length() - 1
+
+
+@intrinsic
+def _ctlz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
+    """LLVM's count of leading zeros of a uint64, as an int64."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctlz(args[0], cgutils.false_bit)
+
+    return types.int64(types.uint64), codegen
+
+
+@intrinsic
+def _ctpop(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
+    """LLVM's count of set bits of a uint64, as an int64."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctpop(args[0])
+
+    return types.int64(types.uint64), codegen
+
+
+@intrinsic
+def _cttz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
+    """LLVM's count of trailing zeros of a uint64, as an int64."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.cttz(args[0], cgutils.false_bit)
+
+    return types.int64(types.uint64), codegen
+
+
+@overload(high_bit)
+def _high_bit(x: Any) -> Any:  # pragma: no cover - compiled
+    def impl(x: Any) -> Any:  # (the typing function's argument, annotation included)
+        return 63 - _ctlz(x)  # type: ignore[call-arg]  # (numba types intrinsics at compile time)
+
+    return impl
+
+
+@overload(low_bit)
+def _low_bit(x: Any) -> Any:  # pragma: no cover - compiled
+    def impl(x: Any) -> Any:
+        return _cttz(x)  # type: ignore[call-arg]
+
+    return impl
+
+
+@overload(popcount)
+def _popcount(x: Any) -> Any:  # pragma: no cover - compiled
+    def impl(x: Any) -> Any:
+        return _ctpop(x)  # type: ignore[call-arg]
+
+    return impl
 
 
 @kernel_jit
@@ -232,29 +301,36 @@ def start_trick(b: int, leader: int, st: Arrays, n: int) -> None:  # pragma: no 
 
 
 @kernel_jit
+def trick_cards(b: int, st: Arrays, n: int) -> np.uint64:  # pragma: no cover
+    """The cards played to the trick so far, as a set."""
+    t_bits = st[7]
+    cards = ZERO
+    for s in range(n):
+        cards |= t_bits[b, s]
+    return cards
+
+
+@kernel_jit
 def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
-    """``tricks.trick_winner`` over the trick's seats in play order: Rensho, else the highest trump,
-    else the highest card of the led suit."""
+    """``tricks.trick_winner``: Rensho, else the highest trump, else the highest card of the led suit
+    (-1 for an empty trick). Cards are distinct, so the play order breaks no tie: the winning card is
+    found on the trick's card set (a suit's cards rise with their bits) and then its seat."""
     g, t_card = st[0], st[5]
-    trump, led, rensho, leader = g[b, TRUMP], g[b, T_LED], g[b, RENSHO], g[b, T_LEADER]
-    best, best_key = -1, -1
-    for k in range(n):
-        s = ahead(leader + k - n, n)
-        c = t_card[b, s]
-        if c < 0:
-            continue
-        if c == rensho:
+    trump, led, rensho = g[b, TRUMP], g[b, T_LED], g[b, RENSHO]
+    cards = trick_cards(b, st, n)
+    if (cards >> np.uint64(rensho)) & ONE:
+        best = rensho
+    else:
+        x = cards & SUIT_BITS[trump]
+        if x == ZERO and led >= 0:
+            x = cards & SUIT_BITS[led]
+        if x == ZERO:
+            return -1
+        best = high_bit(x)
+    for s in range(n):
+        if t_card[b, s] == best:
             return s
-        suit = c // RANKS
-        if suit == trump:
-            key = 100 + c % RANKS
-        elif suit == led:
-            key = c % RANKS
-        else:
-            continue
-        if key > best_key:
-            best_key, best = key, s
-    return best
+    return -1
 
 
 @kernel_jit_inline
@@ -294,22 +370,21 @@ def finish_trick(
 ) -> None:  # pragma: no cover  # noqa: E501
     """``Game._finish_trick``: the winner's partnership captures the egara; the winner leads next (a
     winner without cards passes the lead on), or the deal is scored."""
-    counts, t_bits, captured = st[3], st[7], st[9]
+    counts, captured = st[3], st[9]
     n, P = opts[O_N], opts[O_P]
     winner = trick_winner(b, st, n)
-    won = ZERO
+    won = trick_cards(b, st, n)
     left = 0
     for s in range(n):
-        won |= t_bits[b, s]
         left += counts[b, s]
-    captured[b, winner % P] |= won & EGARA_BITS
+    captured[b, side(winner, P)] |= won & EGARA_BITS
     if left == 0:
         clear_trick(b, st, n)
         end_deal(b, st, opts, rewards, over)
         return
     leader = winner
     while counts[b, leader] == 0:
-        leader = (leader + 1) % n
+        leader = leader + 1 if leader + 1 < n else 0
     start_trick(b, leader, st, n)
 
 

@@ -24,13 +24,21 @@ no rule of its own, only the play-out policy and the solver.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.cards import JACK
-from kabu_envs.kakeya.kernel.rules import bit, legal_plays, play, popcount, trick_winner
+from kabu_envs.kakeya.kernel.rules import (
+    bit,
+    high_bit,
+    legal_plays,
+    low_bit,
+    play,
+    popcount,
+    side,
+    trick_cards,
+    trick_winner,
+)
 from kabu_envs.kakeya.kernel.spec import (
     EGARA_BITS,
     NG,
@@ -63,15 +71,14 @@ KEY_WORDS = 8  # a table entry's key: the n hands and one word for the leader an
 # ==================================================================================================
 @kernel_jit_inline
 def top_card(x: np.uint64) -> int:  # pragma: no cover - compiled (the search tests run it)
-    """The highest card of a non-empty set (``x.bit_length() - 1``): the binary exponent of ``x`` as a
-    float, exact as a card set has at most 52 bits."""
-    return math.frexp(float(x))[1] - 1
+    """The highest card of a non-empty set."""
+    return high_bit(x)
 
 
 @kernel_jit_inline
 def low_card(x: np.uint64) -> int:  # pragma: no cover
-    """The lowest card of a non-empty set (``(x & -x).bit_length() - 1``)."""
-    return top_card(x & (~x + ONE))
+    """The lowest card of a non-empty set."""
+    return low_bit(x)
 
 
 @kernel_jit_inline
@@ -122,7 +129,7 @@ def lead_choice(b: int, seat: int, legal: np.uint64, st: Arrays, opts: np.ndarra
     gone = played[b] | hands[b, seat]
     rensho_gone = (gone >> np.uint64(rensho)) & ONE
     opp_void = 0
-    mine = seat % P
+    mine = side(seat, P)
     kp = 0  # k % P, counted (no division in the hot loop)
     for k in range(n):
         if kp != mine:
@@ -177,7 +184,7 @@ def follow_choice(
     egara is at stake (the lowest plain winner, else the lowest trump, else Rensho once ``rmin``
     egara are in the trick or I play last), else play low."""
     rb, tm = bit(rensho), SUIT_BITS[trump]
-    if win_seat % P == seat % P:
+    if side(win_seat, P) == side(seat, P):
         if last or win_card == rensho:
             gifts = legal & EGARA_BITS & ~tm & ~rb
             return lowest_rank(gifts) if gifts != ZERO else low_choice(legal, trump, rensho)
@@ -214,10 +221,7 @@ def policy(b: int, st: Arrays, opts: np.ndarray, rmin: int) -> int:  # pragma: n
     if g[b, T_NUM] == 0:
         return lead_choice(b, seat, legal, st, opts)
     win_seat = trick_winner(b, st, n)
-    egara = 0
-    for s in range(n):
-        if t_card[b, s] >= 0 and t_card[b, s] % RANKS >= JACK:
-            egara += 1
+    egara = popcount(trick_cards(b, st, n) & EGARA_BITS)
     last = g[b, T_NUM] == g[b, T_LEN] - 1
     return follow_choice(
         seat, legal, win_seat, t_card[b, win_seat], last, egara, trump, rensho, opts[O_P], rmin
