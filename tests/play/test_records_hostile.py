@@ -336,7 +336,10 @@ def test_ctrl_c_in_a_real_terminal_game(tmp_path, monkeypatch):
     while "your move [" not in seen and time.monotonic() < deadline:
         seen += os.read(proc.stdout.fileno(), 4096).decode()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    # stdin stays open until the game has exited: communicate() would close it at once, and on a busy
+    # machine that end of input (a quit, status 1) could reach the game before the signal does
+    proc.wait(timeout=60)
+    out, err = proc.communicate()
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert "(interrupted)" in out and "game record written to" in out
     assert read_record(path).complete is False
