@@ -38,8 +38,12 @@ def test_every_shipped_run_record_loads_and_gives_back_its_config(run):
     assert list(resolved) == [f.name for f in dataclasses.fields(TrainConfig)]  # the records' order
     # a record written before a key existed (the richer settings' bettors have no "dagger") gets its
     # default; every key it has comes back as it was, its JSON included
-    # keys added inside a block since (bc.temperature) come back at their default
-    later = {"bc": {"temperature": 0.0}}
+    # keys added inside a block since (bc.temperature, bc.lr_decay, bc.holdout, dagger.rounds,
+    # dagger.refit) come back at their default
+    later = {
+        "bc": {"temperature": 0.0, "lr_decay": "none", "holdout": 0.0},
+        "dagger": {"rounds": [], "refit": {"epochs": None, "lr": None}},
+    }
     for block, keys in later.items():
         for key, default in keys.items():
             if key not in saved.get(block, {}):

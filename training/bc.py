@@ -175,6 +175,8 @@ def fit(
     seed: int,
     smoothing: float = 0.0,
     temperature: float = 0.0,
+    lr_decay: str = "none",
+    heldout: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Cross-entropy on the masked distribution + value regression; returns fit statistics.
 
@@ -183,9 +185,17 @@ def fit(
     keeps exploring the alternatives it must compare the teacher's move with.
     ``temperature`` > 0 fits ``soft_targets`` of the recorded action values instead of the action
     (mixed with ``smoothing`` the same way).
+    ``lr_decay`` "cosine" lowers the learning rate from ``lr`` to 0 over the fit's steps (the last
+    epochs settle instead of jumping around the minimum). ``heldout`` (a boolean row mask, see
+    ``holdout_rows``) keeps those rows out of the fit and keeps the epoch whose policy agrees best with
+    the teacher on them: more epochs cannot overfit past the best one.
     """
+    import copy
+
     import torch
 
+    if lr_decay not in ("none", "cosine"):
+        raise ValueError(f"lr_decay must be 'none' or 'cosine', got {lr_decay!r}")
     gen = make_rng(seed)
     obs = torch.as_tensor(data.obs)
     masks = torch.as_tensor(data.masks)
@@ -199,11 +209,17 @@ def fit(
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     policy.set_training_mode(True)
     n = len(data)
+    held = None if heldout is None or not heldout.any() else np.flatnonzero(heldout)
+    rows = None if held is None else np.flatnonzero(~np.asarray(heldout))
+    n_fit = n if rows is None else len(rows)
+    total_steps = int(epochs) * -(-n_fit // batch_size)
+    step = 0
+    best: tuple[float, int, dict[str, Any]] | None = None
     ce = vl = float("nan")
-    for _ in range(int(epochs)):
-        order = gen.permutation(n)
+    for epoch in range(int(epochs)):
+        order = gen.permutation(n) if rows is None else rows[gen.permutation(n_fit)]
         ce_sum = vl_sum = 0.0
-        for start in range(0, n, batch_size):
+        for start in range(0, n_fit, batch_size):
             idx = torch.as_tensor(order[start : start + batch_size])
             values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
             ce_loss = -log_prob.mean()
@@ -221,36 +237,80 @@ def fit(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             opt.step()
+            step += 1
+            if lr_decay == "cosine":  # the rate for the next step: lr * (1 + cos(pi * done share)) / 2
+                rate = lr * 0.5 * (1.0 + float(np.cos(np.pi * min(step, total_steps) / total_steps)))
+                for group in opt.param_groups:
+                    group["lr"] = rate
             ce_sum += ce_loss.item() * len(idx)
             vl_sum += v_loss.item() * len(idx)
-        ce, vl = ce_sum / n, vl_sum / n
+        ce, vl = ce_sum / n_fit, vl_sum / n_fit
+        if held is not None:
+            policy.set_training_mode(False)
+            score = agreement(policy, data, held)
+            policy.set_training_mode(True)
+            if best is None or score > best[0]:
+                best = (score, epoch, copy.deepcopy(policy.state_dict()))
     policy.set_training_mode(False)
-    return {"cross_entropy": ce, "value_mse": vl, "accuracy": agreement(policy, data)}
+    stats = {"cross_entropy": ce, "value_mse": vl}
+    if best is not None:  # the best epoch's weights (its training losses are not re-measured)
+        policy.load_state_dict(best[2])
+        stats.update(holdout_agreement=best[0], best_epoch=best[1])
+    return {**stats, "accuracy": agreement(policy, data)}
 
 
-def fit_configured(policy: Any, data: Demonstrations, bc: BehaviourCloning, seed: int) -> dict[str, float]:
-    """``fit`` with the settings of a config's ``bc`` block."""
+def holdout_rows(lengths: list[int], share: float) -> np.ndarray:
+    """The rows to hold out of concatenated batches of ``lengths`` rows: the last ``share`` of each
+    (whole episodes but the first, since a batch is recorded episode after episode; the same rows stay
+    held out when later batches join the aggregate)."""
+    if not 0.0 <= share < 1.0:
+        raise ValueError(f"a held-out share must be in [0, 1), got {share!r}")
+    out = np.zeros(sum(lengths), dtype=bool)
+    end = 0
+    for m in lengths:
+        end += m
+        out[end - int(m * share) : end] = True
+    return out
+
+
+def fit_configured(
+    policy: Any,
+    data: Demonstrations,
+    bc: BehaviourCloning,
+    seed: int,
+    heldout: np.ndarray | None = None,
+    epochs: int | None = None,
+    lr: float | None = None,
+) -> dict[str, float]:
+    """``fit`` with the settings of a config's ``bc`` block (``epochs`` / ``lr`` given: a refit's own)."""
     return fit(
         policy,
         data,
-        bc.epochs,
-        float(bc.lr),
+        bc.epochs if epochs is None else epochs,
+        float(bc.lr if lr is None else lr),
         bc.batch_size,
         float(bc.vf_coef),
         seed,
         float(bc.smoothing),
         float(bc.temperature),
+        bc.lr_decay,
+        heldout,
     )
 
 
-def agreement(policy: Any, data: Demonstrations) -> float:
-    """Share of the demonstrations on which the policy's masked arg-max is the teacher's action."""
+def agreement(policy: Any, data: Demonstrations, rows: np.ndarray | None = None) -> float:
+    """Share of the demonstrations (``rows`` of them, or all) on which the policy's masked arg-max is
+    the teacher's action. In chunks: a million rows through a wide network at once would need gigabytes."""
     import torch
 
+    idx = np.arange(len(data)) if rows is None else np.asarray(rows)
+    hits = 0
     with torch.no_grad():
-        dist = policy.get_distribution(torch.as_tensor(data.obs), action_masks=data.masks)
-        best = dist.distribution.probs.argmax(dim=1).numpy()
-    return float(np.mean(best == data.actions))
+        for start in range(0, len(idx), 16_384):
+            part = idx[start : start + 16_384]
+            dist = policy.get_distribution(torch.as_tensor(data.obs[part]), action_masks=data.masks[part])
+            hits += int(np.sum(dist.distribution.probs.argmax(dim=1).numpy() == data.actions[part]))
+    return hits / max(len(idx), 1)
 
 
 def warm_start(
@@ -268,7 +328,7 @@ def warm_start(
     t0 = time.time()
     data = collect(view, teacher, bc.steps, seed, float(cfg.reward_scale), progress, bc.temperature > 0)
     t1 = time.time()
-    stats = fit_configured(model.policy, data, bc, seed)
+    stats = fit_configured(model.policy, data, bc, seed, holdout_rows([len(data)], bc.holdout))
     return {
         "teacher": bc.teacher,
         "smoothing": bc.smoothing,

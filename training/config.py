@@ -90,6 +90,33 @@ class BehaviourCloning:
     smoothing: float = 0.0
     # soft targets: softmax of the teacher's action values / temperature (0: the teacher's action only)
     temperature: float = 0.0
+    # the learning rate over a fit's steps: "none" (constant) or "cosine" (from lr down to 0 at the end)
+    lr_decay: str = "none"
+    # the share of each collected batch (its last rows) held out of the fit: the epoch whose policy
+    # agrees best with the teacher there is kept (0: no held-out rows, the last epoch is kept)
+    holdout: float = 0.0
+
+
+LR_DECAYS = ("none", "cosine")
+
+
+@dataclass(frozen=True)
+class DaggerRound:
+    """One DAgger round's overrides (``dagger.rounds``); None keeps the default: ``dagger.steps``
+    decisions, the teacher's share ``dagger.beta ** k``, the run's ``opponents``."""
+
+    steps: int | None = None
+    beta: float | None = None
+    opponents: dict[str, float] | None = None
+
+
+@dataclass(frozen=True)
+class DaggerRefit:
+    """The refit after each DAgger round, from the current weights: its own ``epochs`` and ``lr`` (None:
+    ``bc.epochs`` / ``bc.lr``); a warm refit needs fewer passes and a smaller step than the first fit."""
+
+    epochs: int | None = None
+    lr: float | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +129,35 @@ class Dagger:
     steps: int = 50_000
     beta: float = 0.5
     workers: int = 1
+    # per-round overrides (steps, beta, opponents), one per iteration; [] = every round the defaults
+    rounds: list[DaggerRound] = field(default_factory=list)
+    refit: DaggerRefit = field(default_factory=DaggerRefit)
+
+    def __post_init__(self) -> None:
+        # the YAML gives plain mappings: build the nested records (their keys and types checked here)
+        if not isinstance(self.rounds, list):
+            raise ValueError(
+                f"config key 'dagger.rounds' must be a list of mappings (steps, beta, opponents), "
+                f"got {self.rounds!r}"
+            )
+        rounds = [_nested(DaggerRound, r, f"dagger.rounds[{i}].") for i, r in enumerate(self.rounds)]
+        object.__setattr__(self, "rounds", rounds)
+        object.__setattr__(self, "refit", _nested(DaggerRefit, self.refit, "dagger.refit."))
+
+    def schedule(self, opponents: dict[str, float]) -> list[DaggerRound]:
+        """Every round resolved, ``iterations`` of them: its steps, beta and opponent mix (``opponents``
+        is the run's mix, the default)."""
+        out = []
+        for k in range(1, self.iterations + 1):
+            r = self.rounds[k - 1] if self.rounds else DaggerRound()
+            out.append(
+                DaggerRound(
+                    self.steps if r.steps is None else r.steps,
+                    float(self.beta) ** k if r.beta is None else r.beta,
+                    dict(opponents if r.opponents is None else r.opponents),
+                )
+            )
+        return out
 
 
 @dataclass(frozen=True)
@@ -173,6 +229,21 @@ def _overlay(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+def _nested(cls: type[Any], value: Any, where: str) -> Any:
+    """A record inside a section (``dagger.refit``, each of ``dagger.rounds``) from its mapping: unknown
+    keys and wrong types raise ``ValueError`` naming the key (``where`` is its path)."""
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, Mapping):
+        raise ValueError(f"config key '{where[:-1]}' must be a mapping, got {value!r}")
+    _unknown(cls, value, where)
+    hints = _hints(cls)
+    for key, v in value.items():
+        if not _type_ok(v, hints[key]):
+            raise ValueError(f"config key '{where}{key}' must be {_words(hints[key])}, got {v!r}")
+    return cls(**copy.deepcopy(dict(value)))
 
 
 # The folder of a game's package holding its training presets.
@@ -325,9 +396,13 @@ def _validate(cfg: TrainConfig) -> None:
     if cfg.eval_deals < 0:
         raise ValueError(f"eval_deals must be >= 0 (0: no evaluation), got {cfg.eval_deals!r}")
     _validate_bc(cfg, spec)
-    _validate_dagger(cfg)
-    if cfg.timesteps <= 0 or cfg.n_envs <= 0:
-        raise ValueError("timesteps and n_envs must be positive")
+    _validate_dagger(cfg, spec)
+    no_ppo = cfg.timesteps == 0 and cfg.bc.teacher is not None  # the clone is the model
+    if (cfg.timesteps <= 0 and not no_ppo) or cfg.n_envs <= 0:
+        raise ValueError(
+            "timesteps and n_envs must be positive (timesteps 0 = no PPO, only with a bc.teacher: "
+            f"the clone is the model), got timesteps={cfg.timesteps!r}, n_envs={cfg.n_envs!r}"
+        )
     curve = cfg.curve
     if curve.every < 0:
         raise ValueError(f"curve.every must be a non-negative integer (0 = off), got {curve.every!r}")
@@ -362,11 +437,15 @@ def _validate_bc(cfg: TrainConfig, spec: registry.GameSpec) -> None:
         raise ValueError(f"bc.smoothing must be in [0, 1), got {bc.smoothing!r}")
     if isinstance(bc.temperature, bool) or not isinstance(bc.temperature, (int, float)) or bc.temperature < 0:
         raise ValueError(f"bc.temperature must be a number >= 0 (0: hard labels), got {bc.temperature!r}")
+    if bc.lr_decay not in LR_DECAYS:
+        raise ValueError(f"bc.lr_decay must be one of {LR_DECAYS}, got {bc.lr_decay!r}")
+    if not 0.0 <= bc.holdout < 0.5:
+        raise ValueError(f"bc.holdout must be a share in [0, 0.5) (0: none held out), got {bc.holdout!r}")
     if cfg.init_from:
         raise ValueError("bc and init_from exclude each other (both set the starting policy)")
 
 
-def _validate_dagger(cfg: TrainConfig) -> None:
+def _validate_dagger(cfg: TrainConfig, spec: registry.GameSpec) -> None:
     d = cfg.dagger
     for key in ("iterations", "steps", "workers"):
         v = getattr(d, key)
@@ -379,6 +458,32 @@ def _validate_dagger(cfg: TrainConfig) -> None:
         raise ValueError(
             "dagger.iterations > 0 needs a bc.teacher (the teacher that labels the learner's states)"
         )
+    if d.rounds and len(d.rounds) != d.iterations:
+        raise ValueError(
+            f"dagger.rounds lists {len(d.rounds)} rounds but dagger.iterations is {d.iterations}: "
+            "give one entry per iteration"
+        )
+    for i, r in enumerate(d.rounds):
+        where = f"dagger.rounds[{i}]"
+        if r.steps is not None and r.steps < 1:
+            raise ValueError(f"{where}.steps must be a positive integer, got {r.steps!r}")
+        if r.beta is not None and not 0.0 <= r.beta <= 1.0:
+            raise ValueError(f"{where}.beta must be a number in [0, 1], got {r.beta!r}")
+        if r.opponents is not None:
+            for name, w in r.opponents.items():
+                if not _known_agent(spec, name):
+                    raise ValueError(
+                        f"unknown opponent {name!r} in {where}.opponents; {spec.title} offers "
+                        f"{list(spec.agent_names)} and trained 'ppo_...' models"
+                    )
+                if w < 0:
+                    raise ValueError(f"{where}.opponents: the weight of {name!r} is negative")
+            if not any(w > 0 for w in r.opponents.values()):
+                raise ValueError(f"{where}.opponents needs an opponent with a positive weight")
+    if d.refit.epochs is not None and d.refit.epochs < 1:
+        raise ValueError(f"dagger.refit.epochs must be a positive integer, got {d.refit.epochs!r}")
+    if d.refit.lr is not None and d.refit.lr <= 0:
+        raise ValueError(f"dagger.refit.lr must be a positive number, got {d.refit.lr!r}")
 
 
 # --- presets and loading ------------------------------------------------------------------------------

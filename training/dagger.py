@@ -8,8 +8,10 @@ then lead it to states the teacher never showed it, where it plays poorly (compo
 - iteration k >= 1: the current policy (its numpy policy file, deterministic, as it would be shipped)
   plays; at each decision the teacher's action is executed with probability ``beta ** k`` and the
   learner's otherwise; every decision is labelled with the teacher's action. The new decisions join
-  the aggregate and the policy is fitted again on all of it (``bc.epochs`` passes, from its current
-  weights).
+  the aggregate and the policy is fitted again on all of it, from its current weights
+  (``dagger.refit``'s epochs and lr, else ``bc``'s: a warm refit beat a fit from scratch on the same
+  decisions, docs/baselines.md). ``dagger.rounds`` gives a round its own steps, beta and opponent mix
+  (the study's rounds 2-3 against the expert opponents it is measured against).
 
 Only decisions with at least two legal actions are recorded (a forced move teaches nothing; its reward
 still counts in the returns). The teacher sees exactly the learner's observation and mask.
@@ -22,6 +24,7 @@ of iteration k always gets the same seeds and the same share of the decisions.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -33,16 +36,16 @@ import numpy as np
 
 from kabu_envs.core.rng import make_rng
 from kabu_envs.training.bc import Demonstrations, Labeller
-from kabu_envs.training.config import TrainConfig
+from kabu_envs.training.config import DaggerRefit, DaggerRound, TrainConfig
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
 
 
 def betas(cfg: TrainConfig) -> list[float]:
-    """The teacher's share of the executed actions at each iteration: 1, beta, beta^2, ..."""
-    d = cfg.dagger
-    return [1.0] + [float(d.beta) ** k for k in range(1, d.iterations + 1)]
+    """The teacher's share of the executed actions at each iteration: 1, beta, beta^2, ... (a round of
+    ``dagger.rounds`` may set its own)."""
+    return [1.0] + [float(r.beta) for r in cfg.dagger.schedule(cfg.opponents) if r.beta is not None]
 
 
 def collect_mixture(
@@ -108,19 +111,26 @@ def _collect_job(args: tuple[TrainConfig, str | None, float, int, int]) -> Demon
     return collect_mixture(*args)
 
 
-def collect_parallel(
+def collect_parts(
     cfg: TrainConfig, learner_dir: str | None, beta: float, steps: int, seed: int
-) -> Demonstrations:
-    """``collect_mixture`` split over ``dagger.workers`` processes (worker w: seed + w, steps / workers)."""
+) -> list[Demonstrations]:
+    """``collect_mixture`` split over ``dagger.workers`` processes (worker w: seed + w, steps / workers),
+    each worker's decisions apart (the held-out rows are the end of each)."""
     workers = cfg.dagger.workers
     shares = [steps // workers + (w < steps % workers) for w in range(workers)]
     jobs = [(cfg, learner_dir, beta, n, seed + w) for w, n in enumerate(shares) if n > 0]
     if len(jobs) == 1:
-        parts = [_collect_job(jobs[0])]
-    else:  # spawn: the workers import numpy and the package only, never the parent's torch state
-        with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn")) as ex:
-            parts = list(ex.map(_collect_job, jobs))
-    return concat(parts)
+        return [_collect_job(jobs[0])]
+    # spawn: the workers import numpy and the package only, never the parent's torch state
+    with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn")) as ex:
+        return list(ex.map(_collect_job, jobs))
+
+
+def collect_parallel(
+    cfg: TrainConfig, learner_dir: str | None, beta: float, steps: int, seed: int
+) -> Demonstrations:
+    """``collect_parts``' decisions in the workers' order."""
+    return concat(collect_parts(cfg, learner_dir, beta, steps, seed))
 
 
 def save_demonstrations(data: Demonstrations, path: Path) -> None:
@@ -167,32 +177,46 @@ def run(
 ) -> dict[str, Any]:
     """Behaviour cloning then ``dagger.iterations`` DAgger iterations on ``model.policy``.
 
+    Round k >= 1 takes its steps, beta and opponent mix from ``dagger.schedule`` (``dagger.rounds``'
+    overrides, else ``dagger.steps``, ``beta ** k`` and the run's opponents: the states the learner
+    should be good at are those of the table it will face) and refits from the current weights with
+    ``dagger.refit``'s epochs and lr (else ``bc``'s). With ``bc.holdout`` the last share of each worker's
+    decisions of each round stays out of every fit (``bc.holdout_rows``), and each fit keeps its best epoch
+    on them.
+
     ``save(model, folder)`` writes a policy file: each iteration's policy goes to
     ``work/dagger/iter_<k>/`` (the next iteration's learner) with that round's labelled decisions
     (``decisions.npz``). Returns the run.json record: per iteration
     the decisions collected, the learner's agreement with the teacher on its OWN new states before the
     fit (the DAgger progress measure) and the fit statistics.
     """
-    from kabu_envs.training.bc import agreement, fit_configured
+    from kabu_envs.training.bc import agreement, fit_configured, holdout_rows
 
     bc, d = cfg.bc, cfg.dagger
+    rounds = [DaggerRound(bc.steps, 1.0, dict(cfg.opponents)), *d.schedule(cfg.opponents)]
     data: Demonstrations | None = None
+    held: list[np.ndarray] = []
     learner_dir: str | None = None
     iterations: list[dict[str, Any]] = []
-    for k, beta in enumerate(betas(cfg)):
-        steps = bc.steps if k == 0 else d.steps
+    for k, r in enumerate(rounds):
+        assert r.steps is not None and r.beta is not None and r.opponents is not None
         t0 = time.time()
-        new = collect_parallel(cfg, learner_dir, beta, steps, seed + 7_919 * k)
+        # the round's table; a config like the run's otherwise (its worker seeds unchanged)
+        table = cfg if r.opponents == cfg.opponents else dataclasses.replace(cfg, opponents=r.opponents)
+        parts = collect_parts(table, learner_dir, r.beta, r.steps, seed + 7_919 * k)
+        new = concat(parts)
         t1 = time.time()
         before = agreement(model.policy, new) if k > 0 else None
         data = new if data is None else concat([data, new])
-        stats = fit_configured(model.policy, data, bc, seed + k)
+        held.append(holdout_rows([len(p) for p in parts], bc.holdout))
+        refit = d.refit if k > 0 else DaggerRefit()  # the first fit is bc's own
+        stats = fit_configured(model.policy, data, bc, seed + k, np.concatenate(held), refit.epochs, refit.lr)
         learner_dir = str(work / "dagger" / f"iter_{k}")
         save(model, Path(learner_dir))
         save_demonstrations(new, Path(learner_dir) / "decisions.npz")
-        row = {
+        row: dict[str, Any] = {
             "iteration": k,
-            "beta": beta,
+            "beta": r.beta,
             "decisions": len(new),
             "episodes": new.episodes,
             "aggregate": len(data),
@@ -201,6 +225,8 @@ def run(
             "fit_seconds": round(time.time() - t1, 1),
             **{key: round(v, 4) for key, v in stats.items()},
         }
+        if r.opponents != cfg.opponents:
+            row["opponents"] = r.opponents
         iterations.append(row)
         if progress:
             print(f"dagger iteration {k}: {row}", flush=True)
