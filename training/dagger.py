@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 def betas(cfg: TrainConfig) -> list[float]:
     """The teacher's share of the executed actions at each iteration: 1, beta, beta^2, ... (a round of
     ``dagger.rounds`` may set its own)."""
-    return [1.0] + [float(r.beta) for r in cfg.dagger.schedule(cfg.opponents) if r.beta is not None]
+    return [1.0] + [float(r.beta or 0.0) for r in cfg.dagger.schedule(cfg.opponents)]
 
 
 def collect_mixture(
