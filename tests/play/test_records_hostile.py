@@ -329,6 +329,9 @@ def test_ctrl_c_in_a_real_terminal_game(tmp_path, monkeypatch):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # as a terminal starts it: a runner that ignores SIGINT (a background job: `cmd &`) passes that
+        # on, and Python then keeps ignoring it instead of raising KeyboardInterrupt
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdout is not None
     seen = ""
@@ -336,10 +339,7 @@ def test_ctrl_c_in_a_real_terminal_game(tmp_path, monkeypatch):
     while "your move [" not in seen and time.monotonic() < deadline:
         seen += os.read(proc.stdout.fileno(), 4096).decode()
     proc.send_signal(signal.SIGINT)
-    # stdin stays open until the game has exited: communicate() would close it at once, and on a busy
-    # machine that end of input (a quit, status 1) could reach the game before the signal does
-    proc.wait(timeout=60)
-    out, err = proc.communicate()
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert "(interrupted)" in out and "game record written to" in out
     assert read_record(path).complete is False
