@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from kabu_envs import registry
 
@@ -122,35 +122,34 @@ class ExploitPlan:
                 raise ValueError(f"ExploitPlan: {key} must be an integer >= 0, got {value!r}")
 
 
+_P = TypeVar("_P")
+
+
+def _typed_plan(game: str, name: str, cls: type[_P], article: str) -> _P | None:
+    """The game's ``plans.<name>`` (None when absent), checked to be a ``cls``."""
+    found = registry.get(game).hook(PLANS, name)
+    if found is not None and not isinstance(found, cls):
+        raise TypeError(f"{game}: plans.{name} must be {article} {cls.__name__}, got {type(found).__name__}")
+    return found
+
+
 def exploit_plan(game: str) -> ExploitPlan:
     """The game's exploitability plan (its ``EXPLOIT``, else the defaults)."""
-    found = registry.get(game).hook(PLANS, "EXPLOIT")
-    if found is None:
-        return ExploitPlan()
-    if not isinstance(found, ExploitPlan):
-        raise TypeError(f"{game}: plans.EXPLOIT must be an ExploitPlan, got {type(found).__name__}")
-    return found
+    return _typed_plan(game, "EXPLOIT", ExploitPlan, "an") or ExploitPlan()
 
 
 def evaluation(game: str) -> Evaluation:
     """The game's quick evaluation (its ``EVALUATION``, else the defaults)."""
-    found = registry.get(game).hook(PLANS, "EVALUATION")
-    if found is None:
-        return Evaluation()
-    if not isinstance(found, Evaluation):
-        raise TypeError(f"{game}: plans.EVALUATION must be an Evaluation, got {type(found).__name__}")
-    return found
+    return _typed_plan(game, "EVALUATION", Evaluation, "an") or Evaluation()
 
 
 def demo_plan(game: str) -> DemoPlan | None:
     """The game's demo plan (its ``DEMO``; None: the demo leaves the game out). Its roles are checked
     against the game's."""
     spec = registry.get(game)
-    found = spec.hook(PLANS, "DEMO")
+    found = _typed_plan(game, "DEMO", DemoPlan, "a")
     if found is None:
         return None
-    if not isinstance(found, DemoPlan):
-        raise TypeError(f"{game}: plans.DEMO must be a DemoPlan, got {type(found).__name__}")
     bad = [r for r in found.roles if r not in spec.role_names]
     if bad:
         raise ValueError(f"game {game!r}: demo roles {bad} are not roles {list(spec.role_names)}")

@@ -42,12 +42,6 @@ if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
 
 
-def betas(cfg: TrainConfig) -> list[float]:
-    """The teacher's share of the executed actions at each iteration: 1, beta, beta^2, ... (a round of
-    ``dagger.rounds`` may set its own)."""
-    return [1.0] + [float(r.beta or 0.0) for r in cfg.dagger.schedule(cfg.opponents)]
-
-
 def collect_mixture(
     cfg: TrainConfig,
     learner_dir: str | None,
