@@ -34,20 +34,27 @@ SHIPPED_MODELS = Path(registry.__file__).resolve().parent / "models"
 
 
 def models_dir() -> Path:
-    """Where ``ppo...`` names are looked up: ``$KABU_MODELS_DIR``, else the shipped models."""
+    """Where model names are looked up: ``$KABU_MODELS_DIR``, else the shipped models."""
     return Path(os.environ.get("KABU_MODELS_DIR", SHIPPED_MODELS))
 
 
 def model_path(name: str) -> Path:
-    """The ``policy.json`` of a ``ppo...`` name or a path (it must exist)."""
+    """The ``policy.json`` of a model name or a path (it must exist)."""
     from kabu_envs.agents.ppo_agent import find_policy
 
     return find_policy(name, models_dir())
 
 
 def is_model_name(name: str) -> bool:
-    """True for names that refer to a trained model rather than a hand-written agent."""
-    return name.startswith("ppo") or name.endswith((".zip", ".json")) or Path(name).is_dir()
+    """True for names that refer to a trained model rather than a hand-written agent: a folder under
+    ``models_dir()`` (any name: ``ei_kakeya`` as well as ``ppo_kakeya``), any ``ppo...`` name (so a
+    missing one is reported as a missing model), a policy file or a model directory."""
+    return (
+        name.startswith("ppo")
+        or name.endswith((".zip", ".json"))
+        or Path(name).is_dir()
+        or ("/" not in name and (models_dir() / name / "policy.json").is_file())
+    )
 
 
 def make_agent(
@@ -92,7 +99,8 @@ def make_agent(
         return load_policy_agent(name, seed, models_dir=models_dir(), expect=expect)
     raise ValueError(
         f"unknown agent {name!r} for {spec.title}; use one of {list(spec.agent_names)}, "
-        f"'ppo_<model>' (a folder under {models_dir()}), a model directory or 'openspiel:<bot>'"
+        f"a shipped model {shipped_models()} (a folder under {models_dir()}), a model directory or "
+        "'openspiel:<bot>'"
     )
 
 
@@ -123,8 +131,8 @@ def parse_params(name: str, rest: str) -> dict[str, Any]:
     return params
 
 
-def shipped_models(prefix: str = "ppo") -> list[str]:
-    """Names of the models under ``models_dir()`` (each a dir holding policy.json)."""
+def shipped_models(prefix: str = "") -> list[str]:
+    """Names of the models under ``models_dir()`` (each a dir holding policy.json), whatever their name."""
     d = models_dir()
     if not d.is_dir():
         return []

@@ -4,7 +4,8 @@ Duplicate-deal tournament: every agent against every opponent; prints the matchu
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
 ``--json`` writes them, ``--heatmap`` draws the matchup heatmap. Agent names:
 ``random``, the game's own agents (``scripted``, ``expert``, ... as its registry record lists them),
-``ppo_<model>`` (kabu_envs/models/<name>/, a policy file), a model directory, or an OpenSpiel search bot
+a shipped model by name (``ppo_kakeya``: kabu_envs/models/<name>/), a policy file, a model directory,
+or an OpenSpiel search bot
 ``openspiel:ismcts`` / ``openspiel:pimc`` with parameters (``openspiel:ismcts:simulations=200,worlds=16``;
 the ``openspiel`` extra; they report ms/decision). ``--game`` is any registered
 game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writes every play as a game

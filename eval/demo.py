@@ -2,7 +2,7 @@
 
 What it evaluates is data: each registered game's ``DemoPlan`` (the game's ``plans.DEMO``) names its
 roles, the opponents every shipped model meets, the reference rows between the hand-written players
-and the deal count. Every shipped model (kabu_envs/models/ppo*/, its game and role read from run.json) meets
+and the deal count. Every shipped model (kabu_envs/models/*/, its game and role read from run.json) meets
 its game's opponents on duplicate deals (matchup seeds ``seed + 7919 * i``, disjoint from the
 training validation seeds); the demo adds the reference rows, computes openskill ratings, writes
 ``reports/summary.json``, the matchup heatmaps and the learning curves, prints the
@@ -49,7 +49,7 @@ def shipped(models: Path) -> list[dict[str, Any]]:
     demo_ids = {g.id for g, _ in demo_games()}
     from kabu_envs.training.config import load_run_config
 
-    for run in sorted(models.glob("ppo*/run.json")):
+    for run in sorted(models.glob("*/run.json")):
         if not (run.parent / "policy.json").is_file():
             continue
         cfg = load_run_config(run)

@@ -31,6 +31,15 @@ def _num(x: float) -> str:
     return f"{x:+.3f}".replace("-", "−")
 
 
+def _hand_written(game: str) -> tuple[str, ...]:
+    """The game's own agents' names (() for a game not installed here): the rest of a summary's
+    agents are trained models, listed first."""
+    try:
+        return ("random", *registry.get(game).agent_names)
+    except ValueError:
+        return ("random",)
+
+
 def _title(game: str) -> str:
     try:
         return registry.get(game).title
@@ -47,12 +56,13 @@ def results_markdown(summary: dict[str, Any]) -> str:
     ]
     for game, block in summary.items():
         settings = list(dict.fromkeys(m.get("rules", "standard") for m in block["matchups"]))
+        hand_written = _hand_written(game)
         rows = sorted(
             block["matchups"],
             key=lambda m: (
                 settings.index(m.get("rules", "standard")),  # noqa: B023 (used at once, in this loop)
                 m["role"],
-                not m["agent"].startswith("ppo"),
+                m["agent"].partition(":")[0] in hand_written,  # noqa: B023 (as above)
             ),
         )
         for m in rows:

@@ -19,7 +19,7 @@ from kabu_envs.training.config import (
     presets,
 )
 
-RUNS = sorted(models_dir().glob("ppo*/run.json"))
+RUNS = sorted(models_dir().glob("*/run.json"))
 
 
 def test_a_config_is_read_by_attribute_with_its_sections_typed():

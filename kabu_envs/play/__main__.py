@@ -6,8 +6,8 @@
     kabu-play --resume game.json           # continue a game saved when you quit (q)
     kabu-play                              # asks: game, rule options, seat, opponents
 
-Opponents: ``random``, the game's agents (``scripted``, ``expert``, ...), ``ppo_<model>`` (a shipped
-model) or a model directory; one name for every other seat, or one per other seat in seat order.
+Opponents: ``random``, the game's agents (``scripted``, ``expert``, ...), a shipped model by
+name or a model directory; one name for every other seat, or one per other seat in seat order.
 """
 
 from __future__ import annotations

@@ -297,3 +297,19 @@ def test_shipped_models_play_and_evaluate_without_torch():
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().endswith("ok")
+
+
+def test_a_model_folder_of_any_name_is_an_agent_name(tmp_path, monkeypatch):
+    """A model is found by its folder's name, not by a ``ppo`` prefix (the expert-iteration clone ships as
+    ``ei_kakeya``): listed, recognised, loaded; a name with no folder is still an unknown agent."""
+    from kabu_envs.agents.registry import is_model_name
+
+    models = tmp_path / "models"
+    write_policy(read_policy(MODELS / "ppo_oicho_dealer"), models / "clone_dealer")
+    monkeypatch.setenv("KABU_MODELS_DIR", str(models))
+    assert shipped_models() == ["clone_dealer"] and is_model_name("clone_dealer")
+    assert not is_model_name("expert") and not is_model_name("clone_bettor")
+    agent = make_agent("oicho_kabu", "clone_dealer", 0, role="dealer")
+    assert agent.name == "clone_dealer"
+    with pytest.raises(ValueError, match=r"unknown agent 'clone_bettor'.*\['clone_dealer'\]"):
+        make_agent("oicho_kabu", "clone_bettor", 0)
