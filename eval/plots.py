@@ -42,10 +42,15 @@ def learning_curves(runs: dict[str, str | Path], out: str | Path, window: int = 
     at the run's checkpoints with 95% CI bands (``curve.csv``, training/curve.py) against samples, and
     wall time on the top axis; below, the training reward (SB3's ``ep_rew_mean``, training scale) as a
     rolling mean over ``window`` logged points with its band. A run without ``curve.csv`` (trained
-    before the curve existed) says so in its top panel."""
+    before the curve existed) says so in its top panel; a run without PPO (a DAgger clone, no
+    ``progress.csv``) has its curve over the labelled decisions of its rounds and no reward panel."""
     from kabu_envs.training.curve import read_curve
 
-    dirs = {n: Path(d) for n, d in runs.items() if (Path(d) / "progress.csv").is_file()}
+    dirs = {
+        n: Path(d)
+        for n, d in runs.items()
+        if (Path(d) / "progress.csv").is_file() or (Path(d) / "curve.csv").is_file()
+    }
     if not dirs:
         return None
     fig, axes = plt.subplots(2, len(dirs), figsize=(4.8 * len(dirs), 6.4), squeeze=False)
@@ -62,7 +67,7 @@ def learning_curves(runs: dict[str, str | Path], out: str | Path, window: int = 
             top.legend(fontsize=8)
             first = next(iter(curve.values()))
             xs, ws = np.asarray(first["samples"]), np.asarray(first["wall_seconds"]) / 60.0
-            if xs.size > 1 and np.all(np.diff(xs) > 0) and np.all(np.diff(ws) >= 0):
+            if xs.size > 1 and np.all(np.diff(xs) > 0) and np.all(np.diff(ws) > 0):
                 # bound now: matplotlib calls these at draw time, after the loop
                 def to_wall(v: Any, xs: np.ndarray = xs, ws: np.ndarray = ws) -> Any:
                     return np.interp(v, xs, ws)
@@ -79,6 +84,13 @@ def learning_curves(runs: dict[str, str | Path], out: str | Path, window: int = 
             top.set_xticks([])
             top.set_yticks([])
         top.set_ylabel("duplicate advantage per deal (95% CI)")
+        if not (d / "progress.csv").is_file():  # no PPO: the points are the DAgger rounds
+            top.set_xlabel("labelled decisions fitted (one point per DAgger round)", fontsize=8)
+            note = "no PPO: the clone is the model"
+            bottom.text(0.5, 0.5, note, ha="center", va="center", transform=bottom.transAxes)
+            bottom.set_xticks([])
+            bottom.set_yticks([])
+            continue
         x, y = read_progress(d / "progress.csv")
         if y.size:
             m, h = rolling(y, window)

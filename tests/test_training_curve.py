@@ -171,3 +171,51 @@ def test_resume_may_change_how_often_the_curve_is_measured_but_not_how_to_train(
         bad = {**cfg.to_dict(), "ppo": {**cfg.ppo.kwargs(), "learning_rate": 0.5}}
         config_file.write_text(yaml.safe_dump(bad))
         main([*args, "--timesteps", "2048"])
+
+
+def test_a_run_without_ppo_measures_its_curve_round_by_round_and_after_the_fact(tmp_path):
+    """A DAgger clone (timesteps 0) has a point after each round, x = the labelled decisions fitted so far;
+    ``python -m kabu_envs.training.curve OUT`` measures the same points from a finished run's rounds."""
+    from kabu_envs.training import curve as curve_mod
+
+    base = {
+        "name": "clone_toy",
+        "game": "kakeya",
+        "role": "partnership",
+        "timesteps": 0,
+        "eval_deals": 0,
+        "opponents": {"scripted": 1.0},
+        "policy_kwargs": {"net_arch": [16]},
+        "bc": {"teacher": "scripted", "steps": 60, "epochs": 1, "batch_size": 32},
+        "dagger": {"iterations": 2, "steps": 40, "beta": 0.5, "workers": 1},
+    }
+    on = {"every": 1, "deals": 6, "opponents": ["random", "scripted"]}
+    record = train(load_config({**base, "curve": on}), out=tmp_path / "live", progress_bar=False)
+    rounds = record["bc"]["dagger"]
+    points = read_curve(tmp_path / "live" / "model" / "curve.csv")
+    assert set(points) == {"random", "scripted"}
+    assert points["random"]["samples"] == [r["aggregate"] for r in rounds]  # one point per round
+    walls = np.cumsum([r["collect_seconds"] + r["fit_seconds"] for r in rounds])
+    assert points["random"]["wall_seconds"] == pytest.approx(walls.tolist(), abs=0.2)
+    run = json.loads((tmp_path / "live" / "model" / "run.json").read_text())
+    assert run["curve"]["scripted"]["samples"] == rounds[-1]["aggregate"]
+    # the same run without a curve, measured afterwards with the same settings: the same points
+    train(load_config(base), out=tmp_path / "later", progress_bar=False)
+    assert not (tmp_path / "later" / "model" / "curve.csv").exists()
+    assert curve_mod.main([str(tmp_path / "later"), "--opponents", "random", "scripted", "--deals", "6"]) == 0
+    after = read_curve(tmp_path / "later" / "model" / "curve.csv")
+    for opp in ("random", "scripted"):
+        assert after[opp]["mean"] == points[opp]["mean"] and after[opp]["samples"] == points[opp]["samples"]
+    later = json.loads((tmp_path / "later" / "model" / "run.json").read_text())
+    assert later["curve_settings"] == {"every": 0, "deals": 6, "opponents": ["random", "scripted"]}
+    assert later["curve"]["random"]["mean"] == after["random"]["mean"][-1]
+    assert learning_curves({"clone": tmp_path / "later" / "model"}, tmp_path / "lc.png") is not None
+    ppo_run = _ppo_run(tmp_path)
+    with pytest.raises(ValueError, match="not a DAgger run without PPO"):
+        curve_mod.measure_dagger_run(ppo_run, {"deals": 6, "opponents": ["random"]})
+
+
+def _ppo_run(tmp_path):
+    cfg = load_config("ppo_toy_card", timesteps=128, eval_deals=0, checkpoint_every=10_000)
+    train(cfg, out=tmp_path / "ppo", progress_bar=False)
+    return tmp_path / "ppo"

@@ -8,6 +8,11 @@ of PPO (after the behaviour-cloning warm start, if any), every ``curve.every`` s
 Every point uses the same deals (common random numbers), so differences between points are the policy's,
 not the cards'. Rows go to ``work/curve.csv`` as they are measured and to ``model/curve.csv`` with the
 model; ``kabu_envs.eval.plots.learning_curves`` draws them with their 95% CI bands.
+
+A run with no PPO (``timesteps: 0``: the DAgger clone is the model, as ``ei_kakeya``) has its points after
+each DAgger round instead, ``samples`` being the labelled decisions fitted so far and the wall time the
+rounds' collection and fitting (``round_point``). ``python -m kabu_envs.training.curve OUT`` measures
+them after the fact, from the rounds' policies a finished run keeps in ``OUT/work/dagger/``.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kabu_envs.agents.policy_file import Policy
+from kabu_envs.agents.policy_file import Policy, read_policy
 from kabu_envs.training.config import TrainConfig
 
 if TYPE_CHECKING:
@@ -69,6 +74,18 @@ class CurveWriter:
                 w.writeheader()
             for r in rows:
                 w.writerow({"samples": samples, "wall_seconds": round(wall_seconds, 1)} | r)
+
+
+def round_point(
+    cfg: TrainConfig, writer: CurveWriter, seed: int, policy_dir: Path, rounds: list[dict[str, Any]]
+) -> None:
+    """The point after DAgger round ``len(rounds) - 1`` (its policy in ``policy_dir``; ``rounds``: the
+    run record's iteration rows so far): x = the decisions fitted so far, wall = the rounds' own time."""
+    samples = int(rounds[-1]["aggregate"])
+    if samples in writer.done_at():
+        return
+    wall = sum(float(r["collect_seconds"]) + float(r["fit_seconds"]) for r in rounds)
+    writer.add(samples, wall, evaluate_point(cfg, read_policy(policy_dir), seed))
 
 
 def read_rows(path: str | Path) -> list[dict[str, str]]:
@@ -139,3 +156,59 @@ def make_callback(model: MaskablePPO, cfg: TrainConfig, path: Path, seed: int) -
             self._measure()
 
     return EvalCurve()
+
+
+def measure_dagger_run(out: Path, curve: dict[str, Any] | None = None) -> Path:
+    """Measure the curve of a finished DAgger run without PPO after the fact (``out``: its ``--out``
+    folder): each round's policy from ``work/dagger/iter_<k>/``, the points the run would have measured
+    with ``curve`` (None: the run's own ``curve`` settings), written to ``work/curve.csv`` and
+    ``model/curve.csv``, and their last points into ``model/run.json``'s ``curve``."""
+    import dataclasses
+    import json
+    import shutil
+
+    from kabu_envs.training.config import Curve, load_run_config
+
+    model = out / "model"
+    record = json.loads((model / "run.json").read_text())
+    cfg = load_run_config(model / "run.json")
+    if curve is not None:
+        cfg = dataclasses.replace(cfg, curve=Curve(**(dataclasses.asdict(cfg.curve) | curve)))
+    rounds = (record.get("bc") or {}).get("dagger")
+    if cfg.timesteps or not rounds:
+        raise ValueError(f"{out}: not a DAgger run without PPO (its curve is measured during PPO)")
+    if not cfg.curve.opponents or cfg.curve.deals < 2:
+        raise ValueError(f"give the curve's opponents and deals (>= 2), got {dataclasses.asdict(cfg.curve)}")
+    writer = CurveWriter(out / "work" / "curve.csv")
+    for k in range(len(rounds)):
+        round_point(cfg, writer, record["seed"], out / "work" / "dagger" / f"iter_{k}", rounds[: k + 1])
+    shutil.copyfile(writer.path, model / "curve.csv")
+    record["curve"] = last_points(model / "curve.csv")
+    record["curve_settings"] = dataclasses.asdict(cfg.curve)
+    (model / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+    return model / "curve.csv"
+
+
+def last_points(path: Path) -> dict[str, dict[str, float]]:
+    """Each opponent's last point (``run.json``'s ``curve``)."""
+    return {opp: {k: c[k][-1] for k in ("samples", "mean", "lo", "hi")} for opp, c in read_curve(path).items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(
+        prog="python -m kabu_envs.training.curve",
+        description="Measure the learning curve of a finished DAgger run without PPO, round by round.",
+    )
+    ap.add_argument("out", type=Path, help="the run's --out folder (model/ and work/dagger/)")
+    ap.add_argument("--opponents", nargs="+", help="the fixed references (default: the run's curve)")
+    ap.add_argument("--deals", type=int, help="duplicate deals per point (default: the run's curve)")
+    args = ap.parse_args(argv)
+    over = {k: v for k, v in {"opponents": args.opponents, "deals": args.deals}.items() if v is not None}
+    print(f"wrote {measure_dagger_run(args.out, over or None)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

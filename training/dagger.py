@@ -168,6 +168,7 @@ def run(
     work: Path,
     save: Callable[[MaskablePPO, Path], None],
     progress: bool = False,
+    after_round: Callable[[Path, list[dict[str, Any]]], None] | None = None,
 ) -> dict[str, Any]:
     """Behaviour cloning then ``dagger.iterations`` DAgger iterations on ``model.policy``.
 
@@ -180,7 +181,8 @@ def run(
 
     ``save(model, folder)`` writes a policy file: each iteration's policy goes to
     ``work/dagger/iter_<k>/`` (the next iteration's learner) with that round's labelled decisions
-    (``decisions.npz``). Returns the run.json record: per iteration
+    (``decisions.npz``); ``after_round(folder, rows so far)`` then runs (the curve of a run without PPO,
+    training/curve.py). Returns the run.json record: per iteration
     the decisions collected, the learner's agreement with the teacher on its OWN new states before the
     fit (the DAgger progress measure) and the fit statistics.
     """
@@ -224,6 +226,8 @@ def run(
         iterations.append(row)
         if progress:
             print(f"dagger iteration {k}: {row}", flush=True)
+        if after_round is not None:
+            after_round(Path(learner_dir), iterations)
     assert data is not None
     return {
         "teacher": bc.teacher,

@@ -35,7 +35,7 @@ from kabu_envs.agents.registry import make_agent, models_dir
 from kabu_envs.training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
 from kabu_envs.training.config import TrainConfig
 from kabu_envs.training.curve import make_callback as make_curve_callback
-from kabu_envs.training.curve import read_curve
+from kabu_envs.training.curve import CurveWriter, last_points, round_point
 from kabu_envs.training.gc_tuning import quiet_gc
 from kabu_envs.training.outputs import (
     RunPaths,
@@ -294,10 +294,7 @@ def _finish(model: MaskablePPO, cfg: TrainConfig, paths: RunPaths, record: dict[
     _progress_csv(paths, stage / "progress.csv")
     if (paths.work / "curve.csv").is_file():
         shutil.copyfile(paths.work / "curve.csv", stage / "curve.csv")
-        record["curve"] = {
-            opp: {k: c[k][-1] for k in ("samples", "mean", "lo", "hi")}
-            for opp, c in read_curve(stage / "curve.csv").items()
-        }
+        record["curve"] = last_points(stage / "curve.csv")
     if cfg.eval_deals > 0:
         record["eval"] = quick_eval(cfg, stage, cfg.eval_deals, seed)
     write_json(stage / "run.json", record)
@@ -312,8 +309,21 @@ def _warm_start(
     if cfg.dagger.iterations:
         from kabu_envs.training import dagger
 
+        after_round = None
+        if cfg.timesteps == 0 and cfg.curve.every > 0:  # no PPO: the curve is measured round by round
+            writer = CurveWriter(paths.work / "curve.csv")
+
+            def after_round(policy_dir: Path, rounds: list[dict[str, Any]]) -> None:
+                round_point(cfg, writer, seed, policy_dir, rounds)
+
         return dagger.run(
-            model, cfg, seed + 501, paths.work, lambda m, d: save_policy(m, cfg, d, seed), progress
+            model,
+            cfg,
+            seed + 501,
+            paths.work,
+            lambda m, d: save_policy(m, cfg, d, seed),
+            progress,
+            after_round=after_round,
         )
     from kabu_envs.training.bc import warm_start
 
