@@ -191,7 +191,8 @@ def measure_dagger_run(out: Path, curve: dict[str, Any] | None = None) -> Path:
 
 def last_points(path: Path) -> dict[str, dict[str, float]]:
     """Each opponent's last point (``run.json``'s ``curve``)."""
-    return {opp: {k: c[k][-1] for k in ("samples", "mean", "lo", "hi")} for opp, c in read_curve(path).items()}
+    curve = read_curve(path)
+    return {opp: {k: c[k][-1] for k in ("samples", "mean", "lo", "hi")} for opp, c in curve.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

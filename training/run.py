@@ -34,8 +34,8 @@ import gymnasium
 from kabu_envs.agents.registry import make_agent, models_dir
 from kabu_envs.training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
 from kabu_envs.training.config import TrainConfig
-from kabu_envs.training.curve import make_callback as make_curve_callback
 from kabu_envs.training.curve import CurveWriter, last_points, round_point
+from kabu_envs.training.curve import make_callback as make_curve_callback
 from kabu_envs.training.gc_tuning import quiet_gc
 from kabu_envs.training.outputs import (
     RunPaths,

@@ -258,3 +258,31 @@ def test_the_kakeya_ei_preset_runs_every_stage_scaled_down(tmp_path):
     assert saved["config"] == load_config(small).to_dict() and saved["config"]["name"] == "ei_kakeya"
     policy = json.loads((tmp_path / "ei" / "model" / "policy.json").read_text())
     assert policy["architecture"]["policy_layers"] == [512, 512]
+
+
+def test_the_shipped_ei_kakeya_is_the_presets_run():
+    """The shipped clone is what ``kabu-train kakeya_ei`` wrote: the preset's resolved config, its
+    rounds as the preset schedules them, no PPO, and its learning curve: one point per round against
+    ``expert_0_2`` and ``expert``, x = the labelled decisions fitted so far."""
+    from kabu_envs.agents.policy_file import read_policy
+    from kabu_envs.agents.registry import SHIPPED_MODELS
+    from kabu_envs.training.config import load_run_config
+    from kabu_envs.training.curve import read_curve
+
+    d = SHIPPED_MODELS / "ei_kakeya"
+    run = json.loads((d / "run.json").read_text())
+    assert load_run_config(d / "run.json") == load_config("kakeya_ei")
+    assert run["timesteps"] == 0 and run["seed"] == 3
+    rounds = run["bc"]["dagger"]
+    cfg = load_config("kakeya_ei")
+    assert [r["beta"] for r in rounds] == [1.0, *[r.beta for r in cfg.dagger.schedule(cfg.opponents)]]
+    assert [r.get("opponents") for r in rounds[2:]] == [{"expert_0_2": 0.5, "expert": 0.5}] * 2
+    assert rounds[-1]["aggregate"] == sum(r["decisions"] for r in rounds) >= 1_350_000
+    policy = read_policy(d)
+    assert list(policy.policy_layers) == [512, 512] and policy.training["name"] == "ei_kakeya"
+    curve = read_curve(d / "curve.csv")
+    assert set(curve) == {"expert_0_2", "expert"}
+    for c in curve.values():
+        assert c["samples"] == [r["aggregate"] for r in rounds]
+    assert run["curve"]["expert"]["mean"] == curve["expert"]["mean"][-1]
+    assert run["curve_settings"]["deals"] == 300
