@@ -114,8 +114,15 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
         else:  # a sampling expert's labels are noisy (docs/baselines.md): the rounds must add up
             assert len(rounds) == cfg.dagger.iterations + 1
             assert rounds[-1]["aggregate"] == run["bc"]["decisions"] == sum(r["decisions"] for r in rounds)
-            agreement = [r["agreement_before_fit"] for r in rounds[1:]]
-            assert agreement == sorted(agreement) and run["bc"]["accuracy"] >= 0.6, model["name"]
+            # the learner agrees more with the teacher round after round on the states of one table
+            # (ei_kakeya's rounds 2-3 play at another table, the expert opponents': a new sequence)
+            tables: dict[str, list[float]] = {}
+            for r in rounds[1:]:
+                key = json.dumps(r.get("opponents"), sort_keys=True)
+                tables.setdefault(key, []).append(r["agreement_before_fit"])
+            for agreement in tables.values():
+                assert agreement == sorted(agreement), (model["name"], tables)
+            assert run["bc"]["accuracy"] >= 0.6, model["name"]
         # the shipped models were trained before 0.2.0 moved the package to kabu_envs.training
         assert run["command"].startswith(("python -m training ", "python -m kabu_envs.training ")), run[
             "command"
