@@ -131,9 +131,9 @@ def parse_params(name: str, rest: str) -> dict[str, Any]:
     return params
 
 
-def shipped_models(prefix: str = "") -> list[str]:
+def shipped_models() -> list[str]:
     """Names of the models under ``models_dir()`` (each a dir holding policy.json), whatever their name."""
     d = models_dir()
     if not d.is_dir():
         return []
-    return sorted(p.parent.name for p in d.glob(f"{prefix}*/policy.json"))
+    return sorted(p.parent.name for p in d.glob("*/policy.json"))

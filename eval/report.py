@@ -32,10 +32,10 @@ def _num(x: float) -> str:
 
 
 def _hand_written(game: str) -> tuple[str, ...]:
-    """The game's own agents' names (() for a game not installed here): the rest of a summary's
-    agents are trained models, listed first."""
+    """The game's own agents' names (``random`` alone for a game not installed here): the rest of a
+    summary's agents are trained models, listed first."""
     try:
-        return ("random", *registry.get(game).agent_names)
+        return registry.get(game).agent_names
     except ValueError:
         return ("random",)
 
