@@ -6,7 +6,9 @@ carries. Models are exchanged between researchers, so reading one must never run
 
 * ``policy.npz`` holds float32 arrays only and is read with ``np.load(..., allow_pickle=False)``;
 * ``policy.json`` holds the architecture (layer sizes, activation), the observation and action
-  sizes, what the policy was trained for (game, role, rule options, number of players), the
+  sizes, the policy features it computes from the observation if any (``features``: a name the game
+  declares, agents/features.py; the network's input is then the observation and those features),
+  what the policy was trained for (game, role, rule options, number of players), the
   training run (name, seed, timesteps, package version) and the SHA-256 of ``policy.npz``.
 
 Both are validated strictly on reading (types, every array's shape against the architecture, known
@@ -35,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.agents.features import FeatureInputs
+
 FORMAT = "kabu-envs policy"
 FORMAT_VERSION = 1
 RECORD_FILE = "policy.json"
@@ -52,6 +56,7 @@ _TOP_KEYS = {
     "training",
     "weights_sha256",
 }
+_OPTIONAL_TOP_KEYS = {"features"}
 _ARCH_KEYS = {"type", "activation", "policy_layers", "value_layers"}
 _FOR_KEYS = {"game", "role", "num_players", "env_options"}
 _TRAINING_KEYS = {"name": str, "seed": int, "timesteps": int, "package_version": str, "converted_from": dict}
@@ -175,7 +180,9 @@ class Policy:
     training: dict[str, Any]
     arrays: dict[str, np.ndarray]
     source: Path | None = None
+    features: str | None = None  # the game's policy features fed after the observation (agents/features.py)
     _actor: list[tuple[np.ndarray, np.ndarray, bool]] = field(default_factory=list, repr=False)
+    _inputs: FeatureInputs | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         where = str(self.source or "policy")
@@ -187,6 +194,14 @@ class Policy:
         self.value_layers = _sizes(list(self.value_layers), f"{where}: architecture.value_layers")
         _check_trained_for(self.trained_for, f"{where}: trained_for")
         _check_training(self.training, f"{where}: training")
+        if self.features is not None:
+            _str(self.features, f"{where}: features")
+            try:
+                self._inputs = FeatureInputs(
+                    self.trained_for["game"], self.features, self.trained_for["env_options"]
+                )
+            except ValueError as e:
+                raise _bad(where, str(e)) from None
         self.arrays = {k: np.asarray(v) for k, v in self.arrays.items()}
         _check_arrays(self.arrays, self.shapes(), where)
         self.arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in self.arrays.items()}
@@ -195,9 +210,19 @@ class Policy:
             (self.arrays[f"pi.{i}.weight"], self.arrays[f"pi.{i}.bias"], i < n) for i in range(n + 1)
         ]
 
+    @property
+    def input_size(self) -> int:
+        """The network's input: the observation, plus the policy features if any."""
+        return self.obs_size + (0 if self._inputs is None else self._inputs.size)
+
+    def inputs(self, observations: np.ndarray) -> np.ndarray:
+        """The network inputs of a batch of observations ``(B, obs_size)`` (the features appended)."""
+        x = np.asarray(observations, dtype=np.float32)
+        return x if self._inputs is None else self._inputs(x)
+
     def shapes(self) -> dict[str, tuple[int, ...]]:
-        pi = [self.obs_size, *self.policy_layers, self.num_actions]
-        vf = [self.obs_size, *self.value_layers, 1]
+        pi = [self.input_size, *self.policy_layers, self.num_actions]
+        vf = [self.input_size, *self.value_layers, 1]
         return {**layer_shapes("pi", pi), **layer_shapes("vf", vf)}
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
@@ -208,6 +233,8 @@ class Policy:
                 f"observation of size {x.size} for a policy trained on size {self.obs_size} "
                 f"({self.describe()})"
             )
+        if self._inputs is not None:
+            x = self._inputs(x[None])[0]
         for w, b, hidden in self._actor:
             x = w @ x + b
             if hidden:
@@ -229,7 +256,7 @@ class Policy:
                 f"observations of shape {x.shape} for a policy trained on size {self.obs_size} "
                 f"(expected (B, {self.obs_size}); {self.describe()})"
             )
-        x = np.ascontiguousarray(x)[:, :, None]
+        x = np.ascontiguousarray(self.inputs(x))[:, :, None]
         for w, b, hidden in self._actor:
             x = np.matmul(w, x)
             x += b[:, None]
@@ -272,7 +299,7 @@ class Policy:
         return (
             f"{t['game']}, role {t['role']}, {t['num_players']} players, rule options "
             f"{json.dumps(t['env_options'], sort_keys=True)} (observation size {self.obs_size}, "
-            f"{self.num_actions} actions)"
+            f"{self.num_actions} actions{'' if self.features is None else ', features ' + self.features})"
         )
 
     def check_fits(
@@ -327,12 +354,14 @@ class Policy:
             )
 
     def record(self) -> dict[str, Any]:
-        """The policy.json content (without the weights' checksum)."""
+        """The policy.json content (without the weights' checksum; ``features`` only when set, so a
+        policy without them writes the record it always wrote)."""
         return {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "obs_size": self.obs_size,
             "num_actions": self.num_actions,
+            **({} if self.features is None else {"features": self.features}),
             "architecture": {
                 "type": "mlp",
                 "activation": self.activation,
@@ -403,7 +432,7 @@ def read_policy(path: str | Path) -> Policy:
         rec = json.loads(rec_path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise _bad(where, f"not valid JSON ({e})") from None
-    _obj(rec, where, _TOP_KEYS)
+    _obj(rec, where, _TOP_KEYS, _OPTIONAL_TOP_KEYS)
     if rec["format"] != FORMAT:
         raise _bad(where, f"format {rec['format']!r} is not {FORMAT!r}")
     if rec["format_version"] != FORMAT_VERSION or isinstance(rec["format_version"], bool):
@@ -436,6 +465,7 @@ def read_policy(path: str | Path) -> Policy:
         training=rec["training"],
         arrays=arrays,
         source=rec_path.parent,
+        features=rec.get("features"),
     )
 
 
@@ -501,9 +531,10 @@ def policy_from_sb3_state_dict(
     role: str,
     env_options: Mapping[str, Any],
     training: dict[str, Any] | None = None,
+    features: str | None = None,
 ) -> Policy:
     """A ``Policy`` from the numpy state dict of an SB3 ``MlpPolicy`` (other parameters raise); its
-    sizes must be those of ``game``'s table with ``env_options``."""
+    sizes must be those of ``game``'s table with ``env_options`` (and ``features``' columns)."""
     arrays: dict[str, np.ndarray] = {}
     layers: dict[str, list[int]] = {}
     for prefix in ("pi", "vf"):
@@ -528,7 +559,7 @@ def policy_from_sb3_state_dict(
     unknown = sorted(set(state) - set(sb3_names(layers["pi"], layers["vf"])))
     if unknown:
         raise ValueError(f"unsupported policy: parameters {unknown} are not those of an SB3 MlpPolicy")
-    return policy_from_arrays(arrays, layers, activation, game, role, env_options, training)
+    return policy_from_arrays(arrays, layers, activation, game, role, env_options, training, features)
 
 
 def policy_from_arrays(
@@ -539,10 +570,13 @@ def policy_from_arrays(
     role: str,
     env_options: Mapping[str, Any],
     training: dict[str, Any] | None = None,
+    features: str | None = None,
 ) -> Policy:
     """A ``Policy`` of named ``arrays`` (``pi.<i>.weight`` ... as written to ``policy.npz``) with the
-    hidden sizes ``layers["pi"]``, ``layers["vf"]``: the one place a converter (SB3, RLlib) builds one."""
-    n_obs = int(arrays["pi.0.weight"].shape[1])
+    hidden sizes ``layers["pi"]``, ``layers["vf"]``: the one place a converter (SB3, RLlib) builds one.
+    With ``features`` the first layer's input is the observation and those features."""
+    extra = 0 if features is None else FeatureInputs(game, features, env_options).size
+    n_obs = int(arrays["pi.0.weight"].shape[1]) - extra
     n_act = int(arrays[f"pi.{len(layers['pi'])}.weight"].shape[0])
     return Policy(
         obs_size=n_obs,
@@ -553,6 +587,7 @@ def policy_from_arrays(
         trained_for=make_trained_for(game, role, env_options, n_obs, n_act),
         training=dict(training or {}),
         arrays=arrays,
+        features=features,
     )
 
 
@@ -597,8 +632,10 @@ def policy_from_sb3(
     role: str,
     env_options: Mapping[str, Any],
     training: dict[str, Any] | None = None,
+    features: str | None = None,
 ) -> Policy:
-    """A ``Policy`` from a live MaskablePPO policy (``model.policy``)."""
+    """A ``Policy`` from a live MaskablePPO policy (``model.policy``; with ``features``, a model
+    trained on ``[observation, features]``, training/run.py)."""
     import torch.nn as nn
 
     extractor = type(sb3_policy.features_extractor).__name__
@@ -609,5 +646,5 @@ def policy_from_sb3(
         raise ValueError(f"activation {sb3_policy.activation_fn.__name__} is not supported; use Tanh or ReLU")
     state = {k: v.detach().cpu().numpy() for k, v in sb3_policy.state_dict().items()}
     return policy_from_sb3_state_dict(
-        state, acts[sb3_policy.activation_fn], game, role, env_options, training
+        state, acts[sb3_policy.activation_fn], game, role, env_options, training, features
     )

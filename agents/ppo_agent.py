@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.agents.base import BaseAgent, batch_masks, legal_from_mask
+from kabu_envs.agents.features import FeatureInputs
 from kabu_envs.agents.policy_file import (
     RECORD_FILE,
     Policy,
@@ -119,7 +120,10 @@ class PPOAgent(BaseAgent):
         seed: int | None = None,
         name: str | None = None,
         policy: Policy | None = None,
+        inputs: FeatureInputs | None = None,
     ) -> None:
+        """``inputs``: an in-memory ``model`` trained with policy features takes ``inputs(observations)``
+        (a policy file knows its own)."""
         super().__init__(seed=seed, path=None if path is None else str(path), deterministic=deterministic)
         if sum(x is not None for x in (model, path, policy)) != 1:
             raise ValueError("PPOAgent needs exactly one of: model (MaskablePPO), path (policy file), policy")
@@ -130,13 +134,22 @@ class PPOAgent(BaseAgent):
         self.deterministic = deterministic
         self.name = name or (policy.source.name if policy is not None and policy.source else "ppo")
         self._actor = _NumpyActor(model.policy) if model is not None and fast else None
+        if inputs is not None and model is None:
+            raise ValueError("inputs are for an in-memory model; a policy file names its own features")
+        self._inputs = inputs
+
+    def _model_obs(self, observation: np.ndarray) -> np.ndarray:
+        """An in-memory model's input for one observation (the features appended, if any)."""
+        obs = np.asarray(observation, dtype=np.float32)
+        return obs if self._inputs is None else self._inputs(obs.reshape(1, -1))[0]
 
     def check_fits(self, **expect: Any) -> None:
         """``Policy.check_fits`` for a policy file; sizes only for an in-memory model."""
         if self.policy is not None:
             self.policy.check_fits(**expect, label=f"model {self.name!r}")
             return
-        have = (int(self.model.observation_space.shape[0]), int(self.model.action_space.n))
+        extra = 0 if self._inputs is None else self._inputs.size
+        have = (int(self.model.observation_space.shape[0]) - extra, int(self.model.action_space.n))
         want = (expect.get("obs_size"), expect.get("num_actions"))
         if any(w is not None and w != h for w, h in zip(want, have, strict=True)):
             raise ValueError(
@@ -187,19 +200,19 @@ class PPOAgent(BaseAgent):
             else:
                 action = int(self.rng.choice(mask.size, p=self.action_probs(observation, mask)))
         elif self._actor is not None:
-            logits = self._actor.logits(observation)
+            logits = self._actor.logits(self._model_obs(observation))
             logits = np.where(mask, logits, -np.inf)
             if self.deterministic:
                 return int(np.argmax(logits))
             p = np.exp(logits - logits.max())
             return int(self.rng.choice(mask.size, p=p / p.sum()))
         else:
-            obs = np.asarray(observation, dtype=np.float32)
+            obs = self._model_obs(observation)
             if self.deterministic:
                 action, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
                 action = int(np.asarray(action).item())
             else:
-                action = int(self.rng.choice(mask.size, p=self.action_probs(obs, mask)))
+                action = int(self.rng.choice(mask.size, p=self.action_probs(observation, mask)))
         if action not in legal:  # cannot happen with a mask; guard against API drift
             raise RuntimeError(f"policy returned illegal action {action}; legal: {legal.tolist()}")
         return action
@@ -213,7 +226,7 @@ class PPOAgent(BaseAgent):
         import torch
 
         policy = self.model.policy
-        obs_t, _ = policy.obs_to_tensor(np.asarray(observation, dtype=np.float32))
+        obs_t, _ = policy.obs_to_tensor(self._model_obs(observation))
         with torch.no_grad():
             dist = policy.get_distribution(obs_t, action_masks=np.asarray(action_mask, dtype=bool))
             p = dist.distribution.probs.cpu().numpy().reshape(-1).astype(np.float64)

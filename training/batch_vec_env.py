@@ -49,6 +49,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 
 from kabu_envs import batch, registry
 from kabu_envs.agents.base import can_act_batched, can_act_on_engine
+from kabu_envs.agents.features import FeatureInputs
 from kabu_envs.core.rng import make_rng
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import PARTNER_MODES, resolve_opponents
@@ -377,3 +378,29 @@ class VecScaleReward(VecEnvWrapper):
     def step_wait(self) -> VecEnvStepReturn:
         obs, reward, done, infos = self.venv.step_wait()
         return obs, (reward.astype(np.float64) * self.scale).astype(np.float32), done, infos
+
+
+class VecFeatures(VecEnvWrapper):
+    """Observations with the policy features appended (agents/features.py): what a network trained with
+    ``policy_kwargs.features`` takes. The action masks pass through (``env_method``); a finished game's
+    ``terminal_observation`` gets the features too (PPO values it on truncation)."""
+
+    def __init__(self, venv: VecEnv, inputs: FeatureInputs) -> None:
+        space = venv.observation_space
+        assert isinstance(space, spaces.Box) and space.shape is not None
+        size = int(space.shape[0]) + inputs.size
+        low = min(float(np.min(space.low)), 0.0)
+        high = max(float(np.max(space.high)), 2.0)  # counts scaled by 12 or 13 stay below 2
+        box = spaces.Box(low, high, shape=(size,), dtype=np.float32)
+        super().__init__(venv, observation_space=box)
+        self.inputs = inputs
+
+    def reset(self) -> Any:
+        return self.inputs(self.venv.reset())
+
+    def step_wait(self) -> VecEnvStepReturn:
+        obs, reward, done, infos = self.venv.step_wait()
+        for info in infos:
+            if "terminal_observation" in info:
+                info["terminal_observation"] = self.inputs(info["terminal_observation"][None])[0]
+        return self.inputs(obs), reward, done, infos

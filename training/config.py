@@ -62,9 +62,13 @@ class PPOSettings:
 
 @dataclass(frozen=True)
 class PolicyKwargs:
-    """The policy network of a fresh model (``init_from``'s architecture wins over it)."""
+    """The policy network of a fresh model (``init_from``'s architecture and features win over it).
+
+    ``features``: policy features the network gets after the observation, a name the game declares
+    (agents/features.py, e.g. Kakeya's "cards"); None = the observation alone."""
 
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    features: str | None = None
 
 
 @dataclass(frozen=True)
@@ -381,6 +385,10 @@ def _validate(cfg: TrainConfig) -> None:
             )
         if w < 0:
             raise ValueError(f"opponent weight for {name!r} is negative")
+    if cfg.policy_kwargs.features is not None:
+        from kabu_envs.agents.features import get_features
+
+        get_features(cfg.game, cfg.policy_kwargs.features)  # an unknown name raises, naming the known
     counts = (
         ("self_play.every", cfg.self_play.every, 1),
         ("self_play.max_snapshots", cfg.self_play.max_snapshots, 0),

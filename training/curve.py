@@ -119,11 +119,14 @@ def make_callback(model: MaskablePPO, cfg: TrainConfig, path: Path, seed: int) -
     if every <= 0:
         return None
     writer = CurveWriter(path)
+    from kabu_envs.training.run import policy_features
+
+    features = policy_features(cfg)
 
     def measure(samples: int, wall: float) -> None:
         if samples in writer.done_at():
             return
-        policy = policy_from_sb3(model.policy, cfg.game, cfg.role, cfg.env_options)
+        policy = policy_from_sb3(model.policy, cfg.game, cfg.role, cfg.env_options, features=features)
         writer.add(samples, wall, evaluate_point(cfg, policy, seed))
 
     class EvalCurve(BaseCallback):

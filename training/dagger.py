@@ -187,8 +187,10 @@ def run(
     fit (the DAgger progress measure) and the fit statistics.
     """
     from kabu_envs.training.bc import agreement, fit_configured, holdout_rows
+    from kabu_envs.training.run import feature_inputs_of
 
     bc, d = cfg.bc, cfg.dagger
+    inputs = feature_inputs_of(cfg)  # the fits see [observation, features]; decisions.npz keeps obs
     rounds = [DaggerRound(bc.steps, 1.0, dict(cfg.opponents)), *d.schedule(cfg.opponents)]
     data: Demonstrations | None = None
     held: list[np.ndarray] = []
@@ -202,8 +204,9 @@ def run(
         parts = collect_parts(table, learner_dir, r.beta, r.steps, seed + 7_919 * k)
         new = concat(parts)
         t1 = time.time()
-        before = agreement(model.policy, new) if k > 0 else None
-        data = new if data is None else concat([data, new])
+        new_inputs = new.with_inputs(inputs)
+        before = agreement(model.policy, new_inputs) if k > 0 else None
+        data = new_inputs if data is None else concat([data, new_inputs])
         held.append(holdout_rows([len(p) for p in parts], bc.holdout))
         refit = d.refit if k > 0 else DaggerRefit()  # the first fit is bc's own
         stats = fit_configured(model.policy, data, bc, seed + k, np.concatenate(held), refit.epochs, refit.lr)

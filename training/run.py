@@ -20,7 +20,6 @@ policy file (``policy.npz`` + ``policy.json``: weights and what they were traine
 from __future__ import annotations
 
 import csv
-import dataclasses
 import json
 import shutil
 import sys
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import gymnasium
 
+from kabu_envs.agents.features import FeatureInputs, feature_inputs
 from kabu_envs.agents.registry import make_agent, models_dir
 from kabu_envs.training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
 from kabu_envs.training.config import TrainConfig
@@ -120,8 +120,32 @@ def run_paths(cfg: TrainConfig, out: str | Path | None) -> RunPaths:
     return RunPaths(inside(Path("runs").resolve(), cfg.name))
 
 
+def policy_features(cfg: TrainConfig) -> str | None:
+    """The policy features the run's network takes: ``init_from``'s (its network wins), else the
+    config's ``policy_kwargs.features``; a config that names other features than ``init_from``'s raises."""
+    from kabu_envs.agents.policy_file import read_policy
+    from kabu_envs.agents.ppo_agent import find_policy
+
+    wanted = cfg.policy_kwargs.features
+    if not cfg.init_from:
+        return wanted
+    have = read_policy(find_policy(cfg.init_from, models_dir())).features
+    if wanted is not None and wanted != have:
+        raise ValueError(
+            f"policy_kwargs.features {wanted!r} differ from init_from {cfg.init_from!r}'s features {have!r}: "
+            "the run continues that network, so leave features out or name the same ones"
+        )
+    return have
+
+
+def feature_inputs_of(cfg: TrainConfig) -> FeatureInputs | None:
+    """The run's network inputs (``policy_features``), None without features."""
+    return feature_inputs(cfg.game, policy_features(cfg), cfg.env_options)
+
+
 def save_policy(model: MaskablePPO, cfg: TrainConfig, out: Path, seed: int) -> None:
-    """Write the policy file of ``model`` (trained for the config's game, role and rule options)."""
+    """Write the policy file of ``model`` (trained for the config's game, role, rule options and
+    policy features)."""
     from kabu_envs.agents.policy_file import policy_from_sb3, write_policy
 
     training = {
@@ -132,7 +156,8 @@ def save_policy(model: MaskablePPO, cfg: TrainConfig, out: Path, seed: int) -> N
     }
     if training["package_version"] == "not installed":
         del training["package_version"]
-    write_policy(policy_from_sb3(model.policy, cfg.game, cfg.role, cfg.env_options, training), out)
+    features = policy_features(cfg)
+    write_policy(policy_from_sb3(model.policy, cfg.game, cfg.role, cfg.env_options, training, features), out)
 
 
 # --- the steps of a run -------------------------------------------------------------------------------
@@ -179,7 +204,7 @@ def _new_model(cfg: TrainConfig, vec: VecEnv, seed: int, start: Path | None) -> 
         path = Path(cfg.init_from)
         init = read_policy(find_policy(str(path), models_dir()))
         init.check_fits(game=cfg.game, env_options=cfg.env_options, label=f"init_from {cfg.init_from!r}")
-    kwargs = sb3_policy_kwargs(init) if init is not None else dataclasses.asdict(cfg.policy_kwargs)
+    kwargs = sb3_policy_kwargs(init) if init is not None else {"net_arch": list(cfg.policy_kwargs.net_arch)}
     model = MaskablePPO(
         "MlpPolicy", vec, seed=seed, device="cpu", policy_kwargs=kwargs, verbose=0, **cfg.ppo.kwargs()
     )
@@ -201,6 +226,7 @@ def _callbacks(
 
     sp = cfg.self_play
     every_ckpt = cfg.checkpoint_every
+    inputs = feature_inputs_of(cfg)
 
     class Snapshots(BaseCallback):
         """Freeze a numpy copy of the actor into the pool every ``self_play.every`` steps."""
@@ -214,7 +240,9 @@ def _callbacks(
             if sp.weight > 0 and self.num_timesteps >= self.next_at:
                 self.next_at += sp.every
                 self.count += 1
-                snap = PPOAgent(model=model, fast=True, deterministic=False, seed=seed + 1000 + self.count)
+                snap = PPOAgent(
+                    model=model, fast=True, deterministic=False, seed=seed + 1000 + self.count, inputs=inputs
+                )
                 pool.add(snap, sp.weight)
             return True
 
@@ -370,6 +398,11 @@ def train(
         else DummyVecEnv([env_fn(i) for i in range(cfg.n_envs)])
     )
     vec.seed(seed)
+    inputs = feature_inputs_of(cfg)
+    if inputs is not None:  # the network sees [observation, features] (agents/features.py)
+        from kabu_envs.training.batch_vec_env import VecFeatures
+
+        vec = VecFeatures(vec, inputs)
     model = _new_model(cfg, vec, seed, start)
     bc_file = paths.work / "bc.json"
     bc_record = json.loads(bc_file.read_text()) if start is not None and bc_file.is_file() else None
