@@ -396,11 +396,11 @@ class VecFeatures(VecEnvWrapper):
         self.inputs = inputs
 
     def reset(self) -> Any:
-        return self.inputs(self.venv.reset())
+        return self.inputs(np.asarray(self.venv.reset()))
 
     def step_wait(self) -> VecEnvStepReturn:
         obs, reward, done, infos = self.venv.step_wait()
         for info in infos:
             if "terminal_observation" in info:
                 info["terminal_observation"] = self.inputs(info["terminal_observation"][None])[0]
-        return self.inputs(obs), reward, done, infos
+        return self.inputs(np.asarray(obs)), reward, done, infos

@@ -1,4 +1,5 @@
-"""Generated parts of docs/kakeya.md: options, actions, stones table and observation layouts.
+"""Generated parts of docs/kakeya.md: options, actions, stones table, observation layouts and the
+policy features.
 
 The tables are printed from the data the code runs on, so the documentation cannot drift:
 ``python -m kabu_envs.kakeya.docs`` prints them, ``--update`` rewrites the marked blocks of
@@ -14,6 +15,7 @@ from kabu_envs.core.doc_blocks import read_blocks, replace_blocks
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, NUM_ACTIONS, TRUMP_BASE
 from kabu_envs.kakeya.cards import SUIT_NAMES
 from kabu_envs.kakeya.config import OPTIONS, make_config
+from kabu_envs.kakeya.features import features_table
 from kabu_envs.kakeya.observation import obs_spec
 from kabu_envs.kakeya.scoring import COLUMN_NAMES, ROW_NAMES, STONES_TABLE
 
@@ -45,6 +47,7 @@ def generated_blocks() -> dict[str, str]:
         "stones": stones_table(),
         "observation_4": obs_spec(make_config()).markdown_table(),
         "observation_6": obs_spec(make_config(num_players=6)).markdown_table(),
+        "policy_features": features_table(),
     }
 
 

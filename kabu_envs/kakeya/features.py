@@ -49,6 +49,20 @@ CARD_FEATURES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def features_table() -> str:
+    """The docs table of ``CARD_FEATURES`` (docs/kakeya.md#policy-features): offsets after the
+    observation, for 4 and 6 players."""
+    rows = ["| offset (4 / 6 players) | size | name | meaning |", "|---|---|---|---|"]
+    at = {4: 0, 6: 0}
+    for name, size, meaning in CARD_FEATURES:
+        sizes = {n: n if size == "n" else int(size) for n in at}
+        shown = size if size != "n" else "n (4 / 6)"
+        rows.append(f"| {at[4]} / {at[6]} | {shown} | `{name}` | {meaning} |")
+        at = {n: at[n] + sizes[n] for n in at}
+    rows.append(f"| | **{at[4]} / {at[6]}** | total | |")
+    return "\n".join(rows)
+
+
 def card_features_size(env_options: Mapping[str, Any]) -> int:
     n = make_config(**dict(env_options)).num_players
     return 4 * NUM_CARDS + n + 2 + 2 * NUM_SUITS
@@ -68,18 +82,18 @@ def card_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> n
     n, sl = cfg.num_players, obs_spec(cfg).slices
     obs = np.asarray(observations)
     b = obs.shape[0]
-    hand = obs[:, sl["hand"]] > 0.5
-    out = obs[:, sl["gone"]] < 0.5  # another seat may hold it
-    trick = obs[:, sl["trick"]].reshape(b, n, NUM_CARDS) > 0.5
-    led_bits = obs[:, sl["led_suit"]] > 0.5
-    leading = ~led_bits.any(1)
+    hand: np.ndarray = obs[:, sl["hand"]] > 0.5
+    out: np.ndarray = obs[:, sl["gone"]] < 0.5  # another seat may hold it
+    trick: np.ndarray = obs[:, sl["trick"]].reshape(b, n, NUM_CARDS) > 0.5
+    led_bits: np.ndarray = obs[:, sl["led_suit"]] > 0.5
+    leading = np.asarray(~led_bits.any(1))
     led = np.where(leading, -1, led_bits.argmax(1))[:, None]
-    trump_bits = obs[:, sl["trump"]] > 0.5
+    trump_bits: np.ndarray = obs[:, sl["trump"]] > 0.5
     trump = np.where(trump_bits.any(1), trump_bits.argmax(1), -1)[:, None]
-    rs = obs[:, sl["rensho"]] > 0.5
+    rs: np.ndarray = obs[:, sl["rensho"]] > 0.5
     rensho = np.where(rs[:, 0], ACE_OF_CLUBS, np.where(rs[:, 1], ACE_OF_SPADES, -1))[:, None]
-    is_trump = trump == _SUIT  # (B, 52)
-    is_rensho = np.arange(NUM_CARDS) == rensho
+    is_trump: np.ndarray = np.equal(trump, _SUIT)  # (B, 52)
+    is_rensho: np.ndarray = np.equal(rensho, np.arange(NUM_CARDS))
 
     out3 = out.reshape(b, NUM_SUITS, NUM_RANKS)
     above = (out3.sum(2, keepdims=True) - np.cumsum(out3, 2)).reshape(b, NUM_CARDS)
@@ -92,14 +106,14 @@ def card_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> n
     k_d = _keys(suit_c[:, :, None], is_trump[:, None, :], is_rensho[:, None, :])
     threats = ((k_d > k_own[:, :, None]) & out[:, None, :]).sum(2)
 
-    played = trick.any(1)
+    played = np.asarray(trick.any(1))
     best = np.where(played, k_led, -1).max(1)  # -1 before the lead
     beats = hand & (k_own > best[:, None]) & (k_own >= 0)
     safe = beats & (threats == 0)
 
     seat_keys = np.where(trick, k_led[:, None, :], -1).max(2)  # (B, n)
     winning = np.zeros((b, n), dtype=np.float32)
-    started = played.any(1)
+    started = np.asarray(played.any(1))
     winning[np.flatnonzero(started), seat_keys.argmax(1)[started]] = 1.0
     stake = (played * _EGARA).sum(1, keepdims=True) / 4.0
     return np.concatenate(

@@ -226,22 +226,31 @@ def test_numpy_play_equals_maskable_ppo_predict_on_real_observations(name):
     agent = make_agent(game, name, 0, role=role, **opts)
     policy = agent.policy
     obs, masks = _observations(game, role, policy, 3000)
-    # the torch reference: a MaskablePPO of this architecture holding these weights
-    view = _view(game, role, **opts)
-    model = MaskablePPO("MlpPolicy", view, device="cpu", policy_kwargs=sb3_policy_kwargs(policy))
+    # the torch reference: a MaskablePPO of this architecture holding these weights (on the
+    # observation and its policy features, when the model has them)
+    view = env = _view(game, role, **opts)
+    if policy.features is not None:
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        from kabu_envs.agents.features import FeatureInputs
+        from kabu_envs.training.batch_vec_env import VecFeatures
+
+        env = VecFeatures(DummyVecEnv([lambda: view]), FeatureInputs(game, policy.features, opts))
+    model = MaskablePPO("MlpPolicy", env, device="cpu", policy_kwargs=sb3_policy_kwargs(policy))
     load_into_sb3(policy, model.policy)
-    want, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    inputs = policy.inputs(obs)  # the observations, the features appended if any
+    want, _ = model.predict(inputs, action_masks=masks, deterministic=True)
     got = np.array([agent.act(o, m.astype(np.int8)) for o, m in zip(obs, masks, strict=True)])
     assert (masks.sum(1) > 1).sum() > 900  # real decisions, not forced moves
     assert np.array_equal(got, want), np.flatnonzero(got != want)[:10]
     single = [
         int(model.predict(o, action_masks=m, deterministic=True)[0])
-        for o, m in zip(obs[:300], masks[:300], strict=True)
+        for o, m in zip(inputs[:300], masks[:300], strict=True)
     ]
     assert got[:300].tolist() == single
     # the stochastic policy: the same masked distribution as sb3-contrib's
     with torch.no_grad():
-        dist = model.policy.get_distribution(torch.as_tensor(obs[:500]), action_masks=masks[:500])
+        dist = model.policy.get_distribution(torch.as_tensor(inputs[:500]), action_masks=masks[:500])
         p_torch = dist.distribution.probs.numpy()
     p_np = np.stack([agent.action_probs(o, m) for o, m in zip(obs[:500], masks[:500], strict=True)])
     assert np.abs(p_np - p_torch).max() < 1e-5

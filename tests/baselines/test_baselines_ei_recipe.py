@@ -260,6 +260,41 @@ def test_the_kakeya_ei_preset_runs_every_stage_scaled_down(tmp_path):
     assert policy["architecture"]["policy_layers"] == [512, 512]
 
 
+def test_the_kakeya_ei2_preset_is_kakeya_ei_with_the_card_features_and_every_round_against_experts():
+    ei, ei2 = load_config("kakeya_ei").to_dict(), load_config("kakeya_ei2").to_dict()
+    experts = {"expert_0_2": 0.5, "expert": 0.5}
+    assert ei2["policy_kwargs"] == {"net_arch": [512, 512], "features": "cards"}
+    assert [(r["steps"], r["beta"], r["opponents"]) for r in ei2["dagger"]["rounds"]] == [
+        (250_000, 0.25, experts),
+        (200_000, 0.125, experts),
+        (200_000, 0.0625, experts),
+    ]
+    assert ei2["name"] == "ei2_kakeya"
+    for key in ("name", "policy_kwargs", "dagger"):
+        del ei[key], ei2[key]
+    assert ei == ei2  # the same seed, table, teacher and cloning stage: its decisions are kakeya_ei's
+
+
+def test_the_kakeya_ei2_preset_runs_with_its_features_scaled_down(tmp_path):
+    """Every stage of the features preset at a few hundred decisions: the fits take the observation and
+    the features, the rounds' learners play from the policy file, the model names its features."""
+    from kabu_envs.agents.registry import make_agent
+
+    small = load_config("kakeya_ei2").to_dict()
+    small["bc"].update(steps=120, epochs=1)
+    for r in small["dagger"]["rounds"]:
+        r["steps"] = 40
+    small["dagger"].update(workers=1, refit={"epochs": 1, "lr": 0.0005})
+    record = train(load_config(small), out=tmp_path / "ei2", progress_bar=False)
+    assert [r["beta"] for r in record["bc"]["dagger"]] == [1.0, 0.25, 0.125, 0.0625]
+    model = tmp_path / "ei2" / "model"
+    assert json.loads((model / "policy.json").read_text())["features"] == "cards"
+    with np.load(tmp_path / "ei2" / "work" / "dagger" / "iter_1" / "decisions.npz") as z:
+        assert z["obs"].shape[1] == 446  # the recorded decisions keep the plain observation
+    agent = make_agent("kakeya", str(model), 0, role="partnership")
+    assert agent.policy.input_size == 446 + 222
+
+
 def test_the_shipped_ei_kakeya_is_the_presets_run():
     """The shipped clone is what ``kabu-train kakeya_ei`` wrote: the preset's resolved config, its
     rounds as the preset schedules them, no PPO, and its learning curve: one point per round against
