@@ -295,8 +295,9 @@ def test_the_kakeya_ei2_preset_runs_with_its_features_scaled_down(tmp_path):
     assert agent.policy.input_size == 446 + 222
 
 
-def test_the_shipped_ei_kakeya_is_the_presets_run():
-    """The shipped clone is what ``kabu-train kakeya_ei`` wrote: the preset's resolved config, its
+@pytest.mark.parametrize(("name", "preset"), [("ei_kakeya", "kakeya_ei"), ("ei2_kakeya", "kakeya_ei2")])
+def test_a_shipped_clone_is_its_presets_run(name, preset):
+    """The shipped clone is what ``kabu-train <preset>`` wrote: the preset's resolved config, its
     rounds as the preset schedules them, no PPO, and its learning curve: one point per round against
     ``expert_0_2`` and ``expert``, x = the labelled decisions fitted so far."""
     from kabu_envs.agents.policy_file import read_policy
@@ -304,17 +305,22 @@ def test_the_shipped_ei_kakeya_is_the_presets_run():
     from kabu_envs.training.config import load_run_config
     from kabu_envs.training.curve import read_curve
 
-    d = SHIPPED_MODELS / "ei_kakeya"
+    d = SHIPPED_MODELS / name
     run = json.loads((d / "run.json").read_text())
-    assert load_run_config(d / "run.json") == load_config("kakeya_ei")
+    cfg = load_config(preset)
+    assert load_run_config(d / "run.json") == cfg
     assert run["timesteps"] == 0 and run["seed"] == 3
     rounds = run["bc"]["dagger"]
-    cfg = load_config("kakeya_ei")
-    assert [r["beta"] for r in rounds] == [1.0, *[r.beta for r in cfg.dagger.schedule(cfg.opponents)]]
-    assert [r.get("opponents") for r in rounds[2:]] == [{"expert_0_2": 0.5, "expert": 0.5}] * 2
-    assert rounds[-1]["aggregate"] == sum(r["decisions"] for r in rounds) >= 1_350_000
+    schedule = cfg.dagger.schedule(cfg.opponents)
+    assert [r["beta"] for r in rounds] == [1.0, *[r.beta for r in schedule]]
+    steps = [cfg.bc.steps, *[r.steps for r in schedule]]
+    assert all(r["decisions"] >= s for r, s in zip(rounds, steps, strict=True))
+    tables = [None if r.opponents == cfg.opponents else r.opponents for r in schedule]
+    assert [r.get("opponents") for r in rounds[1:]] == tables
+    assert rounds[-1]["aggregate"] == sum(r["decisions"] for r in rounds) == run["bc"]["decisions"]
     policy = read_policy(d)
-    assert list(policy.policy_layers) == [512, 512] and policy.training["name"] == "ei_kakeya"
+    assert list(policy.policy_layers) == cfg.policy_kwargs.net_arch and policy.training["name"] == name
+    assert policy.features == cfg.policy_kwargs.features
     curve = read_curve(d / "curve.csv")
     assert set(curve) == {"expert_0_2", "expert"}
     for c in curve.values():
