@@ -28,9 +28,10 @@ DEMO = DemoPlan(
 
 # The exploitability yardstick (kabu_envs.eval.exploit, docs/baselines.md "Exploitability"): the
 # exploiter partnership (both seats the learning policy) fine-tunes the strongest shipped network
-# (`ei_kakeya`, the expert-iteration clone: a tighter bound than `ppo_kakeya`, 0.35 stones a deal weaker)
-# at a small step against the frozen partnership; the better of it and its warm start on 500 validation
-# deals is kept. The search experts' frozen decisions are the slow part of the budget.
+# (`ei2_kakeya`, the expert-iteration clone with the card features: a tighter bound than `ei_kakeya`,
+# itself 0.35 stones a deal above `ppo_kakeya`) at a small step against the frozen partnership; the
+# better of it and its warm start on 500 validation deals is kept. The search experts' frozen decisions
+# are the slow part of the budget. The exploiter's network is the warm start's (its features included).
 EXPLOIT = ExploitPlan(
     timesteps=100_000,
     seed=27,
@@ -40,9 +41,9 @@ EXPLOIT = ExploitPlan(
         "batch_envs": 64,
         "reward_scale": 0.5,
         "ppo": {"learning_rate": 5.0e-5, "n_steps": 32, "batch_size": 512, "n_epochs": 4, "clip_range": 0.1},
-        "policy_kwargs": {"net_arch": [256, 256]},
+        "policy_kwargs": {"net_arch": [256, 256]},  # a fresh exploiter's (rules no shipped model fits)
     },
-    init_from={"partnership": "ei_kakeya"},
+    init_from={"partnership": "ei2_kakeya"},
     select_deals=500,
     demo_deals=1000,
 )

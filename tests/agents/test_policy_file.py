@@ -23,6 +23,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = {"ppo_oicho_bettor": ("oicho_kabu", "bettor"), "ppo_oicho_dealer": ("oicho_kabu", "dealer")}
 SHIPPED["ppo_kakeya"] = ("kakeya", "partnership")
 SHIPPED["ei_kakeya"] = ("kakeya", "partnership")  # the expert-iteration clone (issue #27), no PPO
+SHIPPED["ei2_kakeya"] = ("kakeya", "partnership")  # the same with the card features
 # the richer Oicho-Kabu settings (docs/baselines.md)
 SHIPPED |= {f"ppo_oicho_bettor_{r}": ("oicho_kabu", "bettor") for r in ("kansai", "kabufuda_site")}
 
