@@ -66,7 +66,7 @@ def features_table() -> str:
 
 @cache
 def _table(options: tuple[tuple[str, Any], ...]) -> tuple[int, dict[str, slice]]:
-    """(players, observation slices) of a rule set, once per rule set (a decision is ~0.1 ms)."""
+    """(players, observation slices) of a rule set, looked up once per rule set (every decision asks)."""
     cfg = make_config(**dict(options))
     return cfg.num_players, obs_spec(cfg).slices
 
