@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from policy_testlib import decisions
 
 from kabu_envs.agents.features import FeatureInputs
 from kabu_envs.agents.policy_file import policy_from_sb3, read_policy, write_policy
@@ -41,21 +42,7 @@ def _model(seed: int = 0, **opts):
 
 
 def _observations(n: int, **opts) -> tuple[np.ndarray, np.ndarray]:
-    view = _view(**opts)
-    rng = np.random.default_rng(3)
-    obs_l, mask_l = [], []
-    episode = 0
-    while len(obs_l) < n:
-        obs, _ = view.reset(seed=episode)
-        episode += 1
-        done = False
-        while not done:
-            mask = view.action_masks()
-            obs_l.append(obs)
-            mask_l.append(mask)
-            obs, _, term, trunc, _ = view.step(int(rng.choice(np.flatnonzero(mask))))
-            done = term or trunc
-    return np.asarray(obs_l, np.float32), np.asarray(mask_l, bool)
+    return decisions(_view(**opts), n, 3)
 
 
 @pytest.mark.parametrize("opts", [{}, {"num_players": 6}], ids=["4p", "6p"])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from policy_testlib import decisions
 
 from kabu_envs.agents.policy_file import read_policy, sb3_policy_kwargs, write_policy
 from kabu_envs.agents.ppo_agent import load_policy_agent
@@ -193,25 +194,7 @@ def _view(game: str, role: str, **opts):
 
 def _observations(game: str, role: str, policy, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``n`` real decisions of the model's seat(s) at its table: half played by the model, half random."""
-    view = _view(game, role, **policy.trained_for["env_options"])
-    rng = np.random.default_rng(5)
-    obs_l, mask_l = [], []
-    episode = 0
-    while len(obs_l) < n:
-        obs, _ = view.reset(seed=episode)
-        episode += 1
-        done = False
-        while not done:
-            mask = view.action_masks()
-            obs_l.append(obs)
-            mask_l.append(mask)
-            if rng.random() < 0.5:
-                action = int(rng.choice(np.flatnonzero(mask)))
-            else:
-                action = int(np.argmax(policy.masked_probs(obs, mask)))
-            obs, _, term, trunc, _ = view.step(action)
-            done = term or trunc
-    return np.asarray(obs_l, np.float32), np.asarray(mask_l, bool)
+    return decisions(_view(game, role, **policy.trained_for["env_options"]), n, 5, policy)
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
