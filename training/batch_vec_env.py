@@ -388,10 +388,11 @@ class VecFeatures(VecEnvWrapper):
     def __init__(self, venv: VecEnv, inputs: FeatureInputs) -> None:
         space = venv.observation_space
         assert isinstance(space, spaces.Box) and space.shape is not None
-        size = int(space.shape[0]) + inputs.size
-        low = min(float(np.min(space.low)), 0.0)
-        high = max(float(np.max(space.high)), 2.0)  # counts scaled by 12 or 13 stay below 2
-        box = spaces.Box(low, high, shape=(size,), dtype=np.float32)
+        # the observation's own bounds, then the features' (a game declares no range for them)
+        unbounded = np.full(inputs.size, np.inf, dtype=np.float32)
+        low = np.concatenate([np.broadcast_to(space.low, space.shape), -unbounded])
+        high = np.concatenate([np.broadcast_to(space.high, space.shape), unbounded])
+        box = spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
         super().__init__(venv, observation_space=box)
         self.inputs = inputs
 

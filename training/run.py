@@ -217,16 +217,21 @@ def _new_model(cfg: TrainConfig, vec: VecEnv, seed: int, start: Path | None) -> 
 
 
 def _callbacks(
-    model: MaskablePPO, cfg: TrainConfig, pool: OpponentPool, paths: RunPaths, seed: int
+    model: MaskablePPO,
+    cfg: TrainConfig,
+    pool: OpponentPool,
+    paths: RunPaths,
+    seed: int,
+    inputs: FeatureInputs | None,
 ) -> tuple[Any, CallbackList]:
-    """Self-play snapshots into the pool and pickle-free checkpoints, every so many steps."""
+    """Self-play snapshots into the pool (playing on ``inputs``, the run's network inputs) and
+    pickle-free checkpoints, every so many steps."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
     from kabu_envs.agents.ppo_agent import PPOAgent
 
     sp = cfg.self_play
     every_ckpt = cfg.checkpoint_every
-    inputs = feature_inputs_of(cfg)
 
     class Snapshots(BaseCallback):
         """Freeze a numpy copy of the actor into the pool every ``self_play.every`` steps."""
@@ -410,7 +415,7 @@ def train(
         bc_record = _warm_start(model, cfg, pool, paths, seed, progress_bar)
         save_policy(model, cfg, paths.work / "bc_policy", seed)  # the warm start alone, for comparison
         write_json(paths.work / "bc.json", bc_record)
-    snaps, callbacks = _callbacks(model, cfg, pool, paths, seed)
+    snaps, callbacks = _callbacks(model, cfg, pool, paths, seed, inputs)
     t0 = time.time()
     _learn(model, cfg, paths, callbacks, progress_bar, seed)
     record = {
