@@ -15,6 +15,7 @@ observation at a time give the same numbers.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -28,6 +29,7 @@ from kabu_envs.kakeya.observation import obs_spec
 _SUIT = np.arange(NUM_CARDS) // NUM_RANKS
 _RANK = np.arange(NUM_CARDS) % NUM_RANKS
 _EGARA = (_RANK >= JACK).astype(np.float32)
+_NUM_EGARA = 16  # J, Q, K, A of each suit
 # trick keys, as kabu_envs/kakeya/tricks.py ranks cards: Rensho, then trumps, then the led suit
 _RENSHO_KEY, _TRUMP_KEY = 200, 100
 
@@ -50,17 +52,56 @@ CARD_FEATURES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# `cards_seats`: `CARD_FEATURES`, then these (the seats resolved: who may hold what, who is still to play)
+SEAT_FEATURES: tuple[tuple[str, str, str], ...] = (
+    (
+        "may_hold",
+        "(n-1)*52",
+        "block k-1 = relative seat k may hold the card: it is out, the seat has cards and has not shown "
+        "out of its suit",
+    ),
+    ("to_play", "n-1", "relative seats 1..n-1 still to play in the current trick (leading: all with cards)"),
+    (
+        "opp_threats",
+        "52",
+        "per card: cards that would beat it in the current trick (leading: a trick led with it) and that "
+        "an opponent still to play may hold / 13",
+    ),
+    ("opp_safe", "52", "per card in my hand: `beats` and `opp_threats` = 0 (only my partner could take it)"),
+    ("egara_mine", "1", "egara my partnership has taken / 16"),
+    ("egara_theirs", "1", "egara the best opposing partnership has taken / 16"),
+    ("egara_left", "1", "egara nobody has taken yet (in hands or the current trick) / 16"),
+    ("egara_hand", "1", "egara in my hand / 16"),
+)
+
+_SIZES = {
+    "52": lambda n: NUM_CARDS,
+    "n": lambda n: n,
+    "1": lambda n: 1,
+    "4": lambda n: NUM_SUITS,
+    "(n-1)*52": lambda n: (n - 1) * NUM_CARDS,
+    "n-1": lambda n: n - 1,
+}
+
+
+def layout_size(layout: tuple[tuple[str, str, str], ...], n: int) -> list[int]:
+    """The sizes of a layout's pieces at ``n`` players."""
+    return [_SIZES[size](n) for _, size, _ in layout]
+
+
 def features_table() -> str:
-    """The docs table of ``CARD_FEATURES`` (docs/kakeya.md#policy-features): offsets after the
-    observation, for 4 and 6 players."""
-    rows = ["| offset (4 / 6 players) | size | name | meaning |", "|---|---|---|---|"]
+    """The docs table of ``cards`` (``CARD_FEATURES``) and ``cards_seats`` (``CARD_FEATURES`` then
+    ``SEAT_FEATURES``) (docs/kakeya.md#policy-features): offsets after the observation, 4 and 6 players."""
+    rows = ["| set | offset (4 / 6 players) | size | name | meaning |", "|---|---|---|---|---|"]
     at = {4: 0, 6: 0}
-    for name, size, meaning in CARD_FEATURES:
-        sizes = {n: n if size == "n" else int(size) for n in at}
-        shown = size if size != "n" else "n (4 / 6)"
-        rows.append(f"| {at[4]} / {at[6]} | {shown} | `{name}` | {meaning} |")
-        at = {n: at[n] + sizes[n] for n in at}
-    rows.append(f"| | **{at[4]} / {at[6]}** | total | |")
+    for label, layout in (("`cards`", CARD_FEATURES), ("`cards_seats` only", SEAT_FEATURES)):
+        for name, size, meaning in layout:
+            varies = "n" in size  # sized by the player count: show both sizes
+            shown = f"{size} ({_SIZES[size](4)} / {_SIZES[size](6)})" if varies else size
+            rows.append(f"| {label} | {at[4]} / {at[6]} | {shown} | `{name}` | {meaning} |")
+            at = {n: at[n] + _SIZES[size](n) for n in at}
+        set_name = label.split("`")[1]
+        rows.append(f"| {label} | | **{at[4]} / {at[6]}** | total of `{set_name}` | |")
     return "\n".join(rows)
 
 
@@ -87,13 +128,29 @@ def _keys(led: np.ndarray, is_trump: np.ndarray, is_rensho: np.ndarray) -> np.nd
     return np.where(is_rensho, _RENSHO_KEY, k)
 
 
-def card_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> np.ndarray:
-    """``(B, obs_size)`` Kakeya observations -> ``(B, card_features_size)`` float32 (``CARD_FEATURES``)."""
+@dataclass(frozen=True)
+class _Facts:
+    """What both feature sets derive from a batch of observations (computed once per batch)."""
+
+    n: int
+    hand: np.ndarray  # (B, 52) bool
+    out: np.ndarray  # (B, 52) bool: another seat may hold it
+    trick: np.ndarray  # (B, n, 52) bool
+    leading: np.ndarray  # (B,) bool
+    k_led: np.ndarray  # (B, 52) trick keys under the led suit
+    k_own: np.ndarray  # (B, 52) each card's key in the trick it would play in (leading: led with it)
+    beats_cd: np.ndarray  # (B, 52 c, 52 d): card d would beat card c in c's trick
+    beats: np.ndarray  # (B, 52) bool: my card beats every card already in the trick
+    obs: np.ndarray
+    slices: dict[str, slice]
+
+
+def _facts(observations: np.ndarray, env_options: Mapping[str, Any]) -> _Facts:
     n, sl = _table_of(env_options)
     obs = np.asarray(observations)
     b = obs.shape[0]
     hand: np.ndarray = obs[:, sl["hand"]] > 0.5
-    out: np.ndarray = obs[:, sl["gone"]] < 0.5  # another seat may hold it
+    out: np.ndarray = obs[:, sl["gone"]] < 0.5
     trick: np.ndarray = obs[:, sl["trick"]].reshape(b, n, NUM_CARDS) > 0.5
     led_bits: np.ndarray = obs[:, sl["led_suit"]] > 0.5
     leading = np.asarray(~led_bits.any(1))
@@ -104,24 +161,32 @@ def card_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> n
     rensho = np.where(rs[:, 0], ACE_OF_CLUBS, np.where(rs[:, 1], ACE_OF_SPADES, -1))[:, None]
     is_trump: np.ndarray = np.equal(trump, _SUIT)  # (B, 52)
     is_rensho: np.ndarray = np.equal(rensho, np.arange(NUM_CARDS))
-
-    out3 = out.reshape(b, NUM_SUITS, NUM_RANKS)
-    above = (out3.sum(2, keepdims=True) - np.cumsum(out3, 2)).reshape(b, NUM_CARDS)
-
     k_led = _keys(led, is_trump, is_rensho)  # (B, 52) under the trick's led suit
     # each card's own key: under the led suit, or leading, under its own suit
     k_own = np.where(leading[:, None], _keys(_SUIT, is_trump, is_rensho), k_led)
     # the suit that would be led for card c, then every card d's key under it: (B, 52 c, 52 d)
     suit_c = np.where(leading[:, None], _SUIT, led)
     k_d = _keys(suit_c[:, :, None], is_trump[:, None, :], is_rensho[:, None, :])
-    threats = ((k_d > k_own[:, :, None]) & out[:, None, :]).sum(2)
-
     played = np.asarray(trick.any(1))
     best = np.where(played, k_led, -1).max(1)  # -1 before the lead
     beats = hand & (k_own > best[:, None]) & (k_own >= 0)
-    safe = beats & (threats == 0)
+    return _Facts(n, hand, out, trick, leading, k_led, k_own, k_d > k_own[:, :, None], beats, obs, sl)
 
-    seat_keys = np.where(trick, k_led[:, None, :], -1).max(2)  # (B, n)
+
+def card_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> np.ndarray:
+    """``(B, obs_size)`` Kakeya observations -> ``(B, card_features_size)`` float32 (``CARD_FEATURES``)."""
+    return _card_features(_facts(observations, env_options))
+
+
+def _card_features(f: _Facts) -> np.ndarray:
+    n, hand, out, trick = f.n, f.hand, f.out, f.trick
+    b = hand.shape[0]
+    out3 = out.reshape(b, NUM_SUITS, NUM_RANKS)
+    above = (out3.sum(2, keepdims=True) - np.cumsum(out3, 2)).reshape(b, NUM_CARDS)
+    threats = (f.beats_cd & out[:, None, :]).sum(2)
+    safe = f.beats & (threats == 0)
+    played = np.asarray(trick.any(1))
+    seat_keys = np.where(trick, f.k_led[:, None, :], -1).max(2)  # (B, n)
     winning = np.zeros((b, n), dtype=np.float32)
     started = np.asarray(played.any(1))
     winning[np.flatnonzero(started), seat_keys.argmax(1)[started]] = 1.0
@@ -130,7 +195,7 @@ def card_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> n
         [
             above / 12.0,
             threats / float(NUM_RANKS),
-            beats,
+            f.beats,
             safe,
             winning,
             winning[:, n // 2 : n // 2 + 1],  # the partner sits n // 2 seats on
@@ -143,10 +208,72 @@ def card_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> n
     )
 
 
+def seat_features_size(env_options: Mapping[str, Any]) -> int:
+    n = _table_of(env_options)[0]
+    return (n - 1) * NUM_CARDS + (n - 1) + 2 * NUM_CARDS + 4
+
+
+def seat_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> np.ndarray:
+    """``(B, obs_size)`` -> ``(B, seat_features_size)`` float32 (``SEAT_FEATURES``)."""
+    return _seat_features(_facts(observations, env_options))
+
+
+def _seat_features(f: _Facts) -> np.ndarray:
+    n, obs, sl = f.n, f.obs, f.slices
+    b = obs.shape[0]
+    voids = obs[:, sl["voids"]].reshape(b, n, NUM_SUITS) > 0.5
+    has_cards = obs[:, sl["hand_counts"]] > 1e-6  # (B, n)
+    # relative seat k may hold card c: it is out, k has cards and has not shown out of c's suit
+    may_hold = f.out[:, None, :] & has_cards[:, :, None] & ~voids[:, :, _SUIT]  # (B, n, 52)
+    may_hold[:, 0] = False  # my own hand is known
+    to_play = has_cards & ~f.trick.any(2)  # still to play in this trick (me included)
+    to_play[:, 0] = False
+    opponent = np.ones(n, dtype=bool)
+    opponent[[0, n // 2]] = False  # me and my partner (n // 2 seats on)
+    opp_to_play = to_play & opponent  # (B, n)
+    opp_may_hold = (may_hold & opp_to_play[:, :, None]).any(1)  # (B, 52)
+    opp_threats = (f.beats_cd & opp_may_hold[:, None, :]).sum(2)
+    opp_safe = f.beats & (opp_threats == 0)
+    egara = obs[:, sl["egara"]].reshape(b, -1, _NUM_EGARA) > 0.5  # (B, partnerships, 16)
+    counts = egara.sum(2)
+    taken = egara.any(1).sum(1)
+    in_hand = (f.hand & (_EGARA > 0)).sum(1)
+    return np.concatenate(
+        [
+            may_hold[:, 1:].reshape(b, (n - 1) * NUM_CARDS),
+            to_play[:, 1:],
+            opp_threats / float(NUM_RANKS),
+            opp_safe,
+            counts[:, :1] / 16.0,
+            counts[:, 1:].max(1, keepdims=True) / 16.0,
+            (_NUM_EGARA - taken[:, None]) / 16.0,
+            in_hand[:, None] / 16.0,
+        ],
+        axis=1,
+        dtype=np.float32,
+    )
+
+
+def cards_seats_size(env_options: Mapping[str, Any]) -> int:
+    return card_features_size(env_options) + seat_features_size(env_options)
+
+
+def cards_seats_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> np.ndarray:
+    """``cards`` then ``SEAT_FEATURES`` (the shared facts computed once)."""
+    f = _facts(observations, env_options)
+    return np.concatenate([_card_features(f), _seat_features(f)], axis=1)
+
+
 POLICY_FEATURES = {
     "cards": PolicyFeatures(
         card_features_size,
         card_features,
         "card-play facts: cards still out above each card, what beats it now, who wins the trick",
+    ),
+    "cards_seats": PolicyFeatures(
+        cards_seats_size,
+        cards_seats_features,
+        "`cards`, then who may still hold each card (shown voids), which opponents are still to play, "
+        "what they may beat, the egara count",
     ),
 }

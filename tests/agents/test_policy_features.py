@@ -90,7 +90,9 @@ def test_a_bad_features_entry_is_refused_with_a_message_that_names_it(tmp_path):
     model, _ = _model()
     write_policy(policy_from_sb3(model.policy, "kakeya", "partnership", {}, features="cards"), tmp_path / "p")
     _edit(tmp_path / "p", features="tricks")
-    with pytest.raises(ValueError, match=r"unknown policy features 'tricks' for kakeya; known: \['cards'\]"):
+    with pytest.raises(
+        ValueError, match=r"unknown policy features 'tricks' for kakeya; known: \['cards', 'cards_seats'\]"
+    ):
         read_policy(tmp_path / "p")
     _edit(tmp_path / "p", features=7)
     with pytest.raises(ValueError, match="features: must be a non-empty string"):
@@ -108,7 +110,9 @@ def test_a_bad_features_entry_is_refused_with_a_message_that_names_it(tmp_path):
 
 
 def test_a_config_names_known_features_and_init_from_keeps_its_own():
-    with pytest.raises(ValueError, match=r"unknown policy features 'tricks' for kakeya; known: \['cards'\]"):
+    with pytest.raises(
+        ValueError, match=r"unknown policy features 'tricks' for kakeya; known: \['cards', 'cards_seats'\]"
+    ):
         load_config("kakeya", **NO_BC, policy_kwargs={"net_arch": [64], "features": "tricks"})
     from kabu_envs.training.run import policy_features
 
