@@ -3,10 +3,11 @@
 What it evaluates is data: each registered game's ``DemoPlan`` (the game's ``plans.DEMO``) names its
 roles, the opponents every shipped model meets, the reference rows between the hand-written players
 and the deal count. Every shipped model (kabu_envs/models/*/, its game and role read from run.json) meets
-its game's opponents on duplicate deals (matchup seeds ``seed + 7919 * i``, disjoint from the
-training validation seeds); the demo adds the reference rows, computes openskill ratings, writes
-``reports/summary.json``, the matchup heatmaps and the learning curves, prints the
-table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
+its game's opponents on duplicate deals (``matchup_seed``: keyed by the game, role, opponent and rules
+of the row, so every agent meets an opponent on the same deals and a new model moves no other row;
+each row records its seed, which ``kabu-eval --seed`` replays); the demo adds the reference rows,
+computes openskill ratings, writes ``reports/summary.json``, the matchup heatmaps and the learning
+curves, prints the table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
 seats. The shipped exploiters of the exploitability table (``--exploiters``, reports/exploit/;
 kabu_envs.eval.exploit) meet their frozen agents again on held-out deals (``summary[game]["exploit"]``).
 Matchups run in ``--workers`` processes (default 2; 1 runs them in this process).
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import time
@@ -134,6 +136,20 @@ def models_env(models: str) -> Iterator[None]:
             os.environ["KABU_MODELS_DIR"] = before
 
 
+def matchup_seed(seed: int, job: Job) -> int:
+    """The deals of ``job``'s row: ``seed + 7919 * (2000 + h)``, ``h`` a hash (< 10**6) of what the row
+    meets — game, role, opponent, rules — and not of its agent or its position in the plan.
+
+    Why: with positional seeds a new shipped model shifted the deals of every later row; keyed, each
+    agent meets an opponent on the same deals as every other agent (paired rows, comparable to the
+    last hundredth) and the rows of a demo run reproduce in the next one. ``2000 +`` keeps them apart
+    from the best-response matches' ``seed + 7919 * (1000 + k)``.
+    """
+    key = json.dumps([job.game, job.role, job.opponent, job.options]).encode()
+    h = int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") % 1_000_000
+    return seed + 7919 * (2000 + h)
+
+
 def _run(job: Job, deals: int, seed: int, models: str, batched: bool | None = None) -> MatchupResult:
     from kabu_envs.eval.tournament import matchup_record
 
@@ -142,7 +158,7 @@ def _run(job: Job, deals: int, seed: int, models: str, batched: bool | None = No
         row, res = matchup_record(
             job.game, job.agent, job.opponent, job.role, deals, seed, env_options=opts, batched=batched
         )
-    return MatchupResult({**row, "rules": rules_label(opts)}, res.advantages)
+    return MatchupResult({**row, "rules": rules_label(opts), "seed": seed}, res.advantages)
 
 
 def best_response_plan(models: Path, seed: int, deals: int | None) -> list[dict[str, Any]]:
@@ -313,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = plan(models)
     if not shipped(models):
         print(f"note: no trained models under {models}; only reference rows are evaluated")
-    seeds = [args.seed + 7919 * i for i in range(len(jobs))]
+    seeds = [matchup_seed(args.seed, job) for job in jobs]
     br_deals = (
         args.best_response_deals if args.best_response_deals is not None else (20 if args.quick else None)
     )

@@ -210,3 +210,34 @@ def test_demo_plan_gives_every_rule_setting_its_reference_rows(tmp_path):
         "kansai",
         '{"num_players":3,"rules":"kansai"}',
     ]
+
+
+def test_a_rows_deals_are_keyed_by_what_it_meets_and_replay_with_kabu_eval(tmp_path):
+    """``matchup_seed``: the same deals for every agent against one opponent, role and rule set;
+    another opponent, role or rule set, other deals; a new shipped model moves no other row; and a
+    row's recorded seed is what ``kabu-eval --seed`` replays."""
+    _fake_model(tmp_path, "ppo_a", "bettor", {})
+    before = {j: demo.matchup_seed(2024, j) for j in demo.plan(tmp_path)}
+    _fake_model(tmp_path, "ppo_aa", "bettor", {})  # sorts before ppo_b: a positional seed would shift
+    _fake_model(tmp_path, "ppo_b", "bettor", {"rules": "kansai"})
+    after = {j: demo.matchup_seed(2024, j) for j in demo.plan(tmp_path)}
+    assert set(before) < set(after) and all(after[j] == s for j, s in before.items())
+    by_meeting: dict[tuple, set[int]] = {}
+    for j, s in after.items():
+        by_meeting.setdefault((j.game, j.role, j.opponent, j.options), set()).add(s)
+    assert all(len(s) == 1 for s in by_meeting.values())  # one deal set per (game, role, opponent, rules)
+    assert len({next(iter(s)) for s in by_meeting.values()}) == len(by_meeting)  # and no two alike
+    br = {e["seed"] for e in demo.best_response_plan(tmp_path, 2024, None)}
+    assert not br & set(after.values())
+    # the row records its seed; kabu-eval with that seed plays the same deals to the same result
+    job = demo.Job("kakeya", "scripted", "random", "partnership", "{}")
+    seed = demo.matchup_seed(2024, job)
+    row = demo._run(job, 6, seed, str(tmp_path)).row
+    assert row["seed"] == seed
+    path = tmp_path / "replay.json"
+    eval_main(
+        ["--game", "kakeya", "--agents", "scripted", "--opponents", "random", "--deals", "6"]
+        + ["--seed", str(seed), "--json", str(path)]
+    )
+    (again,) = json.loads(path.read_text())["matchups"]
+    assert (again["mean"], again["ci95"], again["games"]) == (row["mean"], row["ci95"], row["games"])
