@@ -275,12 +275,24 @@ def test_the_kakeya_ei2_preset_is_kakeya_ei_with_the_card_features_and_every_rou
     assert ei == ei2  # the same seed, table, teacher and cloning stage: its decisions are kakeya_ei's
 
 
-def test_the_kakeya_ei2_preset_runs_with_its_features_scaled_down(tmp_path):
-    """Every stage of the features preset at a few hundred decisions: the fits take the observation and
+def test_the_kakeya_ei3_preset_is_kakeya_ei2_with_the_seat_features():
+    ei2, ei3 = load_config("kakeya_ei2").to_dict(), load_config("kakeya_ei3").to_dict()
+    assert ei3["policy_kwargs"] == {"net_arch": [512, 512], "features": "cards_seats"}
+    assert ei3["name"] == "ei3_kakeya"
+    for key in ("name", "policy_kwargs"):
+        del ei2[key], ei3[key]
+    assert ei2 == ei3  # decision for decision ei2's cloning stage: the rows differ by the features
+
+
+@pytest.mark.parametrize(
+    ("preset", "features", "size"), [("kakeya_ei2", "cards", 222), ("kakeya_ei3", "cards_seats", 489)]
+)
+def test_a_features_preset_runs_scaled_down(tmp_path, preset, features, size):
+    """Every stage of a features preset at a few hundred decisions: the fits take the observation and
     the features, the rounds' learners play from the policy file, the model names its features."""
     from kabu_envs.agents.registry import make_agent
 
-    small = load_config("kakeya_ei2").to_dict()
+    small = load_config(preset).to_dict()
     small["bc"].update(steps=120, epochs=1)
     for r in small["dagger"]["rounds"]:
         r["steps"] = 40
@@ -288,11 +300,11 @@ def test_the_kakeya_ei2_preset_runs_with_its_features_scaled_down(tmp_path):
     record = train(load_config(small), out=tmp_path / "ei2", progress_bar=False)
     assert [r["beta"] for r in record["bc"]["dagger"]] == [1.0, 0.25, 0.125, 0.0625]
     model = tmp_path / "ei2" / "model"
-    assert json.loads((model / "policy.json").read_text())["features"] == "cards"
+    assert json.loads((model / "policy.json").read_text())["features"] == features
     with np.load(tmp_path / "ei2" / "work" / "dagger" / "iter_1" / "decisions.npz") as z:
         assert z["obs"].shape[1] == 446  # the recorded decisions keep the plain observation
     agent = make_agent("kakeya", str(model), 0, role="partnership")
-    assert agent.policy.input_size == 446 + 222
+    assert agent.policy.input_size == 446 + size
 
 
 @pytest.mark.parametrize(("name", "preset"), [("ei_kakeya", "kakeya_ei"), ("ei2_kakeya", "kakeya_ei2")])
