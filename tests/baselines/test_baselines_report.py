@@ -86,3 +86,23 @@ def test_render_into_needs_a_block():
         report.render_into("no block here", "| x |\n", "best_response")
     text = "a\n<!-- BEGIN generated:results -->\nold\n<!-- END generated:results -->\nb"
     assert report.render_into(text, "new\n") == text.replace("old\n", "new\n")
+
+
+def test_every_published_row_records_the_seed_the_demo_gives_it():
+    """Each row of the committed summary names its deals (``seed``, what ``kabu-eval --seed`` replays):
+    the seed ``eval.demo.matchup_seed`` gives the row's game, role, opponent and rules in today's plan,
+    so every agent met an opponent on the same deals."""
+    from kabu_envs.agents.registry import models_dir
+    from kabu_envs.eval import demo
+
+    planned = {
+        (j.game, j.agent, j.opponent, j.role, demo.rules_label(json.loads(j.options))): demo.matchup_seed(
+            2024, j
+        )
+        for j in demo.plan(models_dir())
+    }
+    rows = [(game, row) for game, block in SUMMARY.items() for row in block["matchups"]]
+    assert len(rows) == len(planned)
+    for game, row in rows:
+        key = (game, row["agent"], row["opponent"], row["role"], row["rules"])
+        assert row["seed"] == planned[key], row
