@@ -231,7 +231,7 @@ def _seat_features(f: _Facts) -> np.ndarray:
     opponent = np.ones(n, dtype=bool)
     opponent[[0, n // 2]] = False  # me and my partner (n // 2 seats on)
     opp_to_play = to_play & opponent  # (B, n)
-    opp_may_hold = (may_hold & opp_to_play[:, :, None]).any(1)  # (B, 52)
+    opp_may_hold: np.ndarray = np.asarray((may_hold & opp_to_play[:, :, None]).any(1))  # (B, 52)
     opp_threats = (f.beats_cd & opp_may_hold[:, None, :]).sum(2)
     opp_safe = f.beats & (opp_threats == 0)
     egara = obs[:, sl["egara"]].reshape(b, -1, _NUM_EGARA) > 0.5  # (B, partnerships, 16)
