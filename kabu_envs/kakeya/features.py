@@ -117,7 +117,8 @@ def _table_of(env_options: Mapping[str, Any]) -> tuple[int, dict[str, slice]]:
 
 
 def card_features_size(env_options: Mapping[str, Any]) -> int:
-    return 4 * NUM_CARDS + _table_of(env_options)[0] + 2 + 2 * NUM_SUITS
+    """The columns of ``cards`` (its layout's, at the rule set's player count)."""
+    return sum(layout_size(CARD_FEATURES, _table_of(env_options)[0]))
 
 
 def _keys(led: np.ndarray, is_trump: np.ndarray, is_rensho: np.ndarray) -> np.ndarray:
@@ -209,8 +210,8 @@ def _card_features(f: _Facts) -> np.ndarray:
 
 
 def seat_features_size(env_options: Mapping[str, Any]) -> int:
-    n = _table_of(env_options)[0]
-    return (n - 1) * NUM_CARDS + (n - 1) + 2 * NUM_CARDS + 4
+    """The columns ``cards_seats`` adds to ``cards`` (``SEAT_FEATURES``')."""
+    return sum(layout_size(SEAT_FEATURES, _table_of(env_options)[0]))
 
 
 def seat_features(observations: np.ndarray, env_options: Mapping[str, Any]) -> np.ndarray:
