@@ -5,7 +5,10 @@ Why these: the search expert's edge over its clone is in the middle and end of a
 depends on which cards are still out and whether a card wins the trick (docs/baselines.md). A network
 can in principle learn "the highest card still out in its suit" from the ``gone`` bits, but it learns
 it slowly and noisily from a search's labels; given the counts directly, a clone agrees with the
-search more often and loses less value per decision (measured there).
+search more often and loses less value per decision (measured there). Two sets: ``cards``
+(``CARD_FEATURES``) and ``cards_seats`` (then ``SEAT_FEATURES``: the same facts resolved by seat, who may
+hold what given the voids shown and who is still to play; measured there too, it did not make a
+stronger clone than ``cards``, so no shipped model uses it).
 
 Every feature is a function of the observation alone (the seat's hand and public cards), vectorised
 over a batch with plain numpy; a row's features depend on that row only, so a batch and one
