@@ -25,14 +25,21 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.agents.features import PolicyFeatures
-from kabu_envs.kakeya.cards import ACE_OF_CLUBS, ACE_OF_SPADES, JACK, NUM_CARDS, NUM_RANKS, NUM_SUITS
+from kabu_envs.kakeya.cards import (
+    ACE_OF_CLUBS,
+    ACE_OF_SPADES,
+    JACK,
+    NUM_CARDS,
+    NUM_EGARA,
+    NUM_RANKS,
+    NUM_SUITS,
+)
 from kabu_envs.kakeya.config import make_config
 from kabu_envs.kakeya.observation import obs_spec
 
 _SUIT = np.arange(NUM_CARDS) // NUM_RANKS
 _RANK = np.arange(NUM_CARDS) % NUM_RANKS
 _EGARA = (_RANK >= JACK).astype(np.float32)
-_NUM_EGARA = 16  # J, Q, K, A of each suit
 # trick keys, as kabu_envs/kakeya/tricks.py ranks cards: Rensho, then trumps, then the led suit
 _RENSHO_KEY, _TRUMP_KEY = 200, 100
 
@@ -97,13 +104,15 @@ def features_table() -> str:
     ``SEAT_FEATURES``) (docs/kakeya.md#policy-features): offsets after the observation, 4 and 6 players."""
     rows = ["| set | offset (4 / 6 players) | size | name | meaning |", "|---|---|---|---|---|"]
     at = {4: 0, 6: 0}
-    for label, layout in (("`cards`", CARD_FEATURES), ("`cards_seats` only", SEAT_FEATURES)):
+    for set_name, label, layout in (
+        ("cards", "`cards`", CARD_FEATURES),
+        ("cards_seats", "`cards_seats` only", SEAT_FEATURES),
+    ):
         for name, size, meaning in layout:
             varies = "n" in size  # sized by the player count: show both sizes
             shown = f"{size} ({_SIZES[size](4)} / {_SIZES[size](6)})" if varies else size
             rows.append(f"| {label} | {at[4]} / {at[6]} | {shown} | `{name}` | {meaning} |")
             at = {n: at[n] + _SIZES[size](n) for n in at}
-        set_name = label.split("`")[1]
         rows.append(f"| {label} | | **{at[4]} / {at[6]}** | total of `{set_name}` | |")
     return "\n".join(rows)
 
@@ -238,7 +247,7 @@ def _seat_features(f: _Facts) -> np.ndarray:
     opp_may_hold: np.ndarray = np.asarray((may_hold & opp_to_play[:, :, None]).any(1))  # (B, 52)
     opp_threats = (f.beats_cd & opp_may_hold[:, None, :]).sum(2)
     opp_safe = f.beats & (opp_threats == 0)
-    egara = obs[:, sl["egara"]].reshape(b, -1, _NUM_EGARA) > 0.5  # (B, partnerships, 16)
+    egara = obs[:, sl["egara"]].reshape(b, -1, NUM_EGARA) > 0.5  # (B, partnerships, 16)
     counts = egara.sum(2)
     taken = egara.any(1).sum(1)
     in_hand = (f.hand & (_EGARA > 0)).sum(1)
@@ -248,10 +257,10 @@ def _seat_features(f: _Facts) -> np.ndarray:
             to_play[:, 1:],
             opp_threats / float(NUM_RANKS),
             opp_safe,
-            counts[:, :1] / 16.0,
-            counts[:, 1:].max(1, keepdims=True) / 16.0,
-            (_NUM_EGARA - taken[:, None]) / 16.0,
-            in_hand[:, None] / 16.0,
+            counts[:, :1] / float(NUM_EGARA),
+            counts[:, 1:].max(1, keepdims=True) / float(NUM_EGARA),
+            (NUM_EGARA - taken[:, None]) / float(NUM_EGARA),
+            in_hand[:, None] / float(NUM_EGARA),
         ],
         axis=1,
         dtype=np.float32,
