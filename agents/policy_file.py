@@ -41,6 +41,7 @@ from kabu_envs.agents.features import FeatureInputs
 
 FORMAT = "kabu-envs policy"
 FORMAT_VERSION = 1
+ENSEMBLE_FORMAT = "kabu-envs policy ensemble"  # several policy files played as one (agents/ensemble.py)
 RECORD_FILE = "policy.json"
 WEIGHTS_FILE = "policy.npz"
 ACTIVATIONS = ("tanh", "relu")
@@ -432,6 +433,13 @@ def read_policy(path: str | Path) -> Policy:
         rec = json.loads(rec_path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise _bad(where, f"not valid JSON ({e})") from None
+    if isinstance(rec, dict) and rec.get("format") == ENSEMBLE_FORMAT:
+        raise _bad(
+            where,
+            "is an ensemble of policy files (agents/ensemble.py): it plays as one model (read_model, "
+            "kabu-eval, the registry), but holds no single network to train on or export; name one of "
+            f"its members ({rec_path.parent / 'members'}/<name>) instead",
+        )
     _obj(rec, where, _TOP_KEYS, _OPTIONAL_TOP_KEYS)
     if rec["format"] != FORMAT:
         raise _bad(where, f"format {rec['format']!r} is not {FORMAT!r}")

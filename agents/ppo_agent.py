@@ -14,6 +14,9 @@ Two sources:
   ``predict`` silently ignores legality (sb3-contrib issue #212). ``fast=True`` runs the actor MLP
   in float64 numpy instead, several times faster than ``predict`` for one observation.
 
+A model directory may also hold an ensemble (``agents/ensemble.py``: several policy files played as
+one, the mean of their masked log-probabilities); it plays through the same calls.
+
 ``load_policy_agent`` resolves a name (``ppo_x`` -> ``<models_dir>/ppo_x/``), a directory or a
 ``policy.json`` path and checks, with ``expect``, that the model fits the table it will play at.
 SB3 ``.zip`` files are refused with a message saying why and how to convert them.
@@ -28,12 +31,12 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.agents.base import BaseAgent, batch_masks, legal_from_mask
+from kabu_envs.agents.ensemble import PolicyEnsemble, read_model, write_ensemble
 from kabu_envs.agents.features import FeatureInputs
 from kabu_envs.agents.policy_file import (
     RECORD_FILE,
     Policy,
     looks_like_sb3_zip,
-    read_policy,
     record_path,
     sb3_zip_refusal,
     write_policy,
@@ -70,7 +73,7 @@ def load_policy_agent(
     """A ``PPOAgent`` playing a policy file; ``expect`` (keywords of ``Policy.check_fits``: ``game``,
     ``role``, ``env_options``, ``num_players``, ``obs_size``, ``num_actions``) is checked first."""
     path = find_policy(name_or_path, models_dir)
-    policy = read_policy(path)
+    policy = read_model(path)
     if expect:
         policy.check_fits(**expect, label=f"model {str(name_or_path)!r}")
     return PPOAgent(policy=policy, seed=seed, deterministic=deterministic, name=name or path.parent.name)
@@ -119,7 +122,7 @@ class PPOAgent(BaseAgent):
         fast: bool = False,
         seed: int | None = None,
         name: str | None = None,
-        policy: Policy | None = None,
+        policy: Policy | PolicyEnsemble | None = None,
         inputs: FeatureInputs | None = None,
     ) -> None:
         """``inputs``: an in-memory ``model`` trained with policy features takes ``inputs(observations)``
@@ -128,7 +131,7 @@ class PPOAgent(BaseAgent):
         if sum(x is not None for x in (model, path, policy)) != 1:
             raise ValueError("PPOAgent needs exactly one of: model (MaskablePPO), path (policy file), policy")
         if path is not None:
-            policy = read_policy(find_policy(path))
+            policy = read_model(find_policy(path))
         self.model = model
         self.policy = policy
         self.deterministic = deterministic
@@ -233,7 +236,16 @@ class PPOAgent(BaseAgent):
         return p / p.sum()
 
     def save(self, path: str | Path) -> None:
-        """Write the policy file (``policy.npz`` + ``policy.json``) into the directory ``path``."""
+        """Write the policy file (``policy.npz`` + ``policy.json``; an ensemble: its record and its
+        members' files) into the directory ``path``."""
+        if isinstance(self.policy, PolicyEnsemble):
+            members = {n: m.source for n, m in zip(self.policy.names, self.policy.members, strict=True)}
+            if any(src is None for src in members.values()):
+                raise ValueError(
+                    "an ensemble built in memory has no member files to copy; use write_ensemble"
+                )
+            write_ensemble({n: Path(str(src)) for n, src in members.items()}, path, self.policy.training)
+            return
         if self.policy is None:
             raise ValueError(
                 "an in-memory MaskablePPO model does not know what it was trained for; write it with "

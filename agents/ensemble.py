@@ -1,0 +1,268 @@
+"""Several policy files played as one: the mean of their masked log-probabilities.
+
+Why: two clones of the same teacher, fitted on different decisions, make partly independent fitting
+errors; averaging their log-probabilities cancels some of them (measured in docs/baselines.md, "Two
+clones together"), at the sum of the members' cost.
+
+A model directory holding an ensemble has a ``policy.json`` like any model (so names, the registry and
+``find_policy`` find it the same way), with another ``format``, and its members as ordinary policy
+files under ``members/<name>/``:
+
+```json
+{
+  "format": "kabu-envs policy ensemble", "format_version": 1, "combine": "mean_log_probs",
+  "members": [{"name": "ei2_kakeya", "record_sha256": "..."}, ...],
+  "trained_for": {...}, "training": {...}
+}
+```
+
+Each member is read and validated by ``read_policy`` (its own weights' checksum included) and the
+record pins each member's ``policy.json`` by its SHA-256, so no member can be swapped. Every member
+must have been trained for the same table (``trained_for``). Nothing here can run code either.
+
+The combination, per decision: each member's masked log-probabilities as ``Policy.masked_probs``
+computes them before its softmax (log-sum-exp normalised, illegal actions at -1e8, normalised again),
+summed in member order in float32 and divided by the number of members; the ensemble's probabilities
+are the softmax of that mean (a normalised geometric mean of the members' distributions), so arg-max
+play is the action the members prefer on average in log space. ``masked_probs_batch`` equals it row for
+row, bit for bit, as each member's batch path does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.agents.policy_file import (
+    ENSEMBLE_FORMAT,
+    MASKED_LOGIT,
+    RECORD_FILE,
+    WEIGHTS_FILE,
+    Policy,
+    _bad,
+    _check_training,
+    _int,
+    _normalise,
+    _normalise_rows,
+    _obj,
+    _str,
+    read_policy,
+    record_path,
+)
+
+ENSEMBLE_FORMAT_VERSION = 1
+COMBINE_RULES = ("mean_log_probs",)
+MEMBERS_DIR = "members"
+_TOP_KEYS = {"format", "format_version", "combine", "members", "trained_for", "training"}
+_MEMBER_KEYS = {"name", "record_sha256"}
+
+
+@dataclass
+class PolicyEnsemble:
+    """Members that play as one policy; the playing surface of ``Policy`` (``masked_probs``,
+    ``masked_probs_batch``, ``check_fits``, ``describe``), not its weights (no ``init_from``)."""
+
+    members: tuple[Policy, ...]
+    names: tuple[str, ...]
+    training: dict[str, Any]
+    combine: str = "mean_log_probs"
+    source: Path | None = None
+    _scale: np.float32 = field(default=np.float32(1.0), repr=False)
+
+    def __post_init__(self) -> None:
+        where = str(self.source or "ensemble")
+        if len(self.members) < 2:
+            raise _bad(where, f"an ensemble needs at least 2 members, got {len(self.members)}")
+        if len(self.names) != len(self.members):
+            raise _bad(where, f"{len(self.names)} names for {len(self.members)} members")
+        for name in self.names:
+            _member_name(name, where)
+        if len(set(self.names)) != len(self.names):
+            raise _bad(where, f"member names must differ, got {list(self.names)}")
+        if self.combine not in COMBINE_RULES:
+            raise _bad(where, f"unknown combine rule {self.combine!r}; known: {list(COMBINE_RULES)}")
+        _check_training(self.training, f"{where}: training")
+        first = self.members[0]
+        for name, m in zip(self.names[1:], self.members[1:], strict=True):
+            if m.trained_for != first.trained_for or (m.obs_size, m.num_actions) != (
+                first.obs_size,
+                first.num_actions,
+            ):
+                raise _bad(
+                    where,
+                    f"member {name!r} was trained for {m.describe()}, member {self.names[0]!r} for "
+                    f"{first.describe()}: every member must fit the same table",
+                )
+        self._scale = np.float32(len(self.members))
+
+    # the table, as ``Policy`` has it
+    @property
+    def trained_for(self) -> dict[str, Any]:
+        return self.members[0].trained_for
+
+    @property
+    def obs_size(self) -> int:
+        return self.members[0].obs_size
+
+    @property
+    def num_actions(self) -> int:
+        return self.members[0].num_actions
+
+    def describe(self) -> str:
+        return f"an ensemble of {len(self.members)} ({', '.join(self.names)}); {self.members[0].describe()}"
+
+    def check_fits(self, **expect: Any) -> None:
+        """``Policy.check_fits`` (every member fits the same table, so the first one answers)."""
+        label = expect.pop("label", None) or f"model {str(self.source or '')!r}"
+        self.members[0].check_fits(**expect, label=f"{label} (an ensemble)")
+
+    # playing
+    def masked_log_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The mean of the members' masked log-probabilities (float32; illegal actions near -1e8)."""
+        mask = np.asarray(action_mask).astype(bool).reshape(-1)
+        if mask.size != self.num_actions:
+            raise ValueError(f"action mask of size {mask.size} for a policy with {self.num_actions} actions")
+        acc = np.zeros(self.num_actions, dtype=np.float32)
+        for m in self.members:
+            acc += _normalise(np.where(mask, _normalise(m.logits(observation)), MASKED_LOGIT))
+        return acc / self._scale
+
+    def masked_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """float32 probabilities: the softmax of ``masked_log_probs``."""
+        z = self.masked_log_probs(observation, action_mask)
+        e = np.exp(z - z.max())
+        return e / e.sum(dtype=np.float32)
+
+    def masked_probs_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``masked_probs`` of every row, ``(B, num_actions)`` float32, equal to it bit for bit."""
+        masks = np.asarray(action_masks).astype(bool)
+        if masks.ndim != 2 or masks.shape[1] != self.num_actions:
+            raise ValueError(
+                f"action masks of shape {masks.shape} for a policy with {self.num_actions} actions"
+            )
+        if not masks.any(axis=1).all():
+            raise ValueError("an action mask of the batch is all zeros: that game has no seat to act")
+        acc = np.zeros(masks.shape, dtype=np.float32)
+        for m in self.members:
+            acc += _normalise_rows(
+                np.where(masks, _normalise_rows(m.logits_batch(observations)), MASKED_LOGIT)
+            )
+        z = acc / self._scale
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, dtype=np.float32, keepdims=True)
+
+    def record(self, member_shas: Sequence[str]) -> dict[str, Any]:
+        """The ensemble's ``policy.json`` content, given its members' record checksums."""
+        return {
+            "format": ENSEMBLE_FORMAT,
+            "format_version": ENSEMBLE_FORMAT_VERSION,
+            "combine": self.combine,
+            "members": [
+                {"name": n, "record_sha256": s} for n, s in zip(self.names, member_shas, strict=True)
+            ],
+            "trained_for": self.trained_for,
+            "training": self.training,
+        }
+
+
+def _member_name(name: Any, where: str) -> str:
+    _str(name, f"{where}: member name")
+    if name in (".", "..") or any(c in name for c in "/\\:"):
+        raise _bad(where, f"member name {name!r} must be a plain folder name")
+    return str(name)
+
+
+def is_ensemble_record(path: str | Path) -> bool:
+    """Whether the ``policy.json`` of ``path`` (a model directory or path) declares an ensemble."""
+    rec = record_path(path)
+    if not rec.is_file():
+        return False
+    try:
+        data = json.loads(rec.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and data.get("format") == ENSEMBLE_FORMAT
+
+
+def read_ensemble(path: str | Path) -> PolicyEnsemble:
+    """Read and validate an ensemble (its record, every member and the members' checksums)."""
+    rec_path = record_path(path)
+    where = str(rec_path)
+    if not rec_path.is_file():
+        raise ValueError(f"no policy file at {rec_path}")
+    try:
+        rec = json.loads(rec_path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise _bad(where, f"not valid JSON ({e})") from None
+    _obj(rec, where, _TOP_KEYS)
+    if rec["format"] != ENSEMBLE_FORMAT:
+        raise _bad(where, f"format {rec['format']!r} is not {ENSEMBLE_FORMAT!r}")
+    if rec["format_version"] != ENSEMBLE_FORMAT_VERSION or isinstance(rec["format_version"], bool):
+        raise _bad(where, f"format_version {rec['format_version']!r} is not supported (this reader: 1)")
+    entries = rec["members"]
+    if not isinstance(entries, list):
+        raise _bad(where, f"members must be a list, got {type(entries).__name__}")
+    _int(len(entries), f"{where}: number of members", low=2)
+    names, members = [], []
+    for i, entry in enumerate(entries):
+        _obj(entry, f"{where}: members[{i}]", _MEMBER_KEYS)
+        name = _member_name(entry["name"], f"{where}: members[{i}]")
+        member_rec = rec_path.parent / MEMBERS_DIR / name / RECORD_FILE
+        if not member_rec.is_file():
+            raise _bad(where, f"member {name!r} is missing (no {member_rec})")
+        if hashlib.sha256(member_rec.read_bytes()).hexdigest() != _str(
+            entry["record_sha256"], f"{where}: members[{i}].record_sha256"
+        ):
+            raise _bad(
+                where, f"member {name!r}: its {RECORD_FILE} does not match the record_sha256 recorded here"
+            )
+        names.append(name)
+        members.append(read_policy(member_rec))
+    ens = PolicyEnsemble(
+        members=tuple(members),
+        names=tuple(names),
+        training=rec["training"],
+        combine=rec["combine"],
+        source=rec_path.parent,
+    )
+    if rec["trained_for"] != ens.trained_for:
+        raise _bad(where, f"trained_for {rec['trained_for']} is not its members' {ens.trained_for}")
+    return ens
+
+
+def read_model(path: str | Path) -> Policy | PolicyEnsemble:
+    """A model to play: a single policy file or an ensemble, whichever ``path``'s record declares."""
+    return read_ensemble(path) if is_ensemble_record(path) else read_policy(path)
+
+
+def write_ensemble(
+    members: Mapping[str, str | Path], out_dir: str | Path, training: Mapping[str, Any]
+) -> Path:
+    """Copy each member's policy file (name -> model directory or path) byte for byte into
+    ``out_dir/members/<name>/`` and write the ensemble's ``policy.json``; returns its path.
+
+    The members are read first (a bad member or a table mismatch raises before anything is written).
+    """
+    read = {name: read_policy(path) for name, path in members.items()}
+    ens = PolicyEnsemble(members=tuple(read.values()), names=tuple(read), training=dict(training))
+    out = Path(out_dir)
+    if (out / MEMBERS_DIR).exists():
+        shutil.rmtree(out / MEMBERS_DIR)
+    shas = []
+    for name, src in members.items():
+        src_rec = record_path(src)
+        dst = out / MEMBERS_DIR / name
+        dst.mkdir(parents=True)
+        for f in (RECORD_FILE, WEIGHTS_FILE):
+            shutil.copyfile(src_rec.with_name(f), dst / f)
+        shas.append(hashlib.sha256((dst / RECORD_FILE).read_bytes()).hexdigest())
+    (out / RECORD_FILE).write_text(json.dumps(ens.record(shas), indent=2) + "\n", encoding="utf-8")
+    read_ensemble(out)  # what was written reads back
+    return out / RECORD_FILE

@@ -1,0 +1,141 @@
+"""Ensembles of policy files (agents/ensemble.py, training/ensemble.py): the combination rule on real
+decisions, batched play equal to single play, strict reading (checksums, one table), and the command."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from policy_testlib import decisions
+
+from kabu_envs.agents.ensemble import PolicyEnsemble, read_ensemble, read_model, write_ensemble
+from kabu_envs.agents.policy_file import read_policy
+from kabu_envs.agents.registry import SHIPPED_MODELS, make_agent, shipped_models
+from kabu_envs.training.ensemble import main as ensemble_main
+from kabu_envs.training.ensemble import make_ensemble
+
+MEMBERS = ("ei2_kakeya", "ei_kakeya")  # two clones of one teacher, with and without the card features
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("ens") / "pair"
+    write_ensemble({m: SHIPPED_MODELS / m for m in MEMBERS}, out, {"name": "pair", "package_version": "0"})
+    return out
+
+
+@pytest.fixture(scope="module")
+def real(pair) -> tuple[np.ndarray, np.ndarray]:
+    from kabu_envs.wrappers.views import make_view
+
+    view = make_view("kakeya", role="partnership", opponents=["scripted", "random"], seed=0)
+    return decisions(view, 1500, 3, read_model(pair))
+
+
+def test_the_ensemble_plays_the_mean_of_its_members_masked_log_probabilities(pair, real):
+    ens = read_model(pair)
+    assert isinstance(ens, PolicyEnsemble) and ens.names == MEMBERS
+    members = [read_policy(SHIPPED_MODELS / m) for m in MEMBERS]
+    obs, masks = real
+    assert (masks.sum(1) > 1).sum() > 500
+    for o, m in zip(obs[:400], masks[:400], strict=True):
+        p = ens.masked_probs(o, m)
+        logs = np.mean(
+            [np.log(np.maximum(x.masked_probs(o, m).astype(np.float64), 1e-300)) for x in members], 0
+        )
+        want = np.exp(logs - logs[m].max()) * m
+        want /= want.sum()
+        assert np.allclose(p, want, atol=2e-5), (p, want)
+        assert p[~m].max(initial=0.0) == 0.0 and abs(float(p.sum()) - 1.0) < 1e-5
+    # it is neither member: on real decisions it disagrees with each sometimes
+    mine = np.array([np.argmax(ens.masked_probs(o, m)) for o, m in zip(obs, masks, strict=True)])
+    for x in members:
+        theirs = np.array([np.argmax(x.masked_probs(o, m)) for o, m in zip(obs, masks, strict=True)])
+        assert 0 < (mine != theirs).sum() < 0.5 * len(obs)
+
+
+def test_batched_play_equals_single_play_bit_for_bit(pair, real):
+    ens = read_model(pair)
+    obs, masks = real
+    batch = ens.masked_probs_batch(obs, masks)
+    single = np.stack([ens.masked_probs(o, m) for o, m in zip(obs, masks, strict=True)])
+    assert np.array_equal(batch, single)
+
+
+def test_an_ensemble_is_an_agent_name_and_plays_a_match(pair, tmp_path, monkeypatch):
+    from kabu_envs.eval.games import matchup
+
+    models = tmp_path / "models"
+    shutil.copytree(pair, models / "pair")
+    monkeypatch.setenv("KABU_MODELS_DIR", str(models))
+    assert shipped_models() == ["pair"]
+    agent = make_agent("kakeya", "pair", 0, role="partnership")
+    assert agent.name == "pair" and agent.batched
+    other = make_agent("kakeya", "scripted", 1)
+    batched = matchup("kakeya", agent, other, "partnership", deals=6, seed=5)
+    single = matchup("kakeya", agent, other, "partnership", deals=6, seed=5, batched=False)
+    assert batched.summary().n == 6 and batched.summary().mean == single.summary().mean
+    with pytest.raises(ValueError, match="does not fit"):
+        make_agent("kakeya", "pair", 0, role="partnership", num_players=6, six_player_mode="all_play")
+    agent.save(tmp_path / "saved")
+    assert read_ensemble(tmp_path / "saved").names == MEMBERS
+
+
+def test_bad_ensembles_are_refused_with_the_reason(pair, tmp_path):
+    def edited(fn) -> Path:
+        d = tmp_path / f"e{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(pair, d)
+        fn(d)
+        return d
+
+    def record(d: Path, **change) -> None:
+        rec = json.loads((d / "policy.json").read_text())
+        rec.update(change)
+        (d / "policy.json").write_text(json.dumps(rec))
+
+    def swap_member(d: Path) -> None:
+        p = d / "members" / "ei_kakeya" / "policy.json"
+        p.write_text(p.read_text().replace('"timesteps": 0', '"timesteps": 1'))
+
+    cases = [
+        (lambda d: record(d, combine="max"), "unknown combine rule 'max'"),
+        (lambda d: record(d, extra=1), r"unknown key\(s\) \['extra'\]"),
+        (lambda d: record(d, format_version=2), "format_version 2 is not supported"),
+        (lambda d: record(d, members=json.loads((d / "policy.json").read_text())["members"][:1]), ">= 2"),
+        (lambda d: shutil.rmtree(d / "members" / "ei_kakeya"), "member 'ei_kakeya' is missing"),
+        (swap_member, "member 'ei_kakeya': its policy.json does not match the record_sha256"),
+        (lambda d: record(d, members=[{"name": "../x", "record_sha256": "0"}] * 2), "plain folder name"),
+    ]
+    for fn, message in cases:
+        with pytest.raises(ValueError, match=message):
+            read_model(edited(fn))
+    with pytest.raises(ValueError, match="every member must fit the same table"):
+        write_ensemble(
+            {"a": SHIPPED_MODELS / "ei2_kakeya", "b": SHIPPED_MODELS / "ppo_oicho_dealer"},
+            tmp_path / "mixed",
+            {"name": "mixed"},
+        )
+    # one network is asked for (training's init_from, export): the ensemble says what it is
+    with pytest.raises(ValueError, match="is an ensemble of policy files"):
+        read_policy(pair)
+
+
+def test_the_command_writes_the_ensemble_with_its_members_records(tmp_path, monkeypatch, capsys):
+    out = make_ensemble("duo", list(MEMBERS), tmp_path / "runs" / "duo")
+    assert out == tmp_path / "runs" / "duo" / "model"
+    assert read_ensemble(out).names == MEMBERS
+    for m in MEMBERS:  # each member's own run record (config, seed, versions) travels with it
+        assert (out / "members" / m / "run.json").read_bytes() == (
+            SHIPPED_MODELS / m / "run.json"
+        ).read_bytes()
+    recipe = json.loads((out / "recipe.json").read_text())
+    assert [r["name"] for r in recipe["members"]] == list(MEMBERS) and "numpy" in recipe["versions"]
+    models = tmp_path / "models"
+    models.mkdir()
+    monkeypatch.setenv("KABU_MODELS_DIR", str(models))
+    paths = [str(SHIPPED_MODELS / m) for m in MEMBERS]
+    assert ensemble_main(["duo", *paths, "--out", str(tmp_path / "r2"), "--publish"]) == 0
+    assert shipped_models() == ["duo"] and read_ensemble(models / "duo").names == MEMBERS
+    assert ensemble_main(["trio", paths[0], paths[0], "--out", str(tmp_path / "r3")]) == 2
+    assert "the same name" in capsys.readouterr().err

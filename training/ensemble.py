@@ -1,0 +1,119 @@
+"""``python -m kabu_envs.training.ensemble NAME MEMBER MEMBER... [--out DIR] [--publish]``: several
+trained policy files made into one model that plays the mean of their masked log-probabilities
+(``agents/ensemble.py``).
+
+Why a step of its own: the members are ordinary training runs (each reproducible from its preset and
+seed); the ensemble adds no training, only the choice of members. A MEMBER is a model name, a model
+directory or a run folder (its ``model/``); it is named in the ensemble by its policy's
+``training.name`` (else its folder). The result, ``<out>/model/`` (default ``runs/NAME/model/``), holds
+the ensemble's ``policy.json``, each member's policy file with its ``run.json`` and ``curve.csv`` when it
+has them (``members/<name>/``: each member's resolved config, seed and versions travel with it), and
+``recipe.json`` (this command, the members' sources and checksums, the package versions). It is written
+by staging and swap, as a training run's ``model/`` is; ``--publish`` copies it to the shipped models.
+Needs numpy only (no torch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from kabu_envs.agents.ensemble import MEMBERS_DIR, read_ensemble, write_ensemble
+from kabu_envs.agents.policy_file import RECORD_FILE, read_policy
+from kabu_envs.agents.ppo_agent import find_policy
+from kabu_envs.agents.registry import models_dir
+from kabu_envs.training.outputs import (
+    RunPaths,
+    check_name,
+    copy_published,
+    inside,
+    swap_into_place,
+    versions,
+    write_json,
+)
+
+SIDE_FILES = ("run.json", "curve.csv")  # a member's record and curve, copied beside its policy file
+
+
+def member_record(spec: str) -> Path:
+    """The ``policy.json`` of a member given as a model name, a model directory or a run folder."""
+    p = Path(spec)
+    if p.is_dir() and not (p / RECORD_FILE).is_file() and (p / "model" / RECORD_FILE).is_file():
+        p = p / "model"
+    return find_policy(str(p), models_dir())
+
+
+def member_name(record: Path) -> str:
+    """A member's name in the ensemble: its policy's ``training.name``, else its folder's name."""
+    return check_name(read_policy(record).training.get("name") or record.parent.name)
+
+
+def make_ensemble(name: str, members: Sequence[str], out: Path) -> Path:
+    """Write the ensemble of ``members`` as ``out/model/`` (staging and swap); returns that folder."""
+    check_name(name)
+    records = [member_record(m) for m in members]
+    names = [member_name(r) for r in records]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two members have the same name {names}: give each a distinct training.name")
+    from kabu_envs import __version__
+
+    paths = RunPaths(out)
+    stage = paths.staging()
+    write_ensemble(
+        dict(zip(names, records, strict=True)), stage, {"name": name, "package_version": __version__}
+    )
+    for member, rec in zip(names, records, strict=True):
+        for side in SIDE_FILES:
+            if (rec.parent / side).is_file():
+                shutil.copyfile(rec.parent / side, stage / MEMBERS_DIR / member / side)
+    write_json(
+        stage / "recipe.json",
+        {
+            "name": name,
+            "command": f"python -m kabu_envs.training.ensemble {name} " + " ".join(members),
+            "combine": read_ensemble(stage).combine,
+            "members": [
+                {
+                    "name": member,
+                    "from": str(spec),
+                    "weights_sha256": hashlib.sha256(rec.with_name("policy.npz").read_bytes()).hexdigest(),
+                }
+                for member, spec, rec in zip(names, members, records, strict=True)
+            ],
+            "versions": versions(["kabu-envs", "numpy"]),
+        },
+    )
+    return swap_into_place(stage, paths.model)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m kabu_envs.training.ensemble",
+        description="Several trained policy files as one model (the mean of their masked log-probabilities).",
+    )
+    ap.add_argument(
+        "name", help="the ensemble's model name (folder under runs/ and, with --publish, models/)"
+    )
+    ap.add_argument("members", nargs="+", help="model names, model directories or run folders (2 or more)")
+    ap.add_argument("--out", type=Path, default=None, help="the run folder (default runs/NAME)")
+    ap.add_argument("--publish", action="store_true", help="also copy the model to the shipped models")
+    args = ap.parse_args(argv)
+    if len(args.members) < 2:
+        ap.error("an ensemble needs at least 2 members")
+    try:
+        model = make_ensemble(args.name, args.members, args.out or Path("runs") / check_name(args.name))
+        if args.publish:
+            copy_published(model, inside(models_dir(), args.name))
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {model}" + (f" (published to {models_dir() / args.name}/)" if args.publish else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
