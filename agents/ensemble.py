@@ -129,10 +129,27 @@ class PolicyEnsemble:
         mask = np.asarray(action_mask).astype(bool).reshape(-1)
         if mask.size != self.num_actions:
             raise ValueError(f"action mask of size {mask.size} for a policy with {self.num_actions} actions")
+        obs = np.asarray(observation, dtype=np.float32).reshape(1, -1)
+        if obs.shape[1] != self.obs_size:
+            raise ValueError(
+                f"observation of size {obs.shape[1]} for a policy trained on size {self.obs_size} "
+                f"({self.describe()})"
+            )
+        inputs = self._shared_inputs(obs)
         acc = np.zeros(self.num_actions, dtype=np.float32)
         for m in self.members:
-            acc += _normalise(np.where(mask, _normalise(m.logits(observation)), MASKED_LOGIT))
+            z = m.actor(inputs[m.features][0])
+            acc += _normalise(np.where(mask, _normalise(z), MASKED_LOGIT))
         return acc / self._scale
+
+    def _shared_inputs(self, observations: np.ndarray) -> dict[str | None, np.ndarray]:
+        """Each distinct member input of a batch, computed once (members with the same features share
+        them: the features, not the networks, are most of a member's cost)."""
+        out: dict[str | None, np.ndarray] = {}
+        for m in self.members:
+            if m.features not in out:
+                out[m.features] = m.inputs(observations)
+        return out
 
     def masked_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """float32 probabilities: the softmax of ``masked_log_probs``."""
@@ -149,10 +166,17 @@ class PolicyEnsemble:
             )
         if not masks.any(axis=1).all():
             raise ValueError("an action mask of the batch is all zeros: that game has no seat to act")
+        obs = np.asarray(observations, dtype=np.float32)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(
+                f"observations of shape {obs.shape} for a policy trained on size {self.obs_size} "
+                f"(expected (B, {self.obs_size}); {self.describe()})"
+            )
+        inputs = self._shared_inputs(obs)
         acc = np.zeros(masks.shape, dtype=np.float32)
         for m in self.members:
             acc += _normalise_rows(
-                np.where(masks, _normalise_rows(m.logits_batch(observations)), MASKED_LOGIT)
+                np.where(masks, _normalise_rows(m.actor_batch(inputs[m.features])), MASKED_LOGIT)
             )
         z = acc / self._scale
         e = np.exp(z - z.max(axis=1, keepdims=True))

@@ -236,6 +236,10 @@ class Policy:
             )
         if self._inputs is not None:
             x = self._inputs(x[None])[0]
+        return self.actor(x)
+
+    def actor(self, x: np.ndarray) -> np.ndarray:
+        """The actor's logits for one network input (``inputs`` of one observation), float32."""
         for w, b, hidden in self._actor:
             x = w @ x + b
             if hidden:
@@ -257,7 +261,11 @@ class Policy:
                 f"observations of shape {x.shape} for a policy trained on size {self.obs_size} "
                 f"(expected (B, {self.obs_size}); {self.describe()})"
             )
-        x = np.ascontiguousarray(self.inputs(x))[:, :, None]
+        return self.actor_batch(self.inputs(x))
+
+    def actor_batch(self, inputs: np.ndarray) -> np.ndarray:
+        """The actor's logits for network inputs ``(B, input_size)``, each row bit for bit ``actor``'s."""
+        x = np.ascontiguousarray(inputs, dtype=np.float32)[:, :, None]
         for w, b, hidden in self._actor:
             x = np.matmul(w, x)
             x += b[:, None]

@@ -6,12 +6,18 @@ of the same pool; "cold" is the first ``act_batch`` call in the process (it fill
 tables, and for the expert the settle table it meets), "warm" the best of ``--repeat`` passes over the
 pool afterwards.
 
-    python benchmarks/bench_agents.py [--batch 1024] [--decisions 8192] [--repeat 3]
+A second table times the shipped models (``kabu_envs/models/``, ensembles included) the way a match
+plays them one decision at a time: CPU milliseconds per ``act`` on ``--scalar`` real decisions of the
+model's own role (half played by the model, half random, against scripted seats), after one untimed
+call. Issue #27 asks a learned Kakeya agent to play in at most 1 ms a decision.
+
+    python benchmarks/bench_agents.py [--batch 1024] [--decisions 8192] [--repeat 3] [--models-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -22,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's code
 from kabu_envs import registry  # noqa: E402
 from kabu_envs.agents.base import RandomAgent  # noqa: E402
-from kabu_envs.agents.registry import make_agent  # noqa: E402
+from kabu_envs.agents.registry import make_agent, model_path, shipped_models  # noqa: E402
 
 
 def decisions(game: str, name: str, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -47,14 +53,63 @@ def decisions(game: str, name: str, n: int, seed: int = 0) -> tuple[np.ndarray, 
     return np.stack(obs[:n]), np.stack(masks[:n])
 
 
+def role_decisions(game: str, name: str, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` (observation, mask) pairs of model ``name``'s own role: its view against scripted seats,
+    every other move the model's arg-max (states it reaches), the rest random."""
+    from kabu_envs.wrappers.views import make_view
+
+    trained = json_trained_for(name)
+    view = make_view(game, role=trained["role"], opponents=["scripted"], seed=seed, **trained["env_options"])
+    agent = make_agent(game, name, seed, role=trained["role"], **trained["env_options"])
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    while len(obs) < n:
+        o, _ = view.reset(seed=int(rng.integers(1 << 31)))
+        done = False
+        while not done:
+            m = view.action_masks().astype(bool)
+            obs.append(o)
+            masks.append(m)
+            a = agent.act(o, m) if rng.random() < 0.5 else int(rng.choice(np.flatnonzero(m)))
+            o, _, term, trunc, _ = view.step(a)
+            done = term or trunc
+    return np.stack(obs[:n]), np.stack(masks[:n])
+
+
+def time_models(rows: int) -> None:
+    """CPU ms per decision of every shipped model, ``act`` one decision at a time."""
+    print(f"\n{'shipped model':<44}{'CPU ms/decision':>16}")
+    for game in registry.game_ids():
+        for name in shipped_models():
+            trained = json_trained_for(name)
+            if trained["game"] != game:
+                continue
+            obs, masks = role_decisions(game, name, rows)
+            agent = make_agent(game, name, 0, role=trained["role"], **trained["env_options"])
+            agent.act(obs[0], masks[0])  # untimed: first-call work (feature tables)
+            t = time.process_time()
+            for o, m in zip(obs, masks, strict=True):
+                agent.act(o, m)
+            print(f"{game + ':' + name:<44}{1000 * (time.process_time() - t) / rows:>16.3f}")
+
+
+def json_trained_for(name: str) -> dict:
+    """What a shipped model (a policy file or an ensemble) was trained for, from its policy.json."""
+    return json.loads(model_path(name).read_text())["trained_for"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--decisions", type=int, default=8192, help="pool size (a multiple of --batch)")
     ap.add_argument("--scalar", type=int, default=3000, help="rows timed with act")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--models-only", action="store_true", help="only the shipped models' table")
     args = ap.parse_args()
     print(f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, B={args.batch}")
+    if args.models_only:
+        time_models(args.scalar)
+        return
     print(f"{'agent':<22}{'act/s':>10}{'batch cold/s':>14}{'batch warm/s':>14}{'speedup':>9}")
     for game in registry.game_ids():
         for name in registry.get(game).agents:
@@ -79,6 +134,7 @@ def main() -> None:
                     agent.act_batch(obs[c], masks[c])
                 best = max(best, len(chunks) * args.batch / (time.perf_counter() - t))
             print(f"{game + ':' + name:<22}{scalar:>10.0f}{cold:>14.0f}{best:>14.0f}{best / scalar:>8.0f}x")
+    time_models(args.scalar)
 
 
 if __name__ == "__main__":

@@ -55,6 +55,18 @@ def test_the_ensemble_plays_the_mean_of_its_members_masked_log_probabilities(pai
         assert 0 < (mine != theirs).sum() < 0.5 * len(obs)
 
 
+def test_copies_of_one_policy_play_that_policy(real, tmp_path):
+    """Members with the same features share their inputs; two copies of one clone are that clone."""
+    one = SHIPPED_MODELS / "ei2_kakeya"
+    twice = read_model(Path(write_ensemble({"a": one, "b": one}, tmp_path / "twice", {"name": "t"})))
+    member = read_policy(one)
+    obs, masks = real
+    got = twice.masked_probs_batch(obs, masks)
+    want = member.masked_probs_batch(obs, masks)
+    assert np.allclose(got, want, atol=1e-6)
+    assert np.array_equal(got.argmax(1), want.argmax(1))
+
+
 def test_batched_play_equals_single_play_bit_for_bit(pair, real):
     ens = read_model(pair)
     obs, masks = real
