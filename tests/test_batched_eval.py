@@ -17,7 +17,7 @@ import kabu_envs.eval.duplicate as duplicate
 import kabu_envs.eval.games as games
 from kabu_envs import registry
 from kabu_envs.agents.base import RandomAgent, can_act_batched
-from kabu_envs.agents.policy_file import read_policy
+from kabu_envs.agents.ensemble import read_model
 from kabu_envs.agents.registry import make_agent, model_path, shipped_models
 from kabu_envs.batch import LoopBatchEnv
 from kabu_envs.eval.games import matchup
@@ -29,7 +29,7 @@ def _models(game: str, role: str) -> dict[str, list[str]]:
     """Shipped models trained for this game and role, by the rule options of their table (JSON)."""
     out: dict[str, list[str]] = {}
     for name in shipped_models():
-        t = read_policy(model_path(name)).trained_for
+        t = read_model(model_path(name)).trained_for
         if (t["game"], t["role"]) == (game, role):
             out.setdefault(json.dumps(t["env_options"], sort_keys=True), []).append(name)
     return out

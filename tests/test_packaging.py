@@ -87,6 +87,8 @@ def test_the_wheel_claims_no_generic_top_level_names(runtime_venv: dict[str, Pat
         "eval/__main__.py",
         "training/__main__.py",
         "models/ppo_kakeya/policy.npz",
+        "models/ens_kakeya/policy.json",  # an ensemble: its members are one folder deeper
+        "models/ens_kakeya/members/ei3_kakeya/policy.npz",
     ):
         assert f"kabu_envs/{module}" in names, module
     installed = {p.name for p in runtime_venv["site"].iterdir()}
@@ -118,6 +120,8 @@ def test_kabu_eval_plays_the_shipped_model_on_the_runtime_install(runtime_venv: 
     where = "import kabu_envs.agents.registry as r; print(r.models_dir())"
     models = Path(_run([runtime_venv["py"], "-c", where], cwd=runtime_venv["work"]).stdout.strip())
     assert models.is_relative_to(runtime_venv["site"]) and (models / "ppo_kakeya" / "policy.json").is_file()
+    ens = "from kabu_envs.agents.registry import make_agent as m; print(m('kakeya', 'ens_kakeya').policy)"
+    assert "PolicyEnsemble" in _run([runtime_venv["py"], "-c", ens], cwd=runtime_venv["work"]).stdout
 
 
 def test_kabu_train_without_the_train_extra_says_what_to_install(runtime_venv: dict[str, Path]) -> None:

@@ -19,7 +19,8 @@ from kabu_envs.training.config import (
     presets,
 )
 
-RUNS = sorted(models_dir().glob("*/run.json"))
+# every shipped run record, an ensemble's members' included (each member is a training run of its own)
+RUNS = sorted([*models_dir().glob("*/run.json"), *models_dir().glob("*/members/*/run.json")])
 
 
 def test_a_config_is_read_by_attribute_with_its_sections_typed():
@@ -30,7 +31,7 @@ def test_a_config_is_read_by_attribute_with_its_sections_typed():
     assert cfg.ppo.kwargs() == dataclasses.asdict(cfg.ppo) and "gae_lambda" in cfg.ppo.kwargs()
 
 
-@pytest.mark.parametrize("run", RUNS, ids=[r.parent.name for r in RUNS])
+@pytest.mark.parametrize("run", RUNS, ids=[str(r.parent.relative_to(models_dir())) for r in RUNS])
 def test_every_shipped_run_record_loads_and_gives_back_its_config(run):
     saved = json.loads(run.read_text())["config"]
     cfg = load_run_config(run)

@@ -151,3 +151,28 @@ def test_the_command_writes_the_ensemble_with_its_members_records(tmp_path, monk
     assert shipped_models() == ["duo"] and read_ensemble(models / "duo").names == MEMBERS
     assert ensemble_main(["trio", paths[0], paths[0], "--out", str(tmp_path / "r3")]) == 2
     assert "the same name" in capsys.readouterr().err
+
+
+def test_the_shipped_ensemble_is_its_presets_clones():
+    """``ens_kakeya``: the shipped ``ei2_kakeya`` byte for byte and the run of ``kakeya_ei3`` (the same
+    recipe with the seat features), each member's run record its preset's config (so each reproduces by
+    one command)."""
+    from kabu_envs.training.config import load_config, load_run_config
+
+    d = SHIPPED_MODELS / "ens_kakeya"
+    ens = read_ensemble(d)
+    presets = {"ei2_kakeya": "kakeya_ei2", "ei3_kakeya": "kakeya_ei3"}
+    assert ens.names == tuple(presets) and ens.training["name"] == "ens_kakeya"
+    for f in ("policy.json", "policy.npz", "run.json", "curve.csv"):
+        assert (d / "members" / "ei2_kakeya" / f).read_bytes() == (
+            SHIPPED_MODELS / "ei2_kakeya" / f
+        ).read_bytes()
+    for member, (name, preset) in zip(ens.members, presets.items(), strict=True):
+        cfg = load_config(preset)
+        run = d / "members" / name / "run.json"
+        assert load_run_config(run).to_dict() == cfg.to_dict(), name
+        assert member.training["name"] == name == cfg.name and member.training["seed"] == cfg.seed
+        assert member.features == cfg.policy_kwargs.features
+        assert json.loads(run.read_text())["seed"] == cfg.seed
+    recipe = json.loads((d / "recipe.json").read_text())
+    assert recipe["command"].startswith("python -m kabu_envs.training.ensemble ens_kakeya ei2_kakeya")

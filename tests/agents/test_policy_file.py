@@ -27,10 +27,13 @@ SHIPPED["ei_kakeya"] = ("kakeya", "partnership")  # the expert-iteration clone (
 SHIPPED["ei2_kakeya"] = ("kakeya", "partnership")  # the same with the card features
 # the richer Oicho-Kabu settings (docs/baselines.md)
 SHIPPED |= {f"ppo_oicho_bettor_{r}": ("oicho_kabu", "bettor") for r in ("kansai", "kabufuda_site")}
+ENSEMBLES = {
+    "ens_kakeya"
+}  # several policy files played as one (agents/ensemble.py, tests/agents/test_ensemble.py)
 
 
 def test_shipped_models_are_policy_files_recording_what_they_were_trained_for():
-    assert shipped_models() == sorted(SHIPPED)
+    assert shipped_models() == sorted(SHIPPED.keys() | ENSEMBLES)
     for name, (game, role) in SHIPPED.items():
         d = MODELS / name
         assert not list(d.glob("*.zip")) and not list(d.glob("*.pkl")), name

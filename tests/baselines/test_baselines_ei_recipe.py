@@ -4,6 +4,7 @@ held-out best epoch, DAgger's per-round table and its own refit settings, a run 
 
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -307,7 +308,14 @@ def test_a_features_preset_runs_scaled_down(tmp_path, preset, features, size):
     assert agent.policy.input_size == 446 + size
 
 
-@pytest.mark.parametrize(("name", "preset"), [("ei_kakeya", "kakeya_ei"), ("ei2_kakeya", "kakeya_ei2")])
+@pytest.mark.parametrize(
+    ("name", "preset"),
+    [
+        ("ei_kakeya", "kakeya_ei"),
+        ("ei2_kakeya", "kakeya_ei2"),
+        ("ens_kakeya/members/ei3_kakeya", "kakeya_ei3"),  # the shipped ensemble's second member
+    ],
+)
 def test_a_shipped_clone_is_its_presets_run(name, preset):
     """The shipped clone is what ``kabu-train <preset>`` wrote: the preset's resolved config, its
     rounds as the preset schedules them, no PPO, and its learning curve: one point per round against
@@ -331,7 +339,8 @@ def test_a_shipped_clone_is_its_presets_run(name, preset):
     assert [r.get("opponents") for r in rounds[1:]] == tables
     assert rounds[-1]["aggregate"] == sum(r["decisions"] for r in rounds) == run["bc"]["decisions"]
     policy = read_policy(d)
-    assert list(policy.policy_layers) == cfg.policy_kwargs.net_arch and policy.training["name"] == name
+    assert list(policy.policy_layers) == cfg.policy_kwargs.net_arch
+    assert policy.training["name"] == cfg.name == Path(name).name
     assert policy.features == cfg.policy_kwargs.features
     curve = read_curve(d / "curve.csv")
     assert set(curve) == {"expert_0_2", "expert"}
