@@ -46,20 +46,19 @@ def rules_label(env_options: dict[str, Any]) -> str:
 
 
 def shipped(models: Path) -> list[dict[str, Any]]:
-    """Shipped models: name, game, role, the rule options they were trained for (from each run.json)."""
+    """Shipped models: name, game, role, the rule options they were trained for (each model's
+    ``policy.json``: a policy file's or an ensemble's ``trained_for``, validated by reading the model)."""
+    from kabu_envs.agents.ensemble import read_model
+
     out = []
     demo_ids = {g.id for g, _ in demo_games()}
-    from kabu_envs.training.config import load_run_config
-
-    for run in sorted(models.glob("*/run.json")):
-        if not (run.parent / "policy.json").is_file():
-            continue
-        cfg = load_run_config(run)
-        if cfg.game in demo_ids:
-            opts = dict(cfg.env_options)
+    for record in sorted(models.glob("*/policy.json")):
+        trained = read_model(record).trained_for
+        if trained["game"] in demo_ids:
+            opts = dict(trained["env_options"])
             out.append(
-                {"name": run.parent.name, "game": cfg.game, "role": cfg.role, "dir": run.parent}
-                | {"env_options": opts, "rules": rules_label(opts)}
+                {"name": record.parent.name, "game": trained["game"], "role": trained["role"]}
+                | {"dir": record.parent, "env_options": opts, "rules": rules_label(opts)}
             )
     return out
 

@@ -102,9 +102,15 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
     # the bar: at least 1000 duplicate deals per matchup in every game the demo evaluates
     assert [g.id for g, _ in demo_games()] == ["oicho_kabu", "kakeya"]  # the plans' order
     assert all(p.deals >= 1000 for _, p in demo_games())
+    records = []  # each shipped training run: a model's run.json, an ensemble's members' (agents/ensemble.py)
     for model in demo.shipped(models_dir()):
-        run = json.loads((model["dir"] / "run.json").read_text())
-        cfg = load_run_config(model["dir"] / "run.json")
+        runs = [model["dir"] / "run.json"] if (model["dir"] / "run.json").is_file() else []
+        runs = runs or sorted(model["dir"].glob("members/*/run.json"))
+        assert runs, model["name"]
+        records += [(model | {"name": f"{model['name']}: {r.parent.name}"}, r) for r in runs]
+    for model, path in records:
+        run = json.loads(path.read_text())
+        cfg = load_run_config(path)
         # every shipped model starts from its game's expert (Kakeya's through DAgger rounds)
         assert cfg.bc.teacher == "expert", model["name"]
         assert run["bc"]["decisions"] >= cfg.bc.steps
