@@ -53,8 +53,10 @@ from kabu_envs.agents.policy_file import (
     _normalise_rows,
     _obj,
     _str,
+    batch_masks_of,
     read_policy,
     record_path,
+    softmax_rows,
 )
 
 ENSEMBLE_FORMAT_VERSION = 1
@@ -129,13 +131,7 @@ class PolicyEnsemble:
         mask = np.asarray(action_mask).astype(bool).reshape(-1)
         if mask.size != self.num_actions:
             raise ValueError(f"action mask of size {mask.size} for a policy with {self.num_actions} actions")
-        obs = np.asarray(observation, dtype=np.float32).reshape(1, -1)
-        if obs.shape[1] != self.obs_size:
-            raise ValueError(
-                f"observation of size {obs.shape[1]} for a policy trained on size {self.obs_size} "
-                f"({self.describe()})"
-            )
-        inputs = self._shared_inputs(obs)
+        inputs = self._shared_inputs(np.asarray(observation, dtype=np.float32).reshape(1, -1))
         acc = np.zeros(self.num_actions, dtype=np.float32)
         for m in self.members:
             z = m.actor(inputs[m.features][0])
@@ -143,12 +139,18 @@ class PolicyEnsemble:
         return acc / self._scale
 
     def _shared_inputs(self, observations: np.ndarray) -> dict[str | None, np.ndarray]:
-        """Each distinct member input of a batch, computed once (members with the same features share
-        them: the features, not the networks, are most of a member's cost)."""
+        """Each distinct member input of a batch ``(B, obs_size)``, computed once (members with the same
+        features share them: the features, not the networks, are most of a member's cost)."""
+        obs = np.asarray(observations, dtype=np.float32)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(
+                f"observations of shape {obs.shape} for a policy trained on size {self.obs_size} "
+                f"(expected (B, {self.obs_size}); {self.describe()})"
+            )
         out: dict[str | None, np.ndarray] = {}
         for m in self.members:
             if m.features not in out:
-                out[m.features] = m.inputs(observations)
+                out[m.features] = m.inputs(obs)
         return out
 
     def masked_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
@@ -159,28 +161,14 @@ class PolicyEnsemble:
 
     def masked_probs_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``masked_probs`` of every row, ``(B, num_actions)`` float32, equal to it bit for bit."""
-        masks = np.asarray(action_masks).astype(bool)
-        if masks.ndim != 2 or masks.shape[1] != self.num_actions:
-            raise ValueError(
-                f"action masks of shape {masks.shape} for a policy with {self.num_actions} actions"
-            )
-        if not masks.any(axis=1).all():
-            raise ValueError("an action mask of the batch is all zeros: that game has no seat to act")
-        obs = np.asarray(observations, dtype=np.float32)
-        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
-            raise ValueError(
-                f"observations of shape {obs.shape} for a policy trained on size {self.obs_size} "
-                f"(expected (B, {self.obs_size}); {self.describe()})"
-            )
-        inputs = self._shared_inputs(obs)
+        masks = batch_masks_of(action_masks, self.num_actions)
+        inputs = self._shared_inputs(observations)
         acc = np.zeros(masks.shape, dtype=np.float32)
         for m in self.members:
             acc += _normalise_rows(
                 np.where(masks, _normalise_rows(m.actor_batch(inputs[m.features])), MASKED_LOGIT)
             )
-        z = acc / self._scale
-        e = np.exp(z - z.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, dtype=np.float32, keepdims=True)
+        return softmax_rows(acc / self._scale)
 
     def record(self, member_shas: Sequence[str]) -> dict[str, Any]:
         """The ensemble's ``policy.json`` content, given its members' record checksums."""

@@ -167,6 +167,22 @@ def _normalise_rows(z: np.ndarray) -> np.ndarray:
     return z - (m + np.log(np.exp(z - m).sum(axis=1, dtype=np.float32, keepdims=True)))
 
 
+def softmax_rows(z: np.ndarray) -> np.ndarray:
+    """The softmax of every row of ``(B, n)`` float32 log-probabilities (max-shifted, float32 sums)."""
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, dtype=np.float32, keepdims=True)
+
+
+def batch_masks_of(action_masks: np.ndarray, num_actions: int) -> np.ndarray:
+    """A batch's action masks as ``(B, num_actions)`` bools; a wrong shape or an empty row raises."""
+    masks = np.asarray(action_masks).astype(bool)
+    if masks.ndim != 2 or masks.shape[1] != num_actions:
+        raise ValueError(f"action masks of shape {masks.shape} for a policy with {num_actions} actions")
+    if not masks.any(axis=1).all():
+        raise ValueError("an action mask of the batch is all zeros: that game has no seat to act")
+    return masks
+
+
 # --- the policy ------------------------------------------------------------------------------------
 @dataclass
 class Policy:
@@ -275,17 +291,9 @@ class Policy:
 
     def masked_probs_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``masked_probs`` of every row, ``(B, num_actions)`` float32, equal to it bit for bit."""
-        masks = np.asarray(action_masks).astype(bool)
-        if masks.ndim != 2 or masks.shape[1] != self.num_actions:
-            raise ValueError(
-                f"action masks of shape {masks.shape} for a policy with {self.num_actions} actions"
-            )
-        if not masks.any(axis=1).all():
-            raise ValueError("an action mask of the batch is all zeros: that game has no seat to act")
+        masks = batch_masks_of(action_masks, self.num_actions)
         z = _normalise_rows(self.logits_batch(observations))
-        z = _normalise_rows(np.where(masks, z, MASKED_LOGIT))
-        e = np.exp(z - z.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, dtype=np.float32, keepdims=True)
+        return softmax_rows(_normalise_rows(np.where(masks, z, MASKED_LOGIT)))
 
     def masked_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """float32 probabilities of the masked policy, computed the way sb3-contrib does.
