@@ -47,13 +47,12 @@ def rules_label(env_options: dict[str, Any]) -> str:
 
 def shipped(models: Path) -> list[dict[str, Any]]:
     """Shipped models: name, game, role, the rule options they were trained for (each model's
-    ``policy.json``: a policy file's or an ensemble's ``trained_for``, validated by reading the model)."""
-    from kabu_envs.agents.ensemble import read_model
-
+    ``policy.json``: a policy file's or an ensemble's ``trained_for``; the model itself is read and
+    validated when a row loads it)."""
     out = []
     demo_ids = {g.id for g, _ in demo_games()}
     for record in sorted(models.glob("*/policy.json")):
-        trained = read_model(record).trained_for
+        trained = json.loads(record.read_text(encoding="utf-8"))["trained_for"]
         if trained["game"] in demo_ids:
             opts = dict(trained["env_options"])
             out.append(

@@ -137,7 +137,8 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
 
 def _fake_model(models, name, role, env_options):
     (models / name).mkdir(parents=True)
-    (models / name / "policy.json").write_text("{}")
+    trained = {"game": "oicho_kabu", "role": role, "num_players": 4, "env_options": env_options}
+    (models / name / "policy.json").write_text(json.dumps({"trained_for": trained}))  # demo.shipped reads it
     cfg = {"name": name, "game": "oicho_kabu", "role": role, "env_options": env_options}
     (models / name / "run.json").write_text(json.dumps({"config": cfg}))
 
