@@ -55,12 +55,14 @@ from kabu_envs.agents.policy_file import (
     _str,
     batch_masks_of,
     read_policy,
+    read_record,
     record_path,
+    softmax,
     softmax_rows,
 )
 
 ENSEMBLE_FORMAT_VERSION = 1
-COMBINE_RULES = ("mean_log_probs",)
+COMBINE_RULES = ("mean_log_probs",)  # the first is what a new ensemble uses
 MEMBERS_DIR = "members"
 _TOP_KEYS = {"format", "format_version", "combine", "members", "trained_for", "training"}
 _MEMBER_KEYS = {"name", "record_sha256"}
@@ -74,7 +76,7 @@ class PolicyEnsemble:
     members: tuple[Policy, ...]
     names: tuple[str, ...]
     training: dict[str, Any]
-    combine: str = "mean_log_probs"
+    combine: str = COMBINE_RULES[0]
     source: Path | None = None
     _scale: np.float32 = field(default=np.float32(1.0), repr=False)
 
@@ -155,9 +157,7 @@ class PolicyEnsemble:
 
     def masked_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """float32 probabilities: the softmax of ``masked_log_probs``."""
-        z = self.masked_log_probs(observation, action_mask)
-        e = np.exp(z - z.max())
-        return e / e.sum(dtype=np.float32)
+        return softmax(self.masked_log_probs(observation, action_mask))
 
     def masked_probs_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``masked_probs`` of every row, ``(B, num_actions)`` float32, equal to it bit for bit."""
@@ -191,28 +191,10 @@ def _member_name(name: Any, where: str) -> str:
     return str(name)
 
 
-def is_ensemble_record(path: str | Path) -> bool:
-    """Whether the ``policy.json`` of ``path`` (a model directory or path) declares an ensemble."""
-    rec = record_path(path)
-    if not rec.is_file():
-        return False
-    try:
-        data = json.loads(rec.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return False
-    return isinstance(data, dict) and data.get("format") == ENSEMBLE_FORMAT
-
-
 def read_ensemble(path: str | Path) -> PolicyEnsemble:
     """Read and validate an ensemble (its record, every member and the members' checksums)."""
-    rec_path = record_path(path)
+    rec_path, rec = read_record(path)
     where = str(rec_path)
-    if not rec_path.is_file():
-        raise ValueError(f"no policy file at {rec_path}")
-    try:
-        rec = json.loads(rec_path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise _bad(where, f"not valid JSON ({e})") from None
     _obj(rec, where, _TOP_KEYS)
     if rec["format"] != ENSEMBLE_FORMAT:
         raise _bad(where, f"format {rec['format']!r} is not {ENSEMBLE_FORMAT!r}")
@@ -250,8 +232,12 @@ def read_ensemble(path: str | Path) -> PolicyEnsemble:
 
 
 def read_model(path: str | Path) -> Policy | PolicyEnsemble:
-    """A model to play: a single policy file or an ensemble, whichever ``path``'s record declares."""
-    return read_ensemble(path) if is_ensemble_record(path) else read_policy(path)
+    """A model to play: a single policy file or an ensemble, whichever ``path``'s record declares
+    (``read_policy`` refuses an ensemble's record, naming its members)."""
+    _, rec = read_record(path)
+    if isinstance(rec, dict) and rec.get("format") == ENSEMBLE_FORMAT:
+        return read_ensemble(path)
+    return read_policy(path)
 
 
 def write_ensemble(

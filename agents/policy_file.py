@@ -167,6 +167,12 @@ def _normalise_rows(z: np.ndarray) -> np.ndarray:
     return z - (m + np.log(np.exp(z - m).sum(axis=1, dtype=np.float32, keepdims=True)))
 
 
+def softmax(z: np.ndarray) -> np.ndarray:
+    """The softmax of float32 log-probabilities (max-shifted, float32 sum), as torch computes it."""
+    e = np.exp(z - z.max())
+    return e / e.sum(dtype=np.float32)
+
+
 def softmax_rows(z: np.ndarray) -> np.ndarray:
     """The softmax of every row of ``(B, n)`` float32 log-probabilities (max-shifted, float32 sums)."""
     e = np.exp(z - z.max(axis=1, keepdims=True))
@@ -307,9 +313,7 @@ class Policy:
         if mask.size != self.num_actions:
             raise ValueError(f"action mask of size {mask.size} for a policy with {self.num_actions} actions")
         z = _normalise(self.logits(observation))
-        z = _normalise(np.where(mask, z, MASKED_LOGIT))
-        e = np.exp(z - z.max())
-        return e / e.sum(dtype=np.float32)
+        return softmax(_normalise(np.where(mask, z, MASKED_LOGIT)))
 
     def describe(self) -> str:
         t = self.trained_for
@@ -439,16 +443,31 @@ def record_path(path: str | Path) -> Path:
     return p
 
 
-def read_policy(path: str | Path) -> Policy:
-    """Read and validate a policy (model directory, ``policy.json`` or ``policy.npz``); no pickles."""
+def read_record(path: str | Path) -> tuple[Path, Any]:
+    """The ``policy.json`` path of a model (directory or path) and its parsed JSON, not yet validated
+    (a policy file's or an ensemble's: ``format`` says which)."""
     rec_path = record_path(path)
     if not rec_path.is_file():
         raise ValueError(f"no policy file at {rec_path}")
-    where = str(rec_path)
     try:
-        rec = json.loads(rec_path.read_text(encoding="utf-8"))
+        return rec_path, json.loads(rec_path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise _bad(where, f"not valid JSON ({e})") from None
+        raise _bad(str(rec_path), f"not valid JSON ({e})") from None
+
+
+def read_trained_for(path: str | Path) -> dict[str, Any]:
+    """What a model was trained for (game, role, players, rule options), from its record alone: for
+    listing models without reading their weights (playing one reads and validates it all)."""
+    rec_path, rec = read_record(path)
+    if not isinstance(rec, dict) or not isinstance(rec.get("trained_for"), dict):
+        raise _bad(str(rec_path), "has no trained_for record")
+    return rec["trained_for"]
+
+
+def read_policy(path: str | Path) -> Policy:
+    """Read and validate a policy (model directory, ``policy.json`` or ``policy.npz``); no pickles."""
+    rec_path, rec = read_record(path)
+    where = str(rec_path)
     if isinstance(rec, dict) and rec.get("format") == ENSEMBLE_FORMAT:
         raise _bad(
             where,

@@ -239,12 +239,13 @@ class PPOAgent(BaseAgent):
         """Write the policy file (``policy.npz`` + ``policy.json``; an ensemble: its record and its
         members' files) into the directory ``path``."""
         if isinstance(self.policy, PolicyEnsemble):
-            members = {n: m.source for n, m in zip(self.policy.names, self.policy.members, strict=True)}
-            if any(src is None for src in members.values()):
+            sources = {n: m.source for n, m in zip(self.policy.names, self.policy.members, strict=True)}
+            files = {n: src for n, src in sources.items() if src is not None}
+            if len(files) != len(sources):
                 raise ValueError(
                     "an ensemble built in memory has no member files to copy; use write_ensemble"
                 )
-            write_ensemble({n: Path(str(src)) for n, src in members.items()}, path, self.policy.training)
+            write_ensemble(files, path, self.policy.training)
             return
         if self.policy is None:
             raise ValueError(

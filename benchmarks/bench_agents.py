@@ -17,7 +17,6 @@ call. Issue #27 asks a learned Kakeya agent to play in at most 1 ms a decision.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -28,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's code
 from kabu_envs import registry  # noqa: E402
 from kabu_envs.agents.base import RandomAgent  # noqa: E402
+from kabu_envs.agents.policy_file import read_trained_for  # noqa: E402
 from kabu_envs.agents.registry import make_agent, model_path, shipped_models  # noqa: E402
 
 
@@ -58,7 +58,7 @@ def role_decisions(game: str, name: str, n: int, seed: int = 0) -> tuple[np.ndar
     every other move the model's arg-max (states it reaches), the rest random."""
     from kabu_envs.wrappers.views import make_view
 
-    trained = json_trained_for(name)
+    trained = read_trained_for(model_path(name))
     view = make_view(game, role=trained["role"], opponents=["scripted"], seed=seed, **trained["env_options"])
     agent = make_agent(game, name, seed, role=trained["role"], **trained["env_options"])
     rng = np.random.default_rng(seed)
@@ -81,7 +81,7 @@ def time_models(rows: int) -> None:
     print(f"\n{'shipped model':<44}{'CPU ms/decision':>16}")
     for game in registry.game_ids():
         for name in shipped_models():
-            trained = json_trained_for(name)
+            trained = read_trained_for(model_path(name))
             if trained["game"] != game:
                 continue
             obs, masks = role_decisions(game, name, rows)
@@ -91,11 +91,6 @@ def time_models(rows: int) -> None:
             for o, m in zip(obs, masks, strict=True):
                 agent.act(o, m)
             print(f"{game + ':' + name:<44}{1000 * (time.process_time() - t) / rows:>16.3f}")
-
-
-def json_trained_for(name: str) -> dict:
-    """What a shipped model (a policy file or an ensemble) was trained for, from its policy.json."""
-    return json.loads(model_path(name).read_text())["trained_for"]
 
 
 def main() -> None:

@@ -49,10 +49,12 @@ def shipped(models: Path) -> list[dict[str, Any]]:
     """Shipped models: name, game, role, the rule options they were trained for (each model's
     ``policy.json``: a policy file's or an ensemble's ``trained_for``; the model itself is read and
     validated when a row loads it)."""
+    from kabu_envs.agents.policy_file import read_trained_for
+
     out = []
     demo_ids = {g.id for g, _ in demo_games()}
     for record in sorted(models.glob("*/policy.json")):
-        trained = json.loads(record.read_text(encoding="utf-8"))["trained_for"]
+        trained = read_trained_for(record)
         if trained["game"] in demo_ids:
             opts = dict(trained["env_options"])
             out.append(

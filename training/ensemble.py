@@ -16,14 +16,13 @@ Needs numpy only (no torch).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from kabu_envs.agents.ensemble import MEMBERS_DIR, read_ensemble, write_ensemble
-from kabu_envs.agents.policy_file import RECORD_FILE, read_policy
+from kabu_envs.agents.ensemble import COMBINE_RULES, MEMBERS_DIR, write_ensemble
+from kabu_envs.agents.policy_file import RECORD_FILE, read_policy, read_record
 from kabu_envs.agents.ppo_agent import find_policy
 from kabu_envs.agents.registry import models_dir
 from kabu_envs.training.outputs import (
@@ -75,12 +74,12 @@ def make_ensemble(name: str, members: Sequence[str], out: Path) -> Path:
         {
             "name": name,
             "command": f"python -m kabu_envs.training.ensemble {name} " + " ".join(members),
-            "combine": read_ensemble(stage).combine,
+            "combine": COMBINE_RULES[0],
             "members": [
                 {
                     "name": member,
                     "from": str(spec),
-                    "weights_sha256": hashlib.sha256(rec.with_name("policy.npz").read_bytes()).hexdigest(),
+                    "weights_sha256": read_record(rec)[1]["weights_sha256"],  # checked by write_ensemble
                 }
                 for member, spec, rec in zip(names, members, records, strict=True)
             ],

@@ -130,10 +130,11 @@ def games_info(policies: tuple[str, ...] = ()) -> list[dict[str, Any]]:
 
 def _model_game(name: str) -> str | None:
     """The game a shipped model was trained for (its policy.json), None if unreadable."""
+    from kabu_envs.agents.policy_file import read_trained_for
     from kabu_envs.agents.registry import model_path
 
     try:
-        return json.loads(model_path(name).read_text()).get("trained_for", {}).get("game")
+        return read_trained_for(model_path(name)).get("game")
     except (OSError, ValueError):
         return None
 
