@@ -126,3 +126,27 @@ def test_bad_dagger_configs_are_refused(dagger_cfg, bc, match):
         load_config(
             {"name": "ppo_x", "game": "kakeya", "role": "partnership", "bc": bc, "dagger": dagger_cfg}
         )
+
+
+def test_a_dagger_run_is_reproduced_bit_for_bit_by_its_seed(tmp_path):
+    """Same config and seed, same network: the collection, the teacher's labels and the fits are seeded
+    (the ensemble's members and every preset's shipped model depend on it)."""
+    cfg = _cfg(
+        timesteps=0,
+        dagger={"iterations": 1, "steps": 80, "beta": 0.5, "workers": 2},
+        policy_kwargs={"net_arch": [32], "features": "cards"},
+    )
+    runs = [_untimed(train(cfg, out=tmp_path / f"run{k}", progress_bar=False)) for k in range(2)]
+    assert runs[0] == runs[1]
+    weights = [np.load(tmp_path / f"run{k}" / "model" / "policy.npz") for k in range(2)]
+    assert sorted(weights[0].files) == sorted(weights[1].files)
+    assert all(np.array_equal(weights[0][name], weights[1][name]) for name in weights[0].files)
+    other = train(
+        load_config({**cfg.to_dict(), "seed": cfg.seed + 1}), out=tmp_path / "other", progress_bar=False
+    )
+    assert _untimed(other) != runs[0]
+
+
+def _untimed(record):
+    """A run record's DAgger rows without their wall-clock seconds."""
+    return [{k: v for k, v in row.items() if not k.endswith("_seconds")} for row in record["bc"]["dagger"]]
