@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.agents.features import prefix_sets
 from kabu_envs.agents.policy_file import (
     ENSEMBLE_FORMAT,
     MASKED_LOGIT,
@@ -79,6 +80,7 @@ class PolicyEnsemble:
     combine: str = COMBINE_RULES[0]
     source: Path | None = None
     _scale: np.float32 = field(default=np.float32(1.0), repr=False)
+    _plan: dict[str | None, tuple[str | None, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         where = str(self.source or "ensemble")
@@ -105,6 +107,21 @@ class PolicyEnsemble:
                     f"{first.describe()}: every member must fit the same table",
                 )
         self._scale = np.float32(len(self.members))
+        self._plan = self._input_plan()
+
+    def _input_plan(self) -> dict[str | None, tuple[str | None, int]]:
+        """For each distinct member input (its features' name), the input computed for it and its
+        width: an input whose features another member's extend (``PolicyFeatures.extends``) is that
+        member's input's prefix, not computed again."""
+        game = self.trained_for["game"]
+        widths = {m.features: m.input_size for m in self.members}
+        chains = {f: prefix_sets(game, f) for f in widths if f is not None}
+        plan: dict[str | None, tuple[str | None, int]] = {}
+        for f, width in widths.items():
+            covering = [g for g, chain in chains.items() if f is not None and f in chain]
+            source = max(covering, key=lambda g: len(chains[g])) if covering else f
+            plan[f] = (source, width)
+        return plan
 
     # the table, as ``Policy`` has it
     @property
@@ -142,18 +159,20 @@ class PolicyEnsemble:
 
     def _shared_inputs(self, observations: np.ndarray) -> dict[str | None, np.ndarray]:
         """Each distinct member input of a batch ``(B, obs_size)``, computed once (members with the same
-        features share them: the features, not the networks, are most of a member's cost)."""
+        features share them, and a set another extends is read off as that one's prefix: the features,
+        not the networks, are most of a member's cost)."""
         obs = np.asarray(observations, dtype=np.float32)
         if obs.ndim != 2 or obs.shape[1] != self.obs_size:
             raise ValueError(
                 f"observations of shape {obs.shape} for a policy trained on size {self.obs_size} "
                 f"(expected (B, {self.obs_size}); {self.describe()})"
             )
-        out: dict[str | None, np.ndarray] = {}
+        computed: dict[str | None, np.ndarray] = {}
         for m in self.members:
-            if m.features not in out:
-                out[m.features] = m.inputs(obs)
-        return out
+            source = self._plan[m.features][0]
+            if source == m.features and source not in computed:
+                computed[source] = m.inputs(obs)
+        return {f: computed[source][:, :width] for f, (source, width) in self._plan.items()}
 
     def masked_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """float32 probabilities: the softmax of ``masked_log_probs``."""

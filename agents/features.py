@@ -26,11 +26,15 @@ FEATURES_HOOK = ("features", "POLICY_FEATURES")
 @dataclass(frozen=True)
 class PolicyFeatures:
     """One named set of derived inputs: ``size(env_options)`` columns, ``compute(observations (B,
-    obs_size), env_options) -> (B, size)`` float32, each row a function of that row only."""
+    obs_size), env_options) -> (B, size)`` float32, each row a function of that row only.
+
+    ``extends``: the name of a set whose columns are this one's first columns, value for value (so a
+    caller holding this set's inputs has that set's as a prefix: an ensemble computes them once)."""
 
     size: Callable[[Mapping[str, Any]], int]
     compute: Callable[[np.ndarray, Mapping[str, Any]], np.ndarray]
     doc: str
+    extends: str | None = None
 
 
 def known_features(game: str) -> dict[str, PolicyFeatures]:
@@ -76,6 +80,19 @@ class FeatureInputs:
         if len(x) <= chunk:
             return self(x)
         return np.concatenate([self(x[i : i + chunk]) for i in range(0, len(x), chunk)])
+
+
+def prefix_sets(game: str, name: str) -> tuple[str, ...]:
+    """The feature sets whose inputs are a prefix of ``name``'s (its ``extends`` chain, nearest first)."""
+    known = known_features(game)
+    chain: list[str] = []
+    at = get_features(game, name).extends
+    while at is not None:
+        if at not in known or at in chain or at == name:
+            raise ValueError(f"policy features {name!r} of {game}: bad extends chain {chain + [at]}")
+        chain.append(at)
+        at = known[at].extends
+    return tuple(chain)
 
 
 def feature_inputs(game: str, name: str | None, env_options: Mapping[str, Any]) -> FeatureInputs | None:

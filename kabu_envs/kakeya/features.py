@@ -288,5 +288,6 @@ POLICY_FEATURES = {
         cards_seats_features,
         "`cards`, then who may still hold each card (shown voids), which opponents are still to play, "
         "what they may beat, the egara count",
+        extends="cards",
     ),
 }

@@ -75,6 +75,33 @@ def test_batched_play_equals_single_play_bit_for_bit(pair, real):
     assert np.array_equal(batch, single)
 
 
+def test_an_extended_feature_set_is_read_off_the_extending_one(real, monkeypatch):
+    """ens_kakeya's members take `cards` and `cards_seats` (which extends it): the features are computed
+    once, and the play is bit for bit what each member computing its own inputs gives."""
+    from kabu_envs.agents import features
+
+    ens = read_model(SHIPPED_MODELS / "ens_kakeya")
+    assert [m.features for m in ens.members] == ["cards", "cards_seats"]
+    assert ens._plan == {
+        "cards": ("cards_seats", ens.members[0].input_size),
+        "cards_seats": ("cards_seats", 935),
+    }
+    own = read_model(SHIPPED_MODELS / "ens_kakeya")
+    own._plan = {f: (f, width) for f, (_, width) in own._plan.items()}
+    obs, masks = real
+    calls: list[str] = []
+    call = features.FeatureInputs.__call__
+    monkeypatch.setattr(
+        features.FeatureInputs, "__call__", lambda self, x: calls.append(self.name) or call(self, x)
+    )
+    got = ens.masked_probs_batch(obs, masks)
+    assert calls == ["cards_seats"]
+    assert np.array_equal(got, own.masked_probs_batch(obs, masks))
+    assert calls == ["cards_seats", "cards", "cards_seats"]
+    o, m = obs[7], masks[7]
+    assert np.array_equal(ens.masked_probs(o, m), own.masked_probs(o, m))
+
+
 def test_an_ensemble_is_an_agent_name_and_plays_a_match(pair, tmp_path, monkeypatch):
     from kabu_envs.eval.games import matchup
 

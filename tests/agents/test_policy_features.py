@@ -159,3 +159,23 @@ def test_a_short_ppo_run_with_features_trains_snapshots_and_continues(tmp_path):
     )
     train(more, out=tmp_path / "g", progress_bar=False)
     assert read_policy(tmp_path / "g" / "model").features == "cards"
+
+
+def test_extends_chains_are_followed_and_bad_ones_refused(monkeypatch):
+    from kabu_envs.agents import features
+    from kabu_envs.agents.features import PolicyFeatures, prefix_sets
+
+    assert prefix_sets("kakeya", "cards_seats") == ("cards",) and prefix_sets("kakeya", "cards") == ()
+    one = PolicyFeatures(lambda o: 1, lambda x, o: x[:, :1], "one")
+    table = {
+        "a": one,
+        "b": PolicyFeatures(one.size, one.compute, "b", extends="a"),
+        "c": PolicyFeatures(one.size, one.compute, "c", extends="b"),
+        "loop": PolicyFeatures(one.size, one.compute, "loop", extends="loop"),
+        "lost": PolicyFeatures(one.size, one.compute, "lost", extends="nowhere"),
+    }
+    monkeypatch.setattr(features, "known_features", lambda game: table)
+    assert prefix_sets("x", "c") == ("b", "a")
+    for name in ("loop", "lost"):
+        with pytest.raises(ValueError, match=f"policy features '{name}' of x: bad extends chain"):
+            prefix_sets("x", name)
