@@ -80,7 +80,10 @@ def load_policy_agent(
 
 
 class _NumpyActor:
-    """The actor of an SB3 MlpPolicy (Flatten -> Linear/activation stack -> logits)."""
+    """A frozen numpy copy of an in-memory SB3 MlpPolicy's actor (Flatten -> Linear/activation stack ->
+    logits): the self-play snapshots. Why not ``policy_from_sb3`` (the float32 ``Policy`` of a policy
+    file): the shipped PPO models' runs sampled their snapshots with these float64 probabilities, and a
+    preset re-run reproduces them only with the same arithmetic."""
 
     def __init__(self, policy: Any) -> None:
         import torch.nn as nn
