@@ -37,6 +37,17 @@ def rolling(y: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
     return mean, half
 
 
+def _is_ensemble(model: Path) -> bool:
+    """Whether a model directory holds an ensemble (its curve adds members, agents/ensemble.py)."""
+    from kabu_envs.agents.policy_file import ENSEMBLE_FORMAT, read_record
+
+    try:
+        record = read_record(model)[1]
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("format") == ENSEMBLE_FORMAT
+
+
 def learning_curves(runs: dict[str, str | Path], out: str | Path, window: int = 20) -> Path | None:
     """One column per run (a model directory): on top, the duplicate advantage over fixed references
     at the run's checkpoints with 95% CI bands (``curve.csv``, training/curve.py) against samples, and
@@ -84,9 +95,13 @@ def learning_curves(runs: dict[str, str | Path], out: str | Path, window: int = 
             top.set_xticks([])
             top.set_yticks([])
         top.set_ylabel("duplicate advantage per deal (95% CI)")
-        if not (d / "progress.csv").is_file():  # no PPO: the points are the DAgger rounds
-            top.set_xlabel("labelled decisions fitted (one point per DAgger round)", fontsize=8)
-            note = "no PPO: the clone is the model"
+        if not (d / "progress.csv").is_file():  # no PPO: the points are the DAgger rounds or the members
+            if _is_ensemble(d):
+                top.set_xlabel("the members' training samples (one point per member added)", fontsize=8)
+                note = "an ensemble: no training of its own"
+            else:
+                top.set_xlabel("labelled decisions fitted (one point per DAgger round)", fontsize=8)
+                note = "no PPO: the clone is the model"
             bottom.text(0.5, 0.5, note, ha="center", va="center", transform=bottom.transAxes)
             bottom.set_xticks([])
             bottom.set_yticks([])

@@ -11,6 +11,7 @@ import torch
 import yaml
 
 from kabu_envs.eval.plots import learning_curves, rolling
+from kabu_envs.training import curve as curve_mod
 from kabu_envs.training.config import load_config
 from kabu_envs.training.curve import CurveWriter, read_curve
 from kabu_envs.training.run import train
@@ -176,8 +177,6 @@ def test_resume_may_change_how_often_the_curve_is_measured_but_not_how_to_train(
 def test_a_run_without_ppo_measures_its_curve_round_by_round_and_after_the_fact(tmp_path):
     """A DAgger clone (timesteps 0) has a point after each round, x = the labelled decisions fitted so far;
     ``python -m kabu_envs.training.curve OUT`` measures the same points from a finished run's rounds."""
-    from kabu_envs.training import curve as curve_mod
-
     base = {
         "name": "clone_toy",
         "game": "kakeya",
@@ -219,3 +218,33 @@ def _ppo_run(tmp_path):
     cfg = load_config("ppo_toy_card", timesteps=128, eval_deals=0, checkpoint_every=10_000)
     train(cfg, out=tmp_path / "ppo", progress_bar=False)
     return tmp_path / "ppo"
+
+
+def test_an_ensemble_curve_adds_its_members_one_by_one(tmp_path, capsys):
+    """x = the members' training samples so far, each point on the first member's deal seeds: the first
+    point is that member alone, the last the whole ensemble (as evaluate_point gives them)."""
+    import shutil
+
+    from kabu_envs.agents.ensemble import read_ensemble
+    from kabu_envs.agents.registry import SHIPPED_MODELS
+    from kabu_envs.training.config import Curve, load_run_config
+
+    ens_dir = tmp_path / "ens"
+    shutil.copytree(SHIPPED_MODELS / "ens_kakeya", ens_dir)
+    ens = read_ensemble(ens_dir)
+    assert curve_mod.main([str(ens_dir), "--opponents", "random", "scripted", "--deals", "6"]) == 0
+    points = read_curve(ens_dir / "curve.csv")
+    runs = [json.loads((ens_dir / "members" / n / "run.json").read_text()) for n in ens.names]
+    assert points["random"]["samples"] == np.cumsum([r["bc"]["decisions"] for r in runs]).tolist()
+    walls = np.cumsum([r["train_seconds"] for r in runs]).tolist()
+    assert points["scripted"]["wall_seconds"] == pytest.approx(walls, abs=0.1)
+    first = ens_dir / "members" / ens.names[0] / "run.json"
+    cfg = dataclasses.replace(load_run_config(first), curve=Curve(0, 6, ["random", "scripted"]))
+    alone = curve_mod.evaluate_point(cfg, ens.members[0], runs[0]["seed"])
+    whole = curve_mod.evaluate_point(cfg, ens, runs[0]["seed"])
+    for k, rows in ((0, alone), (-1, whole)):
+        assert [points[r["opponent"]]["mean"][k] for r in rows] == [r["mean"] for r in rows]
+    assert learning_curves({"ens": ens_dir}, tmp_path / "lc.png") is not None
+    (ens_dir / "members" / ens.names[-1] / "run.json").unlink()
+    assert curve_mod.main([str(ens_dir), "--deals", "6"]) == 2
+    assert f"member {ens.names[-1]!r} has no run.json" in capsys.readouterr().err

@@ -13,17 +13,26 @@ A run with no PPO (``timesteps: 0``: the DAgger clone is the model, as ``ei_kake
 each DAgger round instead, ``samples`` being the labelled decisions fitted so far and the wall time the
 rounds' collection and fitting (``round_point``). ``python -m kabu_envs.training.curve OUT`` measures
 them after the fact, from the rounds' policies a finished run keeps in ``OUT/work/dagger/``.
+
+An ensemble (``training/ensemble.py``) trains nothing itself; its curve is its members added one by one
+(``measure_ensemble``, the same command on its folder): point k plays the first k members together,
+``samples`` and the wall time being what those members' runs cost.
 """
 
 from __future__ import annotations
 
 import csv
+import json
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kabu_envs.agents.policy_file import Policy, read_policy
 from kabu_envs.training.config import TrainConfig
+
+if TYPE_CHECKING:
+    from kabu_envs.agents.ensemble import PolicyEnsemble
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
@@ -35,7 +44,7 @@ FIELDS = ("samples", "wall_seconds", "opponent", "deals", "mean", "lo", "hi")
 SEED_BASE = 20_000
 
 
-def evaluate_point(cfg: TrainConfig, policy: Policy, seed: int) -> list[dict[str, Any]]:
+def evaluate_point(cfg: TrainConfig, policy: Policy | PolicyEnsemble, seed: int) -> list[dict[str, Any]]:
     """One point of the curve: the policy's duplicate advantage over each ``curve.opponents``."""
     from kabu_envs.agents.ppo_agent import PPOAgent
     from kabu_envs.agents.registry import make_agent
@@ -192,6 +201,41 @@ def measure_dagger_run(out: Path, curve: dict[str, Any] | None = None) -> Path:
     return model / "curve.csv"
 
 
+def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
+    """The curve of the ensemble in ``model`` (its model folder), written to ``model/curve.csv``: point
+    k = 1..n plays its first k members together (k = 1: the first member alone), x = their training
+    samples (labelled decisions fitted plus PPO steps), wall = their runs' training seconds. Every point
+    is played on the first member's table and deal seeds (its ``run.json``; ``curve`` None: its curve
+    settings), so the first point is that member's own last curve point when the settings match."""
+    import dataclasses
+
+    from kabu_envs.agents.ensemble import MEMBERS_DIR, PolicyEnsemble, read_ensemble
+    from kabu_envs.training.config import Curve, load_run_config
+
+    ens = read_ensemble(model)
+    records = []
+    for name in ens.names:
+        run = model / MEMBERS_DIR / name / "run.json"
+        if not run.is_file():
+            raise ValueError(f"{model}: member {name!r} has no run.json: its training cost is the curve's x")
+        records.append((load_run_config(run), json.loads(run.read_text())))
+    cfg, first = records[0]
+    settings = dataclasses.asdict(cfg.curve) | dict(first.get("curve_settings") or {}) | (curve or {})
+    cfg = dataclasses.replace(cfg, curve=Curve(**settings))
+    if not cfg.curve.opponents or cfg.curve.deals < 2:
+        raise ValueError(f"give the curve's opponents and deals (>= 2), got {dataclasses.asdict(cfg.curve)}")
+    out = model / "curve.csv"
+    out.unlink(missing_ok=True)
+    writer = CurveWriter(out)
+    samples = wall = 0.0
+    for k, (_, record) in enumerate(records, start=1):
+        samples += int((record.get("bc") or {}).get("decisions", 0)) + int(record.get("timesteps", 0))
+        wall += float(record.get("train_seconds", 0.0))
+        policy = ens.members[0] if k == 1 else PolicyEnsemble(ens.members[:k], ens.names[:k], ens.training)
+        writer.add(int(samples), wall, evaluate_point(cfg, policy, int(first["seed"])))
+    return out
+
+
 def last_points(path: Path) -> dict[str, dict[str, float]]:
     """Each opponent's last point (``run.json``'s ``curve``)."""
     curve = read_curve(path)
@@ -203,14 +247,31 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(
         prog="python -m kabu_envs.training.curve",
-        description="Measure the learning curve of a finished DAgger run without PPO, round by round.",
+        description="Measure the learning curve of a finished DAgger run without PPO, round by round, or "
+        "of an ensemble, member by member.",
     )
-    ap.add_argument("out", type=Path, help="the run's --out folder (model/ and work/dagger/)")
+    ap.add_argument(
+        "out", type=Path, help="the run's --out folder (model/ and work/dagger/), or an ensemble's folder"
+    )
     ap.add_argument("--opponents", nargs="+", help="the fixed references (default: the run's curve)")
     ap.add_argument("--deals", type=int, help="duplicate deals per point (default: the run's curve)")
     args = ap.parse_args(argv)
     over = {k: v for k, v in {"opponents": args.opponents, "deals": args.deals}.items() if v is not None}
-    print(f"wrote {measure_dagger_run(args.out, over or None)}")
+    model = args.out / "model" if (args.out / "model").is_dir() else args.out
+    from kabu_envs.agents.policy_file import ENSEMBLE_FORMAT, read_record
+
+    try:
+        record = read_record(model)[1]
+        is_ensemble = isinstance(record, dict) and record.get("format") == ENSEMBLE_FORMAT
+        wrote = (
+            measure_ensemble(model, over or None)
+            if is_ensemble
+            else measure_dagger_run(args.out, over or None)
+        )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {wrote}")
     return 0
 
 
