@@ -236,7 +236,8 @@ def test_an_ensemble_curve_adds_its_members_one_by_one(tmp_path, capsys):
     points = read_curve(ens_dir / "curve.csv")
     runs = [json.loads((ens_dir / "members" / n / "run.json").read_text()) for n in ens.names]
     assert points["random"]["samples"] == np.cumsum([r["bc"]["decisions"] for r in runs]).tolist()
-    walls = np.cumsum([r["train_seconds"] for r in runs]).tolist()
+    walls = np.cumsum([r["bc"]["collect_seconds"] + r["bc"]["fit_seconds"] for r in runs]).tolist()
+    assert all(r["train_seconds"] == 0 for r in runs) and np.all(np.diff(walls) > 0)
     assert points["scripted"]["wall_seconds"] == pytest.approx(walls, abs=0.1)
     first = ens_dir / "members" / ens.names[0] / "run.json"
     cfg = dataclasses.replace(load_run_config(first), curve=Curve(0, 6, ["random", "scripted"]))

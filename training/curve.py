@@ -204,7 +204,8 @@ def measure_dagger_run(out: Path, curve: dict[str, Any] | None = None) -> Path:
 def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
     """The curve of the ensemble in ``model`` (its model folder), written to ``model/curve.csv``: point
     k = 1..n plays its first k members together (k = 1: the first member alone), x = their training
-    samples (labelled decisions fitted plus PPO steps), wall = their runs' training seconds. Every point
+    samples (labelled decisions fitted plus PPO steps), wall = their runs' training seconds (labelling,
+    fitting and PPO). Every point
     is played on the first member's table and deal seeds (its ``run.json``; ``curve`` None: its curve
     settings), so the first point is that member's own last curve point when the settings match."""
     import dataclasses
@@ -229,7 +230,9 @@ def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
     writer = CurveWriter(out)
     samples = wall = 0.0
     for k, (_, record) in enumerate(records, start=1):
-        samples += int((record.get("bc") or {}).get("decisions", 0)) + int(record.get("timesteps", 0))
+        bc = record.get("bc") or {}
+        samples += int(bc.get("decisions", 0)) + int(record.get("timesteps", 0))
+        wall += sum(float(x) for x in (bc.get("collect_seconds", 0), bc.get("fit_seconds", 0)))
         wall += float(record.get("train_seconds", 0.0))
         policy = ens.members[0] if k == 1 else PolicyEnsemble(ens.members[:k], ens.names[:k], ens.training)
         writer.add(int(samples), wall, evaluate_point(cfg, policy, int(first["seed"])))
