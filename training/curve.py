@@ -206,7 +206,8 @@ def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
     k = 1..n plays its first k members together (k = 1: the first member alone), x = their training
     samples (labelled decisions fitted plus PPO steps), wall = their runs' training seconds (labelling,
     fitting and PPO). Every point is played on the first member's table and deal seeds (its ``run.json``;
-    ``curve`` None: its curve settings), so the first point is that member's own last curve point when the settings match."""
+    ``curve`` None: its curve settings), so the first point is that member's own last curve point when
+    the settings match."""
     import dataclasses
 
     from kabu_envs.agents.ensemble import MEMBERS_DIR, PolicyEnsemble, read_ensemble
