@@ -61,6 +61,7 @@ from kabu_envs.agents.policy_file import (
     softmax,
     softmax_rows,
 )
+from kabu_envs.agents.symmetry import SymmetricViews
 
 ENSEMBLE_FORMAT_VERSION = 1
 COMBINE_RULES = ("mean_log_probs",)  # the first is what a new ensemble uses
@@ -79,13 +80,15 @@ class PolicyEnsemble:
     training: dict[str, Any]
     combine: str = COMBINE_RULES[0]
     source: Path | None = None
+    views: str | None = None
     _scale: np.float32 = field(default=np.float32(1.0), repr=False)
+    _views: SymmetricViews | None = field(default=None, repr=False)
     _plan: dict[str | None, tuple[str | None, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         where = str(self.source or "ensemble")
-        if len(self.members) < 2:
-            raise _bad(where, f"an ensemble needs at least 2 members, got {len(self.members)}")
+        if len(self.members) < (1 if self.views else 2):
+            raise _bad(where, f"an ensemble needs at least 2 members (1 with views), got {len(self.members)}")
         if len(self.names) != len(self.members):
             raise _bad(where, f"{len(self.names)} names for {len(self.members)} members")
         for name in self.names:
@@ -108,6 +111,13 @@ class PolicyEnsemble:
                 )
         self._scale = np.float32(len(self.members))
         self._plan = self._input_plan()
+        if self.views is not None:
+            try:
+                self._views = SymmetricViews(
+                    first.trained_for["game"], self.views, first.trained_for["env_options"]
+                )
+            except ValueError as e:
+                raise _bad(where, f"views: {e}") from None
 
     def _input_plan(self) -> dict[str | None, tuple[str | None, int]]:
         """For each distinct member input (its features' name), the input computed for it and its
@@ -137,7 +147,11 @@ class PolicyEnsemble:
         return self.members[0].num_actions
 
     def describe(self) -> str:
-        return f"an ensemble of {len(self.members)} ({', '.join(self.names)}); {self.members[0].describe()}"
+        views = f" over the {self.views} views" if self.views else ""
+        return (
+            f"an ensemble of {len(self.members)} ({', '.join(self.names)}){views}; "
+            f"{self.members[0].describe()}"
+        )
 
     def check_fits(self, **expect: Any) -> None:
         """``Policy.check_fits`` (every member fits the same table, so the first one answers)."""
@@ -150,6 +164,9 @@ class PolicyEnsemble:
         mask = np.asarray(action_mask).astype(bool).reshape(-1)
         if mask.size != self.num_actions:
             raise ValueError(f"action mask of size {mask.size} for a policy with {self.num_actions} actions")
+        if self._views is not None:
+            obs = np.asarray(observation, dtype=np.float32).reshape(1, -1)
+            return self._views_log_probs(obs, mask[None])[0]
         inputs = self._shared_inputs(np.asarray(observation, dtype=np.float32).reshape(1, -1))
         acc = np.zeros(self.num_actions, dtype=np.float32)
         for m in self.members:
@@ -157,16 +174,21 @@ class PolicyEnsemble:
             acc += _normalise(np.where(mask, _normalise(z), MASKED_LOGIT))
         return acc / self._scale
 
-    def _shared_inputs(self, observations: np.ndarray) -> dict[str | None, np.ndarray]:
-        """Each distinct member input of a batch ``(B, obs_size)``, computed once (members with the same
-        features share them, and a set another extends is read off as that one's prefix: the features,
-        not the networks, are most of a member's cost)."""
+    def _checked(self, observations: np.ndarray) -> np.ndarray:
+        """A batch of observations ``(B, obs_size)`` as float32, or a ``ValueError`` naming the shapes."""
         obs = np.asarray(observations, dtype=np.float32)
         if obs.ndim != 2 or obs.shape[1] != self.obs_size:
             raise ValueError(
                 f"observations of shape {obs.shape} for a policy trained on size {self.obs_size} "
                 f"(expected (B, {self.obs_size}); {self.describe()})"
             )
+        return obs
+
+    def _shared_inputs(self, observations: np.ndarray) -> dict[str | None, np.ndarray]:
+        """Each distinct member input of a batch ``(B, obs_size)``, computed once (members with the same
+        features share them, and a set another extends is read off as that one's prefix: the features,
+        not the networks, are most of a member's cost)."""
+        obs = self._checked(observations)
         computed: dict[str | None, np.ndarray] = {}
         for m in self.members:
             source = self._plan[m.features][0]
@@ -181,6 +203,8 @@ class PolicyEnsemble:
     def masked_probs_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``masked_probs`` of every row, ``(B, num_actions)`` float32, equal to it bit for bit."""
         masks = batch_masks_of(action_masks, self.num_actions)
+        if self._views is not None:
+            return softmax_rows(self._views_log_probs(np.asarray(observations, dtype=np.float32), masks))
         inputs = self._shared_inputs(observations)
         acc = np.zeros(masks.shape, dtype=np.float32)
         for m in self.members:
@@ -189,8 +213,33 @@ class PolicyEnsemble:
             )
         return softmax_rows(acc / self._scale)
 
+    def _views_log_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Over the views: the mean of every (view, member) masked log-probabilities, mapped back to the
+        decision's own actions, summed view by view (in the views' order) and member by member, so a
+        decision gets the same sums alone and in any batch."""
+        assert self._views is not None
+        row, element, view_obs, view_masks = self._views.views(self._checked(observations), masks)
+        inputs = self._shared_inputs(view_obs)
+        logs = [
+            self._views.back(
+                _normalise_rows(
+                    np.where(view_masks, _normalise_rows(m.actor_batch(inputs[m.features])), MASKED_LOGIT)
+                ),
+                element,
+            )
+            for m in self.members
+        ]
+        acc = np.zeros(masks.shape, dtype=np.float32)
+        for g in np.unique(element):
+            at = element == g
+            for lp in logs:
+                acc[row[at]] += lp[at]
+        count = np.bincount(row, minlength=len(masks)).astype(np.float32) * self._scale
+        return acc / count[:, None]
+
     def record(self, member_shas: Sequence[str]) -> dict[str, Any]:
         """The ensemble's ``policy.json`` content, given its members' record checksums."""
+        views = {} if self.views is None else {"views": self.views}
         return {
             "format": ENSEMBLE_FORMAT,
             "format_version": ENSEMBLE_FORMAT_VERSION,
@@ -200,7 +249,7 @@ class PolicyEnsemble:
             ],
             "trained_for": self.trained_for,
             "training": self.training,
-        }
+        } | views
 
 
 def _member_name(name: Any, where: str) -> str:
@@ -214,7 +263,7 @@ def read_ensemble(path: str | Path) -> PolicyEnsemble:
     """Read and validate an ensemble (its record, every member and the members' checksums)."""
     rec_path, rec = read_record(path)
     where = str(rec_path)
-    _obj(rec, where, _TOP_KEYS)
+    _obj(rec, where, _TOP_KEYS, {"views"})
     if rec["format"] != ENSEMBLE_FORMAT:
         raise _bad(where, f"format {rec['format']!r} is not {ENSEMBLE_FORMAT!r}")
     if rec["format_version"] != ENSEMBLE_FORMAT_VERSION or isinstance(rec["format_version"], bool):
@@ -222,7 +271,10 @@ def read_ensemble(path: str | Path) -> PolicyEnsemble:
     entries = rec["members"]
     if not isinstance(entries, list):
         raise _bad(where, f"members must be a list, got {type(entries).__name__}")
-    _int(len(entries), f"{where}: number of members", low=2)
+    views = rec.get("views")
+    if views is not None:
+        _str(views, f"{where}: views")
+    _int(len(entries), f"{where}: number of members", low=1 if views else 2)
     names, members = [], []
     for i, entry in enumerate(entries):
         _obj(entry, f"{where}: members[{i}]", _MEMBER_KEYS)
@@ -244,6 +296,7 @@ def read_ensemble(path: str | Path) -> PolicyEnsemble:
         training=rec["training"],
         combine=rec["combine"],
         source=rec_path.parent,
+        views=views,
     )
     if rec["trained_for"] != ens.trained_for:
         raise _bad(where, f"trained_for {rec['trained_for']} is not its members' {ens.trained_for}")
@@ -260,15 +313,21 @@ def read_model(path: str | Path) -> Policy | PolicyEnsemble:
 
 
 def write_ensemble(
-    members: Mapping[str, str | Path], out_dir: str | Path, training: Mapping[str, Any]
+    members: Mapping[str, str | Path],
+    out_dir: str | Path,
+    training: Mapping[str, Any],
+    views: str | None = None,
 ) -> Path:
     """Copy each member's policy file (name -> model directory or path) byte for byte into
-    ``out_dir/members/<name>/`` and write the ensemble's ``policy.json``; returns its path.
+    ``out_dir/members/<name>/`` and write the ensemble's ``policy.json`` (``views``: the game's policy
+    symmetries to average over too, agents/symmetry.py); returns its path.
 
     The members are read first (a bad member or a table mismatch raises before anything is written).
     """
     read = {name: read_policy(path) for name, path in members.items()}
-    ens = PolicyEnsemble(members=tuple(read.values()), names=tuple(read), training=dict(training))
+    ens = PolicyEnsemble(
+        members=tuple(read.values()), names=tuple(read), training=dict(training), views=views
+    )
     out = Path(out_dir)
     if (out / MEMBERS_DIR).exists():
         shutil.rmtree(out / MEMBERS_DIR)

@@ -1,6 +1,6 @@
-"""``python -m kabu_envs.training.ensemble NAME MEMBER MEMBER... [--out DIR] [--publish]``: several
+"""``python -m kabu_envs.training.ensemble NAME MEMBER... [--views NAME] [--out DIR] [--publish]``:
 trained policy files made into one model that plays the mean of their masked log-probabilities
-(``agents/ensemble.py``).
+(``agents/ensemble.py``), over the game's policy symmetries too with ``--views`` (agents/symmetry.py).
 
 Why a step of its own: the members are ordinary training runs (each reproducible from its preset and
 seed); the ensemble adds no training, only the choice of members. A MEMBER is a model name, a model
@@ -51,8 +51,9 @@ def member_name(record: Path) -> str:
     return check_name(read_policy(record).training.get("name") or record.parent.name)
 
 
-def make_ensemble(name: str, members: Sequence[str], out: Path) -> Path:
-    """Write the ensemble of ``members`` as ``out/model/`` (staging and swap); returns that folder."""
+def make_ensemble(name: str, members: Sequence[str], out: Path, views: str | None = None) -> Path:
+    """Write the ensemble of ``members`` as ``out/model/`` (staging and swap); returns that folder.
+    ``views``: the game's policy symmetries to average over as well (agents/symmetry.py)."""
     check_name(name)
     records = [member_record(m) for m in members]
     names = [member_name(r) for r in records]
@@ -63,7 +64,10 @@ def make_ensemble(name: str, members: Sequence[str], out: Path) -> Path:
     paths = RunPaths(out)
     stage = paths.staging()
     write_ensemble(
-        dict(zip(names, records, strict=True)), stage, {"name": name, "package_version": __version__}
+        dict(zip(names, records, strict=True)),
+        stage,
+        {"name": name, "package_version": __version__},
+        views=views,
     )
     for member, rec in zip(names, records, strict=True):
         for side in SIDE_FILES:
@@ -73,8 +77,11 @@ def make_ensemble(name: str, members: Sequence[str], out: Path) -> Path:
         stage / "recipe.json",
         {
             "name": name,
-            "command": f"python -m kabu_envs.training.ensemble {name} " + " ".join(members),
+            "command": f"python -m kabu_envs.training.ensemble {name} "
+            + " ".join(members)
+            + (f" --views {views}" if views else ""),
             "combine": COMBINE_RULES[0],
+            "views": views,
             "members": [
                 {
                     "name": member,
@@ -97,14 +104,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "name", help="the ensemble's model name (folder under runs/ and, with --publish, models/)"
     )
-    ap.add_argument("members", nargs="+", help="model names, model directories or run folders (2 or more)")
+    ap.add_argument(
+        "members", nargs="+", help="model names, model directories or run folders (2 or more; 1 with --views)"
+    )
+    ap.add_argument(
+        "--views",
+        default=None,
+        help="also average over the game's policy symmetries of that name (Kakeya: suits)",
+    )
     ap.add_argument("--out", type=Path, default=None, help="the run folder (default runs/NAME)")
     ap.add_argument("--publish", action="store_true", help="also copy the model to the shipped models")
     args = ap.parse_args(argv)
-    if len(args.members) < 2:
-        ap.error("an ensemble needs at least 2 members")
+    if len(args.members) < (1 if args.views else 2):
+        ap.error("an ensemble needs at least 2 members (1 with --views)")
     try:
-        model = make_ensemble(args.name, args.members, args.out or Path("runs") / check_name(args.name))
+        out = args.out or Path("runs") / check_name(args.name)
+        model = make_ensemble(args.name, args.members, out, views=args.views)
         if args.publish:
             copy_published(model, inside(models_dir(), args.name))
     except ValueError as e:

@@ -203,3 +203,64 @@ def test_the_shipped_ensemble_is_its_presets_clones():
         assert json.loads(run.read_text())["seed"] == cfg.seed
     recipe = json.loads((d / "recipe.json").read_text())
     assert recipe["command"].startswith("python -m kabu_envs.training.ensemble ens_kakeya ei2_kakeya")
+
+
+@pytest.fixture(scope="module")
+def viewed(tmp_path_factory) -> Path:
+    """``ei2_kakeya`` alone over Kakeya's suit renamings, made by the command."""
+    out = tmp_path_factory.mktemp("views")
+    assert ensemble_main(["viewed", "ei2_kakeya", "--views", "suits", "--out", str(out)]) == 0
+    return out / "model"
+
+
+def test_over_views_it_plays_the_mean_of_the_renamed_decisions(viewed, real):
+    """Each decision: the member's masked log-probabilities on every renaming that applies (the
+    decision's suits renamed, its moves renamed back), averaged; the trump choice has the identity only."""
+    from kabu_envs.agents.symmetry import SymmetricViews
+
+    ens = read_model(viewed)
+    assert ens.views == "suits" and ens.names == ("ei2_kakeya",) and "over the suits views" in ens.describe()
+    member = read_policy(SHIPPED_MODELS / "ei2_kakeya")
+    views = SymmetricViews("kakeya", "suits", {})
+    obs, masks = real
+    row, element, view_obs, view_masks = views.views(obs[:300], masks[:300])
+    counts = np.bincount(row, minlength=300)
+    assert set(counts) <= {1, 2, 6} and (counts == 6).any() and (counts == 2).any()
+    for r in range(300):
+        at = np.flatnonzero(row == r)
+        logs = [
+            np.log(np.maximum(member.masked_probs(view_obs[i], view_masks[i]).astype(np.float64), 1e-300))
+            for i in at
+        ]
+        mean = np.mean(
+            [views.back(lp[None], element[i : i + 1])[0] for lp, i in zip(logs, at, strict=True)], 0
+        )
+        m = masks[r]
+        want = np.exp(mean - mean[m].max()) * m
+        want /= want.sum()
+        got = ens.masked_probs(obs[r], m)
+        assert np.allclose(got, want, atol=2e-5)
+        if counts[r] == 1:
+            assert np.allclose(got, member.masked_probs(obs[r], m), atol=1e-6)
+    batch = ens.masked_probs_batch(obs, masks)
+    assert np.array_equal(batch, np.stack([ens.masked_probs(o, m) for o, m in zip(obs, masks, strict=True)]))
+    recipe = json.loads((viewed.parent / "model" / "recipe.json").read_text())
+    assert recipe["views"] == "suits" and recipe["command"].endswith("ei2_kakeya --views suits")
+
+
+def test_views_in_the_record_are_checked(viewed, tmp_path, capsys):
+    rec = json.loads((viewed / "policy.json").read_text())
+    assert rec["views"] == "suits"
+    for change, match in (
+        ({"views": "seats"}, r"views: unknown policy symmetries 'seats' for kakeya; known: \['suits'\]"),
+        ({"views": 3}, "views"),
+        ({"views": None}, "number of members: must be >= 2, got 1"),
+    ):
+        d = tmp_path / f"v{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(viewed, d)
+        (d / "policy.json").write_text(json.dumps(rec | change))
+        with pytest.raises(ValueError, match=match):
+            read_model(d)
+    with pytest.raises(SystemExit):
+        ensemble_main(["one", "ei2_kakeya", "--out", str(tmp_path / "one")])
+    assert "at least 2 members (1 with --views)" in capsys.readouterr().err

@@ -1,0 +1,103 @@
+"""Kakeya's policy symmetries (``kabu_envs.agents.symmetry``): suits renamed.
+
+``suits``: the 24 permutations of the four suits, each renaming every suit-indexed part of the
+observation (``trump``, ``led_suit``, ``voids``, the card sets ``hand`` / ``played`` / ``gone`` /
+``trick`` and the ``egara`` blocks) and the actions ``PLAY(card)`` and ``TRUMP(suit)``. Once a deal's
+trump is chosen the rules single out two suits only: the trump and Rensho's natural suit (the same suit
+when Rensho is the trump ace). A permutation that fixes both maps every lead and card decision of the
+deal to an equally good decision of the deal dealt with the suits renamed, the renamed moves being the
+equally good moves; later deals are dealt afresh, so what a deal is worth does not depend on the names.
+Such permutations apply to LEAD and PLAY decisions: six of them when Rensho is the trump ace (clubs or
+spades trumps under the ``seed`` rule), two otherwise. The trump choice gets the identity only: which
+ace becomes Rensho depends on the suit chosen. Tested against the engine: the game dealt from a renamed
+deck, with the renamed moves, shows the renamed observations.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.agents.symmetry import PolicySymmetries
+from kabu_envs.kakeya.actions import NUM_ACTIONS, TRUMP_BASE
+from kabu_envs.kakeya.cards import CLUBS, NUM_CARDS, NUM_EGARA, NUM_RANKS, NUM_SUITS, SPADES
+from kabu_envs.kakeya.config import make_config
+from kabu_envs.kakeya.game import Phase
+from kabu_envs.kakeya.observation import obs_spec
+
+PERMUTATIONS = tuple(itertools.permutations(range(NUM_SUITS)))  # the identity first
+_SUIT_PARTS = ("trump", "led_suit", "voids")  # blocks of NUM_SUITS
+_CARD_PARTS = ("hand", "played", "gone", "trick")  # blocks of NUM_CARDS
+_EGARA_PER_SUIT = NUM_EGARA // NUM_SUITS
+
+
+def _renamed(sigma: tuple[int, ...], per_suit: int) -> np.ndarray:
+    """Where each entry of a suit-major block (``per_suit`` entries a suit) goes under ``sigma``."""
+    i = np.arange(NUM_SUITS * per_suit)
+    return np.take(sigma, i // per_suit) * per_suit + i % per_suit
+
+
+def _image(slices: Mapping[str, slice], size: int, sigma: tuple[int, ...]) -> np.ndarray:
+    """Where each observation entry goes when suit s is renamed sigma[s]."""
+    image = np.arange(size)
+    blocks = [(p, _renamed(sigma, 1)) for p in _SUIT_PARTS] + [
+        (p, _renamed(sigma, NUM_RANKS)) for p in _CARD_PARTS
+    ]
+    blocks.append(("egara", _renamed(sigma, _EGARA_PER_SUIT)))
+    for part, within in blocks:
+        s = slices[part]
+        for start in range(s.start, s.stop, within.size):
+            image[start : start + within.size] = start + within
+    return image
+
+
+@cache
+def _table(options: tuple[tuple[str, Any], ...]) -> tuple[dict[str, slice], np.ndarray, np.ndarray]:
+    spec = obs_spec(make_config(**dict(options)))
+    size = max(s.stop for s in spec.slices.values())
+    obs_image = np.stack([_image(spec.slices, size, sigma) for sigma in PERMUTATIONS])
+    action_image = np.tile(np.arange(NUM_ACTIONS), (len(PERMUTATIONS), 1))
+    for g, sigma in enumerate(PERMUTATIONS):
+        action_image[g, :NUM_CARDS] = _renamed(sigma, NUM_RANKS)
+        action_image[g, TRUMP_BASE : TRUMP_BASE + NUM_SUITS] = TRUMP_BASE + np.asarray(sigma)
+    return dict(spec.slices), obs_image, action_image
+
+
+def _key(env_options: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(dict(env_options).items()))
+
+
+def suit_maps(env_options: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The 24 suit renamings' observation and action images for this table (identity first)."""
+    _, obs_image, action_image = _table(_key(env_options))
+    return obs_image, action_image
+
+
+_FIXES = np.array([[sigma[t] == t for t in range(NUM_SUITS)] for sigma in PERMUTATIONS])  # (G, suit)
+
+
+def suit_applies(observations: np.ndarray, env_options: Mapping[str, Any]) -> np.ndarray:
+    """``(B, 24)``: the renamings that fix this deal's trump and Rensho's suit, on LEAD and PLAY
+    decisions; the identity only elsewhere."""
+    slices, _, _ = _table(_key(env_options))
+    obs = np.asarray(observations)
+    phase = obs[:, slices["phase"]].argmax(axis=1)
+    trump = obs[:, slices["trump"]].argmax(axis=1)
+    rensho = np.where(obs[:, slices["rensho"]][:, 0] > 0.5, CLUBS, SPADES)
+    fixes = _FIXES[:, trump].T & _FIXES[:, rensho].T
+    fixes &= ((phase == Phase.LEAD) | (phase == Phase.PLAY))[:, None]
+    fixes[:, 0] = True
+    return fixes
+
+
+POLICY_SYMMETRIES = {
+    "suits": PolicySymmetries(
+        suit_maps,
+        suit_applies,
+        "the suits renamed: every permutation fixing the trump and Rensho's suit, on lead and card decisions",
+    ),
+}
