@@ -252,7 +252,10 @@ def test_views_in_the_record_are_checked(viewed, tmp_path, capsys):
     rec = json.loads((viewed / "policy.json").read_text())
     assert rec["views"] == "suits"
     for change, match in (
-        ({"views": "seats"}, r"views: unknown policy symmetries 'seats' for kakeya; known: \['suits'\]"),
+        (
+            {"views": "seats"},
+            r"views: unknown policy symmetries 'seats' for kakeya; known: \['suit_rotations', 'suits'\]",
+        ),
         ({"views": 3}, "views"),
         ({"views": None}, "number of members: must be >= 2, got 1"),
     ):

@@ -8,7 +8,7 @@ from kabu_envs.agents.symmetry import PolicySymmetries, SymmetricViews, get_symm
 from kabu_envs.kakeya.actions import TRUMP_BASE
 from kabu_envs.kakeya.cards import NUM_RANKS
 from kabu_envs.kakeya.env import raw_env
-from kabu_envs.kakeya.symmetry import PERMUTATIONS, suit_applies
+from kabu_envs.kakeya.symmetry import PERMUTATIONS, suit_applies, suit_rotation_applies
 
 TABLES = [
     {},
@@ -58,7 +58,7 @@ def test_a_renamed_deal_shows_the_renamed_observations(options):
             renamed = _deal(
                 options,
                 [sigma[c // NUM_RANKS] * NUM_RANKS + c % NUM_RANKS for c in deck],
-                lambda i, mask, g=g: int(views.action_image[g][chosen[i]]),
+                lambda i, mask, g=g, chosen=chosen: int(views.action_image[g][chosen[i]]),
             )
             assert len(renamed) == len(plain)
             obs = np.stack([o for o, _ in plain[1:]])
@@ -94,8 +94,14 @@ def test_views_come_in_element_order_and_map_back():
 def test_the_game_declares_its_symmetries_and_bad_ones_are_refused(monkeypatch):
     from kabu_envs.agents import symmetry
 
-    assert sorted(known_symmetries("kakeya")) == ["suits"] and known_symmetries("oicho_kabu") == {}
-    with pytest.raises(ValueError, match=r"unknown policy symmetries 'seats' for kakeya; known: \['suits'\]"):
+    assert (
+        sorted(known_symmetries("kakeya")) == ["suit_rotations", "suits"]
+        and known_symmetries("oicho_kabu") == {}
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"unknown policy symmetries 'seats' for kakeya; known: \['suit_rotations', 'suits'\]",
+    ):
         get_symmetries("kakeya", "seats")
     ident = np.arange(4)[None]
     table = {
@@ -116,3 +122,26 @@ def test_the_game_declares_its_symmetries_and_bad_ones_are_refused(monkeypatch):
         SymmetricViews("x", "twice", {})
     with pytest.raises(ValueError, match="identity true on every row"):
         SymmetricViews("x", "no_identity", {}).views(np.zeros((2, 4)), np.ones((2, 4), bool))
+
+
+def test_the_rotations_are_the_turns_of_the_free_suits():
+    rng = np.random.default_rng(2)
+    decisions = []
+    for trump in range(4):
+        decisions += _deal(
+            {},
+            [int(c) for c in rng.permutation(52)],
+            lambda i, m, t=trump: TRUMP_BASE + t if m[TRUMP_BASE + t] else int(np.flatnonzero(m)[0]),
+        )
+    obs = np.stack([o for o, _ in decisions])
+    full, turns = suit_applies(obs, {}), suit_rotation_applies(obs, {})
+    assert (turns <= full).all() and turns[:, 0].all()
+    assert {(int(f), int(t)) for f, t in zip(full.sum(1), turns.sum(1), strict=True)} == {
+        (1, 1),
+        (2, 2),
+        (6, 3),
+    }
+    for g in np.flatnonzero(turns.any(0)):
+        sigma = PERMUTATIONS[g]
+        moved = [s for s in range(4) if sigma[s] != s]
+        assert len(moved) in (0, 2, 3)  # the identity, a swap of two free suits or a turn of three
