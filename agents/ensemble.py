@@ -26,6 +26,13 @@ summed in member order in float32 and divided by the number of members; the ense
 are the softmax of that mean (a normalised geometric mean of the members' distributions), so arg-max
 play is the action the members prefer on average in log space. ``masked_probs_batch`` equals it row for
 row, bit for bit, as each member's batch path does.
+
+Views (optional ``"views": "<name>"``, one member is then enough): the game's policy symmetries
+(agents/symmetry.py, e.g. Kakeya's suits renamed). Every member then also plays every relabeled view of
+the decision that its symmetries allow, and the mean runs over (view, member) pairs, each view's
+log-probabilities mapped back to the decision's own actions: the same cancelling of fitting errors,
+bought with forward passes instead of training. The sums run view by view, member by member, through
+the batch path for one decision too, so a decision gets the same bits alone and in any batch.
 """
 
 from __future__ import annotations
