@@ -75,18 +75,50 @@ def test_batched_play_equals_single_play_bit_for_bit(pair, real):
     assert np.array_equal(batch, single)
 
 
-def test_an_extended_feature_set_is_read_off_the_extending_one(real, monkeypatch):
-    """ens_kakeya's members take `cards` and `cards_seats` (which extends it): the features are computed
-    once, and the play is bit for bit what each member computing its own inputs gives."""
+def _seat_features_member(out: Path) -> Path:
+    """A `cards_seats` policy file (random weights of ``ei2_kakeya``'s sizes): its features extend
+    `cards`, which ``ei2_kakeya`` takes."""
+    from kabu_envs.agents.features import FeatureInputs
+    from kabu_envs.agents.policy_file import policy_from_arrays, write_policy
+
+    base = read_policy(SHIPPED_MODELS / "ei2_kakeya")
+    width = base.obs_size + FeatureInputs("kakeya", "cards_seats", {}).size
+    rng = np.random.default_rng(5)
+    arrays = {k: (rng.standard_normal(v.shape) * 0.05).astype(np.float32) for k, v in base.arrays.items()}
+    for head in ("pi", "vf"):
+        arrays[f"{head}.0.weight"] = (rng.standard_normal((512, width)) * 0.05).astype(np.float32)
+    layers = {"pi": base.policy_layers, "vf": base.value_layers}
+    seats = policy_from_arrays(
+        arrays,
+        layers,
+        base.activation,
+        "kakeya",
+        "partnership",
+        {},
+        {"name": "seats"},
+        features="cards_seats",
+    )
+    write_policy(seats, out)
+    return out
+
+
+def test_an_extended_feature_set_is_read_off_the_extending_one(real, monkeypatch, tmp_path):
+    """Members taking `cards` and `cards_seats` (which extends it): the features are computed once, and
+    the play is bit for bit what each member computing its own inputs gives."""
     from kabu_envs.agents import features
 
-    ens = read_model(SHIPPED_MODELS / "ens_kakeya")
+    seats = _seat_features_member(tmp_path / "seats")
+    out = write_ensemble(
+        {"ei2_kakeya": SHIPPED_MODELS / "ei2_kakeya", "seats": seats}, tmp_path / "e", {"name": "e"}
+    )
+    ens = read_model(out)
     assert [m.features for m in ens.members] == ["cards", "cards_seats"]
+    width = ens.members[1].input_size
     assert ens._plan == {
         "cards": ("cards_seats", ens.members[0].input_size),
-        "cards_seats": ("cards_seats", 935),
+        "cards_seats": ("cards_seats", width),
     }
-    own = read_model(SHIPPED_MODELS / "ens_kakeya")
+    own = read_model(out)
     own._plan = {f: (f, width) for f, (_, width) in own._plan.items()}
     obs, masks = real
     calls: list[str] = []
