@@ -90,6 +90,7 @@ class PolicyEnsemble:
     views: str | None = None
     _scale: np.float32 = field(default=np.float32(1.0), repr=False)
     _views: SymmetricViews | None = field(default=None, repr=False)
+    _sources: dict[str | None, np.ndarray] | None = field(default=None, repr=False)
     _plan: dict[str | None, tuple[str | None, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -125,6 +126,9 @@ class PolicyEnsemble:
                 )
             except ValueError as e:
                 raise _bad(where, f"views: {e}") from None
+            sources = {f: self._views.input_source(f, self.obs_size) for f in self._plan}
+            if all(src is not None for src in sources.values()):
+                self._sources = {f: src for f, src in sources.items() if src is not None}
 
     def _input_plan(self) -> dict[str | None, tuple[str | None, int]]:
         """For each distinct member input (its features' name), the input computed for it and its
@@ -225,10 +229,17 @@ class PolicyEnsemble:
         decision's own actions, summed view by view (in the views' order) and member by member, so a
         decision gets the same sums alone and in any batch."""
         assert self._views is not None
-        row, element, view_obs, view_masks = self._views.views(self._checked(observations), masks)
-        inputs = self._shared_inputs(view_obs)
+        views = self._views
+        obs = self._checked(observations)
+        row, element = views.select(obs)
+        view_masks = views.gather(masks, row, element, views.action_source)
+        if self._sources is not None:  # the views' inputs are the decisions' relabeled
+            own = self._shared_inputs(obs)
+            inputs = {f: views.gather(own[f], row, element, src) for f, src in self._sources.items()}
+        else:  # computed from the views themselves
+            inputs = self._shared_inputs(views.gather(obs, row, element, views.obs_source))
         logs = [
-            self._views.back(
+            views.back(
                 _normalise_rows(
                     np.where(view_masks, _normalise_rows(m.actor_batch(inputs[m.features])), MASKED_LOGIT)
                 ),

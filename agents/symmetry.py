@@ -29,10 +29,14 @@ class PolicySymmetries:
     """A game's group of relabelings for one table: ``maps(env_options) -> (obs_image (G, obs_size),
     action_image (G, num_actions))``, int64, row 0 the identity; ``applies(observations (B, obs_size),
     env_options) -> (B, G)`` bool, which relabelings leave each row's decision the same (column 0 all
-    true), a function of that row only."""
+    true), a function of that row only; ``feature_maps(features name, env_options) -> (G, size)`` or
+    None: the images of a policy-feature set's columns (agents/features.py) when the features of a view
+    are its decision's features relabeled, value for value (a policy then computes them once a
+    decision)."""
 
     maps: Callable[[Mapping[str, Any]], tuple[np.ndarray, np.ndarray]]
     applies: Callable[[np.ndarray, Mapping[str, Any]], np.ndarray]
+    feature_maps: Callable[[str, Mapping[str, Any]], np.ndarray | None]
     doc: str
 
 
@@ -73,20 +77,17 @@ class SymmetricViews:
             if not (image[0] == np.arange(image.shape[1])).all():
                 raise ValueError(f"policy symmetries {name!r}: element 0 is not the identity")
         # a view is gathered: view[i] = observation[source[i]]
-        self._obs_source = np.argsort(self.obs_image, axis=1)
-        self._action_source = np.argsort(self.action_image, axis=1)
+        self.obs_source = np.argsort(self.obs_image, axis=1)
+        self.action_source = np.argsort(self.action_image, axis=1)
 
     @property
     def size(self) -> int:
         """The number of relabelings (the group's order as declared, the identity included)."""
         return int(self.obs_image.shape[0])
 
-    def views(
-        self, observations: np.ndarray, action_masks: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(row, element, view observations, view masks)``: one row per (decision, relabeling that
-        applies to it), ordered by element then decision (so a decision's views come in element
-        order, whatever the batch)."""
+    def select(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(row, element)``: one entry per (decision, relabeling that applies to it), ordered by
+        element then decision (so a decision's views come in element order, whatever the batch)."""
         obs = np.asarray(observations, dtype=np.float32)
         applies = np.asarray(self.record.applies(obs, self.env_options), dtype=bool)
         if applies.shape != (obs.shape[0], self.size) or not applies[:, 0].all():
@@ -95,11 +96,40 @@ class SymmetricViews:
                 f"{(obs.shape[0], self.size)}, identity true on every row)"
             )
         element, row = np.nonzero(applies.T)
-        view_obs = np.take_along_axis(obs[row], self._obs_source[element], axis=1)
-        view_masks = np.take_along_axis(
-            np.asarray(action_masks, dtype=bool)[row], self._action_source[element], axis=1
+        return row, element
+
+    @staticmethod
+    def gather(values: np.ndarray, row: np.ndarray, element: np.ndarray, source: np.ndarray) -> np.ndarray:
+        """The views of per-decision rows ``values`` (observations, masks or network inputs), given
+        the gather indices ``source`` of that kind (``obs_source``, ``action_source``, ``input_source``)."""
+        return np.take_along_axis(values[row], source[element], axis=1)
+
+    def views(
+        self, observations: np.ndarray, action_masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(row, element, view observations, view masks)`` (``select``'s order)."""
+        obs = np.asarray(observations, dtype=np.float32)
+        row, element = self.select(obs)
+        masks = np.asarray(action_masks, dtype=bool)
+        return (
+            row,
+            element,
+            self.gather(obs, row, element, self.obs_source),
+            self.gather(masks, row, element, self.action_source),
         )
-        return row, element, view_obs, view_masks
+
+    def input_source(self, features: str | None, obs_size: int) -> np.ndarray | None:
+        """``(G, obs_size + features' size)``: the gather indices that turn a decision's network input
+        (observation, then features ``features``) into each view's, or None when the features' images
+        are not declared (the views' features must then be computed from the views)."""
+        if features is None:
+            return self.obs_source
+        images = self.record.feature_maps(features, self.env_options)
+        if images is None:
+            return None
+        images = np.asarray(images, dtype=np.int64)
+        full = np.concatenate([self.obs_image, obs_size + images], axis=1)
+        return np.argsort(full, axis=1)
 
     def back(self, values: np.ndarray, element: np.ndarray) -> np.ndarray:
         """Per-action values of views ``(N, num_actions)`` in the original actions' order."""

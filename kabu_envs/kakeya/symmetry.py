@@ -56,6 +56,42 @@ def _image(slices: Mapping[str, slice], size: int, sigma: tuple[int, ...]) -> np
     return image
 
 
+def _layout_image(layout: tuple[tuple[str, str, str], ...], n: int, sigma: tuple[int, ...]) -> np.ndarray:
+    """Where each column of a policy-feature layout goes under ``sigma``: per-card pieces (blocks of 52)
+    as cards, per-suit pieces as suits, the rest (seats, counts) unmoved."""
+    from kabu_envs.kakeya.features import layout_size
+
+    parts, at = [], 0
+    for (_, kind, _), size in zip(layout, layout_size(layout, n), strict=True):
+        if kind.endswith("52"):
+            parts += [at + k * NUM_CARDS + _renamed(sigma, NUM_RANKS) for k in range(size // NUM_CARDS)]
+        elif kind == "4":
+            parts.append(at + _renamed(sigma, 1))
+        else:
+            parts.append(at + np.arange(size))
+        at += size
+    return np.concatenate(parts)
+
+
+@cache
+def _feature_images(name: str, options: tuple[tuple[str, Any], ...]) -> np.ndarray | None:
+    """``(G, size)``: the images of the feature set's columns under each renaming, None for a set the
+    renamings are not declared for."""
+    from kabu_envs.kakeya.features import CARD_FEATURES, SEAT_FEATURES
+
+    layouts = {"cards": CARD_FEATURES, "cards_seats": CARD_FEATURES + SEAT_FEATURES}
+    if name not in layouts:
+        return None
+    n = make_config(**dict(options)).num_players
+    return np.stack([_layout_image(layouts[name], n, sigma) for sigma in PERMUTATIONS])
+
+
+def suit_feature_maps(name: str, env_options: Mapping[str, Any]) -> np.ndarray | None:
+    """The renamings of the policy features ``name`` (kakeya/features.py), as ``suit_maps`` for the
+    observation: each set's per-card and per-suit pieces are renamed, the rest stays."""
+    return _feature_images(name, _key(env_options))
+
+
 @cache
 def _table(options: tuple[tuple[str, Any], ...]) -> tuple[dict[str, slice], np.ndarray, np.ndarray]:
     spec = obs_spec(make_config(**dict(options)))
@@ -128,11 +164,13 @@ POLICY_SYMMETRIES = {
     "suits": PolicySymmetries(
         suit_maps,
         suit_applies,
+        suit_feature_maps,
         "the suits renamed: every permutation fixing the trump and Rensho's suit, on lead and card decisions",
     ),
     "suit_rotations": PolicySymmetries(
         suit_maps,
         suit_rotation_applies,
+        suit_feature_maps,
         "`suits` restricted to turning the other suits round: at most three views a decision",
     ),
 }

@@ -276,6 +276,10 @@ def test_over_views_it_plays_the_mean_of_the_renamed_decisions(viewed, real):
             assert np.allclose(got, member.masked_probs(obs[r], m), atol=1e-6)
     batch = ens.masked_probs_batch(obs, masks)
     assert np.array_equal(batch, np.stack([ens.masked_probs(o, m) for o, m in zip(obs, masks, strict=True)]))
+    assert ens._sources is not None  # the features relabeled, not computed per view: the same bits
+    computed = read_model(viewed)
+    computed._sources = None
+    assert np.array_equal(computed.masked_probs_batch(obs, masks), batch)
     recipe = json.loads((viewed.parent / "model" / "recipe.json").read_text())
     assert recipe["views"] == "suits" and recipe["command"].endswith("ei2_kakeya --views suits")
 

@@ -106,13 +106,16 @@ def test_the_game_declares_its_symmetries_and_bad_ones_are_refused(monkeypatch):
     ident = np.arange(4)[None]
     table = {
         "swap_first": PolicySymmetries(
-            lambda o: (ident[:, ::-1], ident), lambda x, o: np.ones((len(x), 1), bool), ""
+            lambda o: (ident[:, ::-1], ident), lambda x, o: np.ones((len(x), 1), bool), lambda f, o: None, ""
         ),
         "twice": PolicySymmetries(
-            lambda o: (np.array([[0, 0, 2, 3]]), ident), lambda x, o: np.ones((len(x), 1), bool), ""
+            lambda o: (np.array([[0, 0, 2, 3]]), ident),
+            lambda x, o: np.ones((len(x), 1), bool),
+            lambda f, o: None,
+            "",
         ),
         "no_identity": PolicySymmetries(
-            lambda o: (ident, ident), lambda x, o: np.zeros((len(x), 1), bool), ""
+            lambda o: (ident, ident), lambda x, o: np.zeros((len(x), 1), bool), lambda f, o: None, ""
         ),
     }
     monkeypatch.setattr(symmetry, "known_symmetries", lambda game: table)
@@ -145,3 +148,28 @@ def test_the_rotations_are_the_turns_of_the_free_suits():
         sigma = PERMUTATIONS[g]
         moved = [s for s in range(4) if sigma[s] != s]
         assert len(moved) in (0, 2, 3)  # the identity, a swap of two free suits or a turn of three
+
+
+@pytest.mark.parametrize("options", [TABLES[0], TABLES[2]], ids=["4p", "6p"])
+@pytest.mark.parametrize("features", ["cards", "cards_seats"])
+def test_a_views_features_are_its_decisions_features_renamed(options, features):
+    """So a policy computes its features once a decision and relabels them for the other views."""
+    from kabu_envs.agents.features import FeatureInputs
+
+    views = SymmetricViews("kakeya", "suits", options)
+    inputs = FeatureInputs("kakeya", features, options)
+    rng = np.random.default_rng(4)
+    decisions = []
+    for trump in range(4):
+        deck = [int(c) for c in rng.permutation(52)]
+        decisions += _deal(
+            options,
+            deck,
+            lambda i, m, t=trump: TRUMP_BASE + t if m[TRUMP_BASE + t] else int(rng.choice(np.flatnonzero(m))),
+        )
+    obs = np.stack([o for o, _ in decisions])
+    masks = np.stack([m for _, m in decisions])
+    row, element, view_obs, _ = views.views(obs, masks)
+    assert len(set(element.tolist())) > 6
+    source = views.input_source(features, obs.shape[1])
+    assert np.array_equal(views.gather(inputs(obs), row, element, source), inputs(view_obs))
