@@ -249,3 +249,19 @@ def test_an_ensemble_curve_adds_its_members_one_by_one(tmp_path, capsys):
     (ens_dir / "members" / ens.names[-1] / "run.json").unlink()
     assert curve_mod.main([str(ens_dir), "--deals", "6"]) == 2
     assert f"member {ens.names[-1]!r} has no run.json" in capsys.readouterr().err
+
+
+def test_a_views_ensemble_curve_plays_its_members_over_the_views(tmp_path):
+    from kabu_envs.agents.ensemble import read_ensemble
+    from kabu_envs.training.config import Curve, load_run_config
+    from kabu_envs.training.ensemble import main as ensemble_main
+
+    assert ensemble_main(["v", "ei2_kakeya", "--views", "suit_rotations", "--out", str(tmp_path / "v")]) == 0
+    model = tmp_path / "v" / "model"
+    assert curve_mod.main([str(tmp_path / "v"), "--opponents", "random", "--deals", "6"]) == 0
+    points = read_curve(model / "curve.csv")
+    ens = read_ensemble(model)
+    run = model / "members" / "ei2_kakeya" / "run.json"
+    cfg = dataclasses.replace(load_run_config(run), curve=Curve(0, 6, ["random"]))
+    seed = json.loads(run.read_text())["seed"]
+    assert points["random"]["mean"] == [curve_mod.evaluate_point(cfg, ens, seed)[0]["mean"]]

@@ -203,7 +203,8 @@ def measure_dagger_run(out: Path, curve: dict[str, Any] | None = None) -> Path:
 
 def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
     """The curve of the ensemble in ``model`` (its model folder), written to ``model/curve.csv``: point
-    k = 1..n plays its first k members together (k = 1: the first member alone), x = their training
+    k = 1..n plays its first k members together (k = 1: the first member alone; over the ensemble's views
+    if it has any), x = their training
     samples (labelled decisions fitted plus PPO steps), wall = their runs' training seconds (labelling,
     fitting and PPO). Every point is played on the first member's table and deal seeds (its ``run.json``;
     ``curve`` None: its curve settings), so the first point is that member's own last curve point when
@@ -234,7 +235,12 @@ def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
         samples += int(bc.get("decisions", 0)) + int(record.get("timesteps", 0))
         wall += sum(float(x) for x in (bc.get("collect_seconds", 0), bc.get("fit_seconds", 0)))
         wall += float(record.get("train_seconds", 0.0))
-        policy = ens.members[0] if k == 1 else PolicyEnsemble(ens.members[:k], ens.names[:k], ens.training)
+        alone = k == 1 and ens.views is None
+        policy = (
+            ens.members[0]
+            if alone
+            else PolicyEnsemble(ens.members[:k], ens.names[:k], ens.training, views=ens.views)
+        )
         writer.add(int(samples), wall, evaluate_point(cfg, policy, int(first["seed"])))
     return out
 
