@@ -88,7 +88,7 @@ def test_the_wheel_claims_no_generic_top_level_names(runtime_venv: dict[str, Pat
         "training/__main__.py",
         "models/ppo_kakeya/policy.npz",
         "models/ens_kakeya/policy.json",  # an ensemble: its members are one folder deeper
-        "models/ens_kakeya/members/ei3_kakeya/policy.npz",
+        "models/ens_kakeya/members/ei2_kakeya/policy.npz",
     ):
         assert f"kabu_envs/{module}" in names, module
     installed = {p.name for p in runtime_venv["site"].iterdir()}

@@ -226,11 +226,12 @@ def test_an_ensemble_curve_adds_its_members_one_by_one(tmp_path, capsys):
     import shutil
 
     from kabu_envs.agents.ensemble import read_ensemble
-    from kabu_envs.agents.registry import SHIPPED_MODELS
     from kabu_envs.training.config import Curve, load_run_config
+    from kabu_envs.training.ensemble import main as ensemble_main
 
+    assert ensemble_main(["pair", "ei2_kakeya", "ei_kakeya", "--out", str(tmp_path / "pair")]) == 0
     ens_dir = tmp_path / "ens"
-    shutil.copytree(SHIPPED_MODELS / "ens_kakeya", ens_dir)
+    shutil.copytree(tmp_path / "pair" / "model", ens_dir)
     ens = read_ensemble(ens_dir)
     assert curve_mod.main([str(ens_dir), "--opponents", "random", "scripted", "--deals", "6"]) == 0
     points = read_curve(ens_dir / "curve.csv")

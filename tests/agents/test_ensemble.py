@@ -212,29 +212,33 @@ def test_the_command_writes_the_ensemble_with_its_members_records(tmp_path, monk
     assert "the same name" in capsys.readouterr().err
 
 
-def test_the_shipped_ensemble_is_its_presets_clones():
-    """``ens_kakeya``: the shipped ``ei2_kakeya`` byte for byte and the run of ``kakeya_ei3`` (the same
-    recipe with the seat features), each member's run record its preset's config (so each reproduces by
-    one command)."""
+def test_the_shipped_ensemble_is_its_presets_clone_over_the_suit_rotations():
+    """``ens_kakeya``: the shipped ``ei2_kakeya`` byte for byte (its run record the ``kakeya_ei2``
+    preset's config, so it reproduces by one command) played over Kakeya's suit rotations, made by the
+    command its recipe records, with a curve of its own."""
     from kabu_envs.training.config import load_config, load_run_config
+    from kabu_envs.training.curve import read_curve
 
     d = SHIPPED_MODELS / "ens_kakeya"
     ens = read_ensemble(d)
-    presets = {"ei2_kakeya": "kakeya_ei2", "ei3_kakeya": "kakeya_ei3"}
-    assert ens.names == tuple(presets) and ens.training["name"] == "ens_kakeya"
+    assert (
+        ens.names == ("ei2_kakeya",)
+        and ens.views == "suit_rotations"
+        and ens.training["name"] == "ens_kakeya"
+    )
     for f in ("policy.json", "policy.npz", "run.json", "curve.csv"):
         assert (d / "members" / "ei2_kakeya" / f).read_bytes() == (
             SHIPPED_MODELS / "ei2_kakeya" / f
         ).read_bytes()
-    for member, (name, preset) in zip(ens.members, presets.items(), strict=True):
-        cfg = load_config(preset)
-        run = d / "members" / name / "run.json"
-        assert load_run_config(run).to_dict() == cfg.to_dict(), name
-        assert member.training["name"] == name == cfg.name and member.training["seed"] == cfg.seed
-        assert member.features == cfg.policy_kwargs.features
-        assert json.loads(run.read_text())["seed"] == cfg.seed
+    cfg = load_config("kakeya_ei2")
+    assert load_run_config(d / "members" / "ei2_kakeya" / "run.json").to_dict() == cfg.to_dict()
     recipe = json.loads((d / "recipe.json").read_text())
-    assert recipe["command"].startswith("python -m kabu_envs.training.ensemble ens_kakeya ei2_kakeya")
+    assert (
+        recipe["command"]
+        == "python -m kabu_envs.training.ensemble ens_kakeya ei2_kakeya --views suit_rotations"
+    )
+    curve = read_curve(d / "curve.csv")
+    assert sorted(curve) == ["expert", "expert_0_2"] and all(len(c["mean"]) == 1 for c in curve.values())
 
 
 @pytest.fixture(scope="module")
