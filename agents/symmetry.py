@@ -102,7 +102,7 @@ class SymmetricViews:
     def gather(values: np.ndarray, row: np.ndarray, element: np.ndarray, source: np.ndarray) -> np.ndarray:
         """The views of per-decision rows ``values`` (observations, masks or network inputs), given
         the gather indices ``source`` of that kind (``obs_source``, ``action_source``, ``input_source``)."""
-        return np.take_along_axis(values[row], source[element], axis=1)
+        return values[row[:, None], source[element]]  # fancy indexing: half take_along_axis's overhead
 
     def views(
         self, observations: np.ndarray, action_masks: np.ndarray
@@ -133,7 +133,7 @@ class SymmetricViews:
 
     def back(self, values: np.ndarray, element: np.ndarray) -> np.ndarray:
         """Per-action values of views ``(N, num_actions)`` in the original actions' order."""
-        return np.take_along_axis(values, self.action_image[element], axis=1)
+        return values[np.arange(len(values))[:, None], self.action_image[element]]
 
 
 def symmetric_views(game: str, name: str | None, env_options: Mapping[str, Any]) -> SymmetricViews | None:
