@@ -110,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--views",
         default=None,
-        help="also average over the game's policy symmetries of that name (Kakeya: suits)",
+        help="also average over the game's policy symmetries of that name (its symmetry.py; an unknown name "
+        "is refused with the known ones)",
     )
     ap.add_argument("--out", type=Path, default=None, help="the run folder (default runs/NAME)")
     ap.add_argument("--publish", action="store_true", help="also copy the model to the shipped models")
