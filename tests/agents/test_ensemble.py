@@ -212,33 +212,30 @@ def test_the_command_writes_the_ensemble_with_its_members_records(tmp_path, monk
     assert "the same name" in capsys.readouterr().err
 
 
-def test_the_shipped_ensemble_is_its_presets_clone_over_the_suit_rotations():
-    """``ens_kakeya``: the shipped ``ei2_kakeya`` byte for byte (its run record the ``kakeya_ei2``
-    preset's config, so it reproduces by one command) played over Kakeya's suit rotations, made by the
-    command its recipe records, with a curve of its own."""
+def test_the_shipped_ensemble_is_its_presets_clones_over_the_suit_rotations():
+    """``ens_kakeya``: the shipped ``ei2_kakeya`` and ``ei_kakeya`` byte for byte (their run records
+    their presets' configs, so each reproduces by one command) played together over Kakeya's suit
+    rotations, made by the command its recipe records, with a curve of its own: a point per member."""
     from kabu_envs.training.config import load_config, load_run_config
     from kabu_envs.training.curve import read_curve
 
     d = SHIPPED_MODELS / "ens_kakeya"
     ens = read_ensemble(d)
+    members = {"ei2_kakeya": "kakeya_ei2", "ei_kakeya": "kakeya_ei"}
     assert (
-        ens.names == ("ei2_kakeya",)
-        and ens.views == "suit_rotations"
-        and ens.training["name"] == "ens_kakeya"
+        ens.names == tuple(members) and ens.views == "suit_rotations" and ens.training["name"] == "ens_kakeya"
     )
-    for f in ("policy.json", "policy.npz", "run.json", "curve.csv"):
-        assert (d / "members" / "ei2_kakeya" / f).read_bytes() == (
-            SHIPPED_MODELS / "ei2_kakeya" / f
-        ).read_bytes()
-    cfg = load_config("kakeya_ei2")
-    assert load_run_config(d / "members" / "ei2_kakeya" / "run.json").to_dict() == cfg.to_dict()
+    for member, preset in members.items():
+        for f in ("policy.json", "policy.npz", "run.json", "curve.csv"):
+            assert (d / "members" / member / f).read_bytes() == (SHIPPED_MODELS / member / f).read_bytes()
+        run = load_run_config(d / "members" / member / "run.json")
+        assert run.to_dict() == load_config(preset).to_dict()
     recipe = json.loads((d / "recipe.json").read_text())
-    assert (
-        recipe["command"]
-        == "python -m kabu_envs.training.ensemble ens_kakeya ei2_kakeya --views suit_rotations"
+    assert recipe["command"] == (
+        "python -m kabu_envs.training.ensemble ens_kakeya ei2_kakeya ei_kakeya --views suit_rotations"
     )
     curve = read_curve(d / "curve.csv")
-    assert sorted(curve) == ["expert", "expert_0_2"] and all(len(c["mean"]) == 1 for c in curve.values())
+    assert sorted(curve) == ["expert", "expert_0_2"] and all(len(c["mean"]) == 2 for c in curve.values())
 
 
 @pytest.fixture(scope="module")
@@ -286,6 +283,38 @@ def test_over_views_it_plays_the_mean_of_the_renamed_decisions(viewed, real):
     assert np.array_equal(computed.masked_probs_batch(obs, masks), batch)
     recipe = json.loads((viewed.parent / "model" / "recipe.json").read_text())
     assert recipe["views"] == "suits" and recipe["command"].endswith("ei2_kakeya --views suits")
+
+
+def test_the_shipped_pair_over_rotations_plays_the_mean_over_members_and_views(real):
+    """``ens_kakeya``: each decision, both members' masked log-probabilities on every suit rotation that
+    applies (``ei_kakeya`` reads the rotated observation, ``ei2_kakeya`` its features), moved back and
+    averaged over all member-view pairs; batched play equal to single play."""
+    from kabu_envs.agents.symmetry import SymmetricViews
+
+    ens = read_model(SHIPPED_MODELS / "ens_kakeya")
+    members = [read_policy(SHIPPED_MODELS / m) for m in ens.names]
+    assert [m.features for m in members] == ["cards", None]
+    views = SymmetricViews("kakeya", "suit_rotations", {})
+    obs, masks = real
+    n = 200
+    row, element, view_obs, view_masks = views.views(obs[:n], masks[:n])
+    counts = np.bincount(row, minlength=n)
+    assert set(counts) <= {1, 2, 3} and (counts == 3).any() and (counts == 1).any()
+    for r in range(n):
+        at = np.flatnonzero(row == r)
+        probs = [(p.masked_probs(view_obs[i], view_masks[i]), i) for p in members for i in at]
+        logs = [
+            views.back(np.log(np.maximum(q.astype(np.float64), 1e-300))[None], element[i : i + 1])[0]
+            for q, i in probs
+        ]
+        mean = np.mean(logs, 0)
+        m = masks[r]
+        want = np.exp(mean - mean[m].max()) * m
+        want /= want.sum()
+        assert np.allclose(ens.masked_probs(obs[r], m), want, atol=2e-5)
+    batch = ens.masked_probs_batch(obs[:n], masks[:n])
+    single = np.stack([ens.masked_probs(o, m) for o, m in zip(obs[:n], masks[:n], strict=True)])
+    assert np.array_equal(batch, single)
 
 
 def test_views_in_the_record_are_checked(viewed, tmp_path, capsys):

@@ -329,7 +329,8 @@ def test_a_features_preset_runs_scaled_down(tmp_path, preset, features, size):
     [
         ("ei_kakeya", "kakeya_ei"),
         ("ei2_kakeya", "kakeya_ei2"),
-        ("ens_kakeya/members/ei2_kakeya", "kakeya_ei2"),  # the shipped ensemble's member
+        ("ens_kakeya/members/ei2_kakeya", "kakeya_ei2"),  # the shipped ensemble's members
+        ("ens_kakeya/members/ei_kakeya", "kakeya_ei"),
     ],
 )
 def test_a_shipped_clone_is_its_presets_run(name, preset):
