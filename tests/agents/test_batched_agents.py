@@ -90,6 +90,31 @@ def test_act_batch_with_rngs_replays_act_row_by_row(game, name, role, determinis
     assert _states(batched_rngs) == _states(scalar_rngs)
 
 
+@pytest.mark.parametrize("name", ["expert", "expert_0_2"])
+def test_the_kakeya_searches_act_batch_as_act_row_by_row(name):
+    """The searches decide row by row (a search per decision) under the same protocol: row i is ``act``
+    with ``self.rng`` = ``rngs[i]``, each generator left as that call leaves it, and without ``rngs`` the
+    agent's own generator row after row; with a CPU cap (``max_ms``) they do not claim it."""
+    obs, masks = _decisions("kakeya", 160, seed=9)
+    agent = make_agent("kakeya", name, 0)
+    assert can_act_batched(agent)
+    if name == "expert":  # (expert_0_2's parameters are fixed; its class is the capped one's parent)
+        from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
+
+        assert not can_act_batched(make_agent("kakeya", name, 0, max_ms=5))
+        assert not can_act_batched(KakeyaExpertAgent(0, max_ms=5))
+    batched_rngs, scalar_rngs = _generators(3, len(obs)), _generators(3, len(obs))
+    batched = agent.act_batch(obs, masks, rngs=batched_rngs)
+    assert batched.dtype == np.int64 and masks[np.arange(len(obs)), batched].all()
+    assert np.array_equal(batched, _rowwise_with_rngs(agent, obs, masks, scalar_rngs))
+    assert _states(batched_rngs) == _states(scalar_rngs)
+    own, again = make_agent("kakeya", name, 4), make_agent("kakeya", name, 4)
+    rowwise = [again.act(o, m.astype(np.int8)) for o, m in zip(obs, masks, strict=True)]
+    assert np.array_equal(own.act_batch(obs, masks), rowwise)
+    with pytest.raises(ValueError, match="observations of shape"):
+        agent.act_batch(obs[:, :10], masks)
+
+
 def test_stochastic_policy_batch_probabilities_equal_action_probs():
     """``choice`` draws the same only from the same numbers: the batch's probabilities are exact."""
     obs, masks = _decisions("kakeya", 800, seed=2)

@@ -400,7 +400,7 @@ def test_expert_decides_from_its_observation_only():
 def test_the_search_is_loadable_and_checks_its_parameters(tmp_path):
     agent = KakeyaExpertAgent(3, num_players=6)
     assert agent.cfg.num_players == 6
-    assert agent.batched is False
+    assert agent.batched is True and KakeyaExpertAgent(3, max_ms=5).batched is False
     path = tmp_path / "expert.json"
     KakeyaExpertAgent(seed=0, samples=5).save(path)
     assert BaseAgent.load(path).params["samples"] == 5

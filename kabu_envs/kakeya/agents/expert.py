@@ -37,12 +37,13 @@ the Python search).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from kabu_envs.agents.base import BaseAgent, legal_from_mask, loadable
+from kabu_envs.agents.batching import check_batch, check_rngs
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.agents.knowledge import SeatView, ViewDecoder
 from kabu_envs.kakeya.agents.sampler import DealSampler
@@ -74,7 +75,6 @@ class KakeyaExpertAgent(BaseAgent):
     former_names = ("kabu_envs.agents.kakeya_expert.KakeyaExpertAgent",)
 
     name = "kakeya_search"
-    batched = False  # no act_batch: the evaluation plays it one decision at a time
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
         unknown = set(options) - set(OPTIONS.names) - set(DEFAULT_PARAMS)
@@ -135,6 +135,34 @@ class KakeyaExpertAgent(BaseAgent):
         if view.phase is Phase.PLAY:
             return self._choose_card(view, legal)
         raise ValueError(f"KakeyaExpertAgent: no decision in phase {view.phase.name} (legal: {legal})")
+
+    @property
+    def batched(self) -> bool:
+        """The batched-agent protocol holds without a CPU cap; with ``max_ms`` a decision depends on the
+        machine's pace, so no two calls can promise the same move."""
+        return self.params["max_ms"] is None
+
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        """``act`` on every row of ``(B, obs)``, ``(B, A)``: ``(B,)`` int64, row i searched with
+        ``self.rng`` = ``rngs[i]`` (None: the agent's own, row after row). One search per decision, row
+        by row: what batching buys is the batch engine and batched players at the same table."""
+        obs, masks = check_batch(observations, action_masks, self.decoder.size)
+        check_rngs(rngs, obs.shape[0])
+        out = np.empty(obs.shape[0], dtype=np.int64)
+        own = self.rng
+        try:
+            for i in range(obs.shape[0]):
+                if rngs is not None:
+                    self.rng = rngs[i]
+                out[i] = self.act(obs[i], masks[i])
+        finally:
+            self.rng = own
+        return out
 
     def act_with_values(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, np.ndarray]:
         """``act``, and the searched options' mean values over their sampled deals (this deal's reward for
