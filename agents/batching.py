@@ -11,6 +11,7 @@ illegal-move fallback.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,25 @@ def check_rngs(rngs: Sequence[np.random.Generator] | None, batch_size: int) -> N
     """One generator per row, or None (the agent's own generator)."""
     if rngs is not None and len(rngs) != batch_size:
         raise ValueError(f"act_batch needs one generator per row: {batch_size} rows, {len(rngs)} generators")
+
+
+def act_row_by_row(
+    agent: Any, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator] | None
+) -> np.ndarray:
+    """``(B,)`` int64: ``agent.act`` on each row with its ``rng`` swapped for ``rngs[k]`` (None: its own,
+    row after row), restored afterwards: the protocol's definition of row k, for an agent that decides one
+    row at a time (a search) or cannot batch (an agent without ``rng`` acts as it is)."""
+    own = getattr(agent, "rng", None)
+    out = np.empty(len(observations), dtype=np.int64)
+    try:
+        for k in range(len(observations)):
+            if rngs is not None and own is not None:
+                agent.rng = rngs[k]
+            out[k] = agent.act(observations[k], masks[k])
+    finally:
+        if own is not None:
+            agent.rng = own
+    return out
 
 
 def require_legal(masks: np.ndarray, rows: np.ndarray | None = None) -> None:

@@ -49,6 +49,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 
 from kabu_envs import batch, registry
 from kabu_envs.agents.base import can_act_batched, can_act_on_engine
+from kabu_envs.agents.batching import act_row_by_row
 from kabu_envs.agents.features import FeatureInputs
 from kabu_envs.core.rng import make_rng
 from kabu_envs.wrappers.single_agent import OpponentPool
@@ -158,18 +159,7 @@ class BatchVecEnv(VecEnv):
         # Per-row fallback for an agent that cannot act batched (self-play snapshots of the in-memory
         # model, agents without the rngs protocol): its own generator is swapped for the row's, as the
         # batched protocol defines; each row gets its own observation (an agent may keep it).
-        obs, masks = obs.copy(), masks.copy()
-        own = getattr(agent, "rng", None)
-        out = np.empty(len(rows), dtype=np.int64)
-        try:
-            for k in range(len(rows)):
-                if own is not None:
-                    agent.rng = rngs[k]
-                out[k] = agent.act(obs[k], masks[k])
-        finally:
-            if own is not None:
-                agent.rng = own
-        return out
+        return act_row_by_row(agent, obs.copy(), masks.copy(), rngs)
 
     def _opponent_actions(self, slots: np.ndarray, moving: np.ndarray) -> np.ndarray:
         """(N,) actions: each member acts once for all the rows where it is to move."""

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.agents.base import BaseAgent, legal_from_mask, loadable
-from kabu_envs.agents.batching import check_batch, check_rngs
+from kabu_envs.agents.batching import act_row_by_row, check_batch, check_rngs
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.agents.knowledge import SeatView, ViewDecoder
 from kabu_envs.kakeya.agents.sampler import DealSampler
@@ -153,16 +153,7 @@ class KakeyaExpertAgent(BaseAgent):
         by row: what batching buys is the batch engine and batched players at the same table."""
         obs, masks = check_batch(observations, action_masks, self.decoder.size)
         check_rngs(rngs, obs.shape[0])
-        out = np.empty(obs.shape[0], dtype=np.int64)
-        own = self.rng
-        try:
-            for i in range(obs.shape[0]):
-                if rngs is not None:
-                    self.rng = rngs[i]
-                out[i] = self.act(obs[i], masks[i])
-        finally:
-            self.rng = own
-        return out
+        return act_row_by_row(self, obs, masks, rngs)
 
     def act_with_values(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, np.ndarray]:
         """``act``, and the searched options' mean values over their sampled deals (this deal's reward for
