@@ -33,6 +33,13 @@ the decision that its symmetries allow, and the mean runs over (view, member) pa
 log-probabilities mapped back to the decision's own actions: the same cancelling of fitting errors,
 bought with forward passes instead of training. The sums run view by view, member by member, through
 the batch path for one decision too, so a decision gets the same bits alone and in any batch.
+
+Stages (optional ``"stages": "<split>"``): the game's split of its decisions into named stages
+(agents/stages.py, e.g. Kakeya's ``endgame``: the last four tricks). A member entry may then name the
+stages it plays (``"stages": ["endgame"]``; without it, every stage); each decision's mean runs over the
+members of its stage only (and over the views, if any), and every stage needs one. A specialist fitted
+to one stage's decisions thus replaces the generalists there, and each decision pays only for its own
+members. It too runs through the batch path for one decision.
 """
 
 from __future__ import annotations
@@ -68,6 +75,7 @@ from kabu_envs.agents.policy_file import (
     softmax,
     softmax_rows,
 )
+from kabu_envs.agents.stages import StageSplit
 from kabu_envs.agents.symmetry import SymmetricViews
 
 ENSEMBLE_FORMAT_VERSION = 1
@@ -75,6 +83,8 @@ COMBINE_RULES = ("mean_log_probs",)  # the first is what a new ensemble uses
 MEMBERS_DIR = "members"
 _TOP_KEYS = {"format", "format_version", "combine", "members", "trained_for", "training"}
 _MEMBER_KEYS = {"name", "record_sha256"}
+_OPTIONAL_TOP_KEYS = {"views", "stages"}
+_OPTIONAL_MEMBER_KEYS = {"stages"}
 
 
 @dataclass
@@ -88,7 +98,11 @@ class PolicyEnsemble:
     combine: str = COMBINE_RULES[0]
     source: Path | None = None
     views: str | None = None
+    stages: str | None = None
+    member_stages: tuple[tuple[str, ...] | None, ...] | None = None  # per member (None: every stage)
     _scale: np.float32 = field(default=np.float32(1.0), repr=False)
+    _split: StageSplit | None = field(default=None, repr=False)
+    _plays: np.ndarray | None = field(default=None, repr=False)  # (members, stages) bool
     _views: SymmetricViews | None = field(default=None, repr=False)
     _sources: dict[str | None, np.ndarray] | None = field(default=None, repr=False)
     _plan: dict[str | None, tuple[str | None, int]] = field(default_factory=dict, repr=False)
@@ -97,6 +111,8 @@ class PolicyEnsemble:
         where = str(self.source or "ensemble")
         if len(self.members) < (1 if self.views else 2):
             raise _bad(where, f"an ensemble needs at least 2 members (1 with views), got {len(self.members)}")
+        if self.stages is None and self.member_stages is not None and any(self.member_stages):
+            raise _bad(where, "members name stages, but the ensemble names no stage split (stages)")
         if len(self.names) != len(self.members):
             raise _bad(where, f"{len(self.names)} names for {len(self.members)} members")
         for name in self.names:
@@ -129,6 +145,36 @@ class PolicyEnsemble:
             sources = {f: self._views.input_source(f, self.obs_size) for f in self._plan}
             if all(src is not None for src in sources.values()):
                 self._sources = {f: src for f, src in sources.items() if src is not None}
+        if self.stages is not None:
+            self._plays = self._stage_plan(where)
+
+    def _stage_plan(self, where: str) -> np.ndarray:
+        """``(members, stages)``: which member plays which stage of the split; every stage needs one."""
+        assert self.stages is not None
+        try:
+            self._split = StageSplit(self.trained_for["game"], self.stages, self.trained_for["env_options"])
+        except ValueError as e:
+            raise _bad(where, f"stages: {e}") from None
+        split = self._split
+        chosen = self.member_stages if self.member_stages is not None else (None,) * len(self.members)
+        if len(chosen) != len(self.members):
+            raise _bad(where, f"{len(chosen)} stage lists for {len(self.members)} members")
+        plays = np.zeros((len(self.members), len(split.names)), dtype=bool)
+        for k, (name, stages) in enumerate(zip(self.names, chosen, strict=True)):
+            if stages is None:
+                plays[k] = True
+                continue
+            if not stages or len(set(stages)) != len(stages):
+                raise _bad(where, f"member {name!r}: its stages must be distinct stage names, got {stages}")
+            for stage in stages:
+                try:
+                    plays[k, split.index(stage)] = True
+                except ValueError as e:
+                    raise _bad(where, f"member {name!r}: {e}") from None
+        idle = [split.names[j] for j in np.flatnonzero(~plays.any(axis=0))]
+        if idle:
+            raise _bad(where, f"no member plays stage(s) {idle} of the {self.stages!r} split")
+        return plays
 
     def _input_plan(self) -> dict[str | None, tuple[str | None, int]]:
         """For each distinct member input (its features' name), the input computed for it and its
@@ -159,8 +205,13 @@ class PolicyEnsemble:
 
     def describe(self) -> str:
         views = f" over the {self.views} views" if self.views else ""
+        names = list(self.names)
+        if self.stages is not None and self.member_stages is not None:
+            chosen = zip(names, self.member_stages, strict=True)
+            names = [n if st is None else f"{n} [{'+'.join(st)}]" for n, st in chosen]
+        stages = f", {self.stages} stages" if self.stages else ""
         return (
-            f"an ensemble of {len(self.members)} ({', '.join(self.names)}){views}; "
+            f"an ensemble of {len(self.members)} ({', '.join(names)}){views}{stages}; "
             f"{self.members[0].describe()}"
         )
 
@@ -175,6 +226,9 @@ class PolicyEnsemble:
         mask = np.asarray(action_mask).astype(bool).reshape(-1)
         if mask.size != self.num_actions:
             raise ValueError(f"action mask of size {mask.size} for a policy with {self.num_actions} actions")
+        if self._split is not None:
+            obs = np.asarray(observation, dtype=np.float32).reshape(1, -1)
+            return self._staged_log_probs(obs, mask[None])[0]
         if self._views is not None:
             obs = np.asarray(observation, dtype=np.float32).reshape(1, -1)
             return self._views_log_probs(obs, mask[None])[0]
@@ -214,6 +268,8 @@ class PolicyEnsemble:
     def masked_probs_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``masked_probs`` of every row, ``(B, num_actions)`` float32, equal to it bit for bit."""
         masks = batch_masks_of(action_masks, self.num_actions)
+        if self._split is not None:
+            return softmax_rows(self._staged_log_probs(np.asarray(observations, dtype=np.float32), masks))
         if self._views is not None:
             return softmax_rows(self._views_log_probs(np.asarray(observations, dtype=np.float32), masks))
         inputs = self._shared_inputs(observations)
@@ -255,19 +311,63 @@ class PolicyEnsemble:
         count = np.bincount(row, minlength=len(masks)).astype(np.float32) * self._scale
         return acc / count[:, None]
 
+    def _staged_log_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Over the stages: each decision's mean over the members of its stage (and the views, if any),
+        summed as ``_views_log_probs`` sums (view by view, member by member); a member runs only on the
+        decisions of its stages. Rows of a batch are computed row by row exactly (``actor_batch``), so a
+        decision gets the same bits alone and in any batch."""
+        assert self._split is not None and self._plays is not None
+        obs = self._checked(observations)
+        plays = self._plays[:, self._split.of(obs)]  # (members, B)
+        views = self._views
+        if views is not None:
+            row, element = views.select(obs)
+            view_masks = views.gather(masks, row, element, views.action_source)
+            if self._sources is not None:
+                own = self._shared_inputs(obs)
+                inputs = {f: views.gather(own[f], row, element, src) for f, src in self._sources.items()}
+            else:
+                inputs = self._shared_inputs(views.gather(obs, row, element, views.obs_source))
+        else:
+            row, element = np.arange(len(obs)), np.zeros(len(obs), dtype=np.int64)
+            view_masks, inputs = masks, self._shared_inputs(obs)
+        logs = []
+        for k, m in enumerate(self.members):
+            lp = np.zeros(view_masks.shape, dtype=np.float32)
+            at = np.flatnonzero(plays[k][row])
+            if at.size:
+                z = _normalise_rows(m.actor_batch(inputs[m.features][at]))
+                part = _normalise_rows(np.where(view_masks[at], z, MASKED_LOGIT))
+                lp[at] = part if views is None else views.back(part, element[at])
+            logs.append(lp)
+        acc = np.zeros(masks.shape, dtype=np.float32)
+        for g in np.unique(element):
+            at = element == g
+            for lp in logs:
+                acc[row[at]] += lp[at]
+        count = np.bincount(row, minlength=len(masks)) * plays.sum(axis=0)
+        return acc / count.astype(np.float32)[:, None]
+
     def record(self, member_shas: Sequence[str]) -> dict[str, Any]:
         """The ensemble's ``policy.json`` content, given its members' record checksums."""
         views = {} if self.views is None else {"views": self.views}
-        return {
-            "format": ENSEMBLE_FORMAT,
-            "format_version": ENSEMBLE_FORMAT_VERSION,
-            "combine": self.combine,
-            "members": [
-                {"name": n, "record_sha256": s} for n, s in zip(self.names, member_shas, strict=True)
-            ],
-            "trained_for": self.trained_for,
-            "training": self.training,
-        } | views
+        stages = {} if self.stages is None else {"stages": self.stages}
+        chosen = self.member_stages or (None,) * len(self.names)
+        return (
+            {
+                "format": ENSEMBLE_FORMAT,
+                "format_version": ENSEMBLE_FORMAT_VERSION,
+                "combine": self.combine,
+                "members": [
+                    {"name": n, "record_sha256": s} | ({} if st is None else {"stages": list(st)})
+                    for n, s, st in zip(self.names, member_shas, chosen, strict=True)
+                ],
+                "trained_for": self.trained_for,
+                "training": self.training,
+            }
+            | views
+            | stages
+        )
 
 
 def _member_name(name: Any, where: str) -> str:
@@ -281,7 +381,7 @@ def read_ensemble(path: str | Path) -> PolicyEnsemble:
     """Read and validate an ensemble (its record, every member and the members' checksums)."""
     rec_path, rec = read_record(path)
     where = str(rec_path)
-    _obj(rec, where, _TOP_KEYS, {"views"})
+    _obj(rec, where, _TOP_KEYS, _OPTIONAL_TOP_KEYS)
     if rec["format"] != ENSEMBLE_FORMAT:
         raise _bad(where, f"format {rec['format']!r} is not {ENSEMBLE_FORMAT!r}")
     if rec["format_version"] != ENSEMBLE_FORMAT_VERSION or isinstance(rec["format_version"], bool):
@@ -292,10 +392,17 @@ def read_ensemble(path: str | Path) -> PolicyEnsemble:
     views = rec.get("views")
     if views is not None:
         _str(views, f"{where}: views")
+    stages = rec.get("stages")
+    if stages is not None:
+        _str(stages, f"{where}: stages")
     _int(len(entries), f"{where}: number of members", low=1 if views else 2)
-    names, members = [], []
+    names, members, member_stages = [], [], []
     for i, entry in enumerate(entries):
-        _obj(entry, f"{where}: members[{i}]", _MEMBER_KEYS)
+        _obj(entry, f"{where}: members[{i}]", _MEMBER_KEYS, _OPTIONAL_MEMBER_KEYS)
+        own = entry.get("stages")
+        if own is not None and (not isinstance(own, list) or not all(isinstance(x, str) for x in own)):
+            raise _bad(where, f"members[{i}].stages must be a list of stage names, got {own!r}")
+        member_stages.append(None if own is None else tuple(own))
         name = _member_name(entry["name"], f"{where}: members[{i}]")
         member_rec = rec_path.parent / MEMBERS_DIR / name / RECORD_FILE
         if not member_rec.is_file():
@@ -315,6 +422,8 @@ def read_ensemble(path: str | Path) -> PolicyEnsemble:
         combine=rec["combine"],
         source=rec_path.parent,
         views=views,
+        stages=stages,
+        member_stages=tuple(member_stages),
     )
     if rec["trained_for"] != ens.trained_for:
         raise _bad(where, f"trained_for {rec['trained_for']} is not its members' {ens.trained_for}")
@@ -335,16 +444,29 @@ def write_ensemble(
     out_dir: str | Path,
     training: Mapping[str, Any],
     views: str | None = None,
+    stages: str | None = None,
+    member_stages: Mapping[str, Sequence[str]] | None = None,
 ) -> Path:
     """Copy each member's policy file (name -> model directory or path) byte for byte into
     ``out_dir/members/<name>/`` and write the ensemble's ``policy.json`` (``views``: the game's policy
-    symmetries to average over too, agents/symmetry.py); returns its path.
+    symmetries to average over too, agents/symmetry.py; ``stages``: the game's stage split, with
+    ``member_stages`` naming the stages of the members that do not play every stage, agents/stages.py);
+    returns its path.
 
     The members are read first (a bad member or a table mismatch raises before anything is written).
     """
     read = {name: read_policy(path) for name, path in members.items()}
+    chosen = dict(member_stages or {})
+    unknown = sorted(set(chosen) - set(read))
+    if unknown:
+        raise ValueError(f"stages given for {unknown}, which are not members ({list(read)})")
     ens = PolicyEnsemble(
-        members=tuple(read.values()), names=tuple(read), training=dict(training), views=views
+        members=tuple(read.values()),
+        names=tuple(read),
+        training=dict(training),
+        views=views,
+        stages=stages,
+        member_stages=tuple(tuple(chosen[n]) if n in chosen else None for n in read) if chosen else None,
     )
     out = Path(out_dir)
     if (out / MEMBERS_DIR).exists():

@@ -1,6 +1,8 @@
-"""``python -m kabu_envs.training.ensemble NAME MEMBER... [--views NAME] [--out DIR] [--publish]``:
-trained policy files made into one model that plays the mean of their masked log-probabilities
-(``agents/ensemble.py``), over the game's policy symmetries too with ``--views`` (agents/symmetry.py).
+"""``python -m kabu_envs.training.ensemble NAME MEMBER... [--views NAME] [--stages SPLIT --plays
+MEMBER=STAGE[+STAGE]...] [--out DIR] [--publish]``: trained policy files made into one model that plays
+the mean of their masked log-probabilities (``agents/ensemble.py``), over the game's policy symmetries
+too with ``--views`` (agents/symmetry.py), each decision with the members of its stage only with
+``--stages`` (agents/stages.py; ``--plays`` names a member's stages, a member without it plays all).
 
 Why a step of its own: the members are ordinary training runs (each reproducible from its preset and
 seed); the ensemble adds no training, only the choice of members. A MEMBER is a model name, a model
@@ -51,14 +53,42 @@ def member_name(record: Path) -> str:
     return check_name(read_policy(record).training.get("name") or record.parent.name)
 
 
-def make_ensemble(name: str, members: Sequence[str], out: Path, views: str | None = None) -> Path:
+def parse_plays(plays: Sequence[str], members: Sequence[str], names: Sequence[str]) -> dict[str, list[str]]:
+    """``MEMBER=STAGE[+STAGE]`` options as {member name: stages}; MEMBER is a member as given on the
+    command line or its name in the ensemble."""
+    by = {**dict(zip(members, names, strict=True)), **{n: n for n in names}}
+    out: dict[str, list[str]] = {}
+    for item in plays:
+        member, eq, stages = item.partition("=")
+        if not eq or not stages or member not in by:
+            raise ValueError(
+                f"--plays {item!r}: expected MEMBER=STAGE[+STAGE] with MEMBER one of {list(names)}"
+            )
+        if by[member] in out:
+            raise ValueError(f"--plays names member {by[member]!r} twice")
+        out[by[member]] = stages.split("+")
+    return out
+
+
+def make_ensemble(
+    name: str,
+    members: Sequence[str],
+    out: Path,
+    views: str | None = None,
+    stages: str | None = None,
+    plays: Sequence[str] = (),
+) -> Path:
     """Write the ensemble of ``members`` as ``out/model/`` (staging and swap); returns that folder.
-    ``views``: the game's policy symmetries to average over as well (agents/symmetry.py)."""
+    ``views``: the game's policy symmetries to average over as well (agents/symmetry.py); ``stages``: the
+    game's stage split, ``plays`` the ``MEMBER=STAGE[+STAGE]`` of the members that play some stages only."""
     check_name(name)
     records = [member_record(m) for m in members]
     names = [member_name(r) for r in records]
     if len(set(names)) != len(names):
         raise ValueError(f"two members have the same name {names}: give each a distinct training.name")
+    if plays and stages is None:
+        raise ValueError("--plays needs --stages (the split whose stages it names)")
+    member_stages = parse_plays(plays, members, names)
     from kabu_envs import __version__
 
     paths = RunPaths(out)
@@ -68,6 +98,8 @@ def make_ensemble(name: str, members: Sequence[str], out: Path, views: str | Non
         stage,
         {"name": name, "package_version": __version__},
         views=views,
+        stages=stages,
+        member_stages=member_stages or None,
     )
     for member, rec in zip(names, records, strict=True):
         for side in SIDE_FILES:
@@ -79,9 +111,13 @@ def make_ensemble(name: str, members: Sequence[str], out: Path, views: str | Non
             "name": name,
             "command": f"python -m kabu_envs.training.ensemble {name} "
             + " ".join(members)
-            + (f" --views {views}" if views else ""),
+            + (f" --views {views}" if views else "")
+            + (f" --stages {stages}" if stages else "")
+            + "".join(f" --plays {p}" for p in plays),
             "combine": COMBINE_RULES[0],
             "views": views,
+            "stages": stages,
+            "member_stages": member_stages,
             "members": [
                 {
                     "name": member,
@@ -113,6 +149,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also average over the game's policy symmetries of that name (its symmetry.py; an unknown name "
         "is refused with the known ones)",
     )
+    ap.add_argument(
+        "--stages",
+        default=None,
+        help="give stages of the game's stage split of that name their own members (its stages.py; an "
+        "unknown name is refused with the known ones)",
+    )
+    ap.add_argument(
+        "--plays",
+        action="append",
+        default=[],
+        metavar="MEMBER=STAGE[+STAGE]",
+        help="the stages a member plays (with --stages; a member without it plays every stage)",
+    )
     ap.add_argument("--out", type=Path, default=None, help="the run folder (default runs/NAME)")
     ap.add_argument("--publish", action="store_true", help="also copy the model to the shipped models")
     args = ap.parse_args(argv)
@@ -120,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error("an ensemble needs at least 2 members (1 with --views)")
     try:
         out = args.out or Path("runs") / check_name(args.name)
-        model = make_ensemble(args.name, args.members, out, views=args.views)
+        model = make_ensemble(args.name, args.members, out, args.views, args.stages, args.plays)
         if args.publish:
             copy_published(model, inside(models_dir(), args.name))
     except ValueError as e:
