@@ -211,7 +211,7 @@ def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
     the settings match."""
     import dataclasses
 
-    from kabu_envs.agents.ensemble import MEMBERS_DIR, PolicyEnsemble, read_ensemble
+    from kabu_envs.agents.ensemble import MEMBERS_DIR, read_ensemble
     from kabu_envs.training.config import Curve, load_run_config
 
     ens = read_ensemble(model)
@@ -220,8 +220,8 @@ def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
         run = model / MEMBERS_DIR / name / "run.json"
         if not run.is_file():
             raise ValueError(f"{model}: member {name!r} has no run.json: its training cost is the curve's x")
-        records.append((load_run_config(run), json.loads(run.read_text())))
-    cfg, first = records[0]
+        records.append((run, json.loads(run.read_text())))
+    cfg, first = load_run_config(records[0][0]), records[0][1]
     settings = dataclasses.asdict(cfg.curve) | dict(first.get("curve_settings") or {}) | (curve or {})
     cfg = dataclasses.replace(cfg, curve=Curve(**settings))
     if not cfg.curve.opponents or cfg.curve.deals < 2:
@@ -235,14 +235,31 @@ def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
         samples += int(bc.get("decisions", 0)) + int(record.get("timesteps", 0))
         wall += sum(float(x) for x in (bc.get("collect_seconds", 0), bc.get("fit_seconds", 0)))
         wall += float(record.get("train_seconds", 0.0))
-        alone = k == 1 and ens.views is None
-        policy = (
-            ens.members[0]
-            if alone
-            else PolicyEnsemble(ens.members[:k], ens.names[:k], ens.training, views=ens.views)
-        )
-        writer.add(int(samples), wall, evaluate_point(cfg, policy, int(first["seed"])))
+        writer.add(int(samples), wall, evaluate_point(cfg, _first_members(ens, k), int(first["seed"])))
     return out
+
+
+def _first_members(ens: Any, k: int) -> Any:
+    """The first ``k`` members of ``ens`` playing together (over its views): with its stages once they
+    cover every stage of the split (a stage specialist joins last), else every member playing every
+    stage; the first member alone, without views, is that member's policy file."""
+    from kabu_envs.agents.ensemble import PolicyEnsemble
+    from kabu_envs.agents.stages import StageSplit
+
+    stages, chosen = None, None
+    if ens.stages is not None:
+        chosen = (ens.member_stages or (None,) * len(ens.names))[:k]
+        names = StageSplit(ens.trained_for["game"], ens.stages, ens.trained_for["env_options"]).names
+        covered = set(names) if None in chosen else {s for st in chosen if st for s in st}
+        if covered == set(names):
+            stages = ens.stages
+        else:
+            chosen = None
+    if k == 1 and ens.views is None:  # it plays every stage (else the stages were dropped)
+        return ens.members[0]
+    return PolicyEnsemble(
+        ens.members[:k], ens.names[:k], ens.training, views=ens.views, stages=stages, member_stages=chosen
+    )
 
 
 def last_points(path: Path) -> dict[str, dict[str, float]]:

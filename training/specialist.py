@@ -13,7 +13,8 @@ model (its arg-max; before the stage, a move is drawn from its distribution inst
 ``--explore``, for varied positions). Each decision of the stage with two or more legal moves is labelled
 by ``--teacher`` (its action, and its action values when it gives them), and the teacher's move is
 played with probability ``--beta``, the base model's otherwise (DAgger's mixture: the positions after
-either). Fit: the teacher's actions as targets (``--smoothing``), the last ``--holdout`` of each
+either). Fit: the teacher's actions as targets (``--smoothing``; with ``--temperature`` T > 0 the
+softmax of its action values / T instead, training/bc.py ``soft_targets``), the last ``--holdout`` of each
 worker's decisions held out and the epoch agreeing best with the teacher there kept (training/bc.py).
 
 Output, as a training run's: ``runs/NAME/model/`` (the policy file, ``run.json`` with the resolved
@@ -59,6 +60,7 @@ class SpecialistConfig:
     lr: float = 0.0005
     batch_size: int = 512
     smoothing: float = 0.05
+    temperature: float = 0.0
     holdout: float = 0.03
 
     def check(self) -> None:
@@ -68,6 +70,8 @@ class SpecialistConfig:
         for key in ("beta", "explore", "smoothing"):
             if not 0.0 <= getattr(self, key) <= 1.0:
                 raise ValueError(f"specialist: {key} must be in [0, 1], got {getattr(self, key)}")
+        if self.temperature < 0:
+            raise ValueError(f"specialist: temperature must be >= 0, got {self.temperature}")
         if not 0.0 <= self.holdout < 1.0 or self.lr <= 0:
             raise ValueError(
                 f"specialist: holdout must be in [0, 1) and lr > 0, got {self.holdout}, {self.lr}"
@@ -138,6 +142,26 @@ def collect_worker(cfg: SpecialistConfig, worker: int) -> Demonstrations:
     )
 
 
+def _record_sha(name: str) -> str:
+    """SHA-256 of a model's ``policy.json`` (which pins its weights): the model a name stood for."""
+    import hashlib
+
+    from kabu_envs.agents.ppo_agent import find_policy
+    from kabu_envs.agents.registry import models_dir
+
+    return hashlib.sha256(find_policy(name, models_dir()).read_bytes()).hexdigest()
+
+
+def decisions_sha256(data: Demonstrations) -> str:
+    """SHA-256 of labelled decisions (observations, masks, actions, in that order, as stored)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for a in (data.obs, data.masks, data.actions):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
 def _job(args: tuple[SpecialistConfig, int]) -> Demonstrations:
     return collect_worker(*args)
 
@@ -191,7 +215,17 @@ def fit_specialist(cfg: SpecialistConfig, parts: list[Demonstrations], out: Path
     policy.set_training_mode(False)
     before = agreement(policy, data, np.flatnonzero(held))
     stats = fit(
-        policy, data, cfg.epochs, cfg.lr, cfg.batch_size, 0.0, cfg.seed, cfg.smoothing, 0.0, "cosine", held
+        policy,
+        data,
+        cfg.epochs,
+        cfg.lr,
+        cfg.batch_size,
+        0.0,
+        cfg.seed,
+        cfg.smoothing,
+        cfg.temperature,
+        "cosine",
+        held,
     )
     training = {"name": cfg.name, "seed": cfg.seed, "timesteps": 0, "package_version": __version__}
     role, opts = table["role"], table["env_options"]
@@ -213,6 +247,14 @@ def run(cfg: SpecialistConfig, root: Path) -> dict[str, Any]:
     parts = collect(cfg)
     t1 = time.time()
     save_demonstrations(concat(parts), paths.work / "decisions.npz")
+    # worker 0's first chunk again, alone: the decisions are a function of the settings (checked here;
+    # its checksum in the record lets anyone check it without the whole collection)
+    first = min(cfg.chunk, cfg.deals // cfg.workers + (cfg.deals % cfg.workers > 0))  # worker 0's first chunk
+    probe = collect_worker(dataclasses.replace(cfg, deals=first * cfg.workers), 0)
+    if not np.array_equal(probe.obs, parts[0].obs[: len(probe)]) or not np.array_equal(
+        probe.actions, parts[0].actions[: len(probe)]
+    ):
+        raise RuntimeError("specialist: worker 0's first chunk came out differently when collected again")
     stage = paths.staging()
     stats = fit_specialist(cfg, parts, stage)
     record = {
@@ -220,11 +262,17 @@ def run(cfg: SpecialistConfig, root: Path) -> dict[str, Any]:
         "kind": "stage specialist",
         "config": dataclasses.asdict(cfg),
         "seed": cfg.seed,
-        "decisions": int(sum(len(p) for p in parts)),
-        "decisions_per_worker": [len(p) for p in parts],
-        "collect_seconds": round(t1 - t0, 1),
-        "fit_seconds": round(time.time() - t1, 1),
-        "fit": stats,
+        "timesteps": 0,
+        "bc": {  # the labelled decisions fitted, as a cloning run records them (training/curve.py reads it)
+            "teacher": cfg.teacher,
+            "decisions": int(sum(len(p) for p in parts)),
+            "decisions_per_worker": [len(p) for p in parts],
+            "first_chunk": {"decisions": len(probe), "sha256": decisions_sha256(probe)},
+            "collect_seconds": round(t1 - t0, 1),
+            "fit_seconds": round(time.time() - t1, 1),
+            **stats,
+        },
+        "models": {k: _record_sha(getattr(cfg, k)) for k in ("base", "init")},  # what the names meant
         "versions": versions(PACKAGES),
         "command": " ".join(["python", "-m", "kabu_envs.training.specialist", *sys.argv[1:]]),
     }
@@ -263,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(json.dumps({k: record[k] for k in ("decisions", "collect_seconds", "fit_seconds", "fit")}))
+    print(json.dumps(record["bc"]))
     return 0
 
 

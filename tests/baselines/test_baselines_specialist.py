@@ -57,7 +57,7 @@ def test_the_run_writes_a_policy_for_the_base_table_with_its_record(tmp_path, mo
     assert main([*args, "--epochs", "1", "--out", str(tmp_path / "run"), "--publish"]) == 0
     out = json.loads(capsys.readouterr().out)
     record = json.loads((tmp_path / "run" / "model" / "run.json").read_text())
-    assert record["config"]["teacher"] == "scripted" and record["decisions"] == out["decisions"] > 60
+    assert record["config"]["teacher"] == "scripted" and record["bc"]["decisions"] == out["decisions"] > 60
     assert record["command"].startswith("python -m kabu_envs.training.specialist")
     assert {"kabu-envs", "torch", "numpy"} <= set(record["versions"])
     policy = read_policy(tmp_path / "run" / "model")
@@ -65,9 +65,13 @@ def test_the_run_writes_a_policy_for_the_base_table_with_its_record(tmp_path, mo
     assert policy.trained_for == read_policy(models / "ei_kakeya").trained_for
     assert read_model(models / "spec").training["name"] == "spec"  # published
     saved = np.load(tmp_path / "run" / "work" / "decisions.npz", allow_pickle=False)
-    assert len(saved["actions"]) == record["decisions"]
+    assert len(saved["actions"]) == out["decisions"]
+    from kabu_envs.training.specialist import decisions_sha256
+
+    first = collect_worker(SpecialistConfig(**record["config"] | {"deals": 8}), 0)
+    assert record["bc"]["first_chunk"] == {"decisions": len(first), "sha256": decisions_sha256(first)}
     # the fit moved the network towards the teacher on the stage's decisions
-    assert out["fit"]["holdout_agreement"] >= out["fit"]["holdout_agreement_before"] - 0.05
+    assert out["holdout_agreement"] >= out["holdout_agreement_before"] - 0.05
 
 
 @pytest.mark.parametrize(
@@ -78,6 +82,8 @@ def test_the_run_writes_a_policy_for_the_base_table_with_its_record(tmp_path, mo
         ({"stages": "late"}, "unknown policy stages 'late'"),
         ({"stage": "end"}, "no stage 'end'"),
         ({"base": "nope"}, "no model found"),
+        ({"temperature": -1}, "temperature must be >= 0"),
+        ({"temperature": 0.1}, "needs demonstrations with the teacher's action values"),  # scripted: none
     ],
 )
 def test_bad_settings_are_refused(change, message, tmp_path, capsys):
