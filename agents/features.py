@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.agents.declared import declared, pick
+
 FEATURES_HOOK = ("features", "POLICY_FEATURES")
 
 
@@ -39,18 +41,12 @@ class PolicyFeatures:
 
 def known_features(game: str) -> dict[str, PolicyFeatures]:
     """The policy features ``game`` declares (name -> record), none when it declares none."""
-    from kabu_envs import registry
-
-    found = registry.get(game).hook(*FEATURES_HOOK)
-    return dict(found or {})
+    return declared(game, FEATURES_HOOK)
 
 
 def get_features(game: str, name: str) -> PolicyFeatures:
     """The record of ``name``; an unknown name raises naming the game's features."""
-    known = known_features(game)
-    if name not in known:
-        raise ValueError(f"unknown policy features {name!r} for {game}; known: {sorted(known) or 'none'}")
-    return known[name]
+    return pick(known_features(game), "policy features", game, name)
 
 
 class FeatureInputs:

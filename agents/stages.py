@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.agents.declared import declared, pick
+
 STAGES_HOOK = ("stages", "POLICY_STAGES")
 
 
@@ -35,18 +37,12 @@ class PolicyStages:
 
 def known_stages(game: str) -> dict[str, PolicyStages]:
     """The stage splits ``game`` declares (name -> record), none when it declares none."""
-    from kabu_envs import registry
-
-    found = registry.get(game).hook(*STAGES_HOOK)
-    return dict(found or {})
+    return declared(game, STAGES_HOOK)
 
 
 def get_stages(game: str, name: str) -> PolicyStages:
     """The record of ``name``; an unknown name raises naming the game's splits."""
-    known = known_stages(game)
-    if name not in known:
-        raise ValueError(f"unknown policy stages {name!r} for {game}; known: {sorted(known) or 'none'}")
-    return known[name]
+    return pick(known_stages(game), "policy stages", game, name)
 
 
 class StageSplit:

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.agents.declared import declared, pick
+
 SYMMETRY_HOOK = ("symmetry", "POLICY_SYMMETRIES")
 
 
@@ -42,18 +44,12 @@ class PolicySymmetries:
 
 def known_symmetries(game: str) -> dict[str, PolicySymmetries]:
     """The policy symmetries ``game`` declares (name -> record), none when it declares none."""
-    from kabu_envs import registry
-
-    found = registry.get(game).hook(*SYMMETRY_HOOK)
-    return dict(found or {})
+    return declared(game, SYMMETRY_HOOK)
 
 
 def get_symmetries(game: str, name: str) -> PolicySymmetries:
     """The record of ``name``; an unknown name raises naming the game's symmetries."""
-    known = known_symmetries(game)
-    if name not in known:
-        raise ValueError(f"unknown policy symmetries {name!r} for {game}; known: {sorted(known) or 'none'}")
-    return known[name]
+    return pick(known_symmetries(game), "policy symmetries", game, name)
 
 
 class SymmetricViews:

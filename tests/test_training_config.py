@@ -18,9 +18,13 @@ from kabu_envs.training.config import (
     load_run_config,
     presets,
 )
+from kabu_envs.training.specialist import is_specialist_record, load_specialist_config
 
 # every shipped run record, an ensemble's members' included (each member is a training run of its own)
-RUNS = sorted([*models_dir().glob("*/run.json"), *models_dir().glob("*/members/*/run.json")])
+ALL_RUNS = sorted([*models_dir().glob("*/run.json"), *models_dir().glob("*/members/*/run.json")])
+# a stage specialist's record holds its own settings (training/specialist.py), not a TrainConfig
+SPECIALIST_RUNS = [r for r in ALL_RUNS if is_specialist_record(json.loads(r.read_text()))]
+RUNS = [r for r in ALL_RUNS if r not in SPECIALIST_RUNS]
 
 
 def test_a_config_is_read_by_attribute_with_its_sections_typed():
@@ -54,6 +58,20 @@ def test_every_shipped_run_record_loads_and_gives_back_its_config(run):
     assert set(resolved) - set(saved) <= {"dagger"}
     assert json.dumps({k: resolved[k] for k in saved}, sort_keys=True) == json.dumps(saved, sort_keys=True)
     assert load_config(saved).to_dict() == cfg.to_dict()
+
+
+@pytest.mark.parametrize(
+    "run", SPECIALIST_RUNS, ids=[str(r.parent.relative_to(models_dir())) for r in SPECIALIST_RUNS]
+)
+def test_every_shipped_specialist_record_gives_back_its_settings(run):
+    saved = json.loads(run.read_text())["config"]
+    assert dataclasses.asdict(load_specialist_config(run)) == saved
+    with pytest.raises(ValueError, match="not a readable specialist run record"):
+        load_specialist_config(RUNS[0])
+
+
+def test_the_shipped_models_hold_a_specialist_record():
+    assert SPECIALIST_RUNS and len(RUNS) + len(SPECIALIST_RUNS) == len(ALL_RUNS)
 
 
 @pytest.mark.parametrize("preset", presets())

@@ -37,7 +37,10 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.core.rng import make_rng
 from kabu_envs.training.bc import Demonstrations
+
+RECORD_KIND = "stage specialist"  # run.json's "kind": not a kabu_envs.training run (no TrainConfig)
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,22 @@ def _table(cfg: SpecialistConfig) -> tuple[Any, dict[str, Any]]:
     return base, dict(base.trained_for)
 
 
+def is_specialist_record(record: dict[str, Any]) -> bool:
+    """Whether a ``run.json`` content is a specialist run's (its ``config`` is a ``SpecialistConfig``)."""
+    return record.get("kind") == RECORD_KIND
+
+
+def load_specialist_config(run_json: str | Path) -> SpecialistConfig:
+    """The settings a specialist run recorded; ``ValueError`` naming the file when it is not one."""
+    try:
+        record = json.loads(Path(run_json).read_text())
+        if not is_specialist_record(record):
+            raise ValueError(f"its kind is {record.get('kind')!r}, not {RECORD_KIND!r}")
+        return SpecialistConfig(**record["config"])
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{run_json}: not a readable specialist run record: {exc}") from None
+
+
 def collect_worker(cfg: SpecialistConfig, worker: int) -> Demonstrations:
     """Worker ``worker``'s share of the deals (module docstring): its labelled stage decisions."""
     from kabu_envs import batch as kabu_batch
@@ -99,7 +118,7 @@ def collect_worker(cfg: SpecialistConfig, worker: int) -> Demonstrations:
     game, opts = table["game"], dict(table["env_options"])
     split = StageSplit(game, cfg.stages, opts)
     target = split.index(cfg.stage)
-    rng = np.random.default_rng([cfg.seed, worker])
+    rng = make_rng([cfg.seed, worker])
     teacher = make_agent(game, cfg.teacher, int(rng.integers(2**31)), **opts)
     valued = acts_with_values(teacher)
     deals = cfg.deals // cfg.workers + (worker < cfg.deals % cfg.workers)
@@ -259,7 +278,7 @@ def run(cfg: SpecialistConfig, root: Path) -> dict[str, Any]:
     stats = fit_specialist(cfg, parts, stage)
     record = {
         "name": cfg.name,
-        "kind": "stage specialist",
+        "kind": RECORD_KIND,
         "config": dataclasses.asdict(cfg),
         "seed": cfg.seed,
         "timesteps": 0,

@@ -212,30 +212,74 @@ def test_the_command_writes_the_ensemble_with_its_members_records(tmp_path, monk
     assert "the same name" in capsys.readouterr().err
 
 
-def test_the_shipped_ensemble_is_its_presets_clones_over_the_suit_rotations():
+def test_the_shipped_ensemble_is_its_presets_clones_and_an_endgame_specialist_over_the_suit_rotations():
     """``ens_kakeya``: the shipped ``ei2_kakeya`` and ``ei_kakeya`` byte for byte (their run records
-    their presets' configs, so each reproduces by one command) played together over Kakeya's suit
-    rotations, made by the command its recipe records, with a curve of its own: a point per member."""
+    their presets' configs, so each reproduces by one command) in the main stage, the endgame specialist
+    (its run record: the specialist command's settings) in the endgame, over Kakeya's suit rotations,
+    made by the command its recipe records, with a curve of its own: a point per member."""
     from kabu_envs.training.config import load_config, load_run_config
     from kabu_envs.training.curve import read_curve
 
     d = SHIPPED_MODELS / "ens_kakeya"
     ens = read_ensemble(d)
     members = {"ei2_kakeya": "kakeya_ei2", "ei_kakeya": "kakeya_ei"}
-    assert (
-        ens.names == tuple(members) and ens.views == "suit_rotations" and ens.training["name"] == "ens_kakeya"
-    )
+    assert ens.names == (*members, "endgame_kakeya") and ens.views == "suit_rotations"
+    assert ens.stages == "endgame" and ens.member_stages == (("main",), ("main",), ("endgame",))
+    assert ens.training["name"] == "ens_kakeya"
     for member, preset in members.items():
         for f in ("policy.json", "policy.npz", "run.json", "curve.csv"):
             assert (d / "members" / member / f).read_bytes() == (SHIPPED_MODELS / member / f).read_bytes()
         run = load_run_config(d / "members" / member / "run.json")
         assert run.to_dict() == load_config(preset).to_dict()
+    spec = json.loads((d / "members" / "endgame_kakeya" / "run.json").read_text())
+    assert spec["kind"] == "stage specialist" and spec["config"]["name"] == "endgame_kakeya"
+    assert spec["config"] | {"name": "x"} == SPECIALIST | {"name": "x"}
     recipe = json.loads((d / "recipe.json").read_text())
     assert recipe["command"] == (
-        "python -m kabu_envs.training.ensemble ens_kakeya ei2_kakeya ei_kakeya --views suit_rotations"
+        "python -m kabu_envs.training.ensemble ens_kakeya ei2_kakeya ei_kakeya runs/endgame_kakeya "
+        "--views suit_rotations --stages endgame --plays ei2_kakeya=main --plays ei_kakeya=main "
+        "--plays endgame_kakeya=endgame"
     )
     curve = read_curve(d / "curve.csv")
-    assert sorted(curve) == ["expert", "expert_0_2"] and all(len(c["mean"]) == 2 for c in curve.values())
+    assert sorted(curve) == ["expert", "expert_0_2"] and all(len(c["mean"]) == 3 for c in curve.values())
+
+
+# the endgame specialist's settings (python -m kabu_envs.training.specialist endgame_kakeya ...)
+SPECIALIST = {
+    "name": "endgame_kakeya",
+    "base": "ei2_kakeya",
+    "init": "ei2_kakeya",
+    "teacher": "expert",
+    "stages": "endgame",
+    "stage": "endgame",
+    "deals": 120000,
+    "workers": 2,
+    "seed": 5,
+    "beta": 0.5,
+    "explore": 0.3,
+    "chunk": 256,
+    "epochs": 4,
+    "lr": 0.0005,
+    "batch_size": 512,
+    "smoothing": 0.0,
+    "temperature": 0.1,
+    "holdout": 0.03,
+}
+
+
+def test_the_shipped_endgame_specialist_is_reproduced_by_its_settings():
+    """Its run record's settings give, from the shipped base and init models (their record checksums as
+    recorded), worker 0's first chunk of labelled decisions again, bit for bit (its recorded checksum)."""
+    import dataclasses
+
+    from kabu_envs.training.specialist import SpecialistConfig, _record_sha, collect_worker, decisions_sha256
+
+    spec = json.loads((SHIPPED_MODELS / "ens_kakeya" / "members" / "endgame_kakeya" / "run.json").read_text())
+    cfg = SpecialistConfig(**spec["config"])
+    assert spec["models"] == {k: _record_sha(getattr(cfg, k)) for k in ("base", "init")}
+    first = spec["bc"]["first_chunk"]
+    data = collect_worker(dataclasses.replace(cfg, deals=cfg.chunk * cfg.workers), 0)
+    assert first == {"decisions": len(data), "sha256": decisions_sha256(data)}
 
 
 @pytest.fixture(scope="module")
@@ -285,24 +329,29 @@ def test_over_views_it_plays_the_mean_of_the_renamed_decisions(viewed, real):
     assert recipe["views"] == "suits" and recipe["command"].endswith("ei2_kakeya --views suits")
 
 
-def test_the_shipped_pair_over_rotations_plays_the_mean_over_members_and_views(real):
-    """``ens_kakeya``: each decision, both members' masked log-probabilities on every suit rotation that
-    applies (``ei_kakeya`` reads the rotated observation, ``ei2_kakeya`` its features), moved back and
-    averaged over all member-view pairs; batched play equal to single play."""
+def test_the_shipped_model_plays_the_mean_over_its_stages_members_and_views(real):
+    """``ens_kakeya``: each main-stage decision, both clones' masked log-probabilities on every suit
+    rotation that applies (``ei_kakeya`` reads the rotated observation, ``ei2_kakeya`` its features);
+    each endgame decision, the specialist's on every rotation; moved back and averaged; batched play
+    equal to single play."""
+    from kabu_envs.agents.stages import StageSplit
     from kabu_envs.agents.symmetry import SymmetricViews
 
     ens = read_model(SHIPPED_MODELS / "ens_kakeya")
-    members = [read_policy(SHIPPED_MODELS / m) for m in ens.names]
-    assert [m.features for m in members] == ["cards", None]
+    members = [read_policy(SHIPPED_MODELS / "ens_kakeya" / "members" / m) for m in ens.names]
+    assert [m.features for m in members] == ["cards", None, "cards"]
     views = SymmetricViews("kakeya", "suit_rotations", {})
     obs, masks = real
-    n = 200
+    n = 300
+    stage = StageSplit("kakeya", "endgame", {}).of(obs[:n])
+    assert 30 < stage.sum() < n - 30
     row, element, view_obs, view_masks = views.views(obs[:n], masks[:n])
     counts = np.bincount(row, minlength=n)
     assert set(counts) <= {1, 2, 3} and (counts == 3).any() and (counts == 1).any()
     for r in range(n):
         at = np.flatnonzero(row == r)
-        probs = [(p.masked_probs(view_obs[i], view_masks[i]), i) for p in members for i in at]
+        playing = members[2:] if stage[r] else members[:2]
+        probs = [(p.masked_probs(view_obs[i], view_masks[i]), i) for p in playing for i in at]
         logs = [
             views.back(np.log(np.maximum(q.astype(np.float64), 1e-300))[None], element[i : i + 1])[0]
             for q, i in probs

@@ -10,6 +10,7 @@ from kabu_envs.eval import demo
 from kabu_envs.eval.__main__ import main as eval_main
 from kabu_envs.eval.plans import demo_games, demo_plan
 from kabu_envs.training.config import load_run_config
+from kabu_envs.training.specialist import is_specialist_record, load_specialist_config
 
 
 def _check_schema(summary, deals):
@@ -110,6 +111,11 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
         records += [(model | {"name": f"{model['name']}: {r.parent.name}"}, r) for r in runs]
     for model, path in records:
         run = json.loads(path.read_text())
+        if is_specialist_record(run):  # a stage specialist (training/specialist.py): labelled by the expert
+            spec = load_specialist_config(path)
+            assert spec.teacher == "expert" and (models_dir() / spec.init / "policy.json").is_file()
+            assert run["bc"]["decisions"] == sum(run["bc"]["decisions_per_worker"]) > 0
+            continue
         cfg = load_run_config(path)
         # every shipped model starts from its game's expert (Kakeya's through DAgger rounds)
         assert cfg.bc.teacher == "expert", model["name"]
