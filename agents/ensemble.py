@@ -226,12 +226,9 @@ class PolicyEnsemble:
         mask = np.asarray(action_mask).astype(bool).reshape(-1)
         if mask.size != self.num_actions:
             raise ValueError(f"action mask of size {mask.size} for a policy with {self.num_actions} actions")
-        if self._split is not None:
+        if self._views is not None or self._split is not None:
             obs = np.asarray(observation, dtype=np.float32).reshape(1, -1)
-            return self._staged_log_probs(obs, mask[None])[0]
-        if self._views is not None:
-            obs = np.asarray(observation, dtype=np.float32).reshape(1, -1)
-            return self._views_log_probs(obs, mask[None])[0]
+            return self._mean_log_probs(obs, mask[None])[0]
         inputs = self._shared_inputs(np.asarray(observation, dtype=np.float32).reshape(1, -1))
         acc = np.zeros(self.num_actions, dtype=np.float32)
         for m in self.members:
@@ -268,10 +265,8 @@ class PolicyEnsemble:
     def masked_probs_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``masked_probs`` of every row, ``(B, num_actions)`` float32, equal to it bit for bit."""
         masks = batch_masks_of(action_masks, self.num_actions)
-        if self._split is not None:
-            return softmax_rows(self._staged_log_probs(np.asarray(observations, dtype=np.float32), masks))
-        if self._views is not None:
-            return softmax_rows(self._views_log_probs(np.asarray(observations, dtype=np.float32), masks))
+        if self._views is not None or self._split is not None:
+            return softmax_rows(self._mean_log_probs(np.asarray(observations, dtype=np.float32), masks))
         inputs = self._shared_inputs(observations)
         acc = np.zeros(masks.shape, dtype=np.float32)
         for m in self.members:
@@ -280,63 +275,35 @@ class PolicyEnsemble:
             )
         return softmax_rows(acc / self._scale)
 
-    def _views_log_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Over the views: the mean of every (view, member) masked log-probabilities, mapped back to the
-        decision's own actions, summed view by view (in the views' order) and member by member, so a
-        decision gets the same sums alone and in any batch."""
-        assert self._views is not None
+    def _mean_log_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Over the views and the stages: each decision's mean of the (view, member) masked
+        log-probabilities, mapped back to the decision's own actions, over the views that apply to it (the
+        identity alone without views) and the members of its stage (every member without stages); a
+        member runs only on the rows of its stages. Summed view by view (in the views' order) and member
+        by member, each row computed exactly as alone (``actor_batch``), so a decision gets the same sums
+        alone and in any batch."""
         views = self._views
         obs = self._checked(observations)
-        row, element = views.select(obs)
-        view_masks = views.gather(masks, row, element, views.action_source)
-        if self._sources is not None:  # the views' inputs are the decisions' relabeled
-            own = self._shared_inputs(obs)
-            inputs = {f: views.gather(own[f], row, element, src) for f, src in self._sources.items()}
-        else:  # computed from the views themselves
-            inputs = self._shared_inputs(views.gather(obs, row, element, views.obs_source))
-        logs = [
-            views.back(
-                _normalise_rows(
-                    np.where(view_masks, _normalise_rows(m.actor_batch(inputs[m.features])), MASKED_LOGIT)
-                ),
-                element,
-            )
-            for m in self.members
-        ]
-        acc = np.zeros(masks.shape, dtype=np.float32)
-        for g in np.unique(element):
-            at = element == g
-            for lp in logs:
-                acc[row[at]] += lp[at]
-        count = np.bincount(row, minlength=len(masks)).astype(np.float32) * self._scale
-        return acc / count[:, None]
-
-    def _staged_log_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Over the stages: each decision's mean over the members of its stage (and the views, if any),
-        summed as ``_views_log_probs`` sums (view by view, member by member); a member runs only on the
-        decisions of its stages. Rows of a batch are computed row by row exactly (``actor_batch``), so a
-        decision gets the same bits alone and in any batch."""
-        assert self._split is not None and self._plays is not None
-        obs = self._checked(observations)
-        plays = self._plays[:, self._split.of(obs)]  # (members, B)
-        views = self._views
         if views is not None:
             row, element = views.select(obs)
             view_masks = views.gather(masks, row, element, views.action_source)
-            if self._sources is not None:
+            if self._sources is not None:  # the views' inputs are the decisions' relabeled
                 own = self._shared_inputs(obs)
                 inputs = {f: views.gather(own[f], row, element, src) for f, src in self._sources.items()}
-            else:
+            else:  # computed from the views themselves
                 inputs = self._shared_inputs(views.gather(obs, row, element, views.obs_source))
         else:
             row, element = np.arange(len(obs)), np.zeros(len(obs), dtype=np.int64)
             view_masks, inputs = masks, self._shared_inputs(obs)
+        # (members, B): which member plays each decision
+        plays = None if self._split is None or self._plays is None else self._plays[:, self._split.of(obs)]
         logs = []
         for k, m in enumerate(self.members):
+            at = slice(None) if plays is None or plays[k].all() else np.flatnonzero(plays[k][row])
             lp = np.zeros(view_masks.shape, dtype=np.float32)
-            at = np.flatnonzero(plays[k][row])
-            if at.size:
-                z = _normalise_rows(m.actor_batch(inputs[m.features][at]))
+            x = inputs[m.features][at]
+            if len(x):
+                z = _normalise_rows(m.actor_batch(x))
                 part = _normalise_rows(np.where(view_masks[at], z, MASKED_LOGIT))
                 lp[at] = part if views is None else views.back(part, element[at])
             logs.append(lp)
@@ -345,7 +312,8 @@ class PolicyEnsemble:
             at = element == g
             for lp in logs:
                 acc[row[at]] += lp[at]
-        count = np.bincount(row, minlength=len(masks)) * plays.sum(axis=0)
+        members = len(self.members) if plays is None else plays.sum(axis=0)
+        count = np.bincount(row, minlength=len(masks)) * members
         return acc / count.astype(np.float32)[:, None]
 
     def record(self, member_shas: Sequence[str]) -> dict[str, Any]:
