@@ -9,7 +9,7 @@ export MKL_NUM_THREADS := 1
 # of NVIDIA libraries). For the CPU build elsewhere: make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_INDEX ?=
 
-.PHONY: test demo lint bench install clean
+.PHONY: test demo lint bench install clean docs
 
 # kabu_envs/__init__.py holds the version: a bump reinstalls, so the installed metadata follows it.
 # Two stamps: `make demo` installs the runtime and the plots only (no torch); `make test` adds the
@@ -25,14 +25,19 @@ $(VENV)/.installed-demo: $(VENV)/.created pyproject.toml constraints.txt kabu_en
 
 $(VENV)/.installed: $(VENV)/.created pyproject.toml constraints.txt kabu_envs/__init__.py
 	$(if $(TORCH_INDEX),$(PY) -m pip install -c constraints.txt torch --index-url $(TORCH_INDEX))
-	$(PY) -m pip install -c constraints.txt -e ".[train,dev,demo,openspiel]"
+	$(PY) -m pip install -c constraints.txt -e ".[train,dev,demo,openspiel,docs]"
 	touch $@ $(VENV)/.installed-demo
 
 install: $(VENV)/.installed
 
-# `make test` (the README's test command, and CI's via .ci/run) lints first, then runs the tests.
-test: lint
+# `make test` (the README's test command, and CI's via .ci/run) lints, builds the docs site strictly
+# (a broken link or anchor fails), then runs the tests.
+test: lint docs
 	$(PY) -m pytest -n 2 -q
+
+# The documentation site (mkdocs, material theme, API reference from the docstrings) into site/.
+docs: $(VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
 demo: $(VENV)/.installed-demo
 	$(PY) -m kabu_envs.eval.demo
@@ -48,7 +53,7 @@ lint: $(VENV)/.installed
 	$(PY) -m mypy
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .ruff_cache .mypy_cache site
 
 # Ray RLlib (docs/rllib.md) lives in its own venv: ray[rllib]==2.58.0 pins gymnasium==1.2.2, the main
 # venv resolves gymnasium 1.4. `make rllib-demo` builds .venv-rllib (the 'rllib' extra) and trains
