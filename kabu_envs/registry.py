@@ -146,6 +146,9 @@ class GameSpec:
     * ``pettingzoo_id``, ``gym_ids``: the game's public names, versioned with its rules: its id in
       PettingZoo's AEC registry, and the Gymnasium ids of its single-agent views -> the view's fixed
       keyword arguments (``kabu_envs.wrappers`` registers those).
+    * ``rewards``, ``episode``: one sentence each, what a reward pays and when an episode ends; with
+      ``versions`` (each versioned module's name -> what that version changed, oldest first) they are
+      the lines of the environment card the code cannot compute (``kabu_envs.env_card``).
     """
 
     id: str
@@ -161,6 +164,9 @@ class GameSpec:
     pettingzoo_id: str | None = None
     gym_ids: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     doc: str = ""
+    rewards: str = ""
+    episode: str = ""
+    versions: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.id.isidentifier():

@@ -42,5 +42,23 @@ SPEC = register(
         pettingzoo_id="kabu_envs/Kakeya-v2",
         gym_ids={"kabu_envs/Kakeya-v2": {"role": "partnership"}},
         doc="partnership trick-taking with trumps and Rensho (docs/kakeya.md)",
+        rewards=(
+            'at the end of each deal, every seat of a partnership gets its stone change (reward="stones",'
+            ' the default) or the normalised egara difference (reward="egara"); seats sitting out get 0'
+        ),
+        episode=(
+            "a match of up to max_deals deals (default 1); it ends early once a partnership has no"
+            " stones left"
+        ),
+        versions={
+            "kakeya_v0": (
+                "first release (Rensho had to follow suit as its holder's only card of the led suit)"
+            ),
+            "kakeya_v1": 'rensho_follow="free" by default: Rensho is never forced out to follow suit',
+            "kakeya_v2": (
+                'the Kakeya text\'s defaults: rensho_rule="seed" (the ace of clubs is Rensho under clubs'
+                ' trumps) and, with six players, six_player_mode="all_play"'
+            ),
+        },
     )
 )

@@ -53,5 +53,19 @@ SPEC = register(
             "kabu_envs/OichoKabuDealer-v2": {"role": "dealer"},
         },
         doc="dealer against bettors, four spreads, closest to 9 (docs/oicho_kabu.md)",
+        rewards="chips won or lost in a round, paid to every seat when the round ends; they sum to zero",
+        episode="max_rounds rounds (default 1), or fewer once fewer than two seats have chips left",
+        versions={
+            "oicho_kabu_v0": "first release",
+            "oicho_kabu_v1": (
+                "kansai and kabufuda_site follow their sources (free_draw for bettors only, the best-paying"
+                " yaku of a hand, dealer selection before every deal); standard plays as v0"
+            ),
+            "oicho_kabu_v2": (
+                "the presets follow their sources more closely: standard's dealer selection and dealer"
+                " change, the unbacked spreads' card (standard, kansai), the kabufuda site's bets and"
+                ' draws, yaku_choice="showdown"'
+            ),
+        },
     )
 )
