@@ -1,10 +1,9 @@
-"""What the tools do with Kakeya, each under the tool's own protocol (``kabu_envs.eval.plans``,
-``kabu_envs.render_screenshots``); the game's record (``registration.py``) says what the game is."""
+"""What the tools do with Kakeya, as records of the declared protocol
+(``kabu_envs.core.declared``); the game's record (``registration.py``) says what the game is."""
 
 from __future__ import annotations
 
-from kabu_envs.eval.plans import DemoPlan, Evaluation, ExploitPlan
-from kabu_envs.render_screenshots import Screenshot
+from kabu_envs.core.declared import DemoPlan, Evaluation, ExploitPlan, Screenshot
 
 EVALUATION = Evaluation(opponents=("random", "scripted"), deals=1000)
 

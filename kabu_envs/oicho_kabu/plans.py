@@ -1,5 +1,5 @@
-"""What the tools do with Oicho-Kabu, each under the tool's own protocol (``kabu_envs.eval.plans``,
-``kabu_envs.render_screenshots``); the game's record (``registration.py``) says what the game is."""
+"""What the tools do with Oicho-Kabu, as records of the declared protocol
+(``kabu_envs.core.declared``); the game's record (``registration.py``) says what the game is."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.eval.plans import DemoPlan, Evaluation, ExploitPlan
-from kabu_envs.render_screenshots import Screenshot
+from kabu_envs.core.declared import DemoPlan, Evaluation, ExploitPlan, Screenshot
 
 EVALUATION = Evaluation(opponents=("random", "scripted", "expert"), deals=1000)
 
