@@ -21,17 +21,17 @@ from kabu_envs import registry
 
 PACKAGE = Path(kabu_envs.__file__).resolve().parent
 GAME_PACKAGES = sorted(p.parent.name for p in PACKAGE.glob("*/registration.py"))
+REPO = PACKAGE.parent
+MAPPED = {"kabu_envs.agents": "agents", "kabu_envs.eval": "eval", "kabu_envs.training": "training"}
 VERSIONED = re.compile(r"^(?P<game>[a-z_]+)_v\d+\.py$")
 
 
 def _library_files() -> list[Path]:
-    """Every module of the installed package (the agents/, eval/, training/ symlinks followed)."""
-    files: list[Path] = []
-    for entry in sorted(PACKAGE.iterdir()):
-        if entry.is_dir() and not entry.name.startswith(("_", ".")):
-            files += sorted(entry.resolve().rglob("*.py"))
-        elif entry.suffix == ".py":
-            files.append(entry)
+    """Every module of the installed package: kabu_envs/ and the folders pyproject maps into it
+    (agents/, eval/, training/ are kabu_envs.agents, ...)."""
+    files = sorted(PACKAGE.rglob("*.py"))
+    for folder in MAPPED.values():
+        files += sorted((REPO / folder).rglob("*.py"))
     return files
 
 

@@ -21,7 +21,7 @@ Which cards are re-dealt, and how: the game's hook ``resample.RESAMPLER`` in its
 the registry, ``GameSpec.hook``), an object with ``resample_deck(raw_env, seat, deck, rng) -> deck``:
 the deck in play (the last shuffle's order) with the cards the seat cannot see re-dealt from what it
 knows (Oicho-Kabu: every place but the dealt cards it sees where they lie; Kakeya: the other hands by
-the consistent-deal sampler, ``kakeya/agents/sampler.py``; Toy Card: a card of the seat's value in
+the consistent-deal sampler, ``kakeya/sampler.py``; Toy Card: a card of the seat's value in
 its place). No hook (``ViewResampler``): the cards of the deck in play that the game's viewer does not
 show the seat, permuted uniformly (right when every card the view shows was dealt from the deck in
 play). Only the last shuffle is re-dealt: earlier decks (dealer selection, finished rounds or deals)
