@@ -14,7 +14,7 @@ thing. Cheap to import (no env, no gymnasium): the game's ``plans.py`` imports i
   the player does). Absent: the game has no gap to a best response.
 
 * ``EXPLOIT``: an ``ExploitPlan`` — the exploitability yardstick's fixed budget, seeds, training
-  settings and held-out deals for the game (``kabu_envs.eval.exploit``). Absent: ``ExploitPlan()``.
+  settings and held-out deals for the game (``kabu_envs.training.exploit``). Absent: ``ExploitPlan()``.
 
 (The docs' pictures are ``SCREENSHOTS`` in the same module, read by ``kabu_envs.render_screenshots``.)
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import re
@@ -92,10 +93,14 @@ def test_the_wheel_claims_no_generic_top_level_names(runtime_venv: dict[str, Pat
         "eval/__main__.py",
         "training/__main__.py",
         "models/ppo_kakeya/policy.npz",
-        "models/ens_kakeya/policy.json",  # an ensemble: its members are one folder deeper
-        "models/ens_kakeya/members/ei2_kakeya/policy.npz",
+        "models/ens_kakeya/policy.json",  # an ensemble: the member it alone carries is one folder deeper
+        "models/ens_kakeya/members/endgame_kakeya/policy.npz",
     ):
         assert f"kabu_envs/{module}" in names, module
+    # no model file stored twice (a shipped ensemble names the shipped models it plays)
+    with zipfile.ZipFile(runtime_venv["wheel"]) as whl:
+        digests = [hashlib.sha256(whl.read(n)).hexdigest() for n in names if n.endswith(".npz")]
+    assert len(digests) == len(set(digests)) > 5
     installed = {p.name for p in runtime_venv["site"].iterdir()}
     assert not {"agents", "eval", "training"} & installed
     code = "import kabu_envs.agents.base, kabu_envs.eval.plans, kabu_envs.training"

@@ -25,7 +25,7 @@ DEMO = DemoPlan(
     agent_deals={"expert": 1000, "expert_0_2": 1000},
 )
 
-# The exploitability yardstick (kabu_envs.eval.exploit, docs/baselines.md "Exploitability"): the
+# The exploitability yardstick (kabu_envs.training.exploit, docs/baselines.md "Exploitability"): the
 # exploiter partnership (both seats the learning policy) fine-tunes the strongest shipped network
 # (`ei2_kakeya`, the expert-iteration clone with the card features: a tighter bound than `ei_kakeya`,
 # itself 0.35 stones a deal above `ppo_kakeya`) at a small step against the frozen partnership; the
