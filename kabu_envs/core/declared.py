@@ -78,7 +78,7 @@ class DemoPlan:
 
 @dataclass(frozen=True)
 class ExploitPlan:
-    """The exploitability yardstick of a game (``kabu_envs.eval.exploit``): data, not code.
+    """The exploitability yardstick of a game (``kabu_envs.training.exploit``): data, not code.
 
     A PPO exploiter trains for ``timesteps`` from ``seed`` with the training config ``config`` (keys of
     ``kabu_envs.training.config.TrainConfig``: ``batch_envs``, ``ppo``, ``policy_kwargs``, ...) laid
@@ -179,3 +179,165 @@ class PolicyStages:
     names: tuple[str, ...]
     of: Callable[[np.ndarray, Mapping[str, Any]], np.ndarray]
     doc: str
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One hook a tool reads from a game's package: ``module``'s ``attribute`` (``GameSpec.hook``), or
+    the folder ``module`` itself when ``attribute`` is empty (``GameSpec.folder``); what the tool is,
+    what the attribute must be (``protocol``), and what the tool does without it."""
+
+    tool: str
+    module: str
+    attribute: str
+    protocol: str
+    without: str
+
+    @property
+    def where(self) -> str:
+        """How the docs name it: ``module.py``: ``ATTRIBUTE``, or the folder ``name/``."""
+        return (
+            f"the folder `{self.module}/`"
+            if not self.attribute
+            else f"`{self.module}.py`: `{self.attribute}`"
+        )
+
+
+# Every hook the tools read from a game's package (docs/adding_a_game.md "The tools' hooks" is this table,
+# generated; tests/test_registry.py checks that each ``GameSpec.hook``/``folder`` call of the tools reads
+# one of these).
+HOOKS: tuple[Hook, ...] = (
+    Hook(
+        "`kabu_envs.batch`",
+        "batch",
+        "make_batch",
+        "`(batch_size, autoreset=False, **rule_options) -> BatchEnv` (`kabu_envs.batch` contract: B games"
+        " per numpy call, with `step(actions, active=...)`, `reset(rows=..., seeds=...)`, which the "
+        "training VecEnv uses); Toy Card's `kernel.py` and `batch.py` (a `KernelBatchEnv`, docs/batch.md)"
+        " are the template and `tests/test_batch.py` runs every engine in lockstep with the AEC envs",
+        "`LoopBatchEnv`, the exact reference over B AEC envs",
+    ),
+    Hook(
+        "`kabu-play`, `kabu-replay`, the OpenSpiel adapter",
+        "view",
+        "VIEWER",
+        "a `kabu_envs.core.views.Viewer`: `seat_view(raw_env, seat)`, `action_label(raw_env, action)`, "
+        "`move_text(raw_env, actor, action, viewer)`, `action_card(raw_env, action)` (7. below)",
+        "the raw observation and the engine's action names",
+    ),
+    Hook(
+        "`python -m kabu_envs.training`",
+        "presets",
+        "",
+        "YAML training presets, found by name (`python -m kabu_envs.training <preset>`)",
+        "no presets",
+    ),
+    Hook(
+        "`python -m kabu_envs.eval`, training's quick evaluation",
+        PLANS,
+        "EVALUATION",
+        "`kabu_envs.core.declared.Evaluation(opponents, deals)`: whom a freshly trained model meets at "
+        "the end of its run; the default `--deals`",
+        "`Evaluation()`: random and scripted, 1000 deals",
+    ),
+    Hook(
+        "`make demo`",
+        PLANS,
+        "DEMO",
+        "`kabu_envs.core.declared.DemoPlan` (roles, opponents, reference rows, deals, sample title, "
+        "order; `best_response_agents` / `best_response_deals` for the gaps to a best response, "
+        "`best_response_setting_deals` for each richer rule setting of a shipped model; `agent_deals` for"
+        " slow agents)",
+        "not in the demo",
+    ),
+    Hook(
+        "`python -m kabu_envs.eval.best_response`, the demo's gaps",
+        PLANS,
+        "BEST_RESPONSE",
+        'a `"module:attribute"` reference to a factory `(role, seed, **options) -> player` of a best '
+        "response to the `reference` seats (the player's methods: `eval/best_response.py`); optionally "
+        "`factory.check_rules(role, **options)` raising a ValueError for what it does not model. "
+        "Oicho-Kabu's is `kabu_envs/oicho_kabu/agents/best_response.py`",
+        "no gap to a best response",
+    ),
+    Hook(
+        "`kabu-train exploit` (the exploitability yardstick), `make demo`'s exploiters",
+        PLANS,
+        "EXPLOIT",
+        "`kabu_envs.core.declared.ExploitPlan`: the yardstick's budget, seeds, training settings, warm "
+        "start and held-out deals (docs/baselines.md)",
+        "`ExploitPlan()`",
+    ),
+    Hook(
+        "`openspiel:ismcts`, `openspiel:pimc` (`kabu_envs.openspiel.bots`)",
+        "resample",
+        "RESAMPLER",
+        "`resample_deck(raw_env, seat, deck, rng) -> deck`: the deck in play (the last shuffle's order) "
+        "with the cards the seat cannot see re-dealt from what it knows, reading nothing hidden "
+        "(docs/openspiel.md; `tests/openspiel/test_openspiel_bots.py` swaps unseen cards and compares the"
+        " worlds). Toy Card's `resample.py` is the template",
+        "`ViewResampler`: the cards the viewer does not show, permuted uniformly",
+    ),
+    Hook(
+        "policy files, training (`policy_kwargs.features`)",
+        *FEATURES_HOOK,
+        "a mapping of names to `kabu_envs.core.declared.PolicyFeatures(size, compute, doc)`: "
+        "`size(rule_options) -> int`, `compute(observations (B, obs_size), rule_options) -> (B, size)` "
+        "float32, each row from that row alone (derived network inputs; Kakeya's `cards`, "
+        "docs/kakeya.md#policy-features; test them against the engine, as "
+        "`tests/kakeya/test_kakeya_features.py` does)",
+        "no features: a policy naming one is refused",
+    ),
+    Hook(
+        "ensembles over views (`python -m kabu_envs.training.ensemble --views`)",
+        *SYMMETRY_HOOK,
+        "a mapping of names to `kabu_envs.core.declared.PolicySymmetries(maps, applies, feature_maps, "
+        "doc)`: relabelings of the observation and the actions that leave a decision the same (Kakeya's "
+        "suits renamed; `tests/kakeya/test_kakeya_symmetry.py` checks them against the engine)",
+        "no views: an ensemble naming some is refused",
+    ),
+    Hook(
+        "staged ensembles, stage specialists (`--stages`)",
+        *STAGES_HOOK,
+        "a mapping of names to `kabu_envs.core.declared.PolicyStages(names, of, doc)`: a split of the "
+        "decisions into named stages, `of(observations (B, obs_size), rule_options) -> (B,)` stage "
+        "indices, each row from that row alone (Kakeya's `endgame`: the last four tricks)",
+        "no stages: an ensemble naming a split is refused",
+    ),
+    Hook(
+        "`python -m kabu_envs.render_screenshots`",
+        PLANS,
+        "SCREENSHOTS",
+        "a tuple of `kabu_envs.core.declared.Screenshot` (name, steps, seed, seat, rule options, agents, "
+        "caption): the docs' pictures, written by `python -m kabu_envs.render_screenshots --out docs/img`",
+        "no pictures",
+    ),
+)
+
+
+def hooks_table(hooks: tuple[Hook, ...] = HOOKS) -> str:
+    """The Markdown table of ``hooks`` (docs/adding_a_game.md's generated block ``hooks``)."""
+    rows = ["| tool | hook in the game's package | protocol | without it |", "|---|---|---|---|"]
+    rows += [f"| {h.tool} | {h.where} | {h.protocol} | {h.without} |" for h in hooks]
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m kabu_envs.core.declared --write``: rewrite the hooks table of docs/adding_a_game.md
+    (run from the repository's root); without ``--write``, print it."""
+    import sys
+    from pathlib import Path
+
+    from kabu_envs.core.doc_blocks import replace_blocks
+
+    args = sys.argv[1:] if argv is None else argv
+    if args != ["--write"]:
+        print(hooks_table())
+        return 0
+    page = Path("docs/adding_a_game.md")
+    page.write_text(replace_blocks(page.read_text(), {"hooks": hooks_table()}, where=str(page)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
