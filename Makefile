@@ -47,10 +47,12 @@ bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_batch.py
 	$(PY) benchmarks/bench_agents.py
 
+# mypy through .ci/typecheck.py: agents/, eval/, training/ checked as kabu_envs.agents, ... (their
+# installed names, pyproject's package-dir)
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy
+	$(PY) .ci/typecheck.py
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .ruff_cache .mypy_cache site

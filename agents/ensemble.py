@@ -5,8 +5,11 @@ errors; averaging their log-probabilities cancels some of them (measured in docs
 clones together"), at the sum of the members' cost.
 
 A model directory holding an ensemble has a ``policy.json`` like any model (so names, the registry and
-``find_policy`` find it the same way), with another ``format``, and its members as ordinary policy
-files under ``members/<name>/``:
+``find_policy`` find it the same way), with another ``format``, naming its members (name and the SHA-256
+of each member's ``policy.json``). A member is an ordinary policy file, found by its name: under the
+ensemble's ``members/<name>/`` when it carries it (a member that is no model of its own, e.g. a stage
+specialist), else the model of that name (``models_dir()``, then the shipped models) -- so a shipped
+ensemble names the shipped models it plays instead of storing copies of them:
 
 ```json
 {
@@ -17,7 +20,8 @@ files under ``members/<name>/``:
 ```
 
 Each member is read and validated by ``read_policy`` (its own weights' checksum included) and the
-record pins each member's ``policy.json`` by its SHA-256, so no member can be swapped. Every member
+record pins each member's ``policy.json`` by its SHA-256, so no member can be swapped: a model of that
+name with other bytes is refused, naming where it was looked for. Every member
 must have been trained for the same table (``trained_for``). Nothing here can run code either.
 
 The combination, per decision: each member's masked log-probabilities as ``Policy.masked_probs``
@@ -47,7 +51,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -345,6 +349,47 @@ def _member_name(name: Any, where: str) -> str:
     return str(name)
 
 
+def _member_places(rec_path: Path, name: str) -> list[Path]:
+    """Where member ``name`` of the ensemble at ``rec_path`` may be, in order: its own ``members/``
+    folder, the models folder (``$KABU_MODELS_DIR``), the shipped models."""
+    from kabu_envs.agents.registry import SHIPPED_MODELS, models_dir
+
+    places = [rec_path.parent / MEMBERS_DIR / name / RECORD_FILE]
+    for root in (models_dir(), SHIPPED_MODELS):
+        if (root / name / RECORD_FILE).resolve() not in {p.resolve() for p in places}:
+            places.append(root / name / RECORD_FILE)
+    return places
+
+
+def _find_member(rec_path: Path, name: str, sha: str, where: str) -> Path:
+    """The ``policy.json`` of member ``name`` with SHA-256 ``sha``: the ensemble's own copy when it carries
+    one, else the first model of that name with those bytes (``_member_places``); a missing member or
+    one whose bytes differ is refused, naming the places looked in."""
+    own, *models = _member_places(rec_path, name)
+    found = [own] if own.is_file() else [p for p in models if p.is_file()]
+    for place in found:
+        if hashlib.sha256(place.read_bytes()).hexdigest() == sha:
+            return place
+    if not found:
+        looked = ", ".join(str(p.parent) for p in _member_places(rec_path, name))
+        raise _bad(where, f"member {name!r} is missing (looked in {looked})")
+    raise _bad(
+        where,
+        f"member {name!r}: its {RECORD_FILE} does not match the record_sha256 recorded here "
+        f"(found at {', '.join(str(p) for p in found)})",
+    )
+
+
+def member_records(path: str | Path) -> dict[str, Path]:
+    """Each member's ``policy.json`` as the ensemble at ``path`` plays it (name -> path, checked)."""
+    rec_path, rec = read_record(path)
+    where = str(rec_path)
+    return {
+        str(m["name"]): _find_member(rec_path, _member_name(m["name"], where), str(m["record_sha256"]), where)
+        for m in rec["members"]
+    }
+
+
 def read_ensemble(path: str | Path) -> PolicyEnsemble:
     """Read and validate an ensemble (its record, every member and the members' checksums)."""
     rec_path, rec = read_record(path)
@@ -372,15 +417,8 @@ def read_ensemble(path: str | Path) -> PolicyEnsemble:
             raise _bad(where, f"members[{i}].stages must be a list of stage names, got {own!r}")
         member_stages.append(None if own is None else tuple(own))
         name = _member_name(entry["name"], f"{where}: members[{i}]")
-        member_rec = rec_path.parent / MEMBERS_DIR / name / RECORD_FILE
-        if not member_rec.is_file():
-            raise _bad(where, f"member {name!r} is missing (no {member_rec})")
-        if hashlib.sha256(member_rec.read_bytes()).hexdigest() != _str(
-            entry["record_sha256"], f"{where}: members[{i}].record_sha256"
-        ):
-            raise _bad(
-                where, f"member {name!r}: its {RECORD_FILE} does not match the record_sha256 recorded here"
-            )
+        sha = _str(entry["record_sha256"], f"{where}: members[{i}].record_sha256")
+        member_rec = _find_member(rec_path, name, sha, where)
         names.append(name)
         members.append(read_policy(member_rec))
     ens = PolicyEnsemble(
@@ -414,9 +452,12 @@ def write_ensemble(
     views: str | None = None,
     stages: str | None = None,
     member_stages: Mapping[str, Sequence[str]] | None = None,
+    named: Collection[str] = (),
 ) -> Path:
     """Copy each member's policy file (name -> model directory or path) byte for byte into
-    ``out_dir/members/<name>/`` and write the ensemble's ``policy.json`` (``views``: the game's policy
+    ``out_dir/members/<name>/``, except the members of ``named`` (models of that name, byte for byte
+    the file given: the record names them and its reader finds them, no copy), and write the ensemble's
+    ``policy.json`` (``views``: the game's policy
     symmetries to average over too, agents/symmetry.py; ``stages``: the game's stage split, with
     ``member_stages`` naming the stages of the members that do not play every stage, agents/stages.py);
     returns its path.
@@ -428,6 +469,8 @@ def write_ensemble(
     unknown = sorted(set(chosen) - set(read))
     if unknown:
         raise ValueError(f"stages given for {unknown}, which are not members ({list(read)})")
+    if set(named) - set(read):
+        raise ValueError(f"named {sorted(set(named) - set(read))}, which are not members ({list(read)})")
     ens = PolicyEnsemble(
         members=tuple(read.values()),
         names=tuple(read),
@@ -439,9 +482,14 @@ def write_ensemble(
     out = Path(out_dir)
     if (out / MEMBERS_DIR).exists():
         shutil.rmtree(out / MEMBERS_DIR)
+    out.mkdir(parents=True, exist_ok=True)
     shas = []
     for name, src in members.items():
         src_rec = record_path(src)
+        if name in named:  # found by name when read: the model of that name must be these bytes
+            shas.append(hashlib.sha256(src_rec.read_bytes()).hexdigest())
+            _find_member(out / RECORD_FILE, name, shas[-1], f"member {name!r}")
+            continue
         dst = out / MEMBERS_DIR / name
         dst.mkdir(parents=True)
         for f in (RECORD_FILE, WEIGHTS_FILE):

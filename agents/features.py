@@ -14,29 +14,13 @@ Protocol: a game's module ``features.py`` holds ``POLICY_FEATURES``, a mapping o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from kabu_envs.agents.declared import declared, pick
-
-FEATURES_HOOK = ("features", "POLICY_FEATURES")
-
-
-@dataclass(frozen=True)
-class PolicyFeatures:
-    """One named set of derived inputs: ``size(env_options)`` columns, ``compute(observations (B,
-    obs_size), env_options) -> (B, size)`` float32, each row a function of that row only.
-
-    ``extends``: the name of a set whose columns are this one's first columns, value for value (so a
-    caller holding this set's inputs has that set's as a prefix: an ensemble computes them once)."""
-
-    size: Callable[[Mapping[str, Any]], int]
-    compute: Callable[[np.ndarray, Mapping[str, Any]], np.ndarray]
-    doc: str
-    extends: str | None = None
+from kabu_envs.core.declared import FEATURES_HOOK, PolicyFeatures
 
 
 def known_features(game: str) -> dict[str, PolicyFeatures]:

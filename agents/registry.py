@@ -10,9 +10,12 @@ Names:
   ``policy.json``; ``models_dir`` is ``$KABU_MODELS_DIR`` when set, else the shipped models,
   ``kabu_envs/models/``, package data that a wheel install carries);
 * a model directory or ``policy.json`` path — any policy file (agents/policy_file.py);
-* ``openspiel:<bot>[:key=value,...]`` — an OpenSpiel search bot (``ismcts``, ``pimc``) with its parameters,
-  e.g. ``openspiel:ismcts:simulations=200,worlds=16`` (values read as JSON; needs the ``openspiel`` extra;
-  ``kabu_envs.openspiel.bots``, docs/openspiel.md).
+* ``<family>:<rest>`` — an agent of a family registered in the ``kabu_envs.agents`` entry-point group (the
+  entry's name is the family, its object a factory ``(game, name, seed, **rule_options) -> agent``), e.g.
+  ``openspiel:<bot>[:key=value,...]``, an OpenSpiel search bot (``ismcts``, ``pimc``) with its parameters:
+  ``openspiel:ismcts:simulations=200,worlds=16`` (values read as JSON; needs the ``openspiel`` extra;
+  ``kabu_envs.openspiel.bots``, docs/openspiel.md). The families register themselves, so this module
+  imports none of them (and an optional dependency they need is imported only when one is named).
 
 A model is checked against the table it will play at (game, ``role`` when given, number of players,
 observation and action sizes) and refused with what it was trained for when it does not fit.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -83,15 +87,8 @@ def make_agent(
         if clash:
             raise ValueError(f"agent {name!r}: {clash} are rule options, not the agent's parameters")
         return registry.resolve(spec.agents[base])(seed=seed, **rule_options, **params)
-    if name.startswith(OPENSPIEL_PREFIX):
-        bot, params = parse_openspiel_name(name)
-        try:
-            from kabu_envs.openspiel.bots import make_bot
-        except ImportError as exc:
-            raise ValueError(
-                f"agent {name!r} needs OpenSpiel: pip install 'kabu-envs[openspiel]' ({exc})"
-            ) from None
-        return make_bot(game, bot, seed, **params, **rule_options)
+    if colon and base in agent_families():
+        return _family_agent(base, name)(game, name, seed, **rule_options)
     if is_model_name(name):
         from kabu_envs.agents.ppo_agent import load_policy_agent
 
@@ -100,19 +97,35 @@ def make_agent(
     raise ValueError(
         f"unknown agent {name!r} for {spec.title}; use one of {list(spec.agent_names)}, "
         f"a shipped model {shipped_models()} (a folder under {models_dir()}), a model directory or "
-        "'openspiel:<bot>'"
+        + "".join(f" or '{family}:...'" for family in sorted(agent_families()))
     )
 
 
-OPENSPIEL_PREFIX = "openspiel:"
+AGENT_FAMILIES = "kabu_envs.agents"  # the entry-point group of agent families (``<family>:<rest>`` names)
 
 
-def parse_openspiel_name(name: str) -> tuple[str, dict[str, Any]]:
-    """``openspiel:<bot>[:key=value,...]`` -> (bot, parameters); each value is JSON (``100``, ``1.5``)."""
-    bot, _, rest = name[len(OPENSPIEL_PREFIX) :].partition(":")
-    if not bot:
-        raise ValueError(f"agent {name!r}: name the bot, e.g. 'openspiel:ismcts'")
-    return bot, parse_params(name, rest)
+def agent_families() -> dict[str, metadata.EntryPoint]:
+    """The registered agent families: name -> entry point (not loaded: loading may need an extra).
+    Read distribution by distribution (the first of a name wins), so a stale ``kabu_envs.egg-info`` that
+    an in-tree build left in the working directory does not hide the installed package's entries."""
+    found: dict[str, metadata.EntryPoint] = {}
+    for dist in metadata.distributions():
+        for ep in dist.entry_points.select(group=AGENT_FAMILIES):
+            found.setdefault(ep.name, ep)
+    return found
+
+
+def _family_agent(family: str, name: str) -> Any:
+    """The factory of ``family``; a missing optional dependency is a ``ValueError`` naming the extra."""
+    ep = agent_families()[family]
+    try:
+        return ep.load()
+    except ImportError as exc:
+        dist = ep.dist.name if ep.dist is not None else "kabu-envs"
+        extras = f"[{','.join(ep.extras)}]" if ep.extras else ""
+        raise ValueError(
+            f"agent {name!r} needs its family's dependencies: pip install '{dist}{extras}' ({exc})"
+        ) from None
 
 
 def parse_params(name: str, rest: str) -> dict[str, Any]:

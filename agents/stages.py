@@ -14,25 +14,13 @@ numpy function of the observation, so a staged policy still sees only what its s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from kabu_envs.agents.declared import declared, pick
-
-STAGES_HOOK = ("stages", "POLICY_STAGES")
-
-
-@dataclass(frozen=True)
-class PolicyStages:
-    """One split: ``names`` of its stages (at least two), ``of(observations (B, obs_size), env_options) ->
-    (B,)`` int64, each row's stage as an index into ``names`` (a function of that row only)."""
-
-    names: tuple[str, ...]
-    of: Callable[[np.ndarray, Mapping[str, Any]], np.ndarray]
-    doc: str
+from kabu_envs.core.declared import STAGES_HOOK, PolicyStages
 
 
 def known_stages(game: str) -> dict[str, PolicyStages]:

@@ -15,31 +15,13 @@ on the decision (``applies``); the identity is element 0 and applies to every de
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from kabu_envs.agents.declared import declared, pick
-
-SYMMETRY_HOOK = ("symmetry", "POLICY_SYMMETRIES")
-
-
-@dataclass(frozen=True)
-class PolicySymmetries:
-    """A game's group of relabelings for one table: ``maps(env_options) -> (obs_image (G, obs_size),
-    action_image (G, num_actions))``, int64, row 0 the identity; ``applies(observations (B, obs_size),
-    env_options) -> (B, G)`` bool, which relabelings leave each row's decision the same (column 0 all
-    true), a function of that row only; ``feature_maps(features name, env_options) -> (G, size)`` or
-    None: the images of a policy-feature set's columns (agents/features.py) when the features of a view
-    are its decision's features relabeled, value for value (a policy then computes them once a
-    decision)."""
-
-    maps: Callable[[Mapping[str, Any]], tuple[np.ndarray, np.ndarray]]
-    applies: Callable[[np.ndarray, Mapping[str, Any]], np.ndarray]
-    feature_maps: Callable[[str, Mapping[str, Any]], np.ndarray | None]
-    doc: str
+from kabu_envs.core.declared import SYMMETRY_HOOK, PolicySymmetries
 
 
 def known_symmetries(game: str) -> dict[str, PolicySymmetries]:

@@ -11,9 +11,8 @@ the ``openspiel`` extra; they report ms/decision). ``--game`` is any registered
 game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writes every play as a game
 record (``kabu-replay`` replays it).
 
-``kabu-eval exploit --game G --agent NAME_OR_PATH [--role R] [--timesteps N] [--seed S] [--out DIR]``:
-the exploitability yardstick, a PPO exploiter trained against the frozen agent (training: needs torch)
-and evaluated on held-out duplicate deals (``kabu-eval exploit --help``; kabu_envs/eval/exploit.py).
+The exploitability yardstick trains (a PPO exploiter against the frozen agent): ``kabu-train exploit``
+(training/exploit.py); ``kabu-eval exploit`` says so.
 """
 
 from __future__ import annotations
@@ -29,10 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     args_in = sys.argv[1:] if argv is None else list(argv)
-    if args_in[:1] == ["exploit"]:  # the exploitability yardstick (kabu_envs/eval/exploit.py)
-        from kabu_envs.eval.exploit import main as exploit_main
-
-        return exploit_main(args_in[1:])
+    if args_in[:1] == ["exploit"]:  # the yardstick trains: the evaluation imports no training
+        rest = " ".join(args_in[1:])
+        print(
+            f"the exploitability yardstick trains an exploiter: run `kabu-train exploit {rest}`",
+            file=sys.stderr,
+        )
+        return 2
     from kabu_envs import registry
     from kabu_envs.core.options import parse_assignments, positive_int
 

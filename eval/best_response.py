@@ -60,7 +60,13 @@ class BestResponsePlay:
         return self.cpu_seconds / max(1, len(self.deal_seeds))
 
 
-def _table(
+def agent_seed(deal_seed: int, seat: int) -> int:
+    """The seed an agent is reset with for a deal, seen from ``seat`` (the first seat of the table's
+    reference when the measured seat is 0): one rule for the gap and its cross-check."""
+    return _seed(deal_seed, seat, 7)
+
+
+def br_table(
     game: str,
     role: str | None,
     seed: int,
@@ -70,7 +76,8 @@ def _table(
 ) -> tuple[Any, Any, Any, Any]:
     """(role record, best response, reference agent, raw env) of one evaluation's table; ``reference``
     names the agent on the other seats (default: the game's reference; the exploitability yardstick,
-    ``kabu_envs.eval.exploit``, puts the agent it measures there)."""
+    ``kabu_envs.training.exploit``, puts the agent it measures there). Public: the OpenSpiel cross-check
+    (``kabu_envs.training.crosscheck``) builds the same table."""
     from kabu_envs.agents.registry import make_agent
 
     opts = dict(env_options or {})
@@ -139,13 +146,13 @@ def play_best_response(
 ) -> BestResponsePlay:
     """The best response in ``seats[d]`` of deal ``deal_seeds[d]``, every other seat the game's
     reference agent, re-seeded per deal as the duplicate evaluation re-seeds it."""
-    the_role, br, reference, env = _table(game, role, seed, env_options, br_options)
+    the_role, br, reference, env = br_table(game, role, seed, env_options, br_options)
     names = env.possible_agents
     rewards = np.zeros(len(deal_seeds))
     t0 = time.process_time()
     for d, (deal_seed, seat) in enumerate(zip(deal_seeds, seats, strict=True)):
         first = 0 if seat != 0 else 1  # the reference's first seat (play_deal re-seeds it from there)
-        reference.reset(_seed(deal_seed, first, 7))
+        reference.reset(agent_seed(deal_seed, first))
         env.reset(seed=deal_seed)
         seat_agents = [reference] * len(names)
         br.begin(env.game, seat, seat_agents, deal=int(deal_seed))
@@ -201,15 +208,15 @@ def play_regrets(
     response says how many chips its own choice would gain there (``player.regret``). A deal's
     regrets summed = the best response's advantage over the agent on that deal, in expectation
     (the performance-difference identity; docs/baselines.md)."""
-    the_role, br, table, env = _table(game, role, seed, env_options, br_options, reference)
+    the_role, br, table, env = br_table(game, role, seed, env_options, br_options, reference)
     names = env.possible_agents
     regrets = {name: np.zeros(len(deal_seeds)) for name in agents}
     rewards = {name: np.zeros(len(deal_seeds)) for name in agents}
     t0 = time.process_time()
     for d, (deal_seed, seat) in enumerate(zip(deal_seeds, seats, strict=True)):
         for name, agent in agents.items():
-            table.reset(_seed(deal_seed, 0 if seat != 0 else 1, 7))
-            agent.reset(_seed(deal_seed, seat, 7))
+            table.reset(agent_seed(deal_seed, 0 if seat != 0 else 1))
+            agent.reset(agent_seed(deal_seed, seat))
             env.reset(seed=deal_seed)
             br.begin(env.game, seat, [table] * len(names), deal=int(deal_seed))
             total = env.rewards.get(names[seat], 0.0)

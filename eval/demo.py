@@ -9,7 +9,7 @@ each row records its seed, which ``kabu-eval --seed`` replays); the demo adds th
 computes openskill ratings, writes ``reports/summary.json``, the matchup heatmaps and the learning
 curves, prints the table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
 seats. The shipped exploiters of the exploitability table (``--exploiters``, reports/exploit/;
-kabu_envs.eval.exploit) meet their frozen agents again on held-out deals (``summary[game]["exploit"]``).
+kabu_envs.training.exploit) meet their frozen agents again on held-out deals (``summary[game]["exploit"]``).
 Matchups run in ``--workers`` processes (default 2; 1 runs them in this process).
 """
 
@@ -239,8 +239,9 @@ def _chunks(n: int, parts: int) -> list[tuple[int, int]]:
 
 def exploit_jobs(folder: Path, deals: int | None) -> list[tuple[str, dict[str, Any], int | None]]:
     """``replay_row`` arguments of every shipped exploiter under ``folder`` (the exploitability table,
-    kabu_envs.eval.exploit) of a game the demo evaluates; none when ``deals`` is 0 or there is no table."""
-    from kabu_envs.eval.exploit import shipped_rows
+    kabu_envs.training.exploit) of a game the demo evaluates; none when ``deals`` is 0 or there is no
+    table."""
+    from kabu_envs.eval.exploiters import shipped_rows
 
     if deals == 0:
         return []
@@ -250,8 +251,8 @@ def exploit_jobs(folder: Path, deals: int | None) -> list[tuple[str, dict[str, A
 
 
 def replay_row(folder: str, row: dict[str, Any], deals: int | None) -> dict[str, Any]:
-    """One shipped exploiter against its frozen agent again (``kabu_envs.eval.exploit.replay_row``)."""
-    from kabu_envs.eval.exploit import replay_row as replay
+    """One shipped exploiter against its frozen agent again (``kabu_envs.eval.exploiters.replay_row``)."""
+    from kabu_envs.eval.exploiters import replay_row as replay
 
     return replay(folder, row, deals)
 
@@ -298,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--exploiters",
         default="reports/exploit",
-        help="the shipped exploitability table (kabu_envs.eval.exploit table): its exploiters meet their "
+        help="the shipped exploitability table (kabu_envs.training.exploit table): its exploiters meet their "
         "frozen agents again (absent: left out)",
     )
     ap.add_argument(

@@ -55,7 +55,7 @@ def learning_curves(runs: dict[str, str | Path], out: str | Path, window: int = 
     rolling mean over ``window`` logged points with its band. A run without ``curve.csv`` (trained
     before the curve existed) says so in its top panel; a run without PPO (a DAgger clone, no
     ``progress.csv``) has its curve over the labelled decisions of its rounds and no reward panel."""
-    from kabu_envs.training.curve import read_curve
+    from kabu_envs.eval.curve_file import read_curve
 
     dirs = {
         n: Path(d)

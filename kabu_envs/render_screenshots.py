@@ -11,39 +11,19 @@ code give the same pictures. Cheap to import (the games' ``plans.py`` import ``S
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from kabu_envs import registry
+from kabu_envs.core.declared import PLANS, Screenshot
 from kabu_envs.registry import GameSpec
-
-
-@dataclass(frozen=True)
-class Screenshot:
-    """A picture of the game for the docs.
-
-    The game is reset with ``seed`` and ``rule_options``, the seats are played by ``agents`` (names,
-    seat i by ``agents[i % len(agents)]``; default: the game's ``reference`` agent) for ``steps``
-    actions (fewer if the episode ends), and the table is drawn as ``seat`` sees it (None: the god
-    view) to ``<name>.png``. ``caption`` is the picture's alt text.
-    """
-
-    name: str
-    steps: int
-    seed: int = 0
-    seat: int | None = None
-    rule_options: Mapping[str, Any] = field(default_factory=dict)
-    agents: tuple[str, ...] = ()
-    caption: str = ""
 
 
 def screenshots(spec: GameSpec) -> tuple[Screenshot, ...]:
     """The game's pictures (its ``plans.SCREENSHOTS``; none without it)."""
-    found = spec.hook("plans", "SCREENSHOTS")
+    found = spec.hook(PLANS, "SCREENSHOTS")
     if found is None:
         return ()
     if not all(isinstance(shot, Screenshot) for shot in found):

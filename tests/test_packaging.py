@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import os
 import re
 import shutil
@@ -9,10 +11,14 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import kabu_envs
+
+# Python 3.11's tomllib, else pip's copy of the same parser
+tomllib = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "pip._vendor.tomli")
 
 
 def test_gymnasium_make_with_the_module_prefix_needs_no_import() -> None:
@@ -87,12 +93,68 @@ def test_the_wheel_claims_no_generic_top_level_names(runtime_venv: dict[str, Pat
         "eval/__main__.py",
         "training/__main__.py",
         "models/ppo_kakeya/policy.npz",
-        "models/ens_kakeya/policy.json",  # an ensemble: its members are one folder deeper
-        "models/ens_kakeya/members/ei2_kakeya/policy.npz",
+        "models/ens_kakeya/policy.json",  # an ensemble: the member it alone carries is one folder deeper
+        "models/ens_kakeya/members/endgame_kakeya/policy.npz",
     ):
         assert f"kabu_envs/{module}" in names, module
+    # no model file stored twice (a shipped ensemble names the shipped models it plays)
+    with zipfile.ZipFile(runtime_venv["wheel"]) as whl:
+        digests = [hashlib.sha256(whl.read(n)).hexdigest() for n in names if n.endswith(".npz")]
+    assert len(digests) == len(set(digests)) > 5
     installed = {p.name for p in runtime_venv["site"].iterdir()}
     assert not {"agents", "eval", "training"} & installed
+    code = "import kabu_envs.agents.base, kabu_envs.eval.plans, kabu_envs.training"
+    _run([runtime_venv["py"], "-c", code], cwd=runtime_venv["work"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# No symlinks: pyproject maps the repository's agents/, eval/, training/ folders to kabu_envs.*
+
+
+def _setuptools_config() -> dict[str, Any]:
+    return dict(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"])
+
+
+def test_git_tracks_no_symlink() -> None:
+    """A checkout made without symlinks (``git -c core.symlinks=false clone``, the default on many
+    Windows machines) is then this checkout, and installs every package the wheel test finds."""
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    staged = _run(["git", "-C", REPO, "ls-files", "-s"]).stdout.splitlines()
+    assert staged and [line for line in staged if line.startswith("120000 ")] == []
+
+
+def test_the_package_list_is_every_folder_with_an_init() -> None:
+    """pyproject lists the packages (a mapped folder cannot be found by setuptools' ``find``): each
+    listed package is a folder with an ``__init__.py`` and each such folder is listed."""
+    config = _setuptools_config()
+    mapped = dict(config["package-dir"])
+    assert mapped == {f"kabu_envs.{d}": d for d in ("agents", "eval", "training")}
+
+    def folder(package: str) -> Path:
+        for prefix, where in sorted(mapped.items(), key=lambda kv: -len(kv[0])):
+            if package == prefix or package.startswith(prefix + "."):
+                return REPO / where / package[len(prefix) + 1 :].replace(".", "/")
+        return REPO / package.replace(".", "/")
+
+    listed = {folder(p).resolve() for p in config["packages"]}
+    found = {
+        init.parent.resolve()
+        for root in ("kabu_envs", *mapped.values())
+        for init in (REPO / root).rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert listed == found
+    assert not any(p.is_symlink() for p in (REPO / "kabu_envs").iterdir())
+
+
+def test_an_editable_install_imports_the_mapped_folders() -> None:
+    """In this checkout's venv (``pip install -e .``) ``kabu_envs.agents`` is the repository's agents/."""
+    if Path(kabu_envs.__file__).resolve().parent != REPO / "kabu_envs":
+        pytest.skip("kabu_envs is not this checkout's (not an editable install)")
+    for where in ("agents", "eval", "training"):
+        mod = importlib.import_module(f"kabu_envs.{where}")
+        assert Path(mod.__file__ or "").resolve() == REPO / where / "__init__.py"
 
 
 def test_the_runtime_install_has_no_torch(runtime_venv: dict[str, Path]) -> None:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import dataclasses
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import gymnasium
 import numpy as np
 import pytest
 
+import kabu_envs
 from kabu_envs import registry
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.eval.__main__ import main as eval_main
@@ -323,3 +327,90 @@ def test_v0_modules_say_what_changed():
     assert registry.get("kakeya").make_raw_env().config.rensho_follow == "free"
     with pytest.raises(ImportError, match="replaced by kabu_envs.oicho_kabu_v1"):
         importlib.import_module("kabu_envs.oicho_kabu_v0")
+
+
+# --- the tools' hooks: docs/adding_a_game.md's table is kabu_envs.core.declared.HOOKS -------------------
+def _library_sources() -> list[Path]:
+    root = Path(kabu_envs.__file__).resolve().parent
+    return sorted(root.rglob("*.py")) + [
+        p for d in ("agents", "eval", "training") for p in (root.parent / d).rglob("*.py")
+    ]
+
+
+def hooks_read(files: list[Path]) -> set[tuple[str, str]]:
+    """``(module, attribute)`` of every hook the code reads from a game's package: ``GameSpec.hook``
+    and ``folder`` calls (``attribute`` "" for a folder), whether written out or through a module-level
+    constant (``ENGINE_HOOK``, ``PLANS``, ...), every ``*_HOOK`` constant, and the plans read through
+    ``eval/plans.py``'s ``_typed_plan``."""
+    trees = [ast.parse(p.read_text(), str(p)) for p in files]
+    consts: dict[str, Any] = {}
+    for tree in trees:
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
+                with contextlib.suppress(ValueError):
+                    consts[node.targets[0].id] = ast.literal_eval(node.value)
+
+    def value(node: ast.expr) -> Any:
+        if isinstance(node, ast.Constant):
+            return node.value
+        return consts.get(node.id) if isinstance(node, ast.Name) else None
+
+    found: set[tuple[str, str]] = set()
+    for name, v in consts.items():
+        if name.endswith("_HOOK") and isinstance(v, tuple):
+            found.add(v)
+    for tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            attr = (
+                func.attr
+                if isinstance(func, ast.Attribute)
+                else func.id
+                if isinstance(func, ast.Name)
+                else ""
+            )
+            if attr in ("hook", "folder") and node.args:
+                if isinstance(node.args[0], ast.Starred):
+                    pair = value(node.args[0].value)
+                    if isinstance(pair, tuple):
+                        found.add(pair)
+                    continue
+                module = value(node.args[0])
+                what = "" if attr == "folder" else value(node.args[1]) if len(node.args) > 1 else None
+                if isinstance(module, str) and isinstance(what, str):
+                    found.add((module, what))
+            elif attr == "_typed_plan" and len(node.args) > 1 and isinstance(value(node.args[1]), str):
+                found.add(("plans", value(node.args[1])))
+    return found
+
+
+def test_the_hooks_table_is_every_hook_the_tools_read():
+    """Each hook a tool reads is a row of ``HOOKS`` and each row is read: the docs' table cannot lack a
+    hook (as it once lacked symmetry and stages) nor keep a stale one."""
+    from kabu_envs.core.declared import HOOKS
+
+    assert hooks_read(_library_sources()) == {(h.module, h.attribute) for h in HOOKS}
+
+
+def test_the_hook_check_finds_an_unlisted_hook(tmp_path: Path):
+    tool = tmp_path / "tool.py"
+    tool.write_text(
+        'X_HOOK = ("x", "X")\nP = "p"\n\ndef f(spec):\n    return spec.hook(P, "Q"), spec.folder("data")\n'
+    )
+    assert hooks_read([tool]) == {("x", "X"), ("p", "Q"), ("data", "")}
+
+
+def test_the_docs_hooks_table_is_generated():
+    from kabu_envs.core.declared import hooks_table
+    from kabu_envs.core.doc_blocks import read_blocks
+
+    page = Path(kabu_envs.__file__).resolve().parent.parent / "docs" / "adding_a_game.md"
+    assert read_blocks(page.read_text(), ["hooks"])["hooks"] == hooks_table(), (
+        "docs/adding_a_game.md: run python -m kabu_envs.core.declared --write"
+    )

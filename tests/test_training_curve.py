@@ -10,10 +10,11 @@ import pytest
 import torch
 import yaml
 
+from kabu_envs.eval.curve_file import read_curve
 from kabu_envs.eval.plots import learning_curves, rolling
 from kabu_envs.training import curve as curve_mod
 from kabu_envs.training.config import load_config
-from kabu_envs.training.curve import CurveWriter, read_curve
+from kabu_envs.training.curve import CurveWriter
 from kabu_envs.training.run import train
 
 torch.set_num_threads(1)
@@ -113,7 +114,7 @@ def _run_with_curve(root, name, points):
 
 
 def test_curves_compare_runs_against_a_reference(tmp_path, capsys):
-    from kabu_envs.eval import curves
+    from kabu_envs.training import curves
 
     a = _run_with_curve(
         tmp_path, "s1", [(0, -1.0, -1.2, -0.8), (100, -0.1, -0.3, 0.05), (200, 0.0, -0.1, 0.1)]
@@ -138,7 +139,7 @@ def test_curves_compare_runs_against_a_reference(tmp_path, capsys):
 
 
 def test_a_resumed_run_writes_its_clock_on_from_the_first_segment(tmp_path):
-    from kabu_envs.training.curve import read_rows
+    from kabu_envs.eval.curve_file import read_rows
 
     curve = {"every": 256, "deals": 10, "opponents": ["random"]}
     cfg = load_config("ppo_toy_card", timesteps=512, eval_deals=0, checkpoint_every=256, curve=curve)
@@ -152,8 +153,8 @@ def test_a_resumed_run_writes_its_clock_on_from_the_first_segment(tmp_path):
 
 
 def test_resume_may_change_how_often_the_curve_is_measured_but_not_how_to_train(tmp_path):
+    from kabu_envs.eval.curve_file import read_rows
     from kabu_envs.training.__main__ import main
-    from kabu_envs.training.curve import read_rows
 
     curve = {"every": 256, "deals": 10, "opponents": ["random"]}
     cfg = load_config("ppo_toy_card", timesteps=512, eval_deals=0, checkpoint_every=256, curve=curve)
@@ -226,10 +227,12 @@ def test_an_ensemble_curve_adds_its_members_one_by_one(tmp_path, capsys):
     import shutil
 
     from kabu_envs.agents.ensemble import read_ensemble
+    from kabu_envs.agents.registry import SHIPPED_MODELS
     from kabu_envs.training.config import Curve, load_run_config
     from kabu_envs.training.ensemble import main as ensemble_main
 
-    assert ensemble_main(["pair", "ei2_kakeya", "ei_kakeya", "--out", str(tmp_path / "pair")]) == 0
+    copied = [str(SHIPPED_MODELS / m) for m in ("ei2_kakeya", "ei_kakeya")]  # given by path: copied
+    assert ensemble_main(["pair", *copied, "--out", str(tmp_path / "pair")]) == 0
     ens_dir = tmp_path / "ens"
     shutil.copytree(tmp_path / "pair" / "model", ens_dir)
     ens = read_ensemble(ens_dir)
@@ -253,7 +256,7 @@ def test_an_ensemble_curve_adds_its_members_one_by_one(tmp_path, capsys):
 
 
 def test_a_views_ensemble_curve_plays_its_members_over_the_views(tmp_path):
-    from kabu_envs.agents.ensemble import read_ensemble
+    from kabu_envs.agents.ensemble import member_records, read_ensemble
     from kabu_envs.training.config import Curve, load_run_config
     from kabu_envs.training.ensemble import main as ensemble_main
 
@@ -262,7 +265,8 @@ def test_a_views_ensemble_curve_plays_its_members_over_the_views(tmp_path):
     assert curve_mod.main([str(tmp_path / "v"), "--opponents", "random", "--deals", "6"]) == 0
     points = read_curve(model / "curve.csv")
     ens = read_ensemble(model)
-    run = model / "members" / "ei2_kakeya" / "run.json"
+    assert not (model / "members").exists()  # a member named by a model's name: its run record is the model's
+    run = member_records(model)["ei2_kakeya"].with_name("run.json")
     cfg = dataclasses.replace(load_run_config(run), curve=Curve(0, 6, ["random"]))
     seed = json.loads(run.read_text())["seed"]
     assert points["random"]["mean"] == [curve_mod.evaluate_point(cfg, ens, seed)[0]["mean"]]

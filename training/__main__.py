@@ -1,5 +1,7 @@
 """``python -m kabu_envs.training <config.yaml | preset> [--seed N] [--timesteps N] [--out DIR] [--publish]``.
 
+``kabu-train exploit ...``: the exploitability yardstick (training/exploit.py; ``--help``).
+
 ``--batch-envs N`` trains on N games stepped together by the batch engine (training/batch_vec_env.py)
 instead of ``n_envs`` copies of the single-agent view (the same views, several times faster).
 
@@ -37,6 +39,11 @@ def missing_train_packages() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    if args_in[:1] == ["exploit"]:  # the exploitability yardstick (training/exploit.py; it checks torch)
+        from kabu_envs.training.exploit import main as exploit_main
+
+        return exploit_main(args_in[1:])
     missing = missing_train_packages()
     if missing:
         print(

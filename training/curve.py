@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kabu_envs.agents.policy_file import Policy, read_policy
+from kabu_envs.eval.curve_file import FIELDS, read_curve, read_rows
 from kabu_envs.training.config import TrainConfig
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-FIELDS = ("samples", "wall_seconds", "opponent", "deals", "mean", "lo", "hi")
 # the curve's deal seeds: one set for every point of a run (common random numbers), disjoint from the
 # quick evaluation's (10_000 + seed) and the demo's (2024 + 7919 i)
 SEED_BASE = 20_000
@@ -95,27 +95,6 @@ def round_point(
         return
     wall = sum(float(r["collect_seconds"]) + float(r["fit_seconds"]) for r in rounds)
     writer.add(samples, wall, evaluate_point(cfg, read_policy(policy_dir), seed))
-
-
-def read_rows(path: str | Path) -> list[dict[str, str]]:
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
-def read_curve(path: str | Path) -> dict[str, dict[str, list[float]]]:
-    """``opponent -> {"samples", "wall_seconds", "mean", "lo", "hi"}`` (lists in sample order)."""
-    out: dict[str, dict[str, list[float]]] = {}
-    for r in sorted(read_rows(path), key=lambda r: int(r["samples"])):
-        d = out.setdefault(r["opponent"], {k: [] for k in ("samples", "wall_seconds", "mean", "lo", "hi")})
-        for k in d:
-            d[k].append(float(r[k]))
-    for d in out.values():  # a resumed run's segments once restarted the clock at 0: make it run on
-        raw, offset = list(d["wall_seconds"]), 0.0
-        for i in range(1, len(raw)):
-            if raw[i] < raw[i - 1]:
-                offset = d["wall_seconds"][i - 1]
-            d["wall_seconds"][i] = raw[i] + offset
-    return out
 
 
 def make_callback(model: MaskablePPO, cfg: TrainConfig, path: Path, seed: int) -> BaseCallback | None:
@@ -211,13 +190,13 @@ def measure_ensemble(model: Path, curve: dict[str, Any] | None = None) -> Path:
     the settings match."""
     import dataclasses
 
-    from kabu_envs.agents.ensemble import MEMBERS_DIR, read_ensemble
+    from kabu_envs.agents.ensemble import member_records, read_ensemble
     from kabu_envs.training.config import Curve, load_run_config
 
     ens = read_ensemble(model)
     records = []
-    for name in ens.names:
-        run = model / MEMBERS_DIR / name / "run.json"
+    for name, policy in member_records(model).items():  # a named member's run record is beside it
+        run = policy.with_name("run.json")
         if not run.is_file():
             raise ValueError(f"{model}: member {name!r} has no run.json: its training cost is the curve's x")
         records.append((run, json.loads(run.read_text())))

@@ -9,7 +9,9 @@ seed); the ensemble adds no training, only the choice of members. A MEMBER is a 
 directory or a run folder (its ``model/``); it is named in the ensemble by its policy's
 ``training.name`` (else its folder). The result, ``<out>/model/`` (default ``runs/NAME/model/``), holds
 the ensemble's ``policy.json``, each member's policy file with its ``run.json`` and ``curve.csv`` when it
-has them (``members/<name>/``: each member's resolved config, seed and versions travel with it), and
+has them (``members/<name>/``: each member's resolved config, seed and versions travel with it) --
+except a member given by the name of a model: the ensemble names it (name and checksum) and finds it
+among the models when read, so a shipped ensemble stores no second copy of a shipped model -- and
 ``recipe.json`` (this command, the members' sources and checksums, the package versions). It is written
 by staging and swap, as a training run's ``model/`` is; ``--publish`` copies it to the shipped models.
 Needs numpy only (no torch).
@@ -53,6 +55,16 @@ def member_name(record: Path) -> str:
     return check_name(read_policy(record).training.get("name") or record.parent.name)
 
 
+def shipped_members(members: Sequence[str], names: Sequence[str]) -> set[str]:
+    """The members given by a model name (not a path) that is their name in the ensemble: the ensemble
+    names them, and finds them among the models when read, instead of carrying a copy."""
+    return {
+        n
+        for spec, n in zip(members, names, strict=True)
+        if spec == n and not Path(spec).exists() and (models_dir() / spec / RECORD_FILE).is_file()
+    }
+
+
 def parse_plays(plays: Sequence[str], members: Sequence[str], names: Sequence[str]) -> dict[str, list[str]]:
     """``MEMBER=STAGE[+STAGE]`` options as {member name: stages}; MEMBER is a member as given on the
     command line or its name in the ensemble."""
@@ -93,6 +105,7 @@ def make_ensemble(
 
     paths = RunPaths(out)
     stage = paths.staging()
+    named = shipped_members(members, names)
     write_ensemble(
         dict(zip(names, records, strict=True)),
         stage,
@@ -100,8 +113,11 @@ def make_ensemble(
         views=views,
         stages=stages,
         member_stages=member_stages or None,
+        named=named,
     )
     for member, rec in zip(names, records, strict=True):
+        if member in named:  # its record and curve are the model's own, beside it
+            continue
         for side in SIDE_FILES:
             if (rec.parent / side).is_file():
                 shutil.copyfile(rec.parent / side, stage / MEMBERS_DIR / member / side)

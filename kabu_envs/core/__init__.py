@@ -1,8 +1,9 @@
 """Pieces shared by every game: errors, seeded decks, seat names, observation specs.
 
-Pure Python/numpy: the rules engines import this package, so it must never import
-gymnasium, pettingzoo or torch. ``core.picture`` (pillow) is not imported here: only the games'
-picture modules load it, when a ``render_mode="rgb_array"`` frame is drawn.
+Python and numpy at import: the rules engines import this package, so it must never import
+gymnasium, pettingzoo or torch; ``core.kernel`` (numba) is imported by the kernels only, on first use.
+``core.picture`` (pillow) is not imported here: only the games' picture modules load it, when a
+``render_mode="rgb_array"`` frame is drawn.
 """
 
 from kabu_envs.core.errors import IllegalActionError, RuleConfigError

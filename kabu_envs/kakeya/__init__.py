@@ -1,7 +1,8 @@
-"""Kakeya: rules engine (pure Python/numpy) and its PettingZoo adapter.
+"""Kakeya: rules engine (Python and numpy) and its PettingZoo adapter.
 
-This package's import pulls in only the pure engine (no gymnasium/pettingzoo); the PettingZoo env lives
-in ``kabu_envs.kakeya.env`` and is published as ``kabu_envs.kakeya_v2``.
+The batch engine and the search run a numba kernel (``kernel/``), loaded and compiled on their first
+use only. This package's import pulls in only the engine (no gymnasium/pettingzoo, no numba); the
+PettingZoo env lives in ``kabu_envs.kakeya.env`` and is published as ``kabu_envs.kakeya_v2``.
 """
 
 from kabu_envs.kakeya.actions import NUM_ACTIONS, Action, action_name

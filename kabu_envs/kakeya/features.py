@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.agents.features import PolicyFeatures
+from kabu_envs.core.declared import PolicyFeatures
 from kabu_envs.kakeya.cards import (
     ACE_OF_CLUBS,
     ACE_OF_SPADES,

@@ -1,10 +1,9 @@
-"""What the tools do with Kakeya, each under the tool's own protocol (``kabu_envs.eval.plans``,
-``kabu_envs.render_screenshots``); the game's record (``registration.py``) says what the game is."""
+"""What the tools do with Kakeya, as records of the declared protocol
+(``kabu_envs.core.declared``); the game's record (``registration.py``) says what the game is."""
 
 from __future__ import annotations
 
-from kabu_envs.eval.plans import DemoPlan, Evaluation, ExploitPlan
-from kabu_envs.render_screenshots import Screenshot
+from kabu_envs.core.declared import DemoPlan, Evaluation, ExploitPlan, Screenshot
 
 EVALUATION = Evaluation(opponents=("random", "scripted"), deals=1000)
 
@@ -26,7 +25,7 @@ DEMO = DemoPlan(
     agent_deals={"expert": 1000, "expert_0_2": 1000},
 )
 
-# The exploitability yardstick (kabu_envs.eval.exploit, docs/baselines.md "Exploitability"): the
+# The exploitability yardstick (kabu_envs.training.exploit, docs/baselines.md "Exploitability"): the
 # exploiter partnership (both seats the learning policy) fine-tunes the strongest shipped network
 # (`ei2_kakeya`, the expert-iteration clone with the card features: a tighter bound than `ei_kakeya`,
 # itself 0.35 stones a deal above `ppo_kakeya`) at a small step against the frozen partnership; the

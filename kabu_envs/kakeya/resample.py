@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.kakeya.agents.knowledge import ViewDecoder
-from kabu_envs.kakeya.agents.sampler import DealSampler
 from kabu_envs.kakeya.cards import bits_to_cards
 from kabu_envs.kakeya.game import Phase
+from kabu_envs.kakeya.knowledge import ViewDecoder
+from kabu_envs.kakeya.sampler import DealSampler
 
 
 class KakeyaResampler:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.agents.stages import PolicyStages
+from kabu_envs.core.declared import PolicyStages
 from kabu_envs.kakeya.config import make_config
 from kabu_envs.kakeya.game import Phase
 from kabu_envs.kakeya.observation import obs_spec

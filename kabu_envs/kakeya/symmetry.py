@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.agents.symmetry import PolicySymmetries
+from kabu_envs.core.declared import PolicySymmetries
 from kabu_envs.kakeya.actions import NUM_ACTIONS, TRUMP_BASE
 from kabu_envs.kakeya.cards import CLUBS, NUM_CARDS, NUM_EGARA, NUM_RANKS, NUM_SUITS, SPADES
 from kabu_envs.kakeya.config import make_config

@@ -1,8 +1,9 @@
-"""Oicho-Kabu: rules engine (pure Python/numpy) and its PettingZoo adapter.
+"""Oicho-Kabu: rules engine (Python and numpy) and its PettingZoo adapter; the batch engine's numba
+kernel (``kernel/``) is loaded and compiled on its first use only.
 
 The template names every game package exports: ``Config`` (one validated rule set, built by
 ``make_config``), ``Game`` (the state machine), ``Phase``, ``Action``, ``Encoder`` and ``obs_spec`` (the
-observation). This package's import pulls in only the pure engine (no gymnasium/pettingzoo); the
+observation). This package's import pulls in only the engine (no gymnasium/pettingzoo, no numba); the
 PettingZoo env lives in ``kabu_envs.oicho_kabu.env`` and is published as ``kabu_envs.oicho_kabu_v2``
 (``kabu_envs.oicho_kabu_v1``: v1's rules, deprecated).
 The rules are docs/oicho_kabu.md.

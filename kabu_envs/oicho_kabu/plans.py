@@ -1,5 +1,5 @@
-"""What the tools do with Oicho-Kabu, each under the tool's own protocol (``kabu_envs.eval.plans``,
-``kabu_envs.render_screenshots``); the game's record (``registration.py``) says what the game is."""
+"""What the tools do with Oicho-Kabu, as records of the declared protocol
+(``kabu_envs.core.declared``); the game's record (``registration.py``) says what the game is."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.eval.plans import DemoPlan, Evaluation, ExploitPlan
-from kabu_envs.render_screenshots import Screenshot
+from kabu_envs.core.declared import DemoPlan, Evaluation, ExploitPlan, Screenshot
 
 EVALUATION = Evaluation(opponents=("random", "scripted", "expert"), deals=1000)
 
@@ -39,7 +38,7 @@ def observation_roles(observations: np.ndarray, **rule_options: Any) -> np.ndarr
     return (np.asarray(observations)[:, where][:, 0] > 0.5).astype(np.int64)
 
 
-# The exploitability yardstick (kabu_envs.eval.exploit, docs/baselines.md "Exploitability"): each
+# The exploitability yardstick (kabu_envs.training.exploit, docs/baselines.md "Exploitability"): each
 # exploiter fine-tunes the shipped model of its role (standard rules), or a behaviour clone of the expert
 # (a richer rule set: no dealer model of those rules), at the shipped presets' small step against the
 # frozen table; the better of it and its warm start on 2000 validation deals is kept.

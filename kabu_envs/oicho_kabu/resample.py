@@ -7,7 +7,7 @@ top/bottom/4th choice the places taken). A dealt card the seat sees stays where 
 place of the deck gets the other cards in a uniformly random order. A card the seat has seen but that
 went back into the deck (the dealer-selection cards, a minso or triple-table redeal) is *not* kept in
 place, even when it was dealt again face down: the seat knows it is somewhere in the deck, not where
-(keeping it would be clairvoyance; the OpenSpiel cross-check, ``kabu_envs/openspiel/crosscheck.py``,
+(keeping it would be clairvoyance; the OpenSpiel cross-check, ``training/crosscheck.py``,
 caught exactly that). What the seat sees where it lies is the observation's visibility
 (``render.visibility``, tested against the encoder), not the seat view's list of cards.
 """

@@ -21,13 +21,14 @@ Which cards are re-dealt, and how: the game's hook ``resample.RESAMPLER`` in its
 the registry, ``GameSpec.hook``), an object with ``resample_deck(raw_env, seat, deck, rng) -> deck``:
 the deck in play (the last shuffle's order) with the cards the seat cannot see re-dealt from what it
 knows (Oicho-Kabu: every place but the dealt cards it sees where they lie; Kakeya: the other hands by
-the consistent-deal sampler, ``kakeya/agents/sampler.py``; Toy Card: a card of the seat's value in
+the consistent-deal sampler, ``kakeya/sampler.py``; Toy Card: a card of the seat's value in
 its place). No hook (``ViewResampler``): the cards of the deck in play that the game's viewer does not
 show the seat, permuted uniformly (right when every card the view shows was dealt from the deck in
 play). Only the last shuffle is re-dealt: earlier decks (dealer selection, finished rounds or deals)
 stay as they were.
 
-Bots (``make_bot``; agent names ``openspiel:<bot>[:key=value,...]``, ``kabu_envs.agents.registry``):
+Bots (``make_bot``; agent names ``openspiel:<bot>[:key=value,...]``: this module registers the family
+``openspiel`` with ``kabu_envs.agents.registry`` through the ``kabu_envs.agents`` entry point):
 
 * ``ismcts``: OpenSpiel's IS-MCTS (``open_spiel.python.algorithms.ismcts``, the Python one: it takes a
   resampler; the C++ ``pyspiel.ISMCTSBot`` calls the game's ``ResampleFromInfostate``, which a Python
@@ -55,6 +56,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from kabu_envs import registry
 from kabu_envs.agents.base import BaseAgent
+from kabu_envs.agents.registry import parse_params
 from kabu_envs.core import env_state
 from kabu_envs.core.rng import legacy_random_state, make_rng
 from kabu_envs.openspiel import register
@@ -348,7 +350,23 @@ class _ReturnsOnly:
         return getattr(self.game, name)
 
 
+OPENSPIEL_PREFIX = "openspiel:"
 BOTS: dict[str, Callable[..., OpenSpielBot]] = {"ismcts": ISMCTSAgent, "pimc": PIMCAgent}
+
+
+def make_named_bot(game: str, name: str, seed: int | None = None, **rule_options: Any) -> OpenSpielBot:
+    """The agent family ``openspiel`` (the ``kabu_envs.agents`` entry point, pyproject.toml): the bot an
+    agent name ``openspiel:<bot>[:key=value,...]`` names, for ``game`` at ``rule_options``."""
+    bot, params = parse_openspiel_name(name)
+    return make_bot(game, bot, seed, **params, **rule_options)
+
+
+def parse_openspiel_name(name: str) -> tuple[str, dict[str, Any]]:
+    """``openspiel:<bot>[:key=value,...]`` -> (bot, parameters); each value is JSON (``100``, ``1.5``)."""
+    bot, _, rest = name.removeprefix(OPENSPIEL_PREFIX).partition(":")
+    if not name.startswith(OPENSPIEL_PREFIX) or not bot:
+        raise ValueError(f"agent {name!r}: name the bot, e.g. 'openspiel:ismcts'")
+    return bot, parse_params(name, rest)
 
 
 def make_bot(game: str, bot: str, seed: int | None = None, **options: Any) -> OpenSpielBot:
@@ -359,4 +377,14 @@ def make_bot(game: str, bot: str, seed: int | None = None, **options: Any) -> Op
     return BOTS[bot](game, seed=seed, **options)
 
 
-__all__ = ["BOTS", "ISMCTSAgent", "PIMCAgent", "Resampler", "history_from_env", "make_bot", "replay"]
+__all__ = [
+    "BOTS",
+    "ISMCTSAgent",
+    "PIMCAgent",
+    "Resampler",
+    "history_from_env",
+    "make_bot",
+    "make_named_bot",
+    "parse_openspiel_name",
+    "replay",
+]

@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 from policy_testlib import decisions
 
-from kabu_envs.agents.ensemble import PolicyEnsemble, read_ensemble, read_model, write_ensemble
+from kabu_envs.agents.ensemble import (
+    PolicyEnsemble,
+    member_records,
+    read_ensemble,
+    read_model,
+    write_ensemble,
+)
 from kabu_envs.agents.policy_file import read_policy
 from kabu_envs.agents.registry import SHIPPED_MODELS, make_agent, shipped_models
 from kabu_envs.training.ensemble import main as ensemble_main
@@ -169,12 +175,25 @@ def test_bad_ensembles_are_refused_with_the_reason(pair, tmp_path):
         p = d / "members" / "ei_kakeya" / "policy.json"
         p.write_text(p.read_text().replace('"timesteps": 0', '"timesteps": 1'))
 
+    def rename_member(d: Path, name: str) -> None:
+        rec = json.loads((d / "policy.json").read_text())
+        rec["members"][1]["name"] = name
+        (d / "policy.json").write_text(json.dumps(rec))
+        shutil.rmtree(d / "members" / "ei_kakeya")
+
+    def shipped_instead(d: Path) -> None:  # the copy gone: the shipped model of its name, other bytes
+        shutil.rmtree(d / "members" / "ei_kakeya")
+        rec = json.loads((d / "policy.json").read_text())
+        rec["members"][1]["record_sha256"] = "0" * 64
+        (d / "policy.json").write_text(json.dumps(rec))
+
     cases = [
+        (shipped_instead, r"member 'ei_kakeya': its policy.json does not match .*found at .*ei_kakeya"),
         (lambda d: record(d, combine="max"), "unknown combine rule 'max'"),
         (lambda d: record(d, extra=1), r"unknown key\(s\) \['extra'\]"),
         (lambda d: record(d, format_version=2), "format_version 2 is not supported"),
         (lambda d: record(d, members=json.loads((d / "policy.json").read_text())["members"][:1]), ">= 2"),
-        (lambda d: shutil.rmtree(d / "members" / "ei_kakeya"), "member 'ei_kakeya' is missing"),
+        (lambda d: rename_member(d, "no_such_model"), "member 'no_such_model' is missing"),
         (swap_member, "member 'ei_kakeya': its policy.json does not match the record_sha256"),
         (lambda d: record(d, members=[{"name": "../x", "record_sha256": "0"}] * 2), "plain folder name"),
     ]
@@ -196,8 +215,13 @@ def test_the_command_writes_the_ensemble_with_its_members_records(tmp_path, monk
     out = make_ensemble("duo", list(MEMBERS), tmp_path / "runs" / "duo")
     assert out == tmp_path / "runs" / "duo" / "model"
     assert read_ensemble(out).names == MEMBERS
-    for m in MEMBERS:  # each member's own run record (config, seed, versions) travels with it
-        assert (out / "members" / m / "run.json").read_bytes() == (
+    # members given by a model's name are named (name and checksum), not copied: read from the models
+    assert not (out / "members").exists()
+    assert member_records(out) == {m: SHIPPED_MODELS / m / "policy.json" for m in MEMBERS}
+    paths = [str(SHIPPED_MODELS / m) for m in MEMBERS]
+    copied = make_ensemble("duo", paths, tmp_path / "runs" / "copied")
+    for m in MEMBERS:  # given by path, each member's own run record (config, seed, versions) travels with it
+        assert (copied / "members" / m / "run.json").read_bytes() == (
             SHIPPED_MODELS / m / "run.json"
         ).read_bytes()
     recipe = json.loads((out / "recipe.json").read_text())
@@ -205,7 +229,6 @@ def test_the_command_writes_the_ensemble_with_its_members_records(tmp_path, monk
     models = tmp_path / "models"
     models.mkdir()
     monkeypatch.setenv("KABU_MODELS_DIR", str(models))
-    paths = [str(SHIPPED_MODELS / m) for m in MEMBERS]
     assert ensemble_main(["duo", *paths, "--out", str(tmp_path / "r2"), "--publish"]) == 0
     assert shipped_models() == ["duo"] and read_ensemble(models / "duo").names == MEMBERS
     assert ensemble_main(["trio", paths[0], paths[0], "--out", str(tmp_path / "r3")]) == 2
@@ -213,12 +236,12 @@ def test_the_command_writes_the_ensemble_with_its_members_records(tmp_path, monk
 
 
 def test_the_shipped_ensemble_is_its_presets_clones_and_an_endgame_specialist_over_the_suit_rotations():
-    """``ens_kakeya``: the shipped ``ei2_kakeya`` and ``ei_kakeya`` byte for byte (their run records
+    """``ens_kakeya``: the shipped ``ei2_kakeya`` and ``ei_kakeya``, named by checksum (their run records
     their presets' configs, so each reproduces by one command) in the main stage, the endgame specialist
     (its run record: the specialist command's settings) in the endgame, over Kakeya's suit rotations,
     made by the command its recipe records, with a curve of its own: a point per member."""
+    from kabu_envs.eval.curve_file import read_curve
     from kabu_envs.training.config import load_config, load_run_config
-    from kabu_envs.training.curve import read_curve
 
     d = SHIPPED_MODELS / "ens_kakeya"
     ens = read_ensemble(d)
@@ -226,10 +249,16 @@ def test_the_shipped_ensemble_is_its_presets_clones_and_an_endgame_specialist_ov
     assert ens.names == (*members, "endgame_kakeya") and ens.views == "suit_rotations"
     assert ens.stages == "endgame" and ens.member_stages == (("main",), ("main",), ("endgame",))
     assert ens.training["name"] == "ens_kakeya"
+    # the clones are the shipped models of their names (pinned by checksum), not copies; the specialist,
+    # no model of its own, is the one member the ensemble carries
+    assert member_records(d) == {
+        "ei2_kakeya": SHIPPED_MODELS / "ei2_kakeya" / "policy.json",
+        "ei_kakeya": SHIPPED_MODELS / "ei_kakeya" / "policy.json",
+        "endgame_kakeya": d / "members" / "endgame_kakeya" / "policy.json",
+    }
+    assert sorted(p.name for p in (d / "members").iterdir()) == ["endgame_kakeya"]
     for member, preset in members.items():
-        for f in ("policy.json", "policy.npz", "run.json", "curve.csv"):
-            assert (d / "members" / member / f).read_bytes() == (SHIPPED_MODELS / member / f).read_bytes()
-        run = load_run_config(d / "members" / member / "run.json")
+        run = load_run_config(SHIPPED_MODELS / member / "run.json")
         assert run.to_dict() == load_config(preset).to_dict()
     spec = json.loads((d / "members" / "endgame_kakeya" / "run.json").read_text())
     assert spec["kind"] == "stage specialist" and spec["config"]["name"] == "endgame_kakeya"
@@ -338,7 +367,7 @@ def test_the_shipped_model_plays_the_mean_over_its_stages_members_and_views(real
     from kabu_envs.agents.symmetry import SymmetricViews
 
     ens = read_model(SHIPPED_MODELS / "ens_kakeya")
-    members = [read_policy(SHIPPED_MODELS / "ens_kakeya" / "members" / m) for m in ens.names]
+    members = [read_policy(p) for p in member_records(SHIPPED_MODELS / "ens_kakeya").values()]
     assert [m.features for m in members] == ["cards", None, "cards"]
     views = SymmetricViews("kakeya", "suit_rotations", {})
     obs, masks = real

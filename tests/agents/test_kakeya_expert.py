@@ -17,13 +17,13 @@ from kabu_envs.agents.base import BaseAgent
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
 from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
-from kabu_envs.kakeya.agents.knowledge import ViewDecoder
-from kabu_envs.kakeya.agents.sampler import DealSampler
 from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
 from kabu_envs.kakeya.agents.search import Deal, Position, Search
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_RANKS, bits_to_cards
 from kabu_envs.kakeya.game import Game, Phase
+from kabu_envs.kakeya.knowledge import ViewDecoder
 from kabu_envs.kakeya.observation import Encoder
+from kabu_envs.kakeya.sampler import DealSampler
 
 MODES = [
     {},

@@ -37,9 +37,9 @@ def toy_view():
 
 
 def _tiny_exploit_table(folder: Path) -> dict[str, Any]:
-    """A one-row exploitability table under ``folder`` as ``kabu_envs.eval.exploit.table`` writes it (a
+    """A one-row exploitability table under ``folder`` as ``kabu_envs.training.exploit.table`` writes it (a
     300-step dealer exploiter of scripted); the row."""
-    from kabu_envs.eval import exploit
+    from kabu_envs.training import exploit
 
     out = folder / "oicho_kabu" / "scripted"
     res = exploit.run("oicho_kabu", "scripted", role="dealer", timesteps=300, deals=10, out=out)

@@ -329,8 +329,6 @@ def test_a_features_preset_runs_scaled_down(tmp_path, preset, features, size):
     [
         ("ei_kakeya", "kakeya_ei"),
         ("ei2_kakeya", "kakeya_ei2"),
-        ("ens_kakeya/members/ei2_kakeya", "kakeya_ei2"),  # the shipped ensemble's members
-        ("ens_kakeya/members/ei_kakeya", "kakeya_ei"),
     ],
 )
 def test_a_shipped_clone_is_its_presets_run(name, preset):
@@ -339,8 +337,8 @@ def test_a_shipped_clone_is_its_presets_run(name, preset):
     ``expert_0_2`` and ``expert``, x = the labelled decisions fitted so far."""
     from kabu_envs.agents.policy_file import read_policy
     from kabu_envs.agents.registry import SHIPPED_MODELS
+    from kabu_envs.eval.curve_file import read_curve
     from kabu_envs.training.config import load_run_config
-    from kabu_envs.training.curve import read_curve
 
     d = SHIPPED_MODELS / name
     run = json.loads((d / "run.json").read_text())

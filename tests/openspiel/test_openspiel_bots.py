@@ -17,7 +17,7 @@ if not os.environ.get("KABU_REQUIRE_OPENSPIEL"):
 
 from kabu_envs import registry
 from kabu_envs.agents.base import acts_at_table
-from kabu_envs.agents.registry import make_agent, parse_openspiel_name
+from kabu_envs.agents.registry import make_agent
 from kabu_envs.eval.games import matchup
 from kabu_envs.openspiel import bots
 
@@ -134,7 +134,7 @@ def test_worlds_do_not_depend_on_the_cards_the_seat_cannot_see(game_id: str) -> 
 
 
 def test_agent_names_parse_and_bad_ones_are_refused() -> None:
-    assert parse_openspiel_name("openspiel:ismcts:simulations=5,uct_c=1.5") == (
+    assert bots.parse_openspiel_name("openspiel:ismcts:simulations=5,uct_c=1.5") == (
         "ismcts",
         {"simulations": 5, "uct_c": 1.5},
     )

@@ -1,4 +1,4 @@
-"""The OpenSpiel cross-check of the exact dealer best response (kabu_envs.openspiel.crosscheck): the
+"""The OpenSpiel cross-check of the exact dealer best response (kabu_envs.training.crosscheck): the
 posterior worlds' action values agree with the project's exact ones within their errors.
 
 The full run (100 deals, 100 worlds per decision) is in docs/openspiel.md; this one plays a few deals."""
@@ -15,7 +15,8 @@ if not os.environ.get("KABU_REQUIRE_OPENSPIEL"):
 
 from kabu_envs import registry
 from kabu_envs.agents.registry import make_agent
-from kabu_envs.openspiel import bots, crosscheck
+from kabu_envs.openspiel import bots
+from kabu_envs.training import crosscheck
 
 
 def test_worlds_agree_with_the_exact_dealer_values() -> None:

@@ -10,7 +10,7 @@ are never read):
 1. **Sample** ``samples`` deals of the unseen cards uniformly among those consistent with everything
    the seat has seen: the hand counts, the cards played, the suits each seat has shown out of (with
    ``rensho_follow="free"`` a seat shown out of Rensho's suit may still hold Rensho)
-   (``kabu_envs/kakeya/agents/sampler.py``). Past plays are not weighted by how likely they were.
+   (``kabu_envs/kakeya/sampler.py``). Past plays are not weighted by how likely they were.
 2. **Evaluate** every legal card (equivalent low cards once) on the SAME sampled deals: an exact
    double-dummy search (the exact stones of the deal with the 8-8 rule) once at most ``dd_tricks``
    tricks remain, else a play-out of the rest of the deal by the scripted rules of thumb. Both run on
@@ -45,12 +45,12 @@ import numpy as np
 from kabu_envs.agents.base import BaseAgent, legal_from_mask, loadable
 from kabu_envs.agents.batching import act_row_by_row, check_batch, check_rngs
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
-from kabu_envs.kakeya.agents.knowledge import SeatView, ViewDecoder
-from kabu_envs.kakeya.agents.sampler import DealSampler
 from kabu_envs.kakeya.agents.search import Deal, Position, Search, trick_order
 from kabu_envs.kakeya.cards import ACE, JACK, KING, NUM_CARDS, NUM_RANKS, NUM_SUITS
 from kabu_envs.kakeya.config import OPTIONS, make_config
 from kabu_envs.kakeya.game import Phase
+from kabu_envs.kakeya.knowledge import SeatView, ViewDecoder
+from kabu_envs.kakeya.sampler import DealSampler
 from kabu_envs.kakeya.tricks import rensho_card
 
 DEFAULT_PARAMS: dict[str, Any] = {

@@ -33,9 +33,9 @@ import numpy as np
 from kabu_envs.agents.base import loadable
 from kabu_envs.kakeya.actions import TRUMP_BASE
 from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
-from kabu_envs.kakeya.agents.knowledge import SeatView
 from kabu_envs.kakeya.agents.search import Position, Search
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_SUITS
+from kabu_envs.kakeya.knowledge import SeatView
 
 KERNEL_PARAMS: dict[str, Any] = {
     "samples": 160,  # most deals a card decision draws

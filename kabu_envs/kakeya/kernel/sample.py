@@ -1,6 +1,6 @@
 """Deals of the unseen Kakeya cards drawn on the kernel (numba): the expert's sampler without Python.
 
-The same distribution as ``kabu_envs/kakeya/agents/sampler.py`` (``DealSampler``): uniform over the
+The same distribution as ``kabu_envs/kakeya/sampler.py`` (``DealSampler``): uniform over the
 deals of the cards a seat cannot see that fit the other seats' hand counts and the suits each has shown
 out of (with ``rensho_follow="free"`` a seat shown out of Rensho's suit may still hold Rensho). It reads
 what the seat knows from a row of the kernel's state holding the position as the seat sees it (its own

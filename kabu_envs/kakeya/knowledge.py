@@ -1,6 +1,6 @@
 """What one Kakeya seat knows, decoded from its observation vector (docs/kakeya.md#observation).
 
-The search agent (``expert.py``) decides from the observation only, as every agent does;
+The search agent (``agents/expert.py``) decides from the observation only, as every agent does;
 this module turns the flat vector back into the facts the seat may use, as card bit sets (52-bit ints,
 ``kabu_envs.kakeya.cards``) in RELATIVE seats (0 = me, 1 = the next seat in play order, ...) and
 relative partnerships (0 = mine; relative seat k is in relative partnership ``k % (n // 2)``).

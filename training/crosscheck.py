@@ -20,7 +20,7 @@ none of the best response's tables. Per decision, ``delta`` (the value of each a
 is compared with the project's exact numbers (``br.regret``), and the gap of the reference agent
 (the chips a best response gains over it) is estimated both ways: the project's exact per-decision
 regret, and the OpenSpiel one (the best action chosen on half of the worlds, valued on the other half,
-so the noise does not inflate it). ``python -m kabu_envs.openspiel.crosscheck`` prints both
+so the noise does not inflate it). ``python -m kabu_envs.training.crosscheck`` prints both
 (docs/openspiel.md has the numbers).
 
 Why not OpenSpiel's ``exploitability`` / ``best_response`` tree walk: see docs/openspiel.md (the Oicho
@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.core.rng import make_rng
-from kabu_envs.eval.best_response import _seed, _table, deal_plan
+from kabu_envs.eval.best_response import agent_seed, br_table, deal_plan
 from kabu_envs.eval.stats import summarize
 from kabu_envs.openspiel.bots import History, Resampler, history_from_env, load_game, replay
 from kabu_envs.openspiel.game import KabuGame, KabuState
@@ -179,7 +179,7 @@ def crosscheck(
     """Play ``deals`` deals of the evaluation (the reference agent everywhere) and compare, at each of
     the role's seat's decisions with a choice, the project's best-response values with the worlds'."""
     opts = dict(env_options or {})
-    _, br, reference, env = _table(game, role, seed, opts, {})
+    _, br, reference, env = br_table(game, role, seed, opts, {})
     os_game = load_game(game, opts)
     resampler = Resampler(os_game)
     seeds, seats = deal_plan(game, role, seed, deals, opts)
@@ -188,7 +188,7 @@ def crosscheck(
     out = CrossCheck(deals=deals)
     t0 = time.process_time()
     for d, (deal_seed, seat) in enumerate(zip(seeds, seats, strict=True)):
-        reference.reset(_seed(deal_seed, 0 if seat != 0 else 1, 7))
+        reference.reset(agent_seed(deal_seed, 0 if seat != 0 else 1))
         env.reset(seed=deal_seed)
         br.begin(env.game, seat, [reference] * len(names), deal=int(deal_seed))
         while env.agents:
@@ -254,7 +254,7 @@ def _decision(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m kabu_envs.openspiel.crosscheck", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m kabu_envs.training.crosscheck", description=__doc__)
     ap.add_argument("--game", default="oicho_kabu")
     ap.add_argument("--role", default="dealer")
     ap.add_argument("--deals", type=int, default=100)

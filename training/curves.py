@@ -1,4 +1,4 @@
-"""``python -m kabu_envs.eval.curves RUN [RUN ...] --opponent expert [--out curves.png]``.
+"""``python -m kabu_envs.training.curves RUN [RUN ...] --opponent expert [--out curves.png]``.
 
 Compares the evaluation curves (``curve.csv``, training/curve.py) of several training runs -- e.g. the
 same config with different seeds -- against one reference opponent: a plot of every run's duplicate
@@ -56,7 +56,7 @@ def curve_file(run: str | Path) -> Path:
 
 
 def load(runs: list[str | Path], opponent: str) -> list[RunCurve]:
-    from kabu_envs.training.curve import read_curve
+    from kabu_envs.eval.curve_file import read_curve
 
     out = []
     for run in runs:
@@ -109,7 +109,7 @@ def plot(curves: list[RunCurve], opponent: str, title: str, out: str | Path) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m kabu_envs.eval.curves", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m kabu_envs.training.curves", description=__doc__)
     ap.add_argument("runs", nargs="+", help="run folders (or model folders) holding curve.csv")
     ap.add_argument("--opponent", required=True, help="the reference the curves were measured against")
     ap.add_argument("--out", help="write the plot here (PNG)")
