@@ -88,7 +88,7 @@ def offenders(files: list[Path]) -> list[str]:
 #                  ensembles over views and stages, in numpy)
 #   game agents    a game's hand-written agents (kabu_envs/<game>/agents/): the agent protocol, their game
 #   tools          the single-agent views (wrappers), play, the OpenSpiel adapter (its bots register as an
-#                  agent family), the docs' pictures
+#                  agent family), the docs' pictures and environment cards
 #   eval           duplicate evaluation, reports, the demo, best responses, replaying shipped exploiters
 #   training       the lab: training, exploiters, ensembles, specialists, DAgger/BC, curves, cross-check
 #   benchmarks     strength benches and timings (not installed)
@@ -99,7 +99,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("game", frozenset(GAME_PACKAGES)),
     ("agents", frozenset({"agents"})),
     ("game agents", frozenset(f"{g}/agents" for g in GAME_PACKAGES)),
-    ("tools", frozenset({"wrappers", "play", "openspiel", "render_screenshots"})),
+    ("tools", frozenset({"wrappers", "play", "openspiel", "render_screenshots", "env_card"})),
     ("eval", frozenset({"eval"})),
     ("training", frozenset({"training"})),
     ("benchmarks", frozenset({"benchmarks"})),
@@ -253,7 +253,7 @@ LAYER_TEXT = {
     "tools": (
         "single-agent Gymnasium views for SB3 (wrappers/), kabu-play and kabu-replay (play/), every "
         "game as an OpenSpiel game with OpenSpiel's bots as the agent family openspiel: (openspiel/),"
-        " the docs' pictures (render_screenshots.py)"
+        " the docs' pictures (render_screenshots.py) and environment cards (env_card.py)"
     ),
     "eval": (
         "kabu_envs.eval: duplicate-deal tournaments, CIs, ratings, plots, best-response gaps, the "
