@@ -116,13 +116,15 @@ def shuffle(state: np.ndarray, row: int, items: np.ndarray, n: int) -> None:  # 
     state[row] = shuffle_word(state[row], items, n)
 
 
-@numba.njit(cache=True)
+# (one explicit signature, any strides: the same machine code serves every engine, whether its arrays
+# are its own (Kakeya, Toy Card) or views of its record array's fields (Oicho-Kabu))
+@numba.njit("int64(int64[:], boolean[:], int64[:], boolean[:, :])", cache=True)
 def first_illegal(
     actions: np.ndarray, active: np.ndarray, current_player: np.ndarray, mask: np.ndarray
 ) -> int:  # pragma: no cover
     """The first game whose action its mask does not allow (-1: none), among the live games
     (``current_player >= 0``) that move (``active``): ``BatchEnv._check_actions``'s test as one loop over
-    the rows, with no temporary arrays (the batch engines run it every step; docs/batch.md#speed)."""
+    the rows, with no temporary arrays (every kernel engine runs it every step; docs/batch.md#speed)."""
     num_actions = mask.shape[1]
     for b in range(len(actions)):
         if current_player[b] < 0 or not active[b]:

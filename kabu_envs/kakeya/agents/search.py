@@ -98,8 +98,7 @@ class Search:
     def _grow(self, rows: int) -> None:
         if rows <= self._rows:
             return
-        self.state = self._k.State(self.cfg, rows)
-        self.st = self.state.arrays
+        self.state = self.st = self._k.make_state(rows, self.cfg)
         self.rewards = np.zeros((rows, self.n), dtype=np.float64)
         self.over = np.zeros(rows, dtype=np.bool_)
         self._rows = rows

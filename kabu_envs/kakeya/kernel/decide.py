@@ -62,14 +62,14 @@ def trick_weight(
     if eps >= 1.0:
         return 1.0
     g, cur, counts, voids, t_card, hands, t_bits, played = (
-        st[0],
-        st[1],
-        st[3],
-        st[4],
-        st[5],
-        st[6],
-        st[7],
-        st[8],
+        st.g,
+        st.current_player,
+        st.counts,
+        st.voids,
+        st.t_card,
+        st.hands,
+        st.t_bits,
+        st.played,
     )
     n = opts[O_N]
     if g[row, T_NUM] == 0:
@@ -285,7 +285,7 @@ def trump_totals(
     when its hand is strong enough (``strength`` sure winners) else its partner, and the deal is played
     out under every candidate trump: ``totals[j]`` adds its values in sample order (the packs drawn with
     ``rng[0]`` as it stands: the caller seeds it)."""
-    g, counts, hands = st[0], st[3], st[6]
+    g, counts, hands = st.g, st.counts, st.hands
     n = opts[O_N]
     work = templates.shape[0]
     for c in range(52):
