@@ -87,15 +87,17 @@ class KernelBatchEnv(BatchEnv):
         self._stream = u64(0)  # the seed of the kernel's row streams (reset(seed=s): s)
         self._all_active = np.ones(B, dtype=bool)
         self._setup()
+        self._first_illegal = core.legality_check(self.current_player, self._mask_rows)
         kernel.prepare()
 
     # --- the kernel's entry points: the deck-buffer kernel's (module docstring) ----------------------
     def _setup(self) -> None:
-        """The state and the arrays the contract names (``current_player``, ``legal_action_mask``,
-        ``rewards``, ``terminated``), the observation buffers and ``_buffers`` (what ``state_nbytes``
-        counts besides the state)."""
+        """The state and the arrays the contract names (``current_player``, ``legal_action_mask``: a view
+        of ``_mask_rows``, each game's mask padded with False; ``rewards``, ``terminated``), the
+        observation buffers and ``_buffers`` (what ``state_nbytes`` counts besides the state)."""
         k, cfg, B = self._kernel, self.config, self.batch_size
         self.state = k.make_state(B, cfg)
+        self._arrays = tuple(self.state)  # (what the kernel's entry points take: kakeya spec.Fields)
         self.current_player = self.state.current_player
         self._opts = k.options(cfg, self.autoreset)
         compact = self.observation_format == "compact"
@@ -136,7 +138,7 @@ class KernelBatchEnv(BatchEnv):
                 st.rng[b] = self._core.seed_state(self._stream, np.uint64(b), np.uint64(episodes[i]))
         fed = int(feeds.sum())
         self._feed(fed)  # the fed games' first decks, before they deal
-        k.reset_rows(rows, st, self._opts, self.rewards, self.terminated)
+        k.reset_rows(rows, self._arrays, self._opts, self.rewards, self.terminated)
         return fed  # (those that dealt took their deck: the next one is drawn ahead)
 
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
@@ -144,7 +146,7 @@ class KernelBatchEnv(BatchEnv):
         k = self._kernel
         return int(
             k.step(
-                acts, moving, self.state, self._opts, self.rewards, self.terminated, self._stream, self._out
+                acts, moving, self._arrays, self._opts, self.rewards, self.terminated, self._stream, self._out
             )
         )
 
@@ -174,7 +176,7 @@ class KernelBatchEnv(BatchEnv):
     def _encode_observation(self, rows: np.ndarray | None) -> None:
         """Write the mask and observation rows of the games ``rows`` (None: all) from the state."""
         target = np.arange(self.batch_size, dtype=np.int64) if rows is None else np.asarray(rows, np.int64)
-        self._kernel.encode_rows(target, self.state, self._opts, self._out)
+        self._kernel.encode_rows(target, self._arrays, self._opts, self._out)
 
     # --- observations ----------------------------------------------------------------------------
     @property
@@ -269,12 +271,13 @@ class KernelBatchEnv(BatchEnv):
 
     def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
         """``BatchEnv._check_actions`` with the legality test run by the kernel (``core.first_illegal``:
-        one loop, no temporaries); the base method words any error, naming the game."""
+        one loop over the padded masks, no temporaries); the base method words any error, naming the
+        game."""
         a = np.asarray(actions)
         if a.shape == (self.batch_size,) and a.dtype.kind in "iu":
             acts = a.astype(np.int64, copy=False)  # (a uint64 id too large wraps below 0: illegal)
             moving = self._all_active if active is None else active
-            if self._core.first_illegal(acts, moving, self.current_player, self.legal_action_mask) < 0:
+            if self._first_illegal(acts, moving, self.current_player, self._mask_rows) < 0:
                 return acts
         return super()._check_actions(actions, active)  # raises
 

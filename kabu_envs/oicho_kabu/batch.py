@@ -79,7 +79,8 @@ class OichoKabuBatch(KernelBatchEnv):
         self.state = st = k.make_state(B, cfg)
         # the contract's arrays: views of the records' fields, the padding cut off
         self.current_player = st["current_player"]
-        self.legal_action_mask = st["legal_action_mask"][:, :A].view(np.bool_)
+        self._mask_rows = st["legal_action_mask"].view(np.bool_)  # (padded to 32 entries, never set)
+        self.legal_action_mask = self._mask_rows[:, :A]
         self.rewards = st["rewards"][:, :n]
         self.terminated = st["terminated"]
         self._rows = np.arange(B, dtype=np.int64)

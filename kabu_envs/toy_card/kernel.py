@@ -50,6 +50,7 @@ class State(NamedTuple):
 
 
 Arrays = State  # (the annotation of the kernel functions' state argument)
+Fields = tuple[np.ndarray, ...]  # (the state as Python passes it, tuple(state): see spec.Fields)
 _ONE = np.uint64(1)
 
 # Compiled without reference counting (numba's NRT): a kernel allocates nothing, and NRT's atomic
@@ -86,9 +87,10 @@ def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover - co
 
 @kernel_jit
 def reset_rows(
-    rows: np.ndarray, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
+    rows: np.ndarray, arrays: Fields, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
     """A new game in each of ``rows`` (FEED / READY / PREFIX / rng set by the caller)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         for s in range(opts[O_N]):
             rewards[b, s] = 0.0
@@ -100,7 +102,7 @@ def reset_rows(
 def step(
     acts: np.ndarray,
     active: np.ndarray,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
@@ -110,6 +112,7 @@ def step(
     """``Game.apply_action`` in every live game with ``active[b]``: the seat stakes 0/1/2; after the
     last seat, score = stake * (+1 if value >= threshold else -1), reward = score - the table's mean.
     Returns the fed decks taken (none: Toy Card deals only at a reset)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     g, cur, values, stakes, rng = st.g, st.current_player, st.values, st.stakes, st.rng
     n = opts[O_N]
     for b in range(len(g)):
@@ -140,7 +143,8 @@ def step(
 
 
 @kernel_jit
-def encode_rows(rows: np.ndarray, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
+def encode_rows(rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         encode_row(b, st, opts, out)
 

@@ -231,8 +231,8 @@ def test_a_waiting_game_without_a_generator_is_named() -> None:
 
 
 def test_the_kernel_legality_check_finds_the_first_illegal_action() -> None:
-    """``core.first_illegal`` (the step's check of every kernel engine, one loop) names the same game as the
-    mask read by numpy: the first live, moving game whose action its mask does not allow."""
+    """``core.first_illegal_fields`` (the step's check, one loop over the record fields) names the same
+    game as the mask read by numpy: the first live, moving game whose action its mask does not allow."""
     B = 64
     env = OichoKabuBatch(B, autoreset=True, rules="kansai")
     env.reset(seed=4)
@@ -245,7 +245,7 @@ def test_the_kernel_legality_check_finds_the_first_illegal_action() -> None:
         inside = (acts >= 0) & (acts < A)
         ok = ~(live & moving) | (inside & mask[np.arange(B), np.clip(acts, 0, A - 1)])
         expected = int(np.flatnonzero(~ok)[0]) if not ok.all() else -1
-        assert core.first_illegal(acts, moving, env.current_player, env.legal_action_mask) == expected
+        assert core.first_illegal_fields(acts, moving, env.current_player, env._mask_rows) == expected
         legal = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
         env.step(legal)
 

@@ -66,7 +66,9 @@ from kabu_envs.kakeya.kernel.spec import (
     TRUMP_PHASE,
     ZERO,
     Arrays,
+    Fields,
     Outputs,
+    State,
     kernel_jit,
     kernel_jit_inline,
 )
@@ -77,9 +79,10 @@ from kabu_envs.kakeya.kernel.spec import (
 # ==================================================================================================
 @kernel_jit
 def reset_rows(
-    rows: np.ndarray, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
+    rows: np.ndarray, arrays: Fields, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
     """A new match in each of ``rows`` (their FEED / READY / PREFIX / rng set by the caller)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         for s in range(opts[O_N]):
             rewards[b, s] = 0.0
@@ -91,7 +94,7 @@ def reset_rows(
 def step(
     acts: np.ndarray,
     active: np.ndarray,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
@@ -104,6 +107,7 @@ def step(
     A game over or held reports reward 0 and ``over`` (``terminated``) = over. With ``O_AUTORESET`` a
     match that ends starts anew at once from the row's generator (``seed_state(stream_seed, b,
     episode)``), its payout and end still reported."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     g, cur, rng = st.g, st.current_player, st.rng
     n, P = opts[O_N], opts[O_P]
     taken = 0
@@ -140,8 +144,9 @@ def step(
 
 
 @kernel_jit
-def encode_rows(rows: np.ndarray, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
+def encode_rows(rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     """``encode_row`` for each of ``rows``."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         encode_row(b, st, opts, out)
 

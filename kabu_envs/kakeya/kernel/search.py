@@ -58,6 +58,8 @@ from kabu_envs.kakeya.kernel.spec import (
     TRUMP,
     ZERO,
     Arrays,
+    Fields,
+    State,
     kernel_jit,
     kernel_jit_inline,
 )
@@ -397,7 +399,7 @@ def evaluate_cards(
     cards: np.ndarray,
     exact: bool,
     rmin: int,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
@@ -412,6 +414,7 @@ def evaluate_cards(
     sees it, ``others[k]`` a sampled deal (seat -> hand; seat 0's hand is the template's). Each
     candidate is played on each sample and the deal finished by play-outs, or by the solver when
     ``exact``: ``out[k, i]``, added to ``totals[i]`` in sample order. Rows ``template + 1``.. work."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     hands = st.hands
     n = opts[O_N]
     work = template + 1
@@ -434,18 +437,20 @@ def evaluate_cards(
 def playout_rows(
     rows: np.ndarray,
     rmin: int,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
     out: np.ndarray,
 ) -> None:  # pragma: no cover
     """Play each of ``rows`` to the end with the policy: ``out[i]`` is row ``rows[i]``'s value."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for i in range(rows.shape[0]):
         out[i] = playout(rows[i], st, opts, rewards, over, rmin)
 
 
 @kernel_jit
-def policy_row(b: int, rmin: int, st: Arrays, opts: np.ndarray) -> int:  # pragma: no cover
+def policy_row(b: int, rmin: int, arrays: Fields, opts: np.ndarray) -> int:  # pragma: no cover
     """``policy`` called from Python (one row)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     return policy(b, st, opts, rmin)

@@ -35,6 +35,11 @@ class State(NamedTuple):
 
 
 Arrays = State  # (the annotation of the kernel functions' state argument)
+# The state as Python passes it to the entry points (``tuple(state)``): numba's dispatcher types a plain
+# tuple of arrays at C speed but spells out a named tuple's field names on every call (~2.4 us a call,
+# most of a one-game step), so an entry point takes the plain tuple and names it at once
+# (``st = State(*arrays)``: free in compiled code); inside the kernel every function takes the ``State``.
+Fields = tuple[np.ndarray, ...]
 # the outputs (layout, mask, observation, packed, real and the compact encoder's bitset: ``outputs``)
 Outputs = tuple[np.ndarray, ...]
 
