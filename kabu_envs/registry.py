@@ -83,9 +83,10 @@ class Role:
     integer array ``(len(rows), G, S)``: group g of game k in ``[k, g]``, padded with -1 after a group's
     last seat and after a game's last group. The game writes it once against its own two engines: the
     scalar rules engine behind its raw AEC env (``raw_env.unwrapped.game``, read as a batch of one game,
-    ``rows == [0]``) and its vectorised batch engine; e.g. Oicho-Kabu's reads
-    ``np.atleast_1d(engine.dealer)[rows]``. Everything else derives from it: ``groups(raw_env)`` for the
-    AEC side, and the batch engines' ``seat_table(role, rows)`` (``kabu_envs.batch``).
+    ``rows == [0]``) and its vectorised batch engine; e.g. Oicho-Kabu's reads the dealer of each game
+    (the ``Game``'s, or the engine's decision view's). Everything else derives from it:
+    ``groups(raw_env)`` for the AEC side, and the batch engines' ``seat_table(role, rows)``
+    (``kabu_envs.batch``).
 
     ``duplicate`` is how the duplicate evaluation compares two agents in this role:
 

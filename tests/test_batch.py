@@ -130,14 +130,6 @@ def test_kakeya_vectorised_engine_in_lockstep(options, seed_set):
     _lockstep("kakeya", options, B=8, seeds=seeds, decks=decks, max_steps=2000, engine="KakeyaBatch")
 
 
-def test_kakeya_unsupported_options_fall_back_to_the_loop(monkeypatch):
-    from kabu_envs.kakeya import batch as kakeya_batch
-
-    monkeypatch.setattr(kakeya_batch, "vectorised", lambda cfg: cfg.num_players == 4)
-    assert type(batch.make("kakeya", batch_size=2)).__name__ == "KakeyaBatch"
-    _lockstep("kakeya", {"num_players": 6, "max_deals": 2}, B=8, max_steps=400, engine="LoopBatchEnv")
-
-
 @pytest.mark.parametrize("game", ["toy_card", "kakeya"])
 def test_stacked_decks_and_seed_streams(game):
     spec = registry.get(game)

@@ -1,4 +1,4 @@
-"""Lazy observations (``batch.base.LazyObservationBatchEnv``): a step writes the mask and marks the moved
+"""Lazy observations (``KernelBatchEnv(lazy=True)``): a step writes the mask and marks the moved
 games' observations stale; reading ``observation`` encodes them, with the values an eager encode gives.
 
 Why it matters: the training VecEnv steps the engine ~18 times per learner decision for the opponents

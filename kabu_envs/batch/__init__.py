@@ -14,11 +14,15 @@ The contract (every registered game)::
     env.reset(rows=[b, ...], seeds=[s, ...])   # deal only those games anew
 
 A finished game's ``observation`` row is zeros. An engine may encode observations lazily
-(``base.LazyObservationBatchEnv``, the Oicho-Kabu engine): a step writes the mask and marks the moved
+(``KernelBatchEnv(lazy=True)``, the Oicho-Kabu engine): a step writes the mask and marks the moved
 games stale, and reading ``observation`` encodes them, so read the attribute after each step rather
-than keep the array across steps. An agent may act from an engine's own arrays instead of its
-observation (``act_engine``, see ``agents.base.can_act_on_engine``): the training VecEnv's opponents
-do, so their turns encode nothing.
+than keep the array across steps. An agent may act from an engine's state instead of its observation
+(``act_engine``, see ``agents.base.can_act_on_engine``), through the typed decision view the game
+offers (Oicho-Kabu's ``engine.decision_view()``): the training VecEnv's opponents do, so their turns
+encode nothing.
+
+Every game with a rules kernel (Kakeya, Toy Card, Oicho-Kabu) serves the contract through one base
+class, ``kernel_env.KernelBatchEnv`` (docs/batch.md#one-kernel-protocol).
 
 ``step(active=...)`` and ``reset(rows=...)`` let a caller move the games at its own pace (the
 training VecEnv steps only the games whose opponents are to act, and restarts a finished game with

@@ -189,58 +189,6 @@ class BatchEnv:
         return base
 
 
-class LazyObservationBatchEnv(BatchEnv):
-    """A batch engine that encodes observations when they are read, not when games move.
-
-    Why: a caller that plays most seats itself (the training VecEnv's opponents, several engine steps
-    per learner decision) reads the mask at every step but the observation of a game only when its
-    learner is to act; encoding the moved games' observations at every step is most of such a step.
-
-    A subclass writes the mask at each step (cheap) and calls ``_mark_stale(rows)`` for the games whose
-    state changed; reading ``observation`` first encodes the stale games (``_encode_observation``), so
-    what it returns is the same array with the same values an eager engine holds at that point. The
-    array is updated in place, but only when ``observation`` is read: read it after each step (a
-    reference kept across steps shows the games as they were at the last read).
-    """
-
-    _observation: np.ndarray
-    _stale: np.ndarray  # (B,) bool: games whose observation row is out of date
-    _any_stale: bool
-
-    def _init_observation(self) -> None:
-        """The observation array (zeros: every game over) and its staleness, for ``batch_size`` games."""
-        self._observation = np.zeros((self.batch_size, self.obs_size), dtype=np.float32)
-        self._stale = np.zeros(self.batch_size, dtype=bool)
-        self._any_stale = False
-
-    @property
-    def observation(self) -> np.ndarray:  # type: ignore[override]  # (read-only here: encoded on read)
-        """(B, obs_size) float32: each game's current player's observation (zeros where it is over)."""
-        if self._any_stale:
-            self._flush_observation()
-        return self._observation
-
-    def _mark_stale(self, rows: np.ndarray | None) -> None:
-        """The observations of the games ``rows`` (None: all) are to be encoded at the next read."""
-        if rows is None:
-            self._stale[:] = True
-            self._any_stale = True
-        elif len(rows):
-            self._stale[rows] = True
-            self._any_stale = True
-
-    def _flush_observation(self) -> None:
-        stale = self._stale
-        rows = None if stale.all() else np.flatnonzero(stale)
-        self._encode_observation(rows)
-        stale[:] = False
-        self._any_stale = False
-
-    def _encode_observation(self, rows: np.ndarray | None) -> None:
-        """Write the observation rows of the games ``rows`` (None: all) from the current state."""
-        raise NotImplementedError
-
-
 class LoopBatchEnv(BatchEnv):
     """B raw AEC envs behind the batch contract: exact by construction, at AEC speed.
 

@@ -4,11 +4,11 @@ Two sources of deals, chosen per game at each reset:
 
 - **a deck feed**, for a game reset with its own seed (``reset(seeds=[...])``, ``reset(rows=...,
   seeds=...)``): Python keeps that game's ``np.random.Generator`` (``core.rng.make_rng(seed)``, numpy's
-  public API, as the AEC env's ``reset(seed=...)`` makes it) and draws each deal's card order exactly as
-  the scalar engine does (``core.rng.ordered_deck``), one deal ahead, into the kernel's deck buffer. The
-  kernel takes the deck when it deals; the engine tops the buffer up after the step. This works because
-  every shuffle of the scalar engines is a whole-deck permutation whose draws do not depend on the play,
-  so drawing the next deck early gives the same decks: the batch game plays the AEC env's deals.
+  public API, as the AEC env's ``reset(seed=...)`` makes it) and draws each shuffle exactly as the
+  scalar engine does (``rng.permutation(n)``: ``core.rng.ordered_deck``'s and ``Deck``'s draws) when the
+  kernel waits for it (``KernelBatchEnv._feed``): the batch game plays the AEC env's deals. A kernel
+  pauses a fed game at each shuffle (Oicho-Kabu), or, when every shuffle is a whole-deck permutation
+  whose draws do not depend on the play (Kakeya, Toy Card), takes it one deal ahead into a deck buffer.
 - **the kernel's generator** (``core.kernel``) otherwise: ``reset(seed=s)``, ``reset()`` and every match
   ``autoreset`` starts. Row b's episode e deals from ``seed_state(s, b, e)``: reproducible, independent
   of the batch size, of the other rows and of numpy's internals. A whole-batch reset starts every row at
@@ -25,7 +25,6 @@ import numpy as np
 
 from kabu_envs.batch.base import BatchEnv, DeckCheck
 from kabu_envs.core.errors import check_seed
-from kabu_envs.core.rng import make_rng, ordered_deck
 
 _U64 = 1 << 64
 
@@ -73,41 +72,22 @@ def plan_reset(
     return ResetPlan(target, game_seeds, game_decks, stream)
 
 
-class DeckFeed:
-    """The numpy generators of the games that deal from a feed, one per row (None: no feed)."""
-
-    def __init__(self, batch_size: int, deck_size: int) -> None:
-        self.deck_size = deck_size
-        self.rngs: list[np.random.Generator | None] = [None] * batch_size
-
-    def start(self, row: int, seed: int, prefix: Sequence[int] | None) -> list[int]:
-        """Row ``row`` now deals from ``make_rng(seed)``: its first deck (``prefix`` first)."""
-        rng = self.rngs[row] = make_rng(seed)
-        return ordered_deck(rng, self.deck_size, () if prefix is None else prefix)
-
-    def stop(self, row: int) -> None:
-        self.rngs[row] = None
-
-    def next_deck(self, row: int) -> np.ndarray:
-        """The row's next deal: a whole-deck permutation (``ordered_deck`` without a prefix)."""
-        rng = self.rngs[row]
-        if rng is None:
-            raise RuntimeError(f"game {row} has no deck feed")
-        return rng.permutation(self.deck_size)
-
-
 def u64(seed: int) -> np.uint64:
     """A seed as the kernel's 64-bit word."""
     return np.uint64(seed % _U64)
 
 
-def decode_compact(packed: np.ndarray, real: np.ndarray, nbits: int) -> np.ndarray:
-    """The float32 observations of a compact one: the first ``nbits`` entries are 0/1, packed eight to a
-    byte (little bit order, ``np.packbits(..., bitorder="little")``); the rest are ``real`` (float32)."""
-    bits = np.unpackbits(packed, axis=1, count=nbits, bitorder="little")
-    out = np.empty((len(packed), nbits + real.shape[1]), dtype=np.float32)
-    out[:, :nbits] = bits
-    out[:, nbits:] = real
+def decode_compact(packed: np.ndarray, real: np.ndarray, real_at: int, size: int) -> np.ndarray:
+    """The (k, size) float32 observations of compact ones, every kernel engine's format: the real-valued
+    entries are the columns ``[real_at, real_at + real.shape[1])``, given as ``real`` (float32); the other
+    entries are 0/1, in order, packed eight to a byte in ``packed`` (little bit order, ``np.packbits(...,
+    bitorder="little")``; padding bytes after them are ignored)."""
+    hi = real_at + real.shape[1]
+    flags = np.unpackbits(packed, axis=1, count=size - real.shape[1], bitorder="little")
+    out = np.empty((len(packed), size), dtype=np.float32)
+    out[:, :real_at] = flags[:, :real_at]
+    out[:, real_at:hi] = real
+    out[:, hi:] = flags[:, real_at:]
     return out
 
 

@@ -2,7 +2,8 @@
 ``kabu_envs.batch``).
 
 ``make_batch(batch_size, autoreset=False, observation="float32", **rule_options)`` is the factory
-``kabu_envs.batch`` finds; every rule option runs on the kernel. The kernel module (and numba) is
+``kabu_envs.batch`` finds; every rule option runs on the kernel, through ``KernelBatchEnv`` (its deck
+buffer: a fed match's next deal is drawn one deal ahead). The kernel module (and numba) is
 imported on the first engine made, and compiles once (one line says so; cached after that).
 
 Per step the kernel applies the actions of the live games row by row, settles tricks and deals, and
@@ -20,13 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kabu_envs.batch.base import BatchEnv, LoopBatchEnv
-from kabu_envs.batch.feed import check_observation_format
+from kabu_envs.batch.base import BatchEnv
 from kabu_envs.batch.kernel_env import KernelBatchEnv
 from kabu_envs.core.rng import validate_deck_prefix
 from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.cards import NUM_CARDS
-from kabu_envs.kakeya.config import Config, make_config
+from kabu_envs.kakeya.config import make_config
 from kabu_envs.kakeya.observation import obs_spec
 
 
@@ -34,22 +34,11 @@ def _check_deck(deck: Any) -> list[int]:
     return validate_deck_prefix(deck, NUM_CARDS)
 
 
-def vectorised(cfg: Config) -> bool:
-    """Whether ``KakeyaBatch`` serves the rule set ``cfg`` (else ``make_batch`` falls back to the loop):
-    every rule set runs on the kernel; a test narrows it to check the fallback."""
-    return True
-
-
 def make_batch(
     batch_size: int, autoreset: bool = False, observation: str = "float32", **rule_options: Any
 ) -> BatchEnv:
-    """The Kakeya batch engine for ``rule_options``: the kernel's where ``vectorised``, else the loop."""
-    if vectorised(make_config(**rule_options)):
-        return KakeyaBatch(batch_size, autoreset=autoreset, observation=observation, **rule_options)
-    check_observation_format(observation)
-    if observation != "float32":
-        raise ValueError(f"observation={observation!r}: the reference loop writes float32 observations")
-    return LoopBatchEnv("kakeya", batch_size=batch_size, autoreset=autoreset, **rule_options)
+    """The Kakeya batch engine for ``rule_options`` (every rule set runs on the kernel)."""
+    return KakeyaBatch(batch_size, autoreset=autoreset, observation=observation, **rule_options)
 
 
 class KakeyaBatch(KernelBatchEnv):
@@ -68,7 +57,7 @@ class KakeyaBatch(KernelBatchEnv):
             batch_size,
             num_actions=NUM_ACTIONS,
             obs_size=spec.size,
-            nbits=spec.offsets["hand_counts"],  # the real-valued pieces come last
+            real_columns=(spec.offsets["hand_counts"], spec.size),  # the real-valued pieces come last
             deck_size=NUM_CARDS,
             check_deck=_check_deck,
             autoreset=autoreset,

@@ -14,17 +14,25 @@ import numpy as np
 from kabu_envs.registry import GameSpec, Role, register
 
 
+def _dealers(engine: Any, rows: np.ndarray) -> np.ndarray:
+    """The dealer's seat in the games ``rows``: the scalar ``Game``'s ``dealer`` (one game), or the batch
+    engine's per game, from its decision view (``OichoKabuBatch.decision_view()``)."""
+    view = getattr(engine, "decision_view", None)
+    dealer = view().dealer if view is not None else engine.dealer
+    return np.atleast_1d(np.asarray(dealer, dtype=np.int64))[rows]
+
+
 def bettor_seats(engine: Any, rows: np.ndarray) -> np.ndarray:
     """One group per bettor seat (everyone but the dealer), in seat order: ``(len(rows), n - 1, 1)``.
-    ``engine``: the scalar ``Game`` (``dealer`` an int) or the batch engine (``dealer`` per game)."""
+    ``engine``: the scalar ``Game`` or the batch engine."""
     g = np.arange(engine.num_players - 1, dtype=np.int64)[None, :]
-    dealer = np.atleast_1d(np.asarray(engine.dealer, dtype=np.int64))[rows][:, None]
+    dealer = _dealers(engine, rows)[:, None]
     return (g + (g >= dealer))[:, :, None]
 
 
 def dealer_seat(engine: Any, rows: np.ndarray) -> np.ndarray:
     """The dealer's seat: ``(len(rows), 1, 1)``."""
-    return np.atleast_1d(np.asarray(engine.dealer, dtype=np.int64))[rows][:, None, None]
+    return _dealers(engine, rows)[:, None, None]
 
 
 SPEC = register(

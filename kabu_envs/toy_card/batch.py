@@ -45,7 +45,7 @@ class ToyCardBatch(KernelBatchEnv):
             batch_size,
             num_actions=NUM_ACTIONS,
             obs_size=size,
-            nbits=size,  # every entry is 0/1
+            real_columns=(size, size),  # every entry is 0/1
             deck_size=DECK_SIZE,
             check_deck=_check_deck,
             autoreset=autoreset,

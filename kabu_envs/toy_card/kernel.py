@@ -4,7 +4,8 @@ A kernel holds B games as arrays (one row per game) and plays them with ``@numba
 functions written as per-row loops that read like the scalar engine (``game.py``); the docstrings name
 the function each one mirrors, and the lockstep suites hold the two equal. The parts:
 
-- the state (``State``): fixed-shape arrays; ``g`` (B, NG) int64 holds per-game numbers by column;
+- the state (``State``): a named tuple of fixed-shape arrays, read by name (``st.values``); ``g`` (B, NG)
+  int64 holds per-game numbers by column;
 - the rule options (``options``): one int64 array built from the ``Config``, read at run time;
 - ``reset_rows`` (deal), ``step`` (apply one action in every live game, settle, autoreset) and
   ``encode_row`` (the mask and the current seat's observation, float32 or compact);
@@ -16,7 +17,7 @@ the function each one mirrors, and the lockstep suites hold the two equal. The p
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -32,10 +33,24 @@ O_N, O_THRESHOLD, O_AUTORESET = 0, 1, 2  # the rule options
 NUM_OPTIONS = 3
 L_CARD, L_SEAT = 0, 1  # the observation layout (obs_spec offsets)
 
-Arrays = tuple[np.ndarray, ...]  # State.arrays: g, current_player, values, stakes, decks, rng
 Outputs = tuple[np.ndarray, ...]  # layout, mask, observation, packed (compact), real (compact, unused)
 
 _DECK, _RAISE = DECK_SIZE, int(Action.RAISE)
+
+
+class State(NamedTuple):
+    """The arrays of B games (one row each), read by name in the compiled functions (``st.values``)."""
+
+    g: np.ndarray  # (B, NG) int64: FEED, READY, PREFIX, EPISODE
+    current_player: np.ndarray  # (B,) int64, -1: the game is over
+    values: np.ndarray  # (B, n) int64: each seat's card value (card // 4)
+    stakes: np.ndarray  # (B, n) int64
+    decks: np.ndarray  # (B, 40) int8: the deal's order (fed, or a stacked prefix)
+    rng: np.ndarray  # (B,) uint64: core.kernel generator states
+
+
+Arrays = State  # (the annotation of the kernel functions' state argument)
+Fields = tuple[np.ndarray, ...]  # (the state as Python passes it, tuple(state): see spec.Fields)
 _ONE = np.uint64(1)
 
 # Compiled without reference counting (numba's NRT): a kernel allocates nothing, and NRT's atomic
@@ -47,7 +62,7 @@ kernel_jit = _njit(cache=True, _nrt=False)
 @kernel_jit
 def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover - compiled (tests run it)
     """``Game.__init__``: one card per seat from the top of the deck (value = card // 4)."""
-    g, cur, values, stakes, decks, rng = st
+    g, cur, values, stakes, decks, rng = st.g, st.current_player, st.values, st.stakes, st.decks, st.rng
     if g[b, FEED]:
         if not g[b, READY]:
             raise RuntimeError("a fed game deals with no deck in its feed")
@@ -72,9 +87,10 @@ def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover - co
 
 @kernel_jit
 def reset_rows(
-    rows: np.ndarray, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
+    rows: np.ndarray, arrays: Fields, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
     """A new game in each of ``rows`` (FEED / READY / PREFIX / rng set by the caller)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         for s in range(opts[O_N]):
             rewards[b, s] = 0.0
@@ -86,7 +102,7 @@ def reset_rows(
 def step(
     acts: np.ndarray,
     active: np.ndarray,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
@@ -96,7 +112,8 @@ def step(
     """``Game.apply_action`` in every live game with ``active[b]``: the seat stakes 0/1/2; after the
     last seat, score = stake * (+1 if value >= threshold else -1), reward = score - the table's mean.
     Returns the fed decks taken (none: Toy Card deals only at a reset)."""
-    g, cur, values, stakes, _, rng = st
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    g, cur, values, stakes, rng = st.g, st.current_player, st.values, st.stakes, st.rng
     n = opts[O_N]
     for b in range(len(g)):
         for s in range(n):
@@ -126,7 +143,8 @@ def step(
 
 
 @kernel_jit
-def encode_rows(rows: np.ndarray, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
+def encode_rows(rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         encode_row(b, st, opts, out)
 
@@ -135,7 +153,7 @@ def encode_rows(rows: np.ndarray, st: Arrays, opts: np.ndarray, out: Outputs) ->
 def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     """``Game.legal_actions`` as the mask and ``observation.Encoder.encode`` (own card, own seat);
     zeros when the game is over. Compact: every entry is 0/1, packed eight to a byte."""
-    cur, values = st[1], st[2]
+    cur, values = st.current_player, st.values
     layout, mask, obs, packed = out[0], out[1], out[2], out[3]
     seat = cur[b]
     if obs.shape[1]:
@@ -170,18 +188,17 @@ def layout(cfg: Config) -> np.ndarray:
     return np.array([offsets["own_card"], offsets["seat"]], dtype=np.int64)
 
 
-class State:
-    """The arrays of B games (struct of arrays); ``arrays`` is their order in the kernel's calls."""
-
-    def __init__(self, cfg: Config, batch_size: int) -> None:
-        B, n = batch_size, cfg.num_players
-        self.g = np.zeros((B, NG), dtype=np.int64)
-        self.current_player = np.full(B, -1, dtype=np.int64)
-        self.values = np.zeros((B, n), dtype=np.int64)
-        self.stakes = np.zeros((B, n), dtype=np.int64)
-        self.decks = np.zeros((B, DECK_SIZE), dtype=np.int8)
-        self.rng = np.zeros(B, dtype=np.uint64)
-        self.arrays: Arrays = (self.g, self.current_player, self.values, self.stakes, self.decks, self.rng)
+def make_state(batch_size: int, cfg: Config) -> State:
+    """The arrays of ``batch_size`` games of ``cfg``, every game over (``reset_rows`` deals)."""
+    B, n = batch_size, cfg.num_players
+    return State(
+        g=np.zeros((B, NG), dtype=np.int64),
+        current_player=np.full(B, -1, dtype=np.int64),
+        values=np.zeros((B, n), dtype=np.int64),
+        stakes=np.zeros((B, n), dtype=np.int64),
+        decks=np.zeros((B, DECK_SIZE), dtype=np.int8),
+        rng=np.zeros(B, dtype=np.uint64),
+    )
 
 
 DISPATCHERS = (deal, reset_rows, step, encode_rows, encode_row)

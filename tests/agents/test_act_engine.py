@@ -54,7 +54,7 @@ def test_scripted_act_engine_equals_act_batch_on_the_observation(options):
         for agent, g in zip(agents, got, strict=True):
             want = agent.act_batch(obs, masks, rngs=_rngs(step, rows.size))
             assert g.dtype == np.int64 and np.array_equal(g, want), (step, np.flatnonzero(g != want))
-        phases.update(eng.phase[rows].tolist())
+        phases.update(eng.decision_view().phase[rows].tolist())
         _check_decoded(agents[0], eng, rows, obs)
         masks = eng.legal_action_mask
         acts = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
@@ -73,10 +73,10 @@ def test_scripted_act_engine_equals_act_batch_on_the_observation(options):
 def _check_decoded(agent: OichoScriptedAgent, eng, rows: np.ndarray, obs: np.ndarray) -> None:
     """``_decode_engine`` reads from the state what ``_decode`` reads from the observation, field by field
     (what any seat sees: second cards of spreads it does not back and a hidden dealer hand are unseen)."""
-    seen = agent._decode(obs)
-    for phase in np.unique(eng.phase[rows]).tolist():
-        at = np.flatnonzero(eng.phase[rows] == phase)
-        d = agent._decode_engine(eng, rows[at], phase)
+    seen, view = agent._decode(obs), eng.decision_view()
+    for phase in np.unique(view.phase[rows]).tolist():
+        at = np.flatnonzero(view.phase[rows] == phase)
+        d = agent._decode_engine(view, rows[at], phase)
         for field in ("phase", "active", "values", "lights", "dealer_values", "dealer_lights", "status"):
             assert np.array_equal(getattr(d, field), getattr(seen, field)[at]), field
         if phase == Phase.DEALER_DRAW:

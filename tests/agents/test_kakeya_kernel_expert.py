@@ -41,7 +41,7 @@ def kernel_draws(search: KernelSearch, pos: Position, deal: Deal, counts: list[i
     search.load(search.TEMPLATE, pos, deal, counts)
     search.sm[0][kernel.sample.I_TRIES] = tries
     out = np.zeros((k, search.n), dtype=np.uint64)
-    code = kernel.sample.draw_many(search.TEMPLATE, 1, search.st, search.opts, search.sm, search.rng, out)
+    code = kernel.sample.draw_many(search.TEMPLATE, 1, search.state, search.opts, search.sm, search.rng, out)
     return code, out
 
 
@@ -166,7 +166,7 @@ def test_trick_weight_is_the_play_models_likelihood_of_the_trick():
         pos.hands = hands
         search.load(1, pos, agent._deal(view, view.trump))
         w = kernel.decide.trick_weight(
-            1, 2, search.rmin, eps, search.st, search.opts, search.rewards, search.over
+            1, 2, search.rmin, eps, search.state, search.opts, search.rewards, search.over
         )
         assert w == pytest.approx((1 - eps) ** len(earlier)), earlier
         checked += 1
@@ -183,7 +183,7 @@ def test_trick_weight_is_the_play_models_likelihood_of_the_trick():
             search.load(1, other, agent._deal(view, view.trump))
             legal = (other.hands[leader] | (1 << same[0])).bit_count()
             w2 = kernel.decide.trick_weight(
-                1, 2, search.rmin, eps, search.st, search.opts, search.rewards, search.over
+                1, 2, search.rmin, eps, search.state, search.opts, search.rewards, search.over
             )
             policy_card = KakeyaScriptedAgent().act(*earlier[0][:2])
             expect = 1 - eps if policy_card == same[0] else eps / (legal - 1)

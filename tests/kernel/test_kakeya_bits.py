@@ -9,7 +9,7 @@ import numpy as np
 
 from kabu_envs.kakeya import make_config
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_RANKS
-from kabu_envs.kakeya.kernel import State, rules
+from kabu_envs.kakeya.kernel import make_state, rules
 from kabu_envs.kakeya.kernel.spec import RENSHO, T_LEADER, T_LED, T_NUM, TRUMP
 from kabu_envs.kakeya.tricks import trick_winner
 
@@ -56,8 +56,8 @@ def test_trick_winner_on_the_card_set_equals_the_scalar_engine():
     rng = np.random.default_rng(7)
     for n in (4, 6):
         rows = 400
-        state = State(make_config(num_players=n), rows)
-        st, expect = state.arrays, np.full(rows, -1, dtype=np.int64)
+        state = st = make_state(rows, make_config(num_players=n))
+        expect = np.full(rows, -1, dtype=np.int64)
         for b in range(rows):
             trump, leader = int(rng.integers(4)), int(rng.integers(n))
             rensho = int(rules.rensho_card(trump, int(rng.integers(2))))

@@ -258,8 +258,8 @@ def test_autoreset_plays_on_and_reports_each_end(options):
         assert np.array_equal(auto.observation[still], plain.observation[still])
         ended = same & plain.terminated
         if ended.any():  # round 0, full chips
-            assert (auto.round_index[ended] == 0).all()
-            assert (auto.chips[ended] == auto.config.bankroll).all()
+            assert (auto.state.round_index[ended] == 0).all()
+            assert (auto.state.chips[ended] == auto.config.bankroll).all()
         restarted |= plain.terminated
         np.testing.assert_array_equal(auto.rewards.sum(axis=1), 0.0)
     assert restarted.all()
@@ -322,17 +322,9 @@ def test_settle_table_equals_rules_settle(options):
         assert tab.hand_value[dh] == rules.hand_value(d)
 
 
-def test_every_option_set_is_vectorised_and_a_declined_one_falls_back(monkeypatch):
-    """Nothing falls back today; a rule set ``vectorised`` declined would be played by the loop."""
+def test_every_option_set_runs_on_the_kernel_engine():
     for _, options in CASES:
-        assert oicho_batch.vectorised(make_config(**options))
         assert type(batch.make("oicho_kabu", batch_size=2, **options)).__name__ == "OichoKabuBatch"
-    monkeypatch.setattr(oicho_batch, "vectorised", lambda cfg: cfg.deck != "hanafuda")
-    assert type(batch.make("oicho_kabu", batch_size=2)).__name__ == "OichoKabuBatch"
-    env = batch.make("oicho_kabu", batch_size=2, deck="hanafuda", rules="kansai")
-    assert type(env).__name__ == "LoopBatchEnv"
-    env.reset(seed=0)
-    assert env.legal_action_mask.any(axis=1).all()
 
 
 def test_steps_with_one_phase_and_with_several_phases_agree_with_aec_envs():
@@ -348,7 +340,7 @@ def test_steps_with_one_phase_and_with_several_phases_agree_with_aec_envs():
     while (env.current_player >= 0).any():
         live = env.current_player >= 0
         moving = rng.random(6) < 0.5 if rng.random() < 0.3 else np.ones(6, dtype=bool)
-        phases = set(env.phase[live & moving].tolist())
+        phases = set(env.decision_view().phase[live & moving].tolist())
         one_phase += len(phases) == 1
         several += len(phases) > 1
         acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in env.legal_action_mask])

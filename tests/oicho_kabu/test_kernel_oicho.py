@@ -21,6 +21,7 @@ import pytest
 from test_batch_oicho import _STACKED, CASES
 
 from kabu_envs import registry
+from kabu_envs.batch.feed import decode_compact
 from kabu_envs.core import kernel as core
 from kabu_envs.oicho_kabu import kernel as K
 from kabu_envs.oicho_kabu.config import make_config
@@ -63,7 +64,13 @@ def lockstep(
     probability ``p_lowest`` a seat takes its lowest legal action id. Returns the steps played."""
     cfg = make_config(**options)
     ru, st = K.make_rules(cfg), K.make_state(B, cfg)
-    view = K.fields(st, cfg)  # the engine's arrays: (B, n) rewards, (B, A) bool masks
+    n, A = cfg.num_players, int(ru[K.layout.O_ACTIONS])
+    view = {  # the records' fields as the engine shows them: (B, n) rewards, (B, A) bool masks
+        "current_player": st["current_player"],
+        "terminated": st["terminated"],
+        "rewards": st["rewards"][:, :n],
+        "legal_action_mask": st["legal_action_mask"][:, :A].view(np.bool_),
+    }
     seeds = [500 + 11 * b for b in range(B)]
     decks = decks if decks is not None else [None] * B
     stacked = np.zeros((B, 40), dtype=np.int64)
@@ -87,7 +94,7 @@ def lockstep(
         aecs.append(env)
     names = aecs[0].possible_agents
     obs = np.zeros((B, int(ru[K.O_OBS])), dtype=np.float32)
-    lo, hi, _, width = K.compact_layout(ru)
+    lo, hi, nbytes, width = K.compact_layout(ru)
     compact = np.zeros((B, width), dtype=np.uint8)
     rng = np.random.default_rng(act_seed)
     summed = np.zeros((B, len(names)))
@@ -96,7 +103,8 @@ def lockstep(
         seats = view["current_player"].copy()
         K.encode(st, ru, rows, seats, obs)
         K.encode_compact(st, ru, rows, seats, compact, compact.view(np.float32), lo, hi)
-        assert np.array_equal(K.decode_compact(compact, ru), obs)
+        decoded = decode_compact(compact[:, :nbytes], compact[:, nbytes:].view(np.float32), lo, obs.shape[1])
+        assert np.array_equal(decoded, obs)
         acts = np.zeros(B, dtype=np.int64)
         for b, a in enumerate(aecs):
             seat, mask, aec_obs = _aec_state(a, names)

@@ -15,9 +15,11 @@ import pytest
 from test_kernel_oicho import _aec_state
 
 from kabu_envs import registry
+from kabu_envs.batch.feed import decode_compact
+from kabu_envs.core import kernel as core
 from kabu_envs.core.errors import IllegalActionError
 from kabu_envs.oicho_kabu.batch import OichoKabuBatch
-from kabu_envs.oicho_kabu.kernel import decode_compact, flow, observe
+from kabu_envs.oicho_kabu.kernel import flow, observe
 
 
 def _envs(options: dict[str, Any], seeds: list[int], decks: list[Any]) -> list[Any]:
@@ -50,7 +52,10 @@ def test_kernel_batch_equals_aec_envs_with_partial_steps(options: dict[str, Any]
     while not env.terminated.all():
         obs = env.observation
         if observation == "compact":
-            assert np.array_equal(decode_compact(env.observation_compact, env.rules), obs)
+            lo, _ = env._real_columns
+            assert np.array_equal(
+                decode_compact(env.observation_packed, env.observation_real, lo, env.obs_size), obs
+            )
         acts = np.zeros(B, dtype=np.int64)
         for b, a in enumerate(aecs):
             seat, mask, aec_obs = _aec_state(a, names)
@@ -94,11 +99,11 @@ def test_autoreset_reports_the_end_and_plays_the_next_episode() -> None:
         assert np.array_equal(auto.terminated[same], plain.terminated[same])
         ended = auto.terminated
         episodes += ended
-        assert (auto.round_index[ended] == 0).all() and (auto.chips[ended] == 100).all()
+        assert (auto.state.round_index[ended] == 0).all() and (auto.state.chips[ended] == 100).all()
         restarted |= ended
         np.testing.assert_array_equal(auto.rewards.sum(axis=1), 0.0)
     assert restarted.all()
-    assert np.array_equal(auto.episode.astype(np.int64), episodes)  # (seed, row, episode): the next one
+    assert np.array_equal(auto.state.episode.astype(np.int64), episodes)  # (seed, row, episode): the next one
 
 
 def test_rows_seeded_by_one_seed_are_independent_of_the_batch() -> None:
@@ -106,12 +111,15 @@ def test_rows_seeded_by_one_seed_are_independent_of_the_batch() -> None:
     big, small = OichoKabuBatch(6), OichoKabuBatch(3)
     big.reset(seed=11)
     small.reset(seed=11)
-    assert np.array_equal(big.deck[:3], small.deck) and np.array_equal(big.observation[:3], small.observation)
-    assert not np.array_equal(big.deck[0], big.deck[1])
+    assert np.array_equal(big.state.deck[:3], small.state.deck) and np.array_equal(
+        big.observation[:3], small.observation
+    )
+    assert not np.array_equal(big.state.deck[0], big.state.deck[1])
     again = OichoKabuBatch(6)
     again.reset(seed=11)
     again.reset(rows=[4], seeds=[123])
-    assert np.array_equal(again.deck[:4], big.deck[:4]) and not np.array_equal(again.deck[4], big.deck[4])
+    assert np.array_equal(again.state.deck[:4], big.state.deck[:4])
+    assert not np.array_equal(again.state.deck[4], big.state.deck[4])
 
 
 def test_bad_input_is_refused_and_changes_nothing() -> None:
@@ -171,7 +179,7 @@ def test_fed_games_pause_at_every_shuffle_and_draw_as_the_aec_game(options: dict
     B = 6
     env = OichoKabuBatch(B, **options)
     resumed: list[int] = []
-    kernel = env._k
+    kernel = env._kernel
     real = kernel.resume_rows
 
     class Spy:
@@ -183,7 +191,7 @@ def test_fed_games_pause_at_every_shuffle_and_draw_as_the_aec_game(options: dict
             resumed.append(len(rows))
             return int(real(st, ru, rows, perms))
 
-    env._k = Spy()  # type: ignore[assignment]
+    env._kernel = Spy()  # type: ignore[assignment]
     seeds = [7 * b + 1 for b in range(B)]
     decks: list[Any] = [None] * B
     decks[2] = [39, 38, 37, 0, 4, 8]  # a stacked prefix: the rest is shuffled below it
@@ -199,7 +207,8 @@ def test_fed_games_pause_at_every_shuffle_and_draw_as_the_aec_game(options: dict
             if seat < 0:
                 continue
             deck = a.game.deck
-            assert env.deck[b, : env.dlen[b]].tolist() == deck.cards and env.top[b] == deck.top
+            st = env.state
+            assert st.deck[b, : st.dlen[b]].tolist() == deck.cards and st.top[b] == deck.top
             rngb = env._rngs[b]
             assert rngb is not None and rngb.bit_generator.state == a.game.rng.bit_generator.state
             assert np.array_equal(obs, env.observation[b])
@@ -222,8 +231,8 @@ def test_a_waiting_game_without_a_generator_is_named() -> None:
 
 
 def test_the_kernel_legality_check_finds_the_first_illegal_action() -> None:
-    """``flow.first_illegal`` (the step's check, one loop over the records) names the same game as the
-    mask read by numpy: the first live, moving game whose action its mask does not allow."""
+    """``core.first_illegal_fields`` (the step's check, one loop over the record fields) names the same
+    game as the mask read by numpy: the first live, moving game whose action its mask does not allow."""
     B = 64
     env = OichoKabuBatch(B, autoreset=True, rules="kansai")
     env.reset(seed=4)
@@ -236,7 +245,7 @@ def test_the_kernel_legality_check_finds_the_first_illegal_action() -> None:
         inside = (acts >= 0) & (acts < A)
         ok = ~(live & moving) | (inside & mask[np.arange(B), np.clip(acts, 0, A - 1)])
         expected = int(np.flatnonzero(~ok)[0]) if not ok.all() else -1
-        assert flow.first_illegal(env.state, acts, moving, A) == expected
+        assert core.first_illegal_fields(acts, moving, env.current_player, env._mask_rows) == expected
         legal = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
         env.step(legal)
 

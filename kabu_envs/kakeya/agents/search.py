@@ -98,8 +98,8 @@ class Search:
     def _grow(self, rows: int) -> None:
         if rows <= self._rows:
             return
-        self.state = self._k.State(self.cfg, rows)
-        self.st = self.state.arrays
+        self.state = self._k.make_state(rows, self.cfg)  # (named: rows are loaded by name)
+        self.st = tuple(self.state)  # (what the kernel's entry points take: kernel.spec.Fields)
         self.rewards = np.zeros((rows, self.n), dtype=np.float64)
         self.over = np.zeros(rows, dtype=np.bool_)
         self._rows = rows

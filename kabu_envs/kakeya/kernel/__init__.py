@@ -9,19 +9,21 @@ The package: ``spec.py`` (the state's columns, the option indices, the observati
 ``rules.py`` (deal, play and scoring of one row: what the search builds on), ``batch.py`` (reset rows,
 step every live row, masks and observations), ``search.py`` (the expert's play-outs and end-game
 solver on rows of the same state), ``sample.py`` and ``decide.py`` (the kernel expert's sampler and
-its whole card decision in one call) and, here, the Python side (``State``, ``options``,
+its whole card decision in one call) and, here, the Python side (``make_state``, ``options``,
 ``layout``, ``outputs``, the cache's ``stamp`` and ``prepare``).
 
-State (one row per match, ``State``): ``g`` (B, NG) int64 holds the per-match numbers by column
-(``PHASE``, ``TRUMP``, ...: ``spec.py``); per-seat numbers are (B, n) arrays; hands, the trick's cards and the
-captured cards are uint64 52-bit card sets (bit ``card``), as in the scalar engine's ints. The rule
-options are one int64 array (``options``), the observation layout another (``layout``, the offsets
-of ``obs_spec``): both are read at run time, so one compiled kernel serves every rule set.
+State (one row per match, ``spec.State``: a named tuple of arrays, read by name: ``st.hands``): ``g``
+(B, NG) int64 holds the per-match numbers by column (``PHASE``, ``TRUMP``, ...: ``spec.py``); per-seat
+numbers are (B, n) arrays; hands, the trick's cards and the captured cards are uint64 52-bit card sets
+(bit ``card``), as in the scalar engine's ints. The rule options are one int64 array (``options``), the
+observation layout another (``layout``, the offsets of ``obs_spec``): both are read at run time, so one
+compiled kernel serves every rule set.
 
 Deals: a row either has a **deck feed** (``g[b, FEED] = 1``: Python put the next deal's card order in
-``decks[b]`` and set ``READY``; the kernel takes it and clears ``READY``; the batch engine tops it up
-after the step) or deals from its own generator (``core.kernel``: ``rng[b]``, seeded from (seed, row,
-episode)), a stacked prefix of ``PREFIX`` cards first. docs/batch.md#seeding says why.
+``decks[b]`` and set ``READY``; the kernel takes it and clears ``READY``; the batch engine,
+``KernelBatchEnv``'s deck buffer, draws the next one after the call) or deals from its own generator
+(``core.kernel``: ``rng[b]``, seeded from (seed, row, episode)), a stacked prefix of ``PREFIX`` cards
+first. docs/batch.md#seeding says why.
 
 Nothing here runs on ``import kabu_envs``: the batch engine imports this module on first use.
 """
@@ -69,6 +71,7 @@ from kabu_envs.kakeya.kernel.spec import (
     WORDS,
     Arrays,
     Outputs,
+    State,
 )
 from kabu_envs.kakeya.observation import obs_spec
 from kabu_envs.kakeya.scoring import STONES_TABLE
@@ -89,6 +92,7 @@ __all__ = [  # what the batch engine and the search use
     "layout",
     "legal_bits",
     "legal_plays",
+    "make_state",
     "options",
     "outputs",
     "prepare",
@@ -147,47 +151,26 @@ def layout(cfg: Config) -> np.ndarray:
     return np.array([offsets[name] for name in PIECES], dtype=np.int64)
 
 
-class State:
-    """The arrays of B matches (struct of arrays); ``arrays`` is their order in the kernel's calls."""
-
-    def __init__(self, cfg: Config, batch_size: int) -> None:
-        B, n, P = batch_size, cfg.num_players, cfg.num_partnerships
-        self.g = np.zeros((B, NG), dtype=np.int64)
-        self.g[:, PHASE] = OVER_PHASE
-        self.current_player = np.full(B, -1, dtype=np.int64)
-        self.stones = np.zeros((B, n), dtype=np.int64)
-        self.counts = np.zeros((B, n), dtype=np.int64)
-        self.voids = np.zeros((B, n), dtype=np.int64)  # 4 bits per seat: suits shown out of
-        self.t_card = np.full((B, n), -1, dtype=np.int64)  # the card each seat played to the trick
-        self.hands = np.zeros((B, n), dtype=np.uint64)
-        self.t_bits = np.zeros((B, n), dtype=np.uint64)
-        self.played = np.zeros(B, dtype=np.uint64)
-        self.captured = np.zeros((B, P), dtype=np.uint64)
-        self.decks = np.zeros((B, NUM_CARDS), dtype=np.int8)  # the next deal's order (fed or prefix)
-        self.rng = np.zeros(B, dtype=np.uint64)  # core.kernel generator states
-        self.scratch = np.zeros((3, 8), dtype=np.int64)  # end_deal's per-partnership numbers
-
-    @property
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return (
-            self.g,
-            self.current_player,
-            self.stones,
-            self.counts,
-            self.voids,
-            self.t_card,
-            self.hands,
-            self.t_bits,
-            self.played,
-            self.captured,
-            self.decks,
-            self.rng,
-            self.scratch,
-        )
-
-    @property
-    def nbytes(self) -> int:
-        return sum(a.nbytes for a in self.arrays)
+def make_state(batch_size: int, cfg: Config) -> State:
+    """The arrays of ``batch_size`` matches of ``cfg``, every match over (``batch.reset_rows`` deals)."""
+    B, n, P = batch_size, cfg.num_players, cfg.num_partnerships
+    g = np.zeros((B, NG), dtype=np.int64)
+    g[:, PHASE] = OVER_PHASE
+    return State(
+        g=g,
+        current_player=np.full(B, -1, dtype=np.int64),
+        stones=np.zeros((B, n), dtype=np.int64),
+        counts=np.zeros((B, n), dtype=np.int64),
+        voids=np.zeros((B, n), dtype=np.int64),
+        t_card=np.full((B, n), -1, dtype=np.int64),
+        hands=np.zeros((B, n), dtype=np.uint64),
+        t_bits=np.zeros((B, n), dtype=np.uint64),
+        played=np.zeros(B, dtype=np.uint64),
+        captured=np.zeros((B, P), dtype=np.uint64),
+        decks=np.zeros((B, NUM_CARDS), dtype=np.int8),
+        rng=np.zeros(B, dtype=np.uint64),
+        scratch=np.zeros((3, 8), dtype=np.int64),
+    )
 
 
 def _dispatchers(module: ModuleType) -> list[Any]:

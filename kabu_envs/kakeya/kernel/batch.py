@@ -66,7 +66,9 @@ from kabu_envs.kakeya.kernel.spec import (
     TRUMP_PHASE,
     ZERO,
     Arrays,
+    Fields,
     Outputs,
+    State,
     kernel_jit,
     kernel_jit_inline,
 )
@@ -77,9 +79,10 @@ from kabu_envs.kakeya.kernel.spec import (
 # ==================================================================================================
 @kernel_jit
 def reset_rows(
-    rows: np.ndarray, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
+    rows: np.ndarray, arrays: Fields, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover  # noqa: E501
     """A new match in each of ``rows`` (their FEED / READY / PREFIX / rng set by the caller)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         for s in range(opts[O_N]):
             rewards[b, s] = 0.0
@@ -91,7 +94,7 @@ def reset_rows(
 def step(
     acts: np.ndarray,
     active: np.ndarray,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
@@ -104,7 +107,8 @@ def step(
     A game over or held reports reward 0 and ``over`` (``terminated``) = over. With ``O_AUTORESET`` a
     match that ends starts anew at once from the row's generator (``seed_state(stream_seed, b,
     episode)``), its payout and end still reported."""
-    g, cur, rng = st[0], st[1], st[11]
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    g, cur, rng = st.g, st.current_player, st.rng
     n, P = opts[O_N], opts[O_P]
     taken = 0
     for b in range(len(cur)):
@@ -140,8 +144,9 @@ def step(
 
 
 @kernel_jit
-def encode_rows(rows: np.ndarray, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
+def encode_rows(rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     """``encode_row`` for each of ``rows``."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         encode_row(b, st, opts, out)
 
@@ -149,7 +154,7 @@ def encode_rows(rows: np.ndarray, st: Arrays, opts: np.ndarray, out: Outputs) ->
 @kernel_jit
 def legal_bits(b: int, st: Arrays, opts: np.ndarray) -> np.uint64:  # pragma: no cover
     """``Game.legal_bits``: the legal actions as a 64-bit set (cards 0..51, then TRUMP, LEAD)."""
-    g, cur, hands = st[0], st[1], st[6]
+    g, cur, hands = st.g, st.current_player, st.hands
     phase = g[b, PHASE]
     if phase == PLAY_PHASE:
         return legal_plays(hands[b, cur[b]], g[b, T_LED], g[b, RENSHO], opts[O_MUST_FOLLOW])
@@ -204,7 +209,17 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
     bits: ``layout`` checks) are gathered in one word in registers, the card sets go straight from the
     state's words; the float32 row is never zeroed first, every entry is written once (a few twice).
     Offsets come from ``layout``; seats and partnerships are relative (0 = me, then in play order)."""
-    g, cur, stones, counts, voids, _, hands, t_bits, played, captured, _, _, _ = st
+    g, cur, stones, counts, voids, hands, t_bits, played, captured = (
+        st.g,
+        st.current_player,
+        st.stones,
+        st.counts,
+        st.voids,
+        st.hands,
+        st.t_bits,
+        st.played,
+        st.captured,
+    )
     layout, mask, obs, packed, real, w = out
     n, P = opts[O_N], opts[O_P]
     nbits = layout[L_COUNTS]

@@ -30,7 +30,7 @@ import numpy as np
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.kernel.rules import bit, legal_plays, play, popcount, start_trick
 from kabu_envs.kakeya.kernel.sample import Scratch, draw, setup
-from kabu_envs.kakeya.kernel.search import copy_row, playout, policy_row, solve
+from kabu_envs.kakeya.kernel.search import copy_row, playout, policy, solve
 from kabu_envs.kakeya.kernel.spec import (
     O_MUST_FOLLOW,
     O_N,
@@ -42,6 +42,8 @@ from kabu_envs.kakeya.kernel.spec import (
     TRUMP,
     ZERO,
     Arrays,
+    Fields,
+    State,
     kernel_jit,
 )
 
@@ -62,14 +64,14 @@ def trick_weight(
     if eps >= 1.0:
         return 1.0
     g, cur, counts, voids, t_card, hands, t_bits, played = (
-        st[0],
-        st[1],
-        st[3],
-        st[4],
-        st[5],
-        st[6],
-        st[7],
-        st[8],
+        st.g,
+        st.current_player,
+        st.counts,
+        st.voids,
+        st.t_card,
+        st.hands,
+        st.t_bits,
+        st.played,
     )
     n = opts[O_N]
     if g[row, T_NUM] == 0:
@@ -100,7 +102,7 @@ def trick_weight(
         c = t_card[row, s]
         if c < 0:
             break  # (a seat with no card in the trick cannot be to play before me)
-        if policy_row(scratch, rmin, st, opts) == c:  # one compiled policy, shared with the search
+        if policy(scratch, st, opts, rmin) == c:  # one compiled policy, shared with the search
             like *= 1.0 - eps
         else:
             legal = legal_plays(hands[scratch, s], g[scratch, T_LED], rensho, opts[O_MUST_FOLLOW])
@@ -197,7 +199,7 @@ def decide_cards(
     z: float,
     delta: float,
     eps: float,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
@@ -218,6 +220,7 @@ def decide_cards(
     docstring). ``totals[i]``: candidate i's weighted total over the deals drawn, ``alive``: the
     candidates still in the race. ``rng[0]`` is seeded from ``key`` (``core.seed_state``). Returns the
     number of deals drawn, or a sampler failure code (< 0)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     rng[0] = core.seed_state(key, ZERO, ZERO)
     code = setup(template, st, opts, sm)
     if code < 0:
@@ -272,7 +275,7 @@ def trump_totals(
     strength: int,
     samples: int,
     rmin: int,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
@@ -285,7 +288,8 @@ def trump_totals(
     when its hand is strong enough (``strength`` sure winners) else its partner, and the deal is played
     out under every candidate trump: ``totals[j]`` adds its values in sample order (the packs drawn with
     ``rng[0]`` as it stands: the caller seeds it)."""
-    g, counts, hands = st[0], st[3], st[6]
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    g, counts, hands = st.g, st.counts, st.hands
     n = opts[O_N]
     work = templates.shape[0]
     for c in range(52):

@@ -190,7 +190,7 @@ def legal_plays(hand: np.uint64, led: int, rensho: int, must_follow: int) -> np.
 @kernel_jit
 def new_match(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
     """``Game.__init__``: full stones, the default trump, the last partnership deals first."""
-    g, stones = st[0], st[2]
+    g, stones = st.g, st.stones
     for s in range(opts[O_N]):
         stones[b, s] = opts[O_STONES]
     g[b, TRUMP] = opts[O_DEFAULT_TRUMP]
@@ -203,7 +203,7 @@ def new_match(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
 @kernel_jit
 def clear_trick(b: int, st: Arrays, n: int) -> None:  # pragma: no cover
     """No trick in play (``Game.trick = None``)."""
-    g, t_card, t_bits = st[0], st[5], st[7]
+    g, t_card, t_bits = st.g, st.t_card, st.t_bits
     g[b, T_LED] = -1
     g[b, T_NUM] = 0
     g[b, T_LEN] = 0
@@ -215,7 +215,15 @@ def clear_trick(b: int, st: Arrays, n: int) -> None:  # pragma: no cover
 @kernel_jit
 def start_deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
     """``Game._start_deal``: empty hands; the first dealer chooses the trump, or the cards go out."""
-    g, cur, _, counts, voids, _, hands, _, played, captured, _, _, _ = st
+    g, cur, counts, voids, hands, played, captured = (
+        st.g,
+        st.current_player,
+        st.counts,
+        st.voids,
+        st.hands,
+        st.played,
+        st.captured,
+    )
     n = opts[O_N]
     for s in range(n):
         hands[b, s] = ZERO
@@ -237,7 +245,7 @@ def start_deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cove
 def draw_deck(b: int, st: Arrays) -> None:  # pragma: no cover
     """The deal's card order in ``decks[b]`` (``core.rng.ordered_deck``): the fed deck as Python put it,
     else the row's generator shuffles the cards after a stacked prefix of ``PREFIX`` cards."""
-    g, decks, rng = st[0], st[10], st[11]
+    g, decks, rng = st.g, st.decks, st.rng
     if g[b, FEED]:
         if not g[b, READY]:
             raise RuntimeError("a fed game deals with no deck in its feed")
@@ -259,7 +267,7 @@ def draw_deck(b: int, st: Arrays) -> None:  # pragma: no cover
 def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
     """``Game._deal``: one card at a time from the seat after the first dealer, to the seats that play;
     then the lead chooser (the first receiver of the leading partnership) is to act."""
-    g, cur, _, counts, _, _, hands, _, _, _, decks, _, _ = st
+    g, cur, counts, hands, decks = st.g, st.current_player, st.counts, st.hands, st.decks
     n, P = opts[O_N], opts[O_P]
     g[b, RENSHO] = rensho_card(g[b, TRUMP], opts[O_RENSHO_SEED])
     draw_deck(b, st)
@@ -289,7 +297,7 @@ def deal(b: int, st: Arrays, opts: np.ndarray) -> None:  # pragma: no cover
 @kernel_jit
 def start_trick(b: int, leader: int, st: Arrays, n: int) -> None:  # pragma: no cover
     """``Game._start_trick``: the seats with cards play it, from ``leader`` on."""
-    g, cur, counts = st[0], st[1], st[3]
+    g, cur, counts = st.g, st.current_player, st.counts
     clear_trick(b, st, n)
     g[b, T_LEADER] = leader
     length = 0
@@ -303,7 +311,7 @@ def start_trick(b: int, leader: int, st: Arrays, n: int) -> None:  # pragma: no 
 @kernel_jit
 def trick_cards(b: int, st: Arrays, n: int) -> np.uint64:  # pragma: no cover
     """The cards played to the trick so far, as a set."""
-    t_bits = st[7]
+    t_bits = st.t_bits
     cards = ZERO
     for s in range(n):
         cards |= t_bits[b, s]
@@ -315,7 +323,7 @@ def trick_winner(b: int, st: Arrays, n: int) -> int:  # pragma: no cover
     """``tricks.trick_winner``: Rensho, else the highest trump, else the highest card of the led suit
     (-1 for an empty trick). Cards are distinct, so the play order breaks no tie: the winning card is
     found on the trick's card set (a suit's cards rise with their bits) and then its seat."""
-    g, t_card = st[0], st[5]
+    g, t_card = st.g, st.t_card
     trump, led, rensho = g[b, TRUMP], g[b, T_LED], g[b, RENSHO]
     cards = trick_cards(b, st, n)
     if (cards >> np.uint64(rensho)) & ONE:
@@ -339,7 +347,16 @@ def play(
 ) -> None:  # pragma: no cover  # noqa: E501
     """``Game._play`` (and ``Trick.add``): the card leaves the hand; a seat not following with a card
     other than Rensho shows out of the led suit; the next seat plays, or the trick is settled."""
-    g, cur, _, counts, voids, t_card, hands, t_bits, played, _, _, _, _ = st
+    g, cur, counts, voids, t_card, hands, t_bits, played = (
+        st.g,
+        st.current_player,
+        st.counts,
+        st.voids,
+        st.t_card,
+        st.hands,
+        st.t_bits,
+        st.played,
+    )
     n = opts[O_N]
     seat = cur[b]
     cb = bit(card)
@@ -370,7 +387,7 @@ def finish_trick(
 ) -> None:  # pragma: no cover  # noqa: E501
     """``Game._finish_trick``: the winner's partnership captures the egara; the winner leads next (a
     winner without cards passes the lead on), or the deal is scored."""
-    counts, captured = st[3], st[9]
+    counts, captured = st.counts, st.captured
     n, P = opts[O_N], opts[O_P]
     winner = trick_winner(b, st, n)
     won = trick_cards(b, st, n)
@@ -395,7 +412,7 @@ def finish_trick(
 def deal_winner(b: int, st: Arrays, opts: np.ndarray) -> int:  # pragma: no cover
     """``scoring.deal_winner``: all_play, 9 egara or more wins (else nobody: -1); two sides, more egara
     wins, and at 8-8 the side without Rensho."""
-    g, captured = st[0], st[9]
+    g, captured = st.g, st.captured
     P = opts[O_P]
     if opts[O_ALL_PLAY]:
         for p in range(P):
@@ -451,11 +468,15 @@ def end_deal(
 ) -> None:  # pragma: no cover  # noqa: E501
     """``Game._end_deal``: the winners take stones (or the egara reward is paid); the losers with fewer
     egara deal next; the match ends after ``max_deals`` or when a partnership is broke."""
-    g, cur, stones, captured = st[0], st[1], st[2], st[9]
+    g, cur, stones, captured = st.g, st.current_player, st.stones, st.captured
     P = opts[O_P]
     dp = g[b, DEALER_P]
     winner = deal_winner(b, st, opts)
-    change, egara, playing = st[12][0], st[12][1], st[12][2]  # (scratch: the kernel allocates nothing)
+    change, egara, playing = (
+        st.scratch[0],
+        st.scratch[1],
+        st.scratch[2],
+    )  # (scratch: the kernel allocates nothing)
     nplay = 0
     total = 0
     for p in range(P):

@@ -95,7 +95,7 @@ def setup(template: int, st: Arrays, opts: np.ndarray, sm: Scratch) -> int:  # p
     """Read a decision's constraints from row ``template`` (seat 0 = the deciding seat; the other hands
     empty): the unseen cards, each seat's count and forbidden cards. Returns the number of unseen cards,
     or ``BAD_COUNTS`` when the counts do not add up to them."""
-    g, counts, voids, hands, played = st[0], st[3], st[4], st[6], st[8]
+    g, counts, voids, hands, played = st.g, st.counts, st.voids, st.hands, st.played
     info, cards, quota, forbid, cs, fs = sm[0], sm[1], sm[2], sm[3], sm[4], sm[5]
     n = opts[O_N]
     unseen = ALL_CARDS & ~played[template] & ~hands[template, 0]
@@ -270,7 +270,7 @@ def draw_counted(
     row: int, st: Arrays, opts: np.ndarray, sm: Scratch, rng: np.ndarray
 ) -> int:  # pragma: no cover
     """One sample through the counting tables into row ``row``'s other hands (0, or ``NO_DEAL``)."""
-    hands = st[6]
+    hands = st.hands
     info, quota, cs, fs, pq = sm[0], sm[2], sm[4], sm[5], sm[6]
     gsize, gcards, qbuf, xbuf, perm, gm, gal, phand = (
         sm[8],
@@ -327,7 +327,7 @@ def draw_counted(
 def draw(row: int, st: Arrays, opts: np.ndarray, sm: Scratch, rng: np.ndarray) -> int:  # pragma: no cover
     """One uniform consistent deal of the unseen cards into row ``row``'s hands of seats 1..n-1 (after
     ``setup``): shuffles while they work, else the counting tables. 0, or ``NO_DEAL``."""
-    hands = st[6]
+    hands = st.hands
     info, cards, quota, forbid, perm = sm[0], sm[1], sm[2], sm[3], sm[14]
     n, k = opts[O_N], info[I_CARDS]
     if not info[I_COUNTING]:
@@ -359,7 +359,7 @@ def draw_many(
 ) -> int:  # pragma: no cover
     """``out.shape[0]`` samples of row ``template``'s unseen cards (``out[k, s]``: seat s's hand), drawn
     in row ``row``; 0, or the failure code. (The tests' and the trump/lead choices' entry.)"""
-    hands = st[6]
+    hands = st.hands
     n = opts[O_N]
     code = setup(template, st, opts, sm)
     if code < 0:

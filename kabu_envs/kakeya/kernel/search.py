@@ -58,6 +58,8 @@ from kabu_envs.kakeya.kernel.spec import (
     TRUMP,
     ZERO,
     Arrays,
+    Fields,
+    State,
     kernel_jit,
     kernel_jit_inline,
 )
@@ -123,7 +125,7 @@ def low_choice(legal: np.uint64, trump: int, rensho: int) -> int:  # pragma: no 
 def lead_choice(b: int, seat: int, legal: np.uint64, st: Arrays, opts: np.ndarray) -> int:  # pragma: no cover
     """A master egara (no unseen higher card of its suit; Rensho gone or mine; a suit no opponent
     has shown out of, or trumps), else low from the longest plain suit, else the lowest card."""
-    g, voids, hands, played = st[0], st[4], st[6], st[8]
+    g, voids, hands, played = st.g, st.voids, st.hands, st.played
     n, P = opts[O_N], opts[O_P]
     trump, rensho = g[b, TRUMP], g[b, RENSHO]
     gone = played[b] | hands[b, seat]
@@ -211,7 +213,7 @@ def follow_choice(
 def policy(b: int, st: Arrays, opts: np.ndarray, rmin: int) -> int:  # pragma: no cover
     """The card the seat to play in row ``b`` chooses by the scripted rules of thumb, from its own view
     (its hand, the played cards, the voids and the trick: never another hand)."""
-    g, cur, t_card, hands = st[0], st[1], st[5], st[6]
+    g, cur, t_card, hands = st.g, st.current_player, st.t_card, st.hands
     n = opts[O_N]
     seat = cur[b]
     trump, rensho, led = g[b, TRUMP], g[b, RENSHO], g[b, T_LED]
@@ -233,7 +235,7 @@ def playout(
     b: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray, rmin: int
 ) -> float:  # pragma: no cover
     """Play row ``b`` to the end of the deal with the policy; my partnership's value."""
-    g = st[0]
+    g = st.g
     while g[b, PHASE] == PLAY_PHASE:
         play(b, policy(b, st, opts, rmin), st, opts, rewards, over)
     return float(rewards[b, 0])
@@ -247,7 +249,18 @@ def copy_row(
     src: int, dst: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
 ) -> None:  # pragma: no cover
     """Row ``dst`` becomes the position of row ``src`` (what play reads and writes; no reward yet)."""
-    g, cur, stones, counts, voids, t_card, hands, t_bits, played, captured, _, _, _ = st
+    g, cur, stones, counts, voids, t_card, hands, t_bits, played, captured = (
+        st.g,
+        st.current_player,
+        st.stones,
+        st.counts,
+        st.voids,
+        st.t_card,
+        st.hands,
+        st.t_bits,
+        st.played,
+        st.captured,
+    )
     for k in range(NG):
         g[dst, k] = g[src, k]
     cur[dst] = cur[src]
@@ -272,7 +285,7 @@ def copy_row(
 def table_key(b: int, st: Arrays, opts: np.ndarray) -> np.uint64:  # pragma: no cover
     """The word beside the hands in a table key: the leader and, per partnership, its egara count and
     which aces it holds (all the captured egara can still matter for)."""
-    cur, captured = st[1], st[9]
+    cur, captured = st.current_player, st.captured
     word = np.uint64(cur[b])
     for p in range(opts[O_P]):
         won = captured[b, p]
@@ -301,7 +314,7 @@ def solve(
     """The value of row ``d`` when every seat plays perfectly on the known hands (fail-soft alpha-beta;
     rows ``d + 1``.. are its children). ``keys``/``bounds``/``stamps`` are the transposition table; an
     entry counts only under this search's ``stamp``."""
-    g, cur, hands, t_bits = st[0], st[1], st[6], st[7]
+    g, cur, hands, t_bits = st.g, st.current_player, st.hands, st.t_bits
     if g[d, PHASE] != PLAY_PHASE:
         return float(rewards[d, 0])
     n, P = opts[O_N], opts[O_P]
@@ -386,7 +399,7 @@ def evaluate_cards(
     cards: np.ndarray,
     exact: bool,
     rmin: int,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
@@ -401,7 +414,8 @@ def evaluate_cards(
     sees it, ``others[k]`` a sampled deal (seat -> hand; seat 0's hand is the template's). Each
     candidate is played on each sample and the deal finished by play-outs, or by the solver when
     ``exact``: ``out[k, i]``, added to ``totals[i]`` in sample order. Rows ``template + 1``.. work."""
-    hands = st[6]
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    hands = st.hands
     n = opts[O_N]
     work = template + 1
     for k in range(others.shape[0]):
@@ -423,18 +437,20 @@ def evaluate_cards(
 def playout_rows(
     rows: np.ndarray,
     rmin: int,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
     out: np.ndarray,
 ) -> None:  # pragma: no cover
     """Play each of ``rows`` to the end with the policy: ``out[i]`` is row ``rows[i]``'s value."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for i in range(rows.shape[0]):
         out[i] = playout(rows[i], st, opts, rewards, over, rmin)
 
 
 @kernel_jit
-def policy_row(b: int, rmin: int, st: Arrays, opts: np.ndarray) -> int:  # pragma: no cover
+def policy_row(b: int, rmin: int, arrays: Fields, opts: np.ndarray) -> int:  # pragma: no cover
     """``policy`` called from Python (one row)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     return policy(b, st, opts, rmin)

@@ -3,7 +3,7 @@ and the numba decorator every kernel function uses (``kabu_envs/kakeya/kernel/``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -13,10 +13,34 @@ from kabu_envs.kakeya.game import Phase
 from kabu_envs.kakeya.observation import _LARGEST_HAND
 from kabu_envs.kakeya.scoring import STONES_TABLE
 
-# the state arrays in ``State.arrays`` order (g, current_player, stones, counts, voids, t_card, hands,
-# t_bits, played, captured, decks, rng, scratch); the outputs (layout, mask, observation, packed, real
-# and the compact encoder's bitset: ``outputs``)
-Arrays = tuple[np.ndarray, ...]
+
+class State(NamedTuple):
+    """The arrays of B matches (one row per match), read by name in the compiled functions (``st.hands``):
+    numba passes a named tuple as its fields, so a name costs nothing over a position. ``make_state``
+    (``kernel/__init__.py``) builds one."""
+
+    g: np.ndarray  # (B, NG) int64: the per-match numbers by column (PHASE, TRUMP, ... below)
+    current_player: np.ndarray  # (B,) int64, -1: the match is over
+    stones: np.ndarray  # (B, n) int64
+    counts: np.ndarray  # (B, n) int64: cards in hand
+    voids: np.ndarray  # (B, n) int64: 4 bits per seat, the suits shown out of
+    t_card: np.ndarray  # (B, n) int64: the card each seat played to the trick, -1 none
+    hands: np.ndarray  # (B, n) uint64 card sets (bit ``card``)
+    t_bits: np.ndarray  # (B, n) uint64: each seat's trick card as a set
+    played: np.ndarray  # (B,) uint64: the cards played this deal
+    captured: np.ndarray  # (B, P) uint64: each partnership's captured cards
+    decks: np.ndarray  # (B, 52) int8: the next deal's order (fed, or a stacked prefix)
+    rng: np.ndarray  # (B,) uint64: core.kernel generator states
+    scratch: np.ndarray  # (3, 8) int64: end_deal's per-partnership numbers (the kernel allocates nothing)
+
+
+Arrays = State  # (the annotation of the kernel functions' state argument)
+# The state as Python passes it to the entry points (``tuple(state)``): numba's dispatcher types a plain
+# tuple of arrays at C speed but spells out a named tuple's field names on every call (~2.4 us a call,
+# most of a one-game step), so an entry point takes the plain tuple and names it at once
+# (``st = State(*arrays)``: free in compiled code); inside the kernel every function takes the ``State``.
+Fields = tuple[np.ndarray, ...]
+# the outputs (layout, mask, observation, packed, real and the compact encoder's bitset: ``outputs``)
 Outputs = tuple[np.ndarray, ...]
 
 # --- columns of g (per-match numbers) -------------------------------------------------------------

@@ -26,8 +26,9 @@ import numpy as np
 from kabu_envs.agents.base import BaseAgent, legal_from_mask
 from kabu_envs.agents.batching import check_batch, check_rngs, replace_illegal, require_legal
 from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, STAND, Action
-from kabu_envs.oicho_kabu.batch import OichoKabuBatch, sees_dealer_pair
+from kabu_envs.oicho_kabu.batch import OichoKabuBatch
 from kabu_envs.oicho_kabu.config import Config, make_config
+from kabu_envs.oicho_kabu.decision import DecisionView
 from kabu_envs.oicho_kabu.deck import COPIES, DECK_SIZE, LIGHT_CARDS, NUM_VALUES, VALUES, card_id
 from kabu_envs.oicho_kabu.game import DREW, MAX_CARDS, NUM_SPREADS, UNDECIDED, Phase
 from kabu_envs.oicho_kabu.observation import NUM_STATUS, obs_spec
@@ -372,78 +373,75 @@ class OichoAgentBase(BaseAgent):
         self, engine: OichoKabuBatch, rows: np.ndarray, rngs: Sequence[np.random.Generator] | None = None
     ) -> np.ndarray:
         """``act_batch(engine.observation[rows], engine.legal_action_mask[rows], rngs)``, the same
-        actions, draws and ``fallbacks``, with the ``Decoded`` read from the engine's arrays: what the
-        current player of each game sees, as the encoder shows it. Why: an opponent's turn in the training
+        actions, draws and ``fallbacks``, with the ``Decoded`` read from the engine's typed decision view
+        (``engine.decision_view()``): what the current player of each game sees, as the encoder shows it.
+        Why: an opponent's turn in the training
         VecEnv then encodes no observation (the engine encodes them only when read). A dealer that does
         not see its two cards (the scalar method's rows) takes ``act_batch`` on the observation."""
         rows = np.asarray(rows, dtype=np.int64)
-        masks = engine.legal_action_mask[rows]
+        view = engine.decision_view()
+        masks = view.legal_action_mask[rows]
         check_rngs(rngs, rows.size)
         require_legal(masks)
-        phase = engine.phase[rows]
+        phase = view.phase[rows]
         present = np.bincount(phase, minlength=len(Phase))
         if present[Phase.DEALER_DRAW]:
             dealer = phase == Phase.DEALER_DRAW
             choice = np.flatnonzero(dealer & masks[:, STAND] & masks[:, DRAW])
-            if choice.size and not self._dealer_sees(engine, rows[choice]).all():
+            if choice.size and not self._dealer_sees(view, rows[choice]).all():
                 return self.act_batch(engine.observation[rows], masks, rngs)
         actions = np.full(rows.size, TAKES[self.p["take"]], dtype=np.int64)
         for p in (Phase.BET, Phase.DECIDE, Phase.MINSO):
             if present[p] == rows.size:  # (one phase everywhere, the common case: no gathers)
-                actions = self._engine_decision(engine, rows, p, masks)
+                actions = self._engine_decision(view, rows, p, masks)
             elif present[p]:
                 at = np.flatnonzero(phase == p)
-                actions[at] = self._engine_decision(engine, rows[at], p, masks[at])
+                actions[at] = self._engine_decision(view, rows[at], p, masks[at])
         if present[Phase.DEALER_DRAW]:
             forced = np.flatnonzero(dealer & ~(masks[:, STAND] & masks[:, DRAW]))
             actions[forced] = np.where(masks[forced, STAND], STAND, DRAW)
             if choice.size:
-                d = self._decode_engine(engine, rows[choice], Phase.DEALER_DRAW)
+                d = self._decode_engine(view, rows[choice], Phase.DEALER_DRAW)
                 actions[choice] = self._dealer_draw_batch(d, masks[choice])
         self.fallbacks += replace_illegal(actions, masks, rngs, self.rng)
         return actions
 
     def _engine_decision(
-        self, engine: OichoKabuBatch, rows: np.ndarray, phase: int, masks: np.ndarray
+        self, view: DecisionView, rows: np.ndarray, phase: int, masks: np.ndarray
     ) -> np.ndarray:
         """The batched decision of ``phase`` (BET, DECIDE or MINSO) in the games ``rows``, all in it.
-        A subclass may read fewer of the engine's arrays than the whole ``Decoded`` (the test holds it
+        A subclass may read less of the decision view than the whole ``Decoded`` (the test holds it
         to ``act_batch``)."""
         decide: dict[int, Callable[[Decoded, np.ndarray], np.ndarray]] = {
             Phase.BET: self._bet_batch,
             Phase.DECIDE: self._decide_batch,
             Phase.MINSO: self._minso_batch,
         }
-        return decide[phase](self._decode_engine(engine, rows, phase), masks)
+        return decide[phase](self._decode_engine(view, rows, phase), masks)
 
     @staticmethod
-    def _sees_dealer(engine: OichoKabuBatch, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
-        """The encoder's ``see``: ``seat`` of each game is shown the dealer's first two cards."""
-        face_up = engine.config.dealer_second_card_face_up
-        return sees_dealer_pair(engine.revealed[rows], engine.dealer[rows], seat, face_up)
-
-    def _dealer_sees(self, engine: OichoKabuBatch, rows: np.ndarray) -> np.ndarray:
+    def _dealer_sees(view: DecisionView, rows: np.ndarray) -> np.ndarray:
         """Whether the current player of each game sees the dealer's first two cards, both dealt."""
-        see = self._sees_dealer(engine, rows, engine.current_player[rows])
-        return see & (engine.dealer_cards[rows, :2] >= 0).all(axis=1)
+        see = view.sees_dealer_pair(rows, view.current_player[rows])
+        return see & (view.dealer_cards[rows, :2] >= 0).all(axis=1)
 
-    def _decode_engine(self, engine: OichoKabuBatch, rows: np.ndarray, phase: int) -> Decoded:
+    def _decode_engine(self, view: DecisionView, rows: np.ndarray, phase: int) -> Decoded:
         """What ``_decode`` reads from the observation of the games ``rows`` (all in ``phase``, each at
-        its current player's turn), from the engine's arrays: the values the encoder's one-hots show (a
+        its current player's turn), from the engine's decision view: the values the encoder's one-hots show (a
         second spread card only to a seat that backs the spread or once the unbacked spread is turned
         up, the dealer's first two only when
         ``see``), the lights, the status bits, and ``obs`` holding ``total_stakes`` alone (the dealer's
         draw reads it; (k, 0) otherwise)."""
         k = rows.size
-        seat = engine.current_player[rows]
-        spreads = engine.spreads[rows]  # (k, 4, 3) card ids, -1 none (the tables' last entry: 0 / False)
-        seen2 = engine.stakes[rows, seat] > 0  # (k, 4): the seat backs the spread, sees its second card
+        seat = view.current_player[rows]
+        spreads = view.spreads[rows]  # (k, 4, 3) card ids, -1 none (the tables' last entry: 0 / False)
+        seen2 = view.stakes[rows, seat] > 0  # (k, 4): the seat backs the spread, sees its second card
         if self.cfg.unbacked_spread_card:  # or the spread is unbacked and turned up (Game.turned_up)
-            seen2 |= (engine.spread_total[rows] == 0) & (spreads[:, :, 2] >= 0)
+            seen2 |= (view.spread_total[rows] == 0) & (spreads[:, :, 2] >= 0)
         values = SEEN_VALUE[spreads]
         values[:, :, 1] *= seen2
-        dcards = engine.dealer_cards[rows]
-        see = self._sees_dealer(engine, rows, seat)
+        dcards = view.dealer_cards[rows]
+        see = view.sees_dealer_pair(rows, seat)
         dealer_values = SEEN_VALUE[dcards]
         dealer_values[:, :2] *= see[:, None]
         if "spread_lights" in self.sl:  # (a hanafuda deck)
@@ -456,18 +454,18 @@ class OichoAgentBase(BaseAgent):
             dealer_lights = np.zeros(dcards.shape, dtype=bool)
         if phase == Phase.DEALER_DRAW:
             obs = np.zeros((k, self.spec.size), dtype=np.float32)
-            obs[:, self.sl["total_stakes"]] = engine.spread_total[rows] * (1.0 / self.cfg.domae)
+            obs[:, self.sl["total_stakes"]] = view.spread_total[rows] * (1.0 / self.cfg.domae)
         else:
             obs = np.zeros((k, 0), dtype=np.float32)
         return Decoded(
             obs=obs,
             phase=np.full(k, phase, dtype=np.int64),
-            active=np.maximum(engine.active[rows], 0),
+            active=np.maximum(view.active[rows], 0),
             values=values,
             lights=lights,
             dealer_values=dealer_values,
             dealer_lights=dealer_lights,
-            status=_STATUS_BITS[engine.spread_state[rows]],
+            status=_STATUS_BITS[view.spread_state[rows]],
         )
 
     def _decode(self, obs: np.ndarray) -> Decoded:

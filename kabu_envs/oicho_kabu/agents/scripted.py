@@ -21,9 +21,9 @@ The issue's description of the scripted baseline, as parameters (JSON-able, save
 per-value arrays, the dealer's draw from ``threshold_table`` (both thresholds), the stood/drew stakes
 summed in the observation's float type in spread order, as ``_dealer_draw`` sums them.
 
-``act_engine`` (``OichoAgentBase``) makes the same decisions from a batch engine's arrays (the training
-VecEnv's opponents: no observation is encoded for their turns); a bet reads only the active spread's
-first card there.
+``act_engine`` (``OichoAgentBase``) makes the same decisions from a batch engine's typed decision view
+(``engine.decision_view()``; the training VecEnv's opponents: no observation is encoded for their turns);
+a bet reads only the active spread's first card there.
 
 ``OichoExpertAgent`` (``expert.py``) solves the bets, the dealer's draw and minso by
 expected value instead; the gap between the two is reported by ``make demo``.
@@ -47,8 +47,8 @@ from kabu_envs.oicho_kabu.agents.common import (
     dealer_threshold_decision,
     threshold_table,
 )
-from kabu_envs.oicho_kabu.batch import OichoKabuBatch
 from kabu_envs.oicho_kabu.config import Config
+from kabu_envs.oicho_kabu.decision import DecisionView
 from kabu_envs.oicho_kabu.deck import NUM_VALUES, card_id
 from kabu_envs.oicho_kabu.game import NUM_SPREADS, Phase
 from kabu_envs.oicho_kabu.observation import DREW_BIT, STOOD_BIT
@@ -142,13 +142,13 @@ class OichoScriptedAgent(OichoAgentBase):
         return REDEAL if hits >= self.p["minso_starters"] else KEEP
 
     def _engine_decision(
-        self, engine: OichoKabuBatch, rows: np.ndarray, phase: int, masks: np.ndarray
+        self, view: DecisionView, rows: np.ndarray, phase: int, masks: np.ndarray
     ) -> np.ndarray:
         """A bet reads only the active spread's first card (face up to every seat): ``_bet_batch`` on
         it, without decoding the rest of the table (most opponent turns in training are bets)."""
         if phase != Phase.BET:
-            return super()._engine_decision(engine, rows, phase, masks)
-        first = SEEN_VALUE[engine.spreads[rows, np.maximum(engine.active[rows], 0), 0]]
+            return super()._engine_decision(view, rows, phase, masks)
+        first = SEEN_VALUE[view.spreads[rows, np.maximum(view.active[rows], 0), 0]]
         return self._stake_to_batch(masks, self._bet_targets[first])
 
     # --- batched (``act_batch``) ------------------------------------------------------------------

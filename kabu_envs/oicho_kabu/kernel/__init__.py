@@ -7,10 +7,11 @@ the two equal (masks, observations, rewards, terminations) on stacked decks and 
 for every rule option.
 
 Modules: ``layout`` (the arrays and the options, plain numpy), ``flow`` (the rules, compiled), ``observe``
-(the observation, compiled); the batch engine on it is ``kabu_envs/oicho_kabu/batch.py``.
+(the observation, compiled); the batch engine on it is ``kabu_envs/oicho_kabu/batch.py`` (a
+``KernelBatchEnv``, as every kernel game's).
 
-- ``State`` (``make_state``): one row per game, a struct of arrays named as the batch engine's
-  attributes (``chips``, ``spreads``, ``stakes[game, seat, spread]``, ...), plus each row's generator
+- ``State`` (``make_state``): one record per game, read by name (``chips``, ``spreads``,
+  ``stakes[game, seat, spread]``, ...), plus each row's generator
   (``rng``: SplitMix64, ``core.kernel``) and the (seed, row key, episode) it was seeded from.
 - ``Rules`` (``make_rules(cfg)``): the options as one int64 array (``O_*`` indices), the bet sizes, the
   rule answers per hand class (``batch_tables.hand_tables``: built by calling ``rules`` itself, so the
@@ -20,7 +21,7 @@ Modules: ``layout`` (the arrays and the options, plain numpy), ``flow`` (the rul
   ``step`` applies one action per moving game and writes the masks, rewards and ``terminated``
   (with ``autoreset`` a finished game starts its next episode at once), ``encode`` writes a seat's
   float32 observation bit for bit as ``Encoder.encode``, ``encode_compact`` the same as bits plus the
-  numbers (``decode_compact`` turns it back into the float32 observation).
+  numbers (``batch.feed.decode_compact`` turns it back into the float32 observation).
 
 Randomness: a shuffle leaves the game at a resume point (``flow.R_*``, the deck arranged as the scalar
 ``Deck`` arranges it before shuffling); ``flow._run`` shuffles with the row's own generator and plays on,
@@ -44,14 +45,12 @@ from kabu_envs.oicho_kabu import observation as _observation
 from kabu_envs.oicho_kabu.kernel import flow as _flow
 from kabu_envs.oicho_kabu.kernel import layout as _layout
 from kabu_envs.oicho_kabu.kernel import observe as _observe
-from kabu_envs.oicho_kabu.kernel.flow import first_illegal, reset_rows, resume_rows, step
+from kabu_envs.oicho_kabu.kernel.flow import reset_rows, resume_rows, step
 from kabu_envs.oicho_kabu.kernel.layout import (
     O_OBS,
     Rules,
     State,
     compact_layout,
-    decode_compact,
-    fields,
     make_rules,
     make_state,
 )
@@ -62,11 +61,8 @@ __all__ = [
     "Rules",
     "State",
     "compact_layout",
-    "decode_compact",
     "encode",
     "encode_compact",
-    "fields",
-    "first_illegal",
     "make_rules",
     "make_state",
     "prepare",
@@ -86,14 +82,14 @@ def prepare() -> bool:
     """Ready both compiled modules' caches before the first call (``core.kernel.prepare``): one line
     says so when the kernel compiles. True when it will.
 
-    Only the entry points (``reset_rows``, ``resume_rows``, ``step``, ``first_illegal``, ``encode``,
+    Only the entry points (``reset_rows``, ``resume_rows``, ``step``, ``encode``,
     ``encode_compact``) are cached, each with the callees compiled into it, and each is called with the
     same types whatever the rule set
     (``layout.state_dtype``): numba's cache index then holds one version of each, so processes that
     compile at once (test or training workers) write the same code. (With several versions, two
     processes adding different ones at once can pair an index entry with the other's machine code.)"""
     mark = stamp()
-    flow = [_flow.reset_rows, _flow.resume_rows, _flow.step, _flow.first_illegal]
+    flow = [_flow.reset_rows, _flow.resume_rows, _flow.step]
     compiling = core.prepare("Oicho-Kabu", flow, mark)
     quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
     observe = [_observe.encode, _observe.encode_compact]

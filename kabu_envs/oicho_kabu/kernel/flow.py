@@ -722,24 +722,6 @@ def resume_rows(st: State, ru: Rules, rows: np.ndarray, perms: np.ndarray) -> in
 
 
 @numba.njit(cache=True)
-def first_illegal(
-    st: State, actions: np.ndarray, moving: np.ndarray, num_actions: int
-) -> int:  # pragma: no cover
-    """The first game whose action its mask does not allow (-1: none), among the live games that move:
-    ``BatchEnv._check_actions``'s test as one loop over the records (``core.kernel.first_illegal``'s,
-    for the record layout: the mask and the current player are record fields, not arrays of their
-    own), so a step pays no numpy temporaries for it (docs/batch.md#speed)."""
-    for b in range(len(actions)):
-        g = st[b]
-        if g.current_player < 0 or not moving[b]:
-            continue
-        a = actions[b]
-        if a < 0 or a >= num_actions or g.legal_action_mask[a] == 0:
-            return b
-    return -1
-
-
-@numba.njit(cache=True)
 def step(
     st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool
 ) -> int:  # pragma: no cover

@@ -1,13 +1,13 @@
 """The Oicho-Kabu kernel's data: the rules array, the state records and the observation layout.
 
 Plain numpy (no numba): ``make_rules(cfg)`` and ``make_state(B, cfg)`` build what the compiled functions
-(``flow``, ``observe``) read and write; ``compact_layout`` / ``decode_compact`` describe the compact
-observation.
+(``flow``, ``observe``) read and write; ``compact_layout`` describes the compact observation (decoded by
+``batch.feed.decode_compact``, every kernel engine's decoder).
 
 Why records and one int64 array: a compiled function called with a tuple of arrays pays a reference
 count per array and call, which with the 37 state arrays cost more than the work of a game's step; so
 the state is one numpy record per game (``State``: a record array; ``state["chips"]`` is the (B, n)
-array of every game's chips, the batch engine's attribute) and each function gets the game's record (a
+array of every game's chips: ``state.chips``) and each function gets the game's record (a
 pointer); the rules are one int64 array (``Rules``: the options ``O_*``, the observation offsets at
 ``OFF``, the card classes at ``CLASS``, the bet sizes at ``SIZES``, the rule tables where the header's
 ``O_*`` entries say). Figures: benchmarks/README.md.
@@ -190,7 +190,7 @@ MIN_ACTIONS = 32  # room in a record's mask for rule sets with up to 23 bet size
 
 
 def state_dtype(num_actions: int) -> np.dtype[np.void]:
-    """One game's record: the fields are the batch engine's state arrays, one row each. Every rule set
+    """One game's record: the fields are the game's state, read by name (``state["chips"]``). Every rule set
     with up to 23 bet sizes has the same record (seats and mask padded: ``MAX_PLAYERS``,
     ``MIN_ACTIONS``), so each compiled function has one version in numba's cache, whatever the rules:
     processes that compile it at once (test workers, training workers) then write the same code."""
@@ -270,17 +270,6 @@ def make_state(batch_size: int, cfg: Config) -> State:
     return st
 
 
-def fields(st: State, cfg: Config) -> dict[str, np.ndarray]:
-    """The state's fields as the batch engine's arrays: views, the padding cut off (``chips`` (B, n),
-    ``stakes`` (B, n, 4), ``legal_action_mask`` (B, A) bool, ...)."""
-    n, A = cfg.num_players, _actions.num_actions(len(cfg.bet_sizes))
-    out: dict[str, np.ndarray] = {name: st[name] for name in st.dtype.names or ()}
-    for name in SEATED:
-        out[name] = out[name][:, :n]
-    out["legal_action_mask"] = out["legal_action_mask"][:, :A].view(np.bool_)
-    return out
-
-
 def compact_layout(ru: Rules) -> tuple[int, int, int, int]:
     """(first numeric column, end of the numbers, bytes of packed bits, bytes a compact row takes).
 
@@ -291,19 +280,3 @@ def compact_layout(ru: Rules) -> tuple[int, int, int, int]:
     bits = int(ru[O_OBS]) - (hi - lo)
     nbytes = -(-((bits + 7) // 8) // 4) * 4
     return lo, hi, nbytes, nbytes + 4 * (hi - lo)
-
-
-def decode_compact(compact: np.ndarray, ru: Rules) -> np.ndarray:
-    """The float32 observations (k, obs_size) of compact rows (k, C) uint8 (``encode_compact``)."""
-    lo, hi, nbytes, width = compact_layout(ru)
-    size = int(ru[O_OBS])
-    if compact.ndim != 2 or compact.shape[1] != width or compact.dtype != np.uint8:
-        raise ValueError(
-            f"compact observations must be (k, {width}) uint8, got {compact.dtype} {compact.shape}"
-        )
-    out = np.empty((len(compact), size), dtype=np.float32)
-    flags = np.unpackbits(compact[:, :nbytes], axis=1, count=size - (hi - lo), bitorder="little")
-    out[:, :lo] = flags[:, :lo]
-    out[:, hi:] = flags[:, lo:]
-    out[:, lo:hi] = np.ascontiguousarray(compact[:, nbytes:]).view(np.float32)
-    return out
