@@ -19,6 +19,7 @@ and evaluated on held-out duplicate deals (``kabu-eval exploit --help``; kabu_en
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 
@@ -68,6 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         "one decision at a time (the scalar path: same results, slower than the batched path)",
     )
     args = ap.parse_args(args_in)
+    if args.heatmap and importlib.util.find_spec("matplotlib") is None:  # refused before any deal
+        ap.error(
+            "--heatmap draws with matplotlib, which is not installed (the 'demo' extra): from the "
+            'repository\'s folder, pip install ".[demo]"; or leave --heatmap out'
+        )
 
     from kabu_envs.agents.registry import make_agent
     from kabu_envs.eval.plans import evaluation

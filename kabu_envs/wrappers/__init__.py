@@ -24,7 +24,6 @@ from kabu_envs import registry as games
 from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView, any_seat_of
 from kabu_envs.wrappers.views import make_view
 
-
 # ids of released views whose defaults changed since: id -> (game id, the view kwargs they had)
 LEGACY_IDS: dict[str, tuple[str, dict[str, Any]]] = {
     "kabu_envs/ToyCard-v0": ("toy_card", {"role": "seat", "illegal_action": "raise"}),
