@@ -147,3 +147,29 @@ def test_run_and_policy_records_name_env_ids_rules_version_and_commit(tmp_path: 
         assert commit is None or re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", commit)
     assert kabu_envs.__version__ == "0.3.0"
     read_policy(out / "model")  # the strict reader takes the new fields
+
+
+def test_the_kakeya_compile_notice_names_the_parts_that_compile(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One line per call that compiles, naming its parts: a process using the batch engine and then the
+    search said "compiling the Kakeya kernel once" twice (four times with DAgger's workers)."""
+    from kabu_envs.core import kernel as core
+    from kabu_envs.kakeya import kernel
+
+    compiled: set[str] = set()
+
+    def fake_prepare(title: str, dispatchers: object, stamp: str, *, out: object = None) -> bool:
+        new = title not in compiled  # as core.prepare: once a process
+        compiled.add(title)
+        return new
+
+    monkeypatch.setattr(core, "prepare", fake_prepare)
+    assert kernel.prepare((kernel.rules, kernel.batch))
+    assert kernel.prepare((kernel.rules, kernel.search))
+    assert not kernel.prepare((kernel.rules, kernel.search))
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert [line.split(" once;")[0] for line in lines] == [
+        "compiling the Kakeya kernel (rules, batch)",
+        "compiling the Kakeya kernel (search)",
+    ]
