@@ -337,7 +337,7 @@ def _learn(
         ckpt = save_checkpoint(model, paths.checkpoints, lambda m, d: save_policy(m, cfg, d, seed))
         raise TrainingInterrupted(
             f"training interrupted at {model.num_timesteps} steps; checkpoint {ckpt}. Resume with: "
-            f"kabu-train {cfg.name} --resume --out {paths.root} (the same config and options)"
+            f"the same kabu-train command (preset or config, options) with --resume --out {paths.root}"
         ) from None
 
 
