@@ -9,7 +9,9 @@ carries. Models are exchanged between researchers, so reading one must never run
   sizes, the policy features it computes from the observation if any (``features``: a name the game
   declares, agents/features.py; the network's input is then the observation and those features),
   what the policy was trained for (game, role, rule options, number of players), the
-  training run (name, seed, timesteps, package version) and the SHA-256 of ``policy.npz``.
+  training run (name, seed, timesteps, package version; since 0.3.0 also its provenance: ``env_id`` and
+  ``view_id`` with their versions, the resolved ``rule_options``, ``git_commit`` or null,
+  kabu_envs/core/provenance.py) and the SHA-256 of ``policy.npz``.
 
 Both are validated strictly on reading (types, every array's shape against the architecture, known
 activations); every problem is a ``ValueError`` that names it. Reading and playing need numpy only.
@@ -61,6 +63,8 @@ _OPTIONAL_TOP_KEYS = {"features"}
 _ARCH_KEYS = {"type", "activation", "policy_layers", "value_layers"}
 _FOR_KEYS = {"game", "role", "num_players", "env_options"}
 _TRAINING_KEYS = {"name": str, "seed": int, "timesteps": int, "package_version": str, "converted_from": dict}
+# provenance (kabu_envs/core/provenance.py): the env ids, the resolved rule options, the source commit
+_PROVENANCE_KEYS = {"env_id": str, "view_id": str, "rule_options": dict, "git_commit": str}
 _CONVERTED_KEYS = {"file": str, "sha256": str}
 
 
@@ -405,7 +409,15 @@ def _check_trained_for(t: Any, where: str) -> None:
 
 
 def _check_training(t: Any, where: str) -> None:
-    _obj(t, where, set(), set(_TRAINING_KEYS))
+    _obj(t, where, set(), set(_TRAINING_KEYS) | set(_PROVENANCE_KEYS))
+    for k, kind in _PROVENANCE_KEYS.items():
+        v = t.get(k)
+        if v is None:  # absent (a file of 0.2) or null (no view, no git checkout)
+            continue
+        if kind is str:
+            _str(v, f"{where}.{k}")
+        elif not isinstance(v, dict) or not all(isinstance(kk, str) for kk in v):
+            raise _bad(f"{where}.{k}", f"must be a JSON object of rule options, got {v!r}")
     for k, typ in _TRAINING_KEYS.items():
         if k not in t:
             continue

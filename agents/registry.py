@@ -93,11 +93,19 @@ def make_agent(
         from kabu_envs.agents.ppo_agent import load_policy_agent
 
         expect = {"game": game, "role": role, "env_options": rule_options}
-        return load_policy_agent(name, seed, models_dir=models_dir(), expect=expect)
+        try:
+            return load_policy_agent(name, seed, models_dir=models_dir(), expect=expect)
+        except ValueError as exc:
+            if not str(exc).startswith("no model found"):
+                raise
+            raise ValueError(
+                f"{exc}; {spec.title} offers {list(spec.agent_names)} and the shipped {spec.title} models "
+                f"{shipped_models(game)}"
+            ) from None
     raise ValueError(
         f"unknown agent {name!r} for {spec.title}; use one of {list(spec.agent_names)}, "
-        f"a shipped model {shipped_models()} (a folder under {models_dir()}), a model directory or "
-        + "".join(f" or '{family}:...'" for family in sorted(agent_families()))
+        f"a shipped {spec.title} model {shipped_models(game)} (a folder under {models_dir()}), a model "
+        "directory" + "".join(f" or '{family}:...'" for family in sorted(agent_families()))
     )
 
 
@@ -144,9 +152,20 @@ def parse_params(name: str, rest: str) -> dict[str, Any]:
     return params
 
 
-def shipped_models() -> list[str]:
-    """Names of the models under ``models_dir()`` (each a dir holding policy.json), whatever their name."""
+def shipped_models(game: str | None = None) -> list[str]:
+    """Names of the models under ``models_dir()`` (each a dir holding policy.json), whatever their name;
+    with ``game``, only those whose record says they were trained for it (what an error may offer)."""
     d = models_dir()
     if not d.is_dir():
         return []
-    return sorted(p.parent.name for p in d.glob("*/policy.json"))
+    found = sorted(d.glob("*/policy.json"))
+    return [p.parent.name for p in found if game is None or _trained_for_game(p) == game]
+
+
+def _trained_for_game(record: Path) -> str | None:
+    """The game a policy file's record names (None when it cannot be read)."""
+    try:
+        game = json.loads(record.read_text())["trained_for"]["game"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return game if isinstance(game, str) else None

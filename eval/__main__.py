@@ -18,6 +18,7 @@ The exploitability yardstick trains (a PPO exploiter against the frozen agent): 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 
@@ -70,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
         "one decision at a time (the scalar path: same results, slower than the batched path)",
     )
     args = ap.parse_args(args_in)
+    if args.heatmap and importlib.util.find_spec("matplotlib") is None:  # refused before any deal
+        ap.error(
+            "--heatmap draws with matplotlib, which is not installed (the 'demo' extra): from the "
+            'repository\'s folder, pip install ".[demo]"; or leave --heatmap out'
+        )
 
     from kabu_envs.agents.registry import make_agent
     from kabu_envs.eval.plans import evaluation

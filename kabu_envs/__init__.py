@@ -5,7 +5,7 @@ AEC environment modules (each with ``env()`` and ``raw_env()``).
 """
 
 # The package version, in this one place: pyproject.toml reads it (``dynamic = ["version"]``).
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def _register_pettingzoo() -> None:

@@ -140,9 +140,32 @@ for _name in _FORWARDED:
     setattr(FastOrderEnforcingWrapper, _name, _forward(_name, check_reset=True))
 
 
-def wrap(raw: AECEnv, illegal_reward: float | None = None) -> AECEnv:
-    """``raw`` + [``TerminateIllegalWrapper``] + ``AssertOutOfBoundsWrapper`` + ``OrderEnforcingWrapper``."""
+ILLEGAL_ACTIONS = ("raise", "penalty")
+DEFAULT_ILLEGAL_REWARD = -1.0
+
+
+def illegal_mode(illegal_action: str | None, illegal_reward: float | None) -> tuple[str, float]:
+    """``(mode, reward)`` of the illegal-action options every env and view takes (one vocabulary):
+    ``illegal_action`` "raise" (an ``IllegalActionError`` naming the legal actions) or "penalty" (the
+    episode ends, the offender gets ``illegal_reward``, default -1.0). ``illegal_action`` None: the
+    AEC envs' own default, "penalty" when ``illegal_reward`` is given, else "raise"."""
+    if illegal_action is None:
+        illegal_action = "raise" if illegal_reward is None else "penalty"
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
+    if illegal_action == "raise" and illegal_reward is not None:
+        raise ValueError(
+            f"illegal_reward={illegal_reward!r} is the reward of illegal_action='penalty'; "
+            "with illegal_action='raise' an illegal action raises"
+        )
+    return illegal_action, DEFAULT_ILLEGAL_REWARD if illegal_reward is None else float(illegal_reward)
+
+
+def wrap(raw: AECEnv, illegal_reward: float | None = None, illegal_action: str | None = None) -> AECEnv:
+    """``raw`` + [``TerminateIllegalWrapper``] + ``AssertOutOfBoundsWrapper`` + ``OrderEnforcingWrapper``
+    (the terminating wrapper with ``illegal_action="penalty"``, see ``illegal_mode``)."""
     env: AECEnv = raw
-    if illegal_reward is not None:
-        env = TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
+    mode, reward = illegal_mode(illegal_action, illegal_reward)
+    if mode == "penalty":
+        env = TerminateIllegalWrapper(env, illegal_reward=reward)
     return FastOrderEnforcingWrapper(FastAssertOutOfBoundsWrapper(env))

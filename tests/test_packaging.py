@@ -192,7 +192,7 @@ def test_kabu_train_without_the_train_extra_says_what_to_install(runtime_venv: d
         [kabu_train, "kakeya"], capture_output=True, text=True, cwd=runtime_venv["work"], env=_clean_env()
     )
     assert out.returncode == 2
-    assert "'train' extra" in out.stderr and "torch" in out.stderr and "kabu-envs[train]" in out.stderr
+    assert "'train' extra" in out.stderr and "torch" in out.stderr and 'pip install ".[train]"' in out.stderr
 
 
 def test_no_code_imports_the_repository_folders_by_their_bare_names() -> None:

@@ -152,7 +152,7 @@ def test_a_resumed_run_writes_its_clock_on_from_the_first_segment(tmp_path):
     assert later and min(later) >= end_of_first  # the raw file itself runs on, no restart at 0
 
 
-def test_resume_may_change_how_often_the_curve_is_measured_but_not_how_to_train(tmp_path):
+def test_resume_may_change_how_often_the_curve_is_measured_but_not_how_to_train(tmp_path, capsys):
     from kabu_envs.eval.curve_file import read_rows
     from kabu_envs.training.__main__ import main
 
@@ -169,10 +169,12 @@ def test_resume_may_change_how_often_the_curve_is_measured_but_not_how_to_train(
     later = sorted({int(float(r["samples"])) for r in rows[first:]})
     assert later and all(s % 512 == 0 or s == later[-1] for s in later)  # every 512 now, not every 256
     assert json.loads((out / "work" / "config.json").read_text())["curve"]["every"] == 512
-    with pytest.raises(ValueError, match="learning_rate|ppo"):  # the training itself may not change
-        bad = {**cfg.to_dict(), "ppo": {**cfg.ppo.kwargs(), "learning_rate": 0.5}}
-        config_file.write_text(yaml.safe_dump(bad))
-        main([*args, "--timesteps", "2048"])
+    bad = {**cfg.to_dict(), "ppo": {**cfg.ppo.kwargs(), "learning_rate": 0.5}}
+    config_file.write_text(yaml.safe_dump(bad))
+    capsys.readouterr()
+    assert main([*args, "--timesteps", "2048"]) == 2  # the training itself may not change: one line
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("kabu-train: error: --resume with a different config") and "'ppo'" in err
 
 
 def test_a_run_without_ppo_measures_its_curve_round_by_round_and_after_the_fact(tmp_path):

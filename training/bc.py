@@ -34,6 +34,7 @@ from kabu_envs.agents.features import FeatureInputs
 from kabu_envs.agents.policy_file import MASKED_LOGIT
 from kabu_envs.core.rng import make_rng
 from kabu_envs.training.config import BehaviourCloning, TrainConfig
+from kabu_envs.training.stage_log import StageProgress, say
 from kabu_envs.wrappers.single_agent import SingleAgentView
 
 if TYPE_CHECKING:
@@ -135,11 +136,13 @@ def collect(
     reward_scale: float = 1.0,
     progress: bool = False,
     soft: bool = False,
+    stage: str | None = None,
 ) -> Demonstrations:
     """Let ``teacher`` play the learner's seats of ``view`` for at least ``steps`` decisions.
 
-    ``progress`` shows a bar of the decisions collected (on a terminal only); ``soft`` records the
-    teacher's action values too (``act_with_values``).
+    ``progress`` shows a bar of the decisions collected (on a terminal only); ``stage`` (e.g. "bc")
+    prints plain progress lines on stdout whatever the terminal (training/stage_log.py); ``soft``
+    records the teacher's action values too (``act_with_values``).
     """
     if steps <= 0:
         raise ValueError(f"bc.steps must be positive, got {steps}")
@@ -153,6 +156,7 @@ def collect(
     ret_l: list[float] = []
     episodes = 0
     bar = tqdm(total=steps, desc="behaviour cloning: teacher decisions", disable=None if progress else True)
+    lines = None if stage is None else StageProgress(stage, steps, "decisions")
     while len(act_l) < steps:
         obs, _ = view.reset(seed=int(rng.integers(2**63 - 1)))
         teacher.reset(int(rng.integers(2**63 - 1)))
@@ -171,7 +175,11 @@ def collect(
         ret_l.extend(np.cumsum(rewards[::-1])[::-1] * reward_scale)
         episodes += 1
         bar.update(min(len(rewards), steps - bar.n))
+        if lines is not None:
+            lines.update(len(act_l))
     bar.close()
+    if lines is not None:
+        lines.finish(f"{episodes} episodes")
     return Demonstrations.from_lists(obs_l, mask_l, act_l, ret_l, episodes, label.values)
 
 
@@ -187,6 +195,7 @@ def fit(
     temperature: float = 0.0,
     lr_decay: str = "none",
     heldout: np.ndarray | None = None,
+    stage: str | None = None,
 ) -> dict[str, float]:
     """Cross-entropy on the masked distribution + value regression; returns fit statistics.
 
@@ -198,7 +207,8 @@ def fit(
     ``lr_decay`` "cosine" lowers the learning rate from ``lr`` to 0 over the fit's steps (the last
     epochs settle instead of jumping around the minimum). ``heldout`` (a boolean row mask, see
     ``holdout_rows``) keeps those rows out of the fit and keeps the epoch whose policy agrees best with
-    the teacher on them: more epochs cannot overfit past the best one.
+    the teacher on them: more epochs cannot overfit past the best one. ``stage`` (e.g. "bc") prints a
+    line per epoch on stdout (training/stage_log.py).
     """
     import copy
 
@@ -226,6 +236,9 @@ def fit(
     step = 0
     best: tuple[float, int, dict[str, Any]] | None = None
     ce = vl = float("nan")
+    lines = (
+        None if stage is None else StageProgress(stage, int(epochs), f"fit epochs on {n_fit} decisions", 0.0)
+    )
     for epoch in range(int(epochs)):
         order = gen.permutation(n) if rows is None else rows[gen.permutation(n_fit)]
         ce_sum = vl_sum = 0.0
@@ -259,6 +272,9 @@ def fit(
             policy.set_training_mode(True)
             if best is None or score > best[0]:
                 best = (score, epoch, copy.deepcopy(policy.state_dict()))
+        if lines is not None:
+            lines.done = epoch + 1
+            lines.finish(f"cross-entropy {ce:.4f}")
     policy.set_training_mode(False)
     stats = {"cross_entropy": ce, "value_mse": vl}
     if best is not None:  # the best epoch's weights (its training losses are not re-measured)
@@ -300,6 +316,7 @@ def fit_configured(
     heldout: np.ndarray | None = None,
     epochs: int | None = None,
     lr: float | None = None,
+    stage: str | None = None,
 ) -> dict[str, float]:
     """``fit`` with the settings of a config's ``bc`` block (``epochs`` / ``lr`` given: a refit's own)."""
     return fit(
@@ -314,6 +331,7 @@ def fit_configured(
         float(bc.temperature),
         bc.lr_decay,
         heldout,
+        stage,
     )
 
 
@@ -347,10 +365,14 @@ def warm_start(
 
     bc = cfg.bc
     t0 = time.time()
-    data = collect(view, teacher, bc.steps, seed, float(cfg.reward_scale), progress, bc.temperature > 0)
+    say("bc", f"collecting {bc.steps} decisions of the teacher {bc.teacher!r}")
+    data = collect(
+        view, teacher, bc.steps, seed, float(cfg.reward_scale), progress, bc.temperature > 0, stage="bc"
+    )
     t1 = time.time()
     fit_data = data.with_inputs(feature_inputs_of(cfg))
-    stats = fit_configured(model.policy, fit_data, bc, seed, holdout_rows([len(data)], bc.holdout))
+    heldout = holdout_rows([len(data)], bc.holdout)
+    stats = fit_configured(model.policy, fit_data, bc, seed, heldout, stage="bc")
     return {
         "teacher": bc.teacher,
         "smoothing": bc.smoothing,

@@ -515,6 +515,41 @@ def presets() -> list[str]:
     return sorted(preset_files())
 
 
+# A preset's own key beside the training config (not part of it, not in run.json): how long the preset
+# takes, ``estimate: {seconds: N, source: "..."}``, measured (its run.json timings, or a timed run).
+ESTIMATE = "estimate"
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    import yaml  # the 'train' extra: reading a run record (load_run_config) needs no YAML
+
+    raw = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: a training config is a mapping of keys to values, got {raw!r}")
+    return raw
+
+
+def preset_estimate(name: str) -> dict[str, Any] | None:
+    """The preset's ``estimate`` (``seconds`` on 2 cores and where the figure comes from), or None."""
+    found = _read_yaml(preset_files()[name]).get(ESTIMATE)
+    return dict(found) if isinstance(found, Mapping) else None
+
+
+def stage_plan(cfg: TrainConfig) -> list[str]:
+    """The stages a run goes through, in order, e.g. ``["bc (scripted, 20000 decisions)", "ppo (16384
+    steps)"]``: what ``--list`` shows and a run prints first (``timesteps`` is the PPO stage only)."""
+    out = []
+    if cfg.bc.teacher:
+        out.append(f"bc ({cfg.bc.teacher}, {cfg.bc.steps} decisions)")
+        if cfg.dagger.iterations:
+            rounds = cfg.dagger.schedule(cfg.opponents)
+            total = sum(r.steps or 0 for r in rounds)
+            out.append(f"dagger ({cfg.dagger.iterations} rounds, {total} decisions)")
+    if cfg.timesteps:
+        out.append(f"ppo ({cfg.timesteps} steps)")
+    return out
+
+
 def load_config(source: str | Path | Mapping[str, Any], **overrides: Any) -> TrainConfig:
     """Resolve a preset name, a YAML path or a mapping, with ``overrides`` on top (None: not given; a
     section's overrides merge into it), into a full, validated config."""
@@ -526,9 +561,7 @@ def load_config(source: str | Path | Mapping[str, Any], **overrides: Any) -> Tra
             p = preset_files().get(str(source), p)
         if not p.is_file():
             raise ValueError(f"no config file or preset {str(source)!r}; presets: {presets()}")
-        import yaml  # the 'train' extra: reading a run record (load_run_config) needs no YAML
-
-        raw = yaml.safe_load(p.read_text()) or {}
+        raw = {k: v for k, v in _read_yaml(p).items() if k != ESTIMATE}
     merged = _overlay(_overlay({}, raw), {k: v for k, v in overrides.items() if v is not None})
     return from_dict(merged)
 

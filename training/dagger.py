@@ -37,6 +37,7 @@ import numpy as np
 from kabu_envs.core.rng import make_rng
 from kabu_envs.training.bc import Demonstrations, Labeller
 from kabu_envs.training.config import DaggerRefit, DaggerRound, TrainConfig
+from kabu_envs.training.stage_log import say
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
@@ -201,15 +202,24 @@ def run(
         t0 = time.time()
         # the round's table; a config like the run's otherwise (its worker seeds unchanged)
         table = cfg if r.opponents == cfg.opponents else dataclasses.replace(cfg, opponents=r.opponents)
+        what = "behaviour cloning" if k == 0 else f"DAgger round {k}/{len(rounds) - 1}"
+        say(
+            "dagger",
+            f"{what}: collecting {r.steps} decisions labelled by {bc.teacher!r} "
+            f"(teacher's share {r.beta:.3g}) in {d.workers} worker(s)",
+        )
         parts = collect_parts(table, learner_dir, r.beta, r.steps, seed + 7_919 * k)
         new = concat(parts)
         t1 = time.time()
+        say("dagger", f"{what}: {len(new)} decisions in {t1 - t0:.0f} s; fitting")
         new_inputs = new.with_inputs(inputs)
         before = agreement(model.policy, new_inputs) if k > 0 else None
         data = new_inputs if data is None else concat([data, new_inputs])
         held.append(holdout_rows([len(p) for p in parts], bc.holdout))
         refit = d.refit if k > 0 else DaggerRefit()  # the first fit is bc's own
-        stats = fit_configured(model.policy, data, bc, seed + k, np.concatenate(held), refit.epochs, refit.lr)
+        stats = fit_configured(
+            model.policy, data, bc, seed + k, np.concatenate(held), refit.epochs, refit.lr, stage="dagger"
+        )
         learner_dir = str(work / "dagger" / f"iter_{k}")
         save(model, Path(learner_dir))
         save_demonstrations(new, Path(learner_dir) / "decisions.npz")

@@ -19,12 +19,15 @@ policy file (``policy.npz`` + ``policy.json``: weights and what they were traine
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import shutil
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, SupportsFloat
 
@@ -32,8 +35,9 @@ import gymnasium
 
 from kabu_envs.agents.features import FeatureInputs, feature_inputs
 from kabu_envs.agents.registry import make_agent, models_dir
+from kabu_envs.core.provenance import provenance
 from kabu_envs.training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
-from kabu_envs.training.config import TrainConfig
+from kabu_envs.training.config import TrainConfig, stage_plan
 from kabu_envs.training.curve import CurveWriter, last_points, round_point
 from kabu_envs.training.curve import make_callback as make_curve_callback
 from kabu_envs.training.gc_tuning import quiet_gc
@@ -46,6 +50,7 @@ from kabu_envs.training.outputs import (
     versions,
     write_json,
 )
+from kabu_envs.training.stage_log import StageProgress, say
 from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
 
 if TYPE_CHECKING:  # torch and SB3 are imported when a run starts, not with this module
@@ -59,7 +64,31 @@ RESUMABLE_CHANGES = ("timesteps", "eval_deals", "curve")  # what to measure, not
 
 
 class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C during learning: a checkpoint was saved; the message says how to resume."""
+    """Ctrl-C or SIGTERM during learning: a checkpoint was saved; the message says how to resume."""
+
+
+class RunFolderError(ValueError):
+    """The run folder does not allow what was asked (``--resume`` with nothing to resume, or with a
+    different config): a one-line error for the command line, never a traceback."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (``timeout``, a cluster scheduler's preemption) raises ``KeyboardInterrupt`` while the
+    block runs, so it takes Ctrl-C's path: a checkpoint and the command to resume. Outside the main
+    thread (where Python cannot install handlers) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 class ScaleReward(gymnasium.RewardWrapper):
@@ -86,10 +115,12 @@ def build_pool(cfg: TrainConfig, seed: int) -> OpponentPool:
 
 
 def make_view(cfg: TrainConfig, pool: OpponentPool) -> SingleAgentView:
-    """The learner's single-agent view: the configured game, role and partner mode."""
+    """The learner's single-agent view: the configured game, role and partner mode. An illegal action
+    raises (the views' default ends the episode): a masked policy or a teacher that picks one is a bug."""
     from kabu_envs.wrappers.views import make_view as view
 
-    return view(cfg.game, role=cfg.role, partner=cfg.partner, opponents=pool, **cfg.env_options)
+    opts = cfg.env_options
+    return view(cfg.game, role=cfg.role, partner=cfg.partner, opponents=pool, illegal_action="raise", **opts)
 
 
 def make_vec_env(cfg: TrainConfig, pool: OpponentPool, paths: RunPaths) -> VecEnv:
@@ -152,10 +183,8 @@ def save_policy(model: MaskablePPO, cfg: TrainConfig, out: Path, seed: int) -> N
         "name": cfg.name,
         "seed": seed,
         "timesteps": int(model.num_timesteps),
-        "package_version": versions(PACKAGES)["kabu-envs"],
+        **provenance(cfg.game, cfg.role, cfg.env_options),
     }
-    if training["package_version"] == "not installed":
-        del training["package_version"]
     features = policy_features(cfg)
     write_policy(policy_from_sb3(model.policy, cfg.game, cfg.role, cfg.env_options, training, features), out)
 
@@ -172,8 +201,10 @@ def _prepare(paths: RunPaths, cfg: TrainConfig, resume: bool) -> Path | None:
         return None
     ckpt = latest_checkpoint(paths.checkpoints)
     if ckpt is None or not paths.config.is_file():
-        raise ValueError(
-            f"nothing to resume in {paths.root}: no complete checkpoint under {paths.checkpoints}"
+        raise RunFolderError(
+            f"nothing to resume in {paths.root}: no complete checkpoint under {paths.checkpoints} "
+            "(a run leaves one after its warm start, every checkpoint_every steps and when interrupted); "
+            "start it without --resume"
         )
     saved = json.loads(paths.config.read_text())
     diff = sorted(
@@ -182,7 +213,7 @@ def _prepare(paths: RunPaths, cfg: TrainConfig, resume: bool) -> Path | None:
         if k not in RESUMABLE_CHANGES and saved.get(k) != resolved.get(k)
     )
     if diff:
-        raise ValueError(
+        raise RunFolderError(
             f"--resume with a different config than the interrupted run ({paths.config}): {diff} differ; "
             f"only {list(RESUMABLE_CHANGES)} may change"
         )
@@ -278,6 +309,7 @@ def _learn(
     seed: int,
 ) -> None:
     """Learn up to ``timesteps`` in total; on Ctrl-C save a checkpoint and say how to resume."""
+    from stable_baselines3.common.callbacks import CallbackList
     from stable_baselines3.common.logger import configure
 
     segment = len(list(paths.work.glob("log_*")))
@@ -290,15 +322,42 @@ def _learn(
     remaining = target - int(model.num_timesteps)
     if remaining <= 0:
         return
+    say("ppo", f"learning {remaining} steps (to {target}) against {dict(cfg.opponents)}")
+    lines = _ppo_lines(int(model.num_timesteps), remaining)
     try:
         with quiet_gc():
-            model.learn(remaining, callback=callbacks, progress_bar=progress_bar, reset_num_timesteps=False)
+            model.learn(
+                remaining,
+                callback=CallbackList([*callbacks.callbacks, lines]),
+                progress_bar=progress_bar,
+                reset_num_timesteps=False,
+            )
+        lines.finish()
     except KeyboardInterrupt:
         ckpt = save_checkpoint(model, paths.checkpoints, lambda m, d: save_policy(m, cfg, d, seed))
         raise TrainingInterrupted(
             f"training interrupted at {model.num_timesteps} steps; checkpoint {ckpt}. Resume with: "
-            f"python -m kabu_envs.training <config> --resume --out {paths.root}"
+            f"the same kabu-train command (preset or config, options) with --resume --out {paths.root}"
         ) from None
+
+
+def _ppo_lines(start: int, steps: int) -> Any:
+    """A callback printing ``[ppo] done/steps steps (pct%) s`` lines (training/stage_log.py)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Lines(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.progress = StageProgress("ppo", steps, "steps")
+
+        def _on_step(self) -> bool:
+            self.progress.update(self.num_timesteps - start)
+            return True
+
+        def finish(self) -> None:
+            self.progress.finish()
+
+    return Lines()
 
 
 def _progress_csv(paths: RunPaths, dest: Path) -> None:
@@ -376,7 +435,20 @@ def train(
 
     ``opponents``: a pool the caller built instead of the config's ``opponents`` (the exploitability
     yardstick's frozen table, whose seats may route to different agents by role); the config's
-    ``opponents`` then only names it in the record."""
+    ``opponents`` then only names it in the record. SIGTERM is handled as Ctrl-C while it runs
+    (``sigterm_as_interrupt``): PPO saves a checkpoint to ``--resume`` from."""
+    with sigterm_as_interrupt():
+        return _train(cfg, out, progress_bar, resume, publish, opponents)
+
+
+def _train(
+    cfg: TrainConfig,
+    out: str | Path | None,
+    progress_bar: bool,
+    resume: bool,
+    publish: bool,
+    opponents: OpponentPool | None,
+) -> dict[str, Any]:
     import torch
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -385,6 +457,10 @@ def train(
     paths = run_paths(cfg, out)
     published = inside(models_dir(), cfg.name) if publish else None
     start = _prepare(paths, cfg, resume)
+    say(
+        "run",
+        f"{cfg.name}: {cfg.game} {cfg.role}; stages {' -> '.join(stage_plan(cfg))}; output {paths.model}",
+    )
     torch.set_num_threads(1)
     seed = cfg.seed
     torch.manual_seed(seed)
@@ -412,9 +488,17 @@ def train(
     bc_file = paths.work / "bc.json"
     bc_record = json.loads(bc_file.read_text()) if start is not None and bc_file.is_file() else None
     if cfg.bc.teacher and start is None:
-        bc_record = _warm_start(model, cfg, pool, paths, seed, progress_bar)
+        try:
+            bc_record = _warm_start(model, cfg, pool, paths, seed, progress_bar)
+        except KeyboardInterrupt:
+            raise TrainingInterrupted(
+                f"training interrupted during the warm start ({' -> '.join(stage_plan(cfg)[:-1])}), before "
+                f"any checkpoint: nothing to resume in {paths.root}; run it again without --resume"
+            ) from None
         save_policy(model, cfg, paths.work / "bc_policy", seed)  # the warm start alone, for comparison
         write_json(paths.work / "bc.json", bc_record)
+        # a checkpoint of the warm start: an interrupted PPO resumes after it, never clones again
+        save_checkpoint(model, paths.checkpoints, lambda m, d: save_policy(m, cfg, d, seed))
     snaps, callbacks = _callbacks(model, cfg, pool, paths, seed, inputs)
     t0 = time.time()
     _learn(model, cfg, paths, callbacks, progress_bar, seed)
@@ -429,6 +513,9 @@ def train(
         "bc": bc_record,
         "resumed_from": str(start.name) if start is not None else None,
         "versions": versions(PACKAGES),
+        # the env ids with their versions, the resolved rules, the package version and the git commit:
+        # a model of other rules or code is told apart by its record, not by its date
+        "provenance": provenance(cfg.game, cfg.role, cfg.env_options),
         "command": " ".join([Path(sys.executable).name, "-m", "kabu_envs.training", *sys.argv[1:]]),
     }
     _finish(model, cfg, paths, record, seed)

@@ -126,6 +126,10 @@ class Game:
     def legal_actions(self) -> list[int]:
         return bits_to_cards(self.legal_bits())
 
+    def action_name(self, action: int) -> str:
+        """The action's name (``PLAY(5H)``), for the errors of the env and the views."""
+        return action_name(action)
+
     def apply_action(self, action: int) -> None:
         a = int(action)
         if a < 0 or not (self.legal_bits() >> a) & 1:

@@ -125,13 +125,17 @@ def env(
     render_mode: str | None = None,
     illegal_reward: float | None = None,
     render_seat: int | None = None,
+    illegal_action: str | None = None,
     **options: Any,
 ) -> Any:
     """The wrapped env: ``raw_env`` + ``AssertOutOfBoundsWrapper`` + ``OrderEnforcingWrapper``.
 
-    With ``illegal_reward`` set, ``TerminateIllegalWrapper`` is added first: an illegal action ends the
-    episode with that reward for the offender instead of raising. The two standard wrappers are the
-    subclasses of ``kabu_envs.aec_wrappers`` that read the per-step AEC attributes directly (same
-    behaviour, a third of the per-step cost).
+    With ``illegal_action="penalty"`` (or ``illegal_reward`` set), ``TerminateIllegalWrapper`` is added
+    first: an illegal action ends the episode with ``illegal_reward`` (default -1.0) for the offender
+    instead of raising (the views' option names, ``kabu_envs.aec_wrappers.illegal_mode``). The two
+    standard wrappers are the subclasses of ``kabu_envs.aec_wrappers`` that read the per-step AEC
+    attributes directly (same behaviour, a third of the per-step cost).
     """
-    return wrap(raw_env(render_mode=render_mode, render_seat=render_seat, **options), illegal_reward)
+    return wrap(
+        raw_env(render_mode=render_mode, render_seat=render_seat, **options), illegal_reward, illegal_action
+    )

@@ -64,7 +64,10 @@ def env(
     render_mode: str | None = None,
     illegal_reward: float | None = None,
     render_seat: int | None = None,
+    illegal_action: str | None = None,
     **options: Any,
 ) -> Any:
     """The wrapped env (the standard PettingZoo wrappers, see ``kabu_envs.aec_wrappers``)."""
-    return wrap(raw_env(render_mode=render_mode, render_seat=render_seat, **options), illegal_reward)
+    return wrap(
+        raw_env(render_mode=render_mode, render_seat=render_seat, **options), illegal_reward, illegal_action
+    )

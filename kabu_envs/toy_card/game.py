@@ -67,6 +67,10 @@ class Game:
             return [Action.PASS, Action.PLAY, Action.RAISE]
         return [Action.PASS, Action.PLAY]
 
+    def action_name(self, action: int) -> str:
+        """The action's name, for the errors of the env and the views."""
+        return action_name(action)
+
     def apply_action(self, action: int) -> None:
         legal = self.legal_actions()
         if action not in legal:

@@ -21,7 +21,7 @@ SPEC = register(
         roles=(Role("seat", seats_each_seat, "team", "one seat"),),
         agents={"scripted": "kabu_envs.toy_card.agents.scripted:ScriptedAgent"},
         pettingzoo_id="kabu_envs/toy_card-v0",
-        gym_ids={"kabu_envs/ToyCard-v0": {"role": "seat"}},
+        gym_ids={"kabu_envs/ToyCard-v1": {"role": "seat"}},
         doc="a one-card betting game for tests and as the template of a new game",
     )
 )

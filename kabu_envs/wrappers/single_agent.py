@@ -9,14 +9,23 @@ last action, including the terminal payout when the episode ends on another seat
 move. With several learner seats the reward is their mean (Kakeya partners are paid
 equally, so it equals each seat's reward).
 
-Illegal actions raise ``IllegalActionError`` by default. ``illegal_action="penalty"``
-instead ends the episode with reward ``illegal_penalty`` and ``info["illegal_action"]``
-set: the action is never remapped. The penalty mode exists for generic checkers
-(Gymnasium's and SB3's ``check_env`` step with unmasked random actions).
+Illegal actions (since 0.3.0, the views ``-v2``/``ToyCard-v1``): ``illegal_action="penalty"`` (default)
+ends the episode with reward ``illegal_reward`` (-1.0), ``info["illegal_action"]`` set and a warning
+(once per env) naming the action and the legal ones: the action is never remapped. So Gymnasium's and
+SB3's ``check_env``, which step with unmasked random actions, pass with the defaults, as PettingZoo's
+classic envs tolerate an illegal move. ``illegal_action="raise"`` raises ``IllegalActionError`` instead
+(the AEC env's message: the action's name and the legal ones); training uses it, since a masked policy
+that picks an illegal action is a bug. The AEC envs take the same two names (``illegal_penalty``, the
+views' old name, still works with a ``DeprecationWarning``).
+
+``info["action_mask"]`` (from ``reset`` and every ``step``) holds the legal actions of the learner's
+next decision, as Gymnasium's Taxi: vector envs with next-step autoreset (Gymnasium 1.x) call
+``action_masks()`` on a finished sub-env (all False) but hand over the reset's ``info``.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,6 +34,7 @@ import numpy as np
 from gymnasium import spaces
 
 from kabu_envs.aec_base import RESET_OPTIONS, known_reset_options
+from kabu_envs.aec_wrappers import illegal_mode
 from kabu_envs.core.errors import (
     ActionTypeError,
     IllegalActionError,
@@ -103,6 +113,21 @@ class OpponentPool:
         return agents[int(rng.choice(len(agents), p=p))]
 
 
+def deprecated_penalty(illegal_penalty: float | None, illegal_reward: float | None) -> float | None:
+    """``illegal_reward``, or the deprecated ``illegal_penalty`` (0.2's name in the views) with a
+    ``DeprecationWarning``; both at once raise."""
+    if illegal_penalty is None:
+        return illegal_reward
+    if illegal_reward is not None:
+        raise ValueError("illegal_penalty is the deprecated name of illegal_reward: give only illegal_reward")
+    warnings.warn(
+        "illegal_penalty is deprecated (0.3.0): use illegal_reward, the name the AEC envs take",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return float(illegal_penalty)
+
+
 def any_seat_of(seats: Sequence[int]) -> LearnerSeats:
     """Learner plays one seat drawn uniformly from ``seats`` each episode."""
     seats = [int(s) for s in seats]
@@ -145,14 +170,16 @@ class SingleAgentView(gymnasium.Env):
         aec_factory: Callable[[str | None], Any],
         learner_seats: LearnerSeats | Sequence[int],
         opponents: Any,
-        illegal_action: str = "raise",
-        illegal_penalty: float = -1.0,
+        illegal_action: str = "penalty",
+        illegal_reward: float | None = None,
         render_mode: str | None = None,
         max_redeals: int = 1000,
         render_seat: int | str | None = "learner",
+        illegal_penalty: float | None = None,
     ) -> None:
-        if illegal_action not in ("raise", "penalty"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        illegal_reward = deprecated_penalty(illegal_penalty, illegal_reward)
+        # the AEC envs' vocabulary and checks ("raise" with a reward is refused)
+        illegal_action, reward = illegal_mode(illegal_action, illegal_reward)
         if render_mode not in (None, "ansi", "rgb_array"):
             raise ValueError(
                 f"render_mode={render_mode!r} is not supported; use 'ansi', 'rgb_array' "
@@ -181,7 +208,8 @@ class SingleAgentView(gymnasium.Env):
         )
         self.pool = OpponentPool.of(opponents)
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_reward = reward
+        self._warned_illegal = False
         self.max_redeals = max_redeals
         first = self.aec.possible_agents[0]
         box = self.aec.observation_space(first)["observation"]
@@ -230,7 +258,31 @@ class SingleAgentView(gymnasium.Env):
         return np.asarray(self.aec.observe(agent)["observation"], dtype=np.float32)
 
     def _info(self) -> dict[str, Any]:
-        return {"learner_seats": self._learners, "acting": self.aec.agent_selection}
+        return {
+            "learner_seats": self._learners,
+            "acting": self.aec.agent_selection,
+            "action_mask": self.action_masks(),
+        }
+
+    @property
+    def illegal_penalty(self) -> float:
+        """Deprecated name of ``illegal_reward``."""
+        warnings.warn(
+            "SingleAgentView.illegal_penalty is deprecated; use illegal_reward",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.illegal_reward
+
+    def _illegal_error(self, action: int, mask: np.ndarray) -> IllegalActionError:
+        """The AEC env's error for ``action`` (its name, the seat, the legal actions by name)."""
+        unwrapped = self.aec.unwrapped
+        if hasattr(unwrapped, "_action_error"):
+            err: IllegalActionError = unwrapped._action_error(action, "")
+            return err
+        return IllegalActionError(
+            action, np.flatnonzero(mask).tolist(), seat=seat_of(self.aec.agent_selection)
+        )
 
     # --- Gymnasium API ---------------------------------------------------------------
     def reset(
@@ -286,13 +338,20 @@ class SingleAgentView(gymnasium.Env):
             )
         action = as_int
         if not (0 <= action < mask.size and mask[action]):
+            error = self._illegal_error(action, mask)
             if self.illegal_action == "raise":
-                raise IllegalActionError(
-                    action, np.flatnonzero(mask).tolist(), seat=seat_of(self.aec.agent_selection)
+                raise error
+            if not self._warned_illegal:  # once per env: a random-action checker steps illegally often
+                self._warned_illegal = True
+                warnings.warn(
+                    f"{error}: the episode ends with reward {self.illegal_reward} (illegal_action='penalty'; "
+                    "'raise' raises instead); warned once per env",
+                    RuntimeWarning,
+                    stacklevel=2,
                 )
             self._done = True
             info = self._info() | {"illegal_action": action}
-            return self._obs(), self.illegal_penalty, True, False, info
+            return self._obs(), self.illegal_reward, True, False, info
         reward = self._pending
         self._pending = 0.0
         self.aec.step(action)

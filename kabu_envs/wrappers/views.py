@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs import registry
-from kabu_envs.wrappers.single_agent import LearnerSeats, OpponentPool, SingleAgentView
+from kabu_envs.wrappers.single_agent import LearnerSeats, OpponentPool, SingleAgentView, deprecated_penalty
 
 PARTNER_MODES = ("self", "pool")
 
@@ -75,13 +75,18 @@ def make_view(
     partner: str = "self",
     seats: Sequence[int] | None = None,
     together: bool = False,
-    illegal_action: str = "raise",
+    illegal_action: str = "penalty",
     render_mode: str | None = None,
     seed: int | None = None,
     render_seat: int | str | None = "learner",
+    illegal_reward: float | None = None,
+    illegal_penalty: float | None = None,
     **rule_options: Any,
 ) -> SingleAgentView:
-    """``game`` from the learner's seats; every other seat is played by ``opponents``."""
+    """``game`` from the learner's seats; every other seat is played by ``opponents``. An illegal action
+    ends the episode with ``illegal_reward`` (-1.0) and a warning, or raises with
+    ``illegal_action="raise"`` (kabu_envs/wrappers/single_agent.py); ``illegal_penalty`` is the deprecated
+    name of ``illegal_reward``."""
     spec = registry.get(game)
     if seats is not None:
         learner: Any = fixed_learner(seats, together)
@@ -92,6 +97,7 @@ def make_view(
         learner,
         resolve_opponents(game, opponents, seed, rule_options),
         illegal_action=illegal_action,
+        illegal_reward=deprecated_penalty(illegal_penalty, illegal_reward),
         render_mode=render_mode,
         render_seat=render_seat,
     )

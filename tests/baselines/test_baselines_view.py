@@ -75,14 +75,15 @@ def test_multi_seat_learner_and_reward_is_mean_of_its_seats(toy_view):
 
 
 def test_masks_illegal_actions_raise_or_penalise(toy_view):
-    env = toy_view(num_players=2, learner_seats=[0], opponents=Always(PLAY))
+    env = toy_view(num_players=2, learner_seats=[0], opponents=Always(PLAY), illegal_action="raise")
     env.reset(seed=5, options={"deck": _deck(2, 9)})
     assert env.action_masks().tolist() == [True, True, False]
     with pytest.raises(IllegalActionError, match="illegal action 2"):
         env.step(RAISE)
-    pen = toy_view(num_players=2, learner_seats=[0], opponents=Always(PLAY), illegal_action="penalty")
+    pen = toy_view(num_players=2, learner_seats=[0], opponents=Always(PLAY))  # the default: penalty
     pen.reset(seed=5, options={"deck": _deck(2, 9)})
-    _, reward, term, _, info = pen.step(RAISE)
+    with pytest.warns(RuntimeWarning, match="illegal action 2"):
+        _, reward, term, _, info = pen.step(RAISE)
     assert term and reward == -1.0 and info["illegal_action"] == RAISE
     with pytest.raises(RuntimeError, match="reset"):
         pen.step(PASS)
@@ -133,7 +134,7 @@ def test_toy_view_passes_gymnasium_and_sb3_checkers(toy_view):
 def test_registered_ids_make_envs():
     import kabu_envs.wrappers  # noqa: F401  (registers the ids)
 
-    env = gymnasium.make("kabu_envs/ToyCard-v0", num_players=2, illegal_action="penalty")
+    env = gymnasium.make("kabu_envs/ToyCard-v1", num_players=2)
     obs, _ = env.reset(seed=0)
     assert env.observation_space.contains(obs)
     assert env.unwrapped.action_masks().dtype == bool

@@ -203,8 +203,9 @@ def prepare(parts: tuple[ModuleType, ...] = (rules, batch)) -> bool:
     it would print the line on every start.)"""
     sink = io.StringIO()
     signed = stamp()
-    compiling = [core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink) for m in parts]
-    if any(compiling):
+    compiling = [m for m in parts if core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink)]
+    if compiling:  # one line naming the parts that compile now (each part at most once a process)
         folder = Path(_dispatchers(rules)[0]._cache._cache_path)
-        print(f"compiling the Kakeya kernel once; cached in {folder}", file=sys.stderr, flush=True)
-    return any(compiling)
+        names = ", ".join(m.__name__.rpartition(".")[2] for m in compiling)
+        print(f"compiling the Kakeya kernel ({names}) once; cached in {folder}", file=sys.stderr, flush=True)
+    return bool(compiling)

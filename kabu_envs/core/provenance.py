@@ -1,0 +1,64 @@
+"""What a trained model was trained on, recorded beside it so that models of different rules or code
+can be told apart: the env ids with their versions, the resolved rule options, the package version and
+the git commit of the source tree (None outside a git checkout, e.g. an installed wheel).
+
+Why the resolved options and not only the ones given: ``env_options: {}`` means "the defaults of the
+version that trained it", which changes between rule versions; the resolved set does not.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+
+@cache
+def git_commit() -> str | None:
+    """The commit of the source tree this package is imported from, with ``+dirty`` when files tracked
+    by git differ from it; None without git or outside a checkout (once per process)."""
+    root = Path(__file__).resolve().parent.parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = head.stdout.strip()
+    return f"{commit}+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else commit
+
+
+def view_id(game: str, role: str) -> str | None:
+    """The registered Gymnasium id of ``game``'s single-agent view for ``role`` (None: none declared)."""
+    from kabu_envs import registry
+
+    for gym_id, kwargs in registry.get(game).gym_ids.items():
+        if kwargs.get("role") == role:
+            return gym_id
+    return None
+
+
+def provenance(game: str, role: str, env_options: dict[str, Any]) -> dict[str, Any]:
+    """The provenance record of a model trained on ``game`` as ``role`` with ``env_options``."""
+    import kabu_envs
+    from kabu_envs import registry
+
+    spec = registry.get(game)
+    resolved = json.loads(json.dumps(spec.config(**env_options).as_dict()))  # tuples as lists
+    return {
+        "env_id": spec.pettingzoo_id,
+        "view_id": view_id(game, role),
+        "rule_options": resolved,
+        "package_version": kabu_envs.__version__,
+        "git_commit": git_commit(),
+    }
