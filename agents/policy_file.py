@@ -11,7 +11,7 @@ carries. Models are exchanged between researchers, so reading one must never run
   what the policy was trained for (game, role, rule options, number of players), the
   training run (name, seed, timesteps, package version; since 0.3.0 also its provenance: ``env_id`` and
   ``view_id`` with their versions, the resolved ``rule_options``, ``git_commit`` or null,
-  kabu_envs/core/provenance.py) and the SHA-256 of ``policy.npz``.
+  kabu_envs/training/provenance.py) and the SHA-256 of ``policy.npz``.
 
 Both are validated strictly on reading (types, every array's shape against the architecture, known
 activations); every problem is a ``ValueError`` that names it. Reading and playing need numpy only.
@@ -63,7 +63,7 @@ _OPTIONAL_TOP_KEYS = {"features"}
 _ARCH_KEYS = {"type", "activation", "policy_layers", "value_layers"}
 _FOR_KEYS = {"game", "role", "num_players", "env_options"}
 _TRAINING_KEYS = {"name": str, "seed": int, "timesteps": int, "package_version": str, "converted_from": dict}
-# provenance (kabu_envs/core/provenance.py): the env ids, the resolved rule options, the source commit
+# provenance (kabu_envs/training/provenance.py): the env ids, the resolved rule options, the source commit
 _PROVENANCE_KEYS = {"env_id": str, "view_id": str, "rule_options": dict, "git_commit": str}
 _CONVERTED_KEYS = {"file": str, "sha256": str}
 

@@ -35,7 +35,6 @@ import gymnasium
 
 from kabu_envs.agents.features import FeatureInputs, feature_inputs
 from kabu_envs.agents.registry import make_agent, models_dir
-from kabu_envs.core.provenance import provenance
 from kabu_envs.training.checkpoints import latest_checkpoint, restore_optimizer, save_checkpoint
 from kabu_envs.training.config import TrainConfig, stage_plan
 from kabu_envs.training.curve import CurveWriter, last_points, round_point
@@ -50,6 +49,7 @@ from kabu_envs.training.outputs import (
     versions,
     write_json,
 )
+from kabu_envs.training.provenance import provenance
 from kabu_envs.training.stage_log import StageProgress, say
 from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
 
