@@ -161,11 +161,21 @@ class Match:
         """What ``seat`` (default: the person's, else seat 0) sees now."""
         return self._see(self._eye(seat))
 
-    def _see(self, seat: int) -> View:
-        """``seat``'s view, or every seat's (the god view) when this game shows that."""
+    def _see(self, seat: int, env: Any = None) -> View:
+        """``seat``'s view of ``env`` (default: the game's), or every seat's (the god view) when this
+        game shows that."""
+        env = self.env if env is None else env
         if self.god and seat == self.eye:
-            return god_view(self.viewer, self.env, self.n, seat)
-        return self.viewer.seat_view(self.env, seat)
+            return god_view(self.viewer, env, self.n, seat)
+        return self.viewer.seat_view(env, seat)
+
+    def _round_end(self, seat: int) -> View | None:
+        """The showdown of the round the last step ended, as ``seat`` saw it, when the game goes on: that
+        step also dealt the next round, whose view would otherwise replace the showdown unseen (a
+        viewer that has such rounds offers ``round_end_env``)."""
+        hook = getattr(self.viewer, "round_end_env", None)
+        end = hook(self.env) if hook is not None else None
+        return None if end is None else self._see(seat, end)
 
     def _eye(self, seat: int | None) -> int:
         return seat if seat is not None else self.eye
@@ -207,6 +217,8 @@ class Match:
         if over:
             self.record_.complete = True
             self.record_.rewards = self.totals.tolist()
+        elif view["round"] != before:  # the frame shows the showdown; the next frame (or state) the deal
+            view = self._round_end(seat) or view
         return {
             "actor": actor,
             "move": text,

@@ -103,6 +103,14 @@ def run(match: Match, stdin: TextIO, out: TextIO, record: str | None = None) -> 
         return line if line else None
 
     names = seat_names(match)
+
+    def show(frame: dict[str, Any]) -> None:
+        """A move; at the end of a round that is not the last, its showdown table (the game's final
+        table is printed once, below)."""
+        out.write("\n".join(format_frame(frame, names)) + "\n")
+        if frame["round_over"] and not frame["over"]:
+            out.write(format_view(frame["view"]) + "\n")
+
     seed = f"; seed {match.seed}" if match.seed_given else ""  # a fresh seed would show every hand
     out.write(f"{match.spec.title}: you are player_{match.seat}{seed}\n")
     for i, s in enumerate(match.record().seats):
@@ -111,7 +119,7 @@ def run(match: Match, stdin: TextIO, out: TextIO, record: str | None = None) -> 
     try:
         while not match.over:
             for frame in match.advance():
-                out.write("\n".join(format_frame(frame, names)) + "\n")
+                show(frame)
             if match.over:
                 break
             out.write("\n" + format_view(match.view()) + "\n")
@@ -119,7 +127,7 @@ def run(match: Match, stdin: TextIO, out: TextIO, record: str | None = None) -> 
             if action is None:
                 status = 1
                 break
-            out.write("\n".join(format_frame(match.play(action), names)) + "\n")
+            show(match.play(action))
     except KeyboardInterrupt:
         status = INTERRUPTED
         out.write("\n(interrupted)\n")
