@@ -11,6 +11,7 @@ shown nothing their seat may not see. ``record()`` is the game record (``kabu_en
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from kabu_envs import registry
 from kabu_envs.core.views import GenericViewer, View, Viewer
 from kabu_envs.play.godview import god_view
 from kabu_envs.play.records import GameRecord, RecordError, check_end, episode_over, iter_replay, step_rewards
+from kabu_envs.play.seal import mark_finished, was_finished
 
 HUMAN = "human"
 
@@ -68,6 +70,20 @@ def seat_list(seat: int, opponents: Sequence[str], n: int) -> list[str]:
         raise ValueError(f"opponents: give one name, or {n - 1} (one per other seat), not {len(opponents)}")
     others = iter(list(opponents) * (n - 1) if len(opponents) == 1 else opponents)
     return [HUMAN if i == seat else str(next(others)) for i in range(n)]
+
+
+def game_identity(record: GameRecord) -> str:
+    """What names one game (its rules, seed, stacked deck and seats), canonical JSON: the entry of the
+    finished games' ledger (``seal.mark_finished``)."""
+    names = [record.game, record.options, record.seed, record.deck, record.seats]
+    return json.dumps(names, sort_keys=True, separators=(",", ":"))
+
+
+def seed_was_given(record: GameRecord) -> bool:
+    """True when the record's seed was chosen by the person (``--seed``): its agents' seeds are then
+    derived from it (``agent_seed``); with a fresh seed they are fresh too. Such a seed is no secret."""
+    agents = [(i, s["seed"]) for i, s in enumerate(record.seats) if s["agent"] != HUMAN]
+    return bool(agents) and all(seed == agent_seed(record.seed, i) for i, seed in agents)
 
 
 class IllegalMove(ValueError):
@@ -131,6 +147,8 @@ class Match:
                 self.agents.append(make_agent(game, name, s, **self.options))
                 self.record_.seats.append({"agent": name, "seed": s})
         self.record_.viewer = self.seat
+        # a person's game dealt from a seed they were not told: once finished, a save of it is spent
+        self.secret_seed = self.seat is not None and not self.seed_given
         if eye is not None and not 0 <= eye < n:
             raise ValueError(f"view seat {eye}: this table has seats 0..{n - 1}")
         if eye is not None and self.seat is not None and eye != self.seat:
@@ -217,6 +235,8 @@ class Match:
         if over:
             self.record_.complete = True
             self.record_.rewards = self.totals.tolist()
+            if self.secret_seed:  # its finished record shows the seed: a save of it must not continue
+                mark_finished(game_identity(self.record_))  # (``from_record``)
         elif view["round"] != before:  # the frame shows the showdown; the next frame (or state) the deal
             view = self._round_end(seat) or view
         return {
@@ -270,6 +290,12 @@ class Match:
         illegal action. An agent's own generator is not rewound, so its later choices may differ from
         an unbroken game.
         """
+        secret = rec.private and not seed_was_given(rec)
+        if secret and was_finished(game_identity(rec)):
+            raise RecordError(
+                "this saved game was already played to its end (from a copy of this save): its finished "
+                "record shows every card, so the save cannot be continued"
+            )
         seats = [s["agent"] for s in rec.seats]
         seeds = [s.get("seed") for s in rec.seats]
         try:
@@ -277,6 +303,7 @@ class Match:
         except (ValueError, TypeError) as exc:
             raise RecordError(f"the record's game cannot be set up again: {exc}") from None
         m.seed_given = not rec.private  # a sealed seed stays hidden until the game is over
+        m.secret_seed = secret
         for _, _, _, action in iter_replay(rec, m.env):
             m.record_.actions.append(action)
             m.totals += step_rewards(m.env)

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from kabu_envs.core.views import Card, View
 from kabu_envs.play.records import write_record
+from kabu_envs.play.seal import SealError
 from kabu_envs.play.session import Match
 
 
@@ -137,7 +138,16 @@ def run(match: Match, stdin: TextIO, out: TextIO, record: str | None = None) -> 
     if match.over and not match.seed_given:
         out.write(f"  (the deal's seed was {match.seed})\n")
     if record:
-        path = write_record(match.record(), record)
+        try:
+            path = write_record(match.record(), record)
+        except SealError as exc:  # a damaged, unsafe or unwritable key: say so (no traceback, no file)
+            out.write(f"the game could not be saved: {exc}\n")
+            out.flush()
+            return 1
+        except OSError as exc:
+            out.write(f"the game record could not be written to {record}: {exc.strerror or exc}\n")
+            out.flush()
+            return 1
         saved = " (a saved game: --resume it)" if not match.over else ""
         out.write(f"game record written to {path}{saved}\n")
     elif not match.over:
