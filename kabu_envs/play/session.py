@@ -12,6 +12,8 @@ shown nothing their seat may not see. ``record()`` is the game record (``kabu_en
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +37,42 @@ def viewer_for(game: str) -> Viewer:
     action names)."""
     found: Viewer | None = registry.get(game).hook(*VIEWER_HOOK)
     return found if found is not None else GenericViewer()
+
+
+# Read-only model weights shared by every game of this process (hardening #12: a server held a copy
+# per game: 40 Kakeya games against three models took 872 MB). Key: the policy file and its version.
+_MODELS: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+_MODELS_LOCK = threading.Lock()
+MAX_MODELS = 16  # distinct policy files kept (a shipped model is a few MB)
+
+
+def make_seat_agent(game: str, name: str, seed: int, options: dict[str, Any]) -> Any:
+    """``make_agent(game, name, seed, **options)``, but a trained model's weights are read once per
+    process and shared (each game's agent keeps its own generator): the policies are read-only."""
+    from kabu_envs.agents.registry import OPENSPIEL_PREFIX, is_model_name, make_agent, models_dir
+
+    spec = registry.get(game)
+    own = name == "random" or name in spec.agents or name.partition(":")[0] in spec.agents
+    if own or name.startswith(OPENSPIEL_PREFIX) or not is_model_name(name):
+        return make_agent(game, name, seed, **options)
+    from kabu_envs.agents.ensemble import read_model
+    from kabu_envs.agents.ppo_agent import PPOAgent, find_policy
+
+    path = find_policy(name, models_dir())  # as make_agent's load_policy_agent finds and checks it
+    info = path.stat()
+    key = (str(path.resolve()), info.st_mtime_ns, info.st_size)
+    with _MODELS_LOCK:
+        policy = _MODELS.get(key)
+        if policy is not None:
+            _MODELS.move_to_end(key)
+    if policy is None:
+        policy = read_model(path)
+        with _MODELS_LOCK:
+            policy = _MODELS.setdefault(key, policy)  # (another thread may have read it meanwhile)
+            while len(_MODELS) > MAX_MODELS:
+                _MODELS.popitem(last=False)
+    policy.check_fits(game=game, role=None, env_options=options, label=f"model {name!r}")
+    return PPOAgent(policy=policy, seed=seed, deterministic=True, name=path.parent.name)
 
 
 def agent_seed(seed: int, seat: int) -> int:
@@ -110,8 +148,6 @@ class Match:
         ``agent_seeds[i]``: the seed of the agent on seat i (a restored game passes the recorded
         ones); None, or no list: ``agent_seed(seed, i)`` for a game with a given seed, else a fresh one,
         so that the agents' choices, which the person sees, say nothing of an unseen seed."""
-        from kabu_envs.agents.registry import make_agent
-
         self.spec = registry.get(game)
         self.options = dict(options or {})
         self.seed = fresh_seed() if seed is None else int(seed)
@@ -144,7 +180,7 @@ class Match:
                     s = int(given)
                 else:
                     s = agent_seed(self.seed, i) if self.seed_given else fresh_seed()
-                self.agents.append(make_agent(game, name, s, **self.options))
+                self.agents.append(make_seat_agent(game, name, s, self.options))
                 self.record_.seats.append({"agent": name, "seed": s})
         self.record_.viewer = self.seat
         # a person's game dealt from a seed they were not told: once finished, a save of it is spent

@@ -9,7 +9,8 @@ playing vanished after 64 new games elsewhere. Here:
   for ``protect_seconds``; if every game was used more recently than that, a new game is refused
   (``StoreFull``: the server answers 429) rather than dropping one in use.
 
-The memory is bounded by ``capacity`` games (a game with three model opponents holds ~5 MB).
+The memory is bounded by ``capacity`` games (a game with three model opponents holds well under 5 MB:
+the models' weights are shared by every game, ``session.make_seat_agent``).
 """
 
 from __future__ import annotations
