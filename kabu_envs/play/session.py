@@ -273,12 +273,14 @@ class Match:
             self.record_.rewards = self.totals.tolist()
             if self.secret_seed:  # its finished record shows the seed: a save of it must not continue
                 mark_finished(game_identity(self.record_))  # (``from_record``)
-        elif view["round"] != before:  # the frame shows the showdown; the next frame (or state) the deal
-            view = self._round_end(seat) or view
+        end = None
+        if not over and view["round"] != before:  # the frame shows the showdown; the next one the deal
+            end = self._round_end(seat)
         return {
             "actor": actor,
             "move": text,
-            "view": view,
+            "view": view if end is None else end,
+            "showdown": end is not None,  # a round's end the next deal replaced: the page holds it
             "rewards": paid.tolist() if paid.any() else None,
             "round_over": over or view["round"] != before,
             "over": over,

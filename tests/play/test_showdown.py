@@ -40,6 +40,7 @@ def test_a_played_match_shows_every_rounds_showdown() -> None:
         frames += match.advance()
     ends = _round_ends(frames)
     assert len(ends) == 4 and [f["over"] for f in ends] == [False, False, False, True]
+    assert [f["showdown"] for f in ends] == [True, True, True, False]  # the page holds these three
     for round_no, frame in enumerate(ends, 1):
         _check_showdown(frame, 0)
         assert frame["view"]["round"] == round_no and f"round {round_no}/4" in frame["view"]["title"]

@@ -266,7 +266,7 @@ async function play(frames, state) {
     if (f.round_over) showResult(f.view, f.rewards, state.names);
     // a person's round that is not the last: its showdown stays until they continue (the next deal
     // follows in the same answer)
-    if (f.round_over && !f.over && !watching && state.seat !== null && state.seat !== undefined) {
+    if (f.showdown && !watching && state.seat !== null && state.seat !== undefined) {
       await holdShowdown();
     }
     const wait = watching ? watching.delay : DELAY;
