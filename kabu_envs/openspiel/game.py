@@ -274,7 +274,10 @@ class KabuGame(pyspiel.Game):
         )
         defaults = default_parameters(self.game_id)
         played = {k: v for k, v in _effective(probe_env).items() if k in defaults}
-        kept = ";".join(keep_names(self.game_id, given.get(KEEP, "")))
+        # an option passed to the env whose played value reads as the registry default would be left to
+        # the preset when the game string is loaded again: it is kept (found by the OpenSpiel fuzz suite)
+        again = {k for k in self.options if k != "rules" and played.get(k) == defaults[k]}
+        kept = ";".join(sorted(again | set(keep_names(self.game_id, given.get(KEEP, "")))))
         super().__init__(gtype, info, {**defaults, **played, KEEP: kept})
 
     def make_env(self) -> Any:

@@ -292,6 +292,12 @@ def test_the_parameters_say_what_is_played_and_keep_forces_a_default():
         pyspiel.load_game(name, {k: v for k, v in each.items() if k != "keep"})
     with pytest.raises(Exception, match="unknown option"):
         pyspiel.load_game(name, {"keep": "no_such_option"})
+    # the registry default in another order, under a preset that changes it (found by the fuzz suite):
+    # played as given, and the game string keeps it
+    shuffled = {"rules": "kabufuda_site", "core_yaku": '["arashi_kabu","arashi","shippin","kuppin"]'}
+    game = pyspiel.load_game(name, shuffled)
+    assert len(game.make_env().config.core_yaku) == 4 and "core_yaku" in game.get_parameters()["keep"]
+    assert pyspiel.load_game(str(game)).make_env().config == game.make_env().config
     trump = pyspiel.load_game(game_name("kakeya"), {"default_trump": "3"})  # an index as text
     assert trump.make_env().config.default_trump == "spades"
     assert pyspiel.load_game(str(trump)).make_env().config == trump.make_env().config
