@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 from array import array
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar
 
 import gymnasium
@@ -225,6 +226,8 @@ class CardGameAECEnv(AECEnv):
         # the deck goes to the game as given: its engine validates it (core.rng.validate_deck_prefix)
         # and names the problem of a mapping, a set, a string or an array of the wrong shape
         deck = known_reset_options(options, self.reset_options).get("deck")
+        if isinstance(deck, Iterator):  # a one-shot iterator: read it once, for the game and the state
+            deck = list(deck)
         if seed is not None or self.np_random is None:
             self.np_random = make_rng(seed)
         start = env_state.rng_state(self.np_random)
@@ -407,7 +410,7 @@ class CardGameAECEnv(AECEnv):
                 "state_dict(): this env draws from a stand-in for numpy's generator (e.g. OpenSpiel's "
                 "chance outcomes): save the driver's state instead (an OpenSpiel state's serialize())"
             )
-        return {
+        out: dict[str, Any] = {
             "format": env_state.FORMAT,
             "version": env_state.VERSION,
             "env": self.metadata["name"],
@@ -419,6 +422,8 @@ class CardGameAECEnv(AECEnv):
             "rewards": dict(self._cumulative_rewards),
             "views": env_state.views(self),
         }
+        out["digest"] = env_state.digest(out)
+        return out
 
     def rule_options(self) -> dict[str, Any]:
         """The rule options this env was built with, all of them (``make_config(**them)`` rebuilds its
@@ -452,14 +457,17 @@ class CardGameAECEnv(AECEnv):
         try:
             rng = env_state.load_rng(data["rng"])
             self.np_random = rng
-            self.game = self._new_game(rng, data["deck"])
+            try:
+                self.game = self._new_game(rng, data["deck"])
+            except (ValueError, TypeError, IndexError) as exc:
+                raise env_state.StateError(f"the state's deal does not start: {exc}") from None
             self._start = (env_state.rng_state(env_state.load_rng(data["rng"])), data["deck"])
             self._history = array(self._history_type)
             self._begin_episode()
             for i, action in enumerate(data["actions"]):
                 try:
                     self.step(action)
-                except (ValueError, TypeError, IndexError, KeyError) as exc:
+                except (ValueError, TypeError, IndexError, KeyError, EpisodeOverError) as exc:
                     raise env_state.StateError(
                         f"action {i} of the state ({action!r}) does not replay: {exc}"
                     ) from None

@@ -10,6 +10,8 @@ default to ``rensho_rule="traditional"`` and, with ``num_players=6``, ``six_play
 import warnings
 from typing import Any
 
+import numpy as np
+
 from kabu_envs import kakeya_v2
 from kabu_envs.kakeya.actions import Action
 from kabu_envs.kakeya.config import make_config
@@ -26,7 +28,9 @@ warnings.warn(
 def v1_options(options: dict[str, Any]) -> dict[str, Any]:
     """``options`` with v1's defaults filled in where not given (one definition, also for v0)."""
     out = {"rensho_rule": "traditional", **options}
-    if out.get("num_players") == 6:
+    # only a plain 6 (an array or a string is v2's to refuse, naming the option: no `== 6` on it here)
+    n = out.get("num_players")
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n == 6:
         out.setdefault("six_player_mode", "dealers_sit_out")
     return out
 

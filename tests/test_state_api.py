@@ -140,8 +140,9 @@ def test_bad_states_are_refused_naming_the_problem() -> None:
     tampered["views"][first]["observation"][0] += 1.0
     bad.append((tampered, "'views' differ"))
     for value, message in bad:
-        with pytest.raises(StateError, match=message):
-            target.load_state_dict(value)
+        with pytest.raises(StateError, match=message):  # (a recomputed digest: the checks behind it)
+            redigested = isinstance(value, dict) and "digest" in value
+            target.load_state_dict(_redigest(value) if redigested else value)
         assert _snapshot(target) == kept, message
     six = registry.get("kakeya").make_raw_env(num_players=6, six_player_mode="all_play")
     with pytest.raises(StateError, match="rules differ from this env's in \\['num_players'"):
@@ -164,3 +165,63 @@ def test_wrapped_env_reaches_the_state_api() -> None:
     twin.reset(seed=9)
     twin.unwrapped.load_state_dict(state)
     assert twin.unwrapped.state_dict() == state
+
+
+def _redigest(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` with its digest recomputed: an edit made on purpose, reaching the checks behind it."""
+    from kabu_envs.core.env_state import digest
+
+    return {**state, "digest": digest(state)}
+
+
+@pytest.mark.parametrize("game", ["oicho_kabu", "kakeya"])
+def test_a_deck_given_as_an_iterator_is_saved(game: str) -> None:
+    # issue (hardening #1): the iterator was read by the deal, then again (empty) for the state
+    env = registry.get(game).make_raw_env()
+    env.reset(seed=4, options={"deck": iter([3, 1, 2])})
+    _play(env, np.random.default_rng(2), 6)
+    state = env.state_dict()
+    assert state["deck"] == [3, 1, 2]
+    other = registry.get(game).make_raw_env()
+    other.load_state_dict(state)
+    assert _snapshot(other) == _snapshot(env)
+
+
+@pytest.mark.parametrize("game", ["oicho_kabu", "kakeya"])
+def test_every_refusal_is_a_state_error(game: str) -> None:
+    # issue (hardening #2): OverflowError, a plain ValueError and EpisodeOverError escaped before
+    env = registry.get(game).make_raw_env()
+    env.reset(seed=8)
+    _play(env, np.random.default_rng(1), 10_000)  # to the end
+    state = env.state_dict()
+    rng = state["rng"]
+    bad = [
+        {**state, "rng": {**rng, "state": {"state": 10**40, "inc": 1}}},
+        {**state, "rng": {**rng, "state": {"state": -5, "inc": -7}}},
+        {**state, "deck": [0, 0]},
+        {**state, "deck": [10**6]},
+        {**state, "actions": [*state["actions"], 0, 0, 0]},
+    ]
+    target = registry.get(game).make_raw_env()
+    target.reset(seed=3)
+    kept = _snapshot(target)
+    for value in bad:
+        with pytest.raises(StateError):
+            target.load_state_dict(_redigest(value))
+        assert _snapshot(target) == kept
+
+
+@pytest.mark.parametrize("game", ["oicho_kabu", "kakeya"])
+def test_an_edit_of_what_no_seat_has_seen_is_refused(game: str) -> None:
+    # issue (hardening #3): the replay cannot see these edits, the digest does
+    env = registry.get(game).make_raw_env()
+    env.reset(seed=6, options={"deck": [5, 9]})
+    _play(env, np.random.default_rng(3), 2)
+    state = json.loads(json.dumps(env.state_dict()))
+    rng = copy.deepcopy(state["rng"])
+    rng["state"]["state"] += 1
+    edits = [{**state, "rng": rng}, {**state, "deck": [5, 9, 11]}, {**state, "version": 1}]
+    for edit in edits:
+        with pytest.raises(StateError, match="digest|version"):
+            registry.get(game).make_raw_env().load_state_dict(edit)
+    registry.get(game).make_raw_env().load_state_dict(state)  # the unedited state loads

@@ -7,12 +7,18 @@ a stacked deck, the actions since — and loading replays those actions through 
 so a state can never describe a position the rules could not reach. The seats' views (observation and
 action mask), the agent to act and the cumulative rewards travel with it, and loading checks that the
 replay reproduces them (a state edited by hand, or written by another version of the rules, is refused
-rather than silently played differently). A game record (``kabu_envs.play.records``) is the same idea
+rather than silently played differently). What no seat has seen yet (the generator's state, the
+undealt cards of a stacked deck) the replay cannot check, so a state also carries a ``digest``: a
+SHA-256 of everything else, which loading recomputes. It catches edits by hand and damage; it is no
+secret (whoever recomputes it can change the unseen cards), so a state is not a sealed save.
+A game record (``kabu_envs.play.records``) is the same idea
 for a person's game: a seed instead of a generator state, the seats' agents, sealing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import numpy as np
@@ -20,9 +26,21 @@ import numpy as np
 from kabu_envs.core.rng import copy_rng, rng_from_state
 
 FORMAT = "kabu-envs env state"
-VERSION = 1
+VERSION = 2  # 2: the digest (version 1 states had none: an edit of the unseen cards went unnoticed)
 KEYS = frozenset(
-    ("format", "version", "env", "rules", "rng", "deck", "actions", "agent_selection", "rewards", "views")
+    (
+        "format",
+        "version",
+        "env",
+        "rules",
+        "rng",
+        "deck",
+        "actions",
+        "agent_selection",
+        "rewards",
+        "views",
+        "digest",
+    )
 )
 
 
@@ -47,11 +65,29 @@ def load_rng(state: Any) -> np.random.Generator:
     """The generator a state saved (``rng_state``); ``StateError`` for anything else."""
     try:
         return rng_from_state(state)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:
         raise StateError(str(exc)) from None
 
 
-__all__ = ["FORMAT", "VERSION", "StateError", "check_shape", "copy_rng", "load_rng", "rng_state", "views"]
+def digest(data: dict[str, Any]) -> str:
+    """SHA-256 (hex) of a state's canonical JSON without its own ``digest``: what loading recomputes
+    to notice an edit the replay cannot (the generator's state, undealt stacked cards)."""
+    rest = {k: v for k, v in data.items() if k != "digest"}
+    text = json.dumps(rest, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "StateError",
+    "check_shape",
+    "copy_rng",
+    "digest",
+    "load_rng",
+    "rng_state",
+    "views",
+]
 
 
 def check_shape(data: Any) -> dict[str, Any]:
@@ -74,6 +110,16 @@ def check_shape(data: Any) -> dict[str, Any]:
         raise StateError("'deck' must be null or a list of card ids")
     if not isinstance(data["rules"], dict):
         raise StateError("'rules' must be a dict of rule options")
+    try:
+        expected = digest(data)
+    except (TypeError, ValueError) as exc:
+        raise StateError(f"the state is not JSON data: {exc}") from None
+    if data["digest"] != expected:
+        raise StateError(
+            "the state's 'digest' does not match its content: it was edited or damaged after "
+            "state_dict() wrote it (an edit of what no seat has seen, the generator's state or undealt "
+            "cards, would otherwise play another game)"
+        )
     return data
 
 

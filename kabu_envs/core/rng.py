@@ -100,7 +100,7 @@ def rng_from_state(state: Any) -> np.random.Generator:
     bit_generator: Any = np.random.PCG64()
     try:
         bit_generator.state = state
-    except (TypeError, ValueError, KeyError) as exc:
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
         raise ValueError(f"'rng' is not a valid PCG64 state: {exc}") from None
     return np.random.Generator(bit_generator)
 

@@ -168,3 +168,18 @@ def make_config(**options: Any) -> Config:
             "it only chooses how 6 players play; leave it out, or set num_players=6"
         )
     return Config(**options)
+
+
+# --- bounds that OpenSpiel asks for (kabu_envs.openspiel reads them through the registry hook) ---------
+
+
+def utility_bound(cfg: Config) -> float:
+    """The largest total reward of a seat: a deal's reward is at most every stone of the table (or, with
+    ``reward="egara"``, a normalised difference of at most 1)."""
+    return float(cfg.max_deals) * float(max(1, cfg.num_players * cfg.stones_per_player))
+
+
+def length_bound(cfg: Config, deck_size: int) -> int:
+    """Moves of a whole episode: per deal a shuffle (one chance outcome a card), every card played, and
+    a few trump decisions."""
+    return cfg.max_deals * (2 * deck_size + 16)

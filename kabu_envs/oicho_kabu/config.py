@@ -145,3 +145,23 @@ def _resolve_yaku(cfg: Config) -> dict[str, Yaku]:
             y = y.replace(**overrides[name])
         table[name] = y
     return table
+
+
+# --- bounds that OpenSpiel asks for (kabu_envs.openspiel reads them through the registry hook) ---------
+
+
+def utility_bound(cfg: Config) -> float:
+    """The largest total reward of any seat: each round moves at most the table limit (``domae``) times
+    the largest payment multiplier (a yaku's, or a middle card's value, 10) to or from a seat."""
+    top = max([10, *(int(y.multiplier) for y in cfg.yaku.values())])
+    return float(cfg.max_rounds) * float(cfg.domae) * float(top)
+
+
+def length_bound(cfg: Config, deck_size: int) -> int:
+    """Moves (decisions and chance outcomes, a shuffle being one outcome a card) of a whole episode:
+    per round the minso redeals, four bets a bettor, the dealer's choices and draws, the spreads'
+    decisions, and the shuffles: the fresh deck, minso and selection reshuffles, and up to 16
+    triple-table redeals (a 17th in a row has a chance below 1e-20)."""
+    decisions = cfg.minso_limit + 4 * cfg.num_players + 16
+    shuffles = 2 + cfg.minso_limit + 16 + 16
+    return cfg.max_rounds * (decisions + shuffles * deck_size)

@@ -104,6 +104,11 @@ class Game:
         self.selection_cards: list[int] = [-1] * n
         self.deals_by_dealer = 0
         self.dealer_start_chips = self.chips[self.dealer]
+        # The table as the last finished round left it (its showdown), kept while the next round is
+        # played: the next deal follows the showdown in the same step, and a person must see the
+        # showdown before that deal (``view.OichoViewer.round_end_env``). A read-only copy, never stepped.
+        self.round_end: Game | None = None
+        self.is_round_end = False  # True only on such a copy
         self._start_round()
 
     # --- public API ------------------------------------------------------------------
@@ -391,6 +396,10 @@ class Game:
             self._legal: list[int] = []
             self.log.append(events.Over(tuple(self.chips)))
             return
+        snap = self.clone(self.rng)  # the showdown, before the next deal replaces it
+        snap.round_end, snap.is_round_end = None, True
+        snap.terminal, snap.phase, snap.current_player, snap._legal = True, Phase.OVER, -1, []
+        self.round_end = snap
         self.log = []  # the next deal's events start here (a dealer change is its first event)
         d = self.dealer
         if cfg.dealer_selection_each_deal:

@@ -10,6 +10,7 @@ selection cards are public.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from kabu_envs.core.views import Card, View, face_card, hidden_card, zone
@@ -116,12 +117,12 @@ class OichoViewer:
         )
         status = [
             f"you are player_{seat}" + (" (dealer)" if seat == game.dealer else " (bettor)"),
-            f"phase: {game.phase.name}{to_act}",
+            f"phase: {'SHOWDOWN' if game.is_round_end else game.phase.name}{to_act}",
             f"domae {cfg.domae}, staked this round {game.round_total}",
             "chips: " + ", ".join(f"{'you' if p == seat else f'p{p}'} {c}" for p, c in enumerate(game.chips)),
         ]
         result = []
-        if shown:
+        if shown or game.is_round_end:  # (a round nobody staked on ends without a showdown)
             if game.voided:
                 result.append("the dealer's 10-10-10 voids the round: every stake returned")
             for s in range(NUM_SPREADS):
@@ -137,14 +138,25 @@ class OichoViewer:
                 )
             )
         rounds = cfg.max_rounds
+        number = game.round_index if game.is_round_end else min(game.round_index + 1, rounds)
         return {
-            "title": f"Oicho-Kabu ({cfg.rules}), round {min(game.round_index + 1, rounds)}/{rounds}",
+            "title": f"Oicho-Kabu ({cfg.rules}), round {number}/{rounds}",
             "status": status,
             "zones": zones,
             "hand": None,
             "round": game.round_index,
             "result": result,
         }
+
+    def round_end_env(self, raw_env: Any) -> Any | None:
+        """A stand-in env (``.game`` only) at the showdown of the round that just ended, when a game
+        goes on: the step that ends a round also deals the next, and a person must see the showdown
+        (the dealer's hand, each spread's total and result) first. None when no round just ended."""
+        game: Game = raw_env.game
+        end = game.round_end
+        if end is None or end.round_index != game.round_index or game.terminal:
+            return None
+        return SimpleNamespace(game=end)
 
     def action_label(self, raw_env: Any, action: int) -> str:
         if action >= BET_BASE:

@@ -5,7 +5,8 @@ actions, observations, action names and rewards are the env's by construction:
 
 * every rule option is a game parameter (scalars as they are, lists and tables as JSON strings);
   the options that differ from the defaults go to ``make_raw_env`` (so a ``rules`` preset's values
-  stand for the options left at their defaults);
+  stand for the options left at their defaults, unless named in the ``keep`` parameter), and
+  ``get_parameters`` reports the options as played;
 * every shuffle the engine makes is a run of chance nodes, card by card (``chance.ChanceRng``): the
   first deal's outcomes are exactly a stacked deck;
 * ``information_state_tensor`` and ``observation_tensor`` are the env's observation of the seat;
@@ -38,10 +39,14 @@ from kabu_envs.core.views import GenericViewer
 from kabu_envs.openspiel.chance import ChanceRng, NeedChance
 
 PREFIX = "python_kabu_"
-# Generous bounds, the same for every game: rewards are chip/stone counts that fit int32 (the options'
-# MAX_INT), and an episode's length depends on its options (OpenSpiel asks for a bound, not a tight one).
+# The bounds of a game without its own (``config.utility_bound`` / ``config.length_bound`` in the game's
+# package, computed from the rule options: OpenSpiel asks for a bound, not a tight one, but a valid rule
+# set must stay within it; hardening #8). OpenSpiel keeps the length in a C int: at most INT_MAX.
 MAX_UTILITY = float(2**31)
 MAX_GAME_LENGTH = 100_000
+INT_MAX = 2**31 - 1
+# The parameter naming options passed on even at their registry default (see ``rule_options``).
+KEEP = "keep"
 
 
 def game_name(game_id: str) -> str:
@@ -113,21 +118,67 @@ def default_parameters(game_id: str) -> dict[str, bool | int | float | str]:
     return dict(_defaults(game_id))
 
 
+def keep_names(game_id: str, text: Any) -> list[str]:
+    """The option names of the ``keep`` parameter (``"a;b"``, or a JSON list), checked."""
+    if not isinstance(text, str):
+        raise ValueError(f"parameter {KEEP!r} must be option names separated by ';', got {text!r}")
+    names = _from_param(KEEP, text) if text.strip().startswith("[") else text.split(";")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"parameter {KEEP!r} must be option names separated by ';', got {text!r}")
+    names = sorted({n.strip() for n in names if n.strip()})
+    unknown = sorted(set(names) - set(default_parameters(game_id)))
+    if unknown:
+        raise ValueError(f"parameter {KEEP!r}: unknown option(s) {unknown}")
+    return names
+
+
 def rule_options(game_id: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The rule options ``params`` set (those differing from the defaults), JSON ones decoded."""
+    """The rule options ``params`` set, JSON ones decoded.
+
+    OpenSpiel fills every parameter not given with its default before the game sees them, so a value
+    equal to the registry's default cannot be told from one left out: it is not passed on, and a
+    preset (``rules="kansai"``) then supplies its own value, unless the option is named in ``keep``
+    (``keep="dealer_selection"``): then it is passed and overrides the preset (hardening #7). A rule
+    set that fails with such a value left to the preset names ``keep`` in its error. An option that
+    takes a name or its index (Kakeya's ``default_trump``) is a string parameter (OpenSpiel checks the
+    type first): its index as text (``"3"``) is read as the index."""
+    params = dict(params)
+    keep = keep_names(game_id, params.pop(KEEP, ""))
     defaults = default_parameters(game_id)
     unknown = sorted(set(params) - set(defaults))
     if unknown:
         raise ValueError(f"{game_name(game_id)}: unknown parameter(s) {unknown}; known: {sorted(defaults)}")
-    cfg = registry.get(game_id).config()
+    spec = registry.get(game_id)
+    cfg = spec.config()
     out: dict[str, Any] = {}
     for name, value in params.items():
-        if value == defaults[name] and type(value) is type(defaults[name]):
+        if name not in keep and value == defaults[name] and type(value) is type(defaults[name]):
             continue
         if isinstance(value, str) and not isinstance(getattr(cfg, name), str):  # a list or table as JSON
             value = _from_param(name, value)
+        elif isinstance(value, str) and value.isascii() and value.isdigit():
+            try:
+                spec.config(**{name: value})
+            except ValueError:
+                value = int(value)  # a name's index given as text (the env names the problem if not)
         out[name] = value
     return out
+
+
+def _effective(env: Any) -> dict[str, bool | int | float | str]:
+    """The rule options the env plays, every one, as parameters: what ``get_parameters`` reports, so
+    that the game string loads the same rule set again (a preset's values included)."""
+    return {k: _param(v) for k, v in env.rule_options().items()}
+
+
+def _bounds(game_id: str, env: Any, deck_size: int) -> tuple[float, int]:
+    """(max utility, max game length) of this rule set: the game's own (``config.utility_bound``,
+    ``config.length_bound``), else the generic ones."""
+    spec = registry.get(game_id)
+    utility, length = spec.hook("config", "utility_bound"), spec.hook("config", "length_bound")
+    top = MAX_UTILITY if utility is None else max(1.0, float(utility(env.config)))
+    most = MAX_GAME_LENGTH if length is None else int(length(env.config, deck_size))
+    return top, min(INT_MAX, max(1, most))
 
 
 class _ProbeRng:
@@ -164,7 +215,7 @@ def game_type(game_id: str) -> pyspiel.GameType:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=default_parameters(game_id),
+        parameter_specification={**default_parameters(game_id), KEEP: ""},
     )
 
 
@@ -175,9 +226,32 @@ class KabuGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         gtype = game_type(self.game_id)
-        self.options = rule_options(self.game_id, dict(params or {}))
+        given = dict(params or {})
+        self.options = rule_options(self.game_id, given)
         spec = registry.get(self.game_id)
-        probe_env = spec.make_raw_env(**self.options)
+        try:
+            probe_env = spec.make_raw_env(**self.options)
+        except ValueError as exc:
+            if "rules" not in self.options:
+                raise
+            try:  # the options left at their registry default that the preset changes
+                preset, plain = spec.config(rules=self.options["rules"]), spec.config()
+            except ValueError:
+                raise exc from None
+            left = sorted(
+                k
+                for k in given
+                if k not in (KEEP, "rules")
+                and k not in self.options
+                and getattr(preset, k) != getattr(plain, k)
+            )
+            if not left:
+                raise
+            raise ValueError(
+                f"{exc} (under rules={self.options['rules']!r} the parameters at their registry default "
+                f"stand for the preset's values, OpenSpiel filling in every parameter not given; to play "
+                f'one of {left} at the registry default, name it in keep, e.g. keep="{left[0]}")'
+            ) from None
         probe = _ProbeRng()
         probe_env.np_random = probe
         probe_env.reset()
@@ -188,17 +262,23 @@ class KabuGame(pyspiel.Game):
         self.deck_size = probe.size
         viewer = spec.hook("view", "VIEWER")
         self.viewer = viewer if viewer is not None else GenericViewer()
+        top, most = _bounds(self.game_id, probe_env, self.deck_size)
         info = pyspiel.GameInfo(
             num_distinct_actions=int(probe_env.num_actions),
             max_chance_outcomes=max(self.deck_size, 1),
             num_players=self.num_seats,
-            min_utility=-MAX_UTILITY,
-            max_utility=MAX_UTILITY,
+            min_utility=-top,
+            max_utility=top,
             utility_sum=0.0,
-            max_game_length=MAX_GAME_LENGTH,
+            max_game_length=most,
         )
-        canonical = {k: _param(v) for k, v in self.options.items()}  # JSON text with ';' (see _param)
-        super().__init__(gtype, info, {**default_parameters(self.game_id), **canonical})
+        defaults = default_parameters(self.game_id)
+        played = {k: v for k, v in _effective(probe_env).items() if k in defaults}
+        # an option passed to the env whose played value reads as the registry default would be left to
+        # the preset when the game string is loaded again: it is kept (found by the OpenSpiel fuzz suite)
+        again = {k for k in self.options if k != "rules" and played.get(k) == defaults[k]}
+        kept = ";".join(sorted(again | set(keep_names(self.game_id, given.get(KEEP, "")))))
+        super().__init__(gtype, info, {**defaults, **played, KEEP: kept})
 
     def make_env(self) -> Any:
         """A fresh raw env of this rule set (what a state drives)."""
@@ -411,6 +491,9 @@ def _copy_env(env: Any, outcomes: list[int]) -> Any:
         for value in vars(part).values():
             if _shared(value):
                 memo[id(value)] = value
+    end = getattr(env.game, "round_end", None)  # a finished round's read-only picture (Oicho-Kabu)
+    if end is not None:
+        memo[id(end)] = end
     new = copy.copy(env)
     new.__dict__.update({k: copy.deepcopy(v, memo) for k, v in env.__dict__.items()})
     return new

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -258,12 +260,31 @@ def write_record(record: GameRecord, path: str | Path, key: bytes | None = None)
     return path
 
 
+MAX_RECORD_BYTES = 64 << 20  # a record of a million actions is ~7 MB
+
+
 def read_record(path: str | Path) -> GameRecord:
-    """Read and validate a record file (``RecordError`` on a bad file)."""
+    """Read and validate a record file (``RecordError`` on a bad file). Only a regular file of at most
+    ``MAX_RECORD_BYTES``: a FIFO would hang the reader and a device (``/dev/zero``) never ends."""
     try:
-        raw = Path(path).read_bytes()
+        # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise RecordError(f"cannot read the file: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordError("not a regular file (a record is a JSON file; a pipe or a device is refused)")
+        if info.st_size > MAX_RECORD_BYTES:
+            raise RecordError(
+                f"the file is too large for a record: {info.st_size} bytes (at most {MAX_RECORD_BYTES})"
+            )
+        try:
+            raw = f.read(MAX_RECORD_BYTES + 1)
+        except OSError as exc:
+            raise RecordError(f"cannot read the file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_RECORD_BYTES:  # (it grew while read)
+        raise RecordError(f"the file is too large for a record: more than {MAX_RECORD_BYTES} bytes")
     try:
         data = parse_json(raw)
     except ValueError as exc:  # json's own, and the interpreter's limit on the digits of an integer

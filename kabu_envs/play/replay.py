@@ -81,10 +81,15 @@ def iter_frames(
             if k >= first:
                 assert before is not None and view is not None
                 over = episode_over(env)
+                picture = view
+                if not over and view["round"] != before["round"]:  # the showdown, not the next deal
+                    hook = getattr(viewer, "round_end_env", None)
+                    stand_in = hook(env) if hook is not None else None
+                    picture = see(stand_in, seat) if stand_in is not None else view
                 yield {
                     "move": name_new_card(text[0], before, view),
                     "actor": actor,
-                    "view": view,
+                    "view": picture,
                     "rewards": paid.tolist() if paid.any() else None,
                     "round_over": over or view["round"] != before["round"],
                 }

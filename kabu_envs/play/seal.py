@@ -26,10 +26,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-PREFIX = "v1."
+PREFIX = "v2."  # v2: the key's id first (a seal of another key says so); v1 seals still open
+OLD_PREFIX = "v1."
 KEY_ENV = "KABU_PLAY_KEY_FILE"
 MAX_TOKEN = 1 << 16  # characters: a sealed seed and deck are a few hundred
-_NONCE, _TAG, _BLOCK, _PAD = 16, 32, 32, 64
+_NONCE, _TAG, _BLOCK, _PAD, _KID = 16, 32, 32, 64, 8
 _lock = threading.Lock()
 _cache: dict[str, bytes] = {}
 
@@ -59,7 +60,7 @@ def load_key(create: bool = True) -> bytes:
             text = path.read_text().strip()
         except FileNotFoundError:
             if not create:
-                raise SealError("no key for saved games on this machine") from None
+                raise SealError(f"no key for saved games on this machine ({path})") from None
             text = _make_key(path)
         except OSError as exc:
             raise SealError(f"cannot read the key for saved games ({exc.strerror or exc})") from None
@@ -68,9 +69,67 @@ def load_key(create: bool = True) -> bytes:
         except ValueError:
             key = b""
         if len(key) != 32:
-            raise SealError(f"the key for saved games ({path}) is damaged: 64 hex digits expected")
+            raise SealError(
+                f"the key for saved games ({path}) is damaged: 64 hex digits expected (move it away: a "
+                "new key is then made, and games saved with the old one no longer open)"
+            )
+        check_private(path)
         _cache[str(path)] = key
         return key
+
+
+def check_private(path: Path) -> None:
+    """``SealError`` when other users may read the key (a POSIX mode with group or other bits): they
+    could open every saved game of this user. Not on Windows (no such modes)."""
+    if os.name != "posix":
+        return
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError as exc:
+        raise SealError(f"cannot read the key for saved games ({exc.strerror or exc})") from None
+    if mode & 0o077:
+        raise SealError(
+            f"the key for saved games ({path}) can be read by other users (mode {mode:03o}): "
+            f"`chmod 600 {path}` to use it"
+        )
+
+
+FINISHED = ".finished"  # beside the key: the games played to their end (see ``mark_finished``)
+
+
+def finished_file() -> Path:
+    """The ledger of finished games, beside the key (``<key file>.finished``)."""
+    path = key_file()
+    return path.with_name(path.name + FINISHED)
+
+
+def _game_id(game: str) -> str:
+    """A finished game's entry: a hash of what names it (its finished record shows all of it anyway)."""
+    return hashlib.sha256(b"kabu-envs finished game " + game.encode()).hexdigest()[:32]
+
+
+def mark_finished(game: str) -> bool:
+    """Note that ``game`` (a sealed game's identity: rules, seed, seats) was played to its end: its
+    finished record shows the seed, so a save of it must not continue (``was_finished``), or replaying
+    the finished record would show every card still to come. False when the note cannot be written."""
+    path = finished_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a") as f:
+            f.write(_game_id(game) + "\n")
+    except OSError:
+        return False
+    return True
+
+
+def was_finished(game: str) -> bool:
+    """True when ``game`` was played to its end on this machine (``mark_finished``)."""
+    try:
+        text = finished_file().read_text()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return _game_id(game) in text.split()
 
 
 def _make_key(path: Path) -> str:
@@ -110,9 +169,15 @@ def _xor(a: bytes, b: bytes) -> bytes:
     return (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).to_bytes(len(a), "big")
 
 
-def _tag(key: bytes, nonce: bytes, context: bytes, body: bytes) -> bytes:
-    msg = PREFIX.encode() + nonce + len(context).to_bytes(8, "big") + context + body
+def _tag(key: bytes, nonce: bytes, context: bytes, body: bytes, prefix: str = PREFIX) -> bytes:
+    msg = prefix.encode() + nonce + len(context).to_bytes(8, "big") + context + body
     return hmac.new(key, msg, hashlib.sha256).digest()
+
+
+def key_id(key: bytes) -> bytes:
+    """A short name of ``key`` written in a seal, so that a seal of another key is told apart from an
+    edited one (an HMAC of a label: it says nothing of the key)."""
+    return _derive(key, b"id")[:_KID]
 
 
 def seal(secret: dict[str, Any], context: bytes, key: bytes | None = None) -> str:
@@ -122,30 +187,45 @@ def seal(secret: dict[str, Any], context: bytes, key: bytes | None = None) -> st
     plain += b" " * (-len(plain) % _PAD)
     nonce = secrets.token_bytes(_NONCE)
     body = _xor(plain, _stream(_derive(key, b"stream"), nonce, len(plain)))
-    tag = _tag(_derive(key, b"tag"), nonce, context, body)
-    return PREFIX + base64.urlsafe_b64encode(nonce + body + tag).decode()
+    kid = key_id(key)
+    tag = _tag(_derive(key, b"tag"), kid + nonce, context, body)
+    return PREFIX + base64.urlsafe_b64encode(kid + nonce + body + tag).decode()
 
 
 def unseal(token: Any, context: bytes, key: bytes | None = None) -> dict[str, Any]:
     """The secret of ``seal``; ``SealError`` when the token is malformed, was made with another key or
     the record around it was changed."""
-    if not isinstance(token, str) or not token.startswith(PREFIX) or len(token) > MAX_TOKEN:
+    prefix = next((p for p in (PREFIX, OLD_PREFIX) if isinstance(token, str) and token.startswith(p)), None)
+    if prefix is None or len(token) > MAX_TOKEN:
         raise SealError("'sealed' is not a seal written by kabu-play")
     try:
-        raw = base64.urlsafe_b64decode(token[len(PREFIX) :].encode())
+        raw = base64.urlsafe_b64decode(token[len(prefix) :].encode())
     except ValueError:
         raise SealError("'sealed' is not a seal written by kabu-play") from None
-    if len(raw) < _NONCE + _TAG + _PAD:
+    kid_len = _KID if prefix == PREFIX else 0
+    if len(raw) < kid_len + _NONCE + _TAG + _PAD:
         raise SealError("'sealed' is not a seal written by kabu-play")
-    nonce, body, tag = raw[:_NONCE], raw[_NONCE:-_TAG], raw[-_TAG:]
-    try:
-        key = load_key(create=False) if key is None else key
-    except SealError:
-        key = b""
-    if not key or not hmac.compare_digest(tag, _tag(_derive(key, b"tag"), nonce, context, body)):
+    kid, nonce, body, tag = (
+        raw[:kid_len],
+        raw[kid_len : kid_len + _NONCE],
+        raw[kid_len + _NONCE : -_TAG],
+        raw[-_TAG:],
+    )
+    if key is None:
+        try:
+            key = load_key(create=False)
+        except SealError as exc:  # no key, a damaged or unsafe one: say that, not "changed"
+            raise SealError(f"the saved game cannot be opened: {exc}") from None
+    if kid and kid != key_id(key):
         raise SealError(
-            "the saved game does not open: it was changed after it was saved, or saved on another "
-            "machine (a game in progress continues only where it was saved, unedited)"
+            "the saved game was sealed with another key than this machine's (saved on another machine, "
+            f"or the key file was replaced: {key_file()}); it opens only with the key it was saved with"
+        )
+    if not hmac.compare_digest(tag, _tag(_derive(key, b"tag"), kid + nonce, context, body, prefix)):
+        raise SealError(
+            "the saved game does not open: it was changed after it was saved"
+            + ("" if kid else ", or saved on another machine")
+            + " (a game in progress continues only where it was saved, unedited)"
         )
     plain = _xor(body, _stream(_derive(key, b"stream"), nonce, len(body)))
     out = json.loads(plain.decode())

@@ -11,6 +11,9 @@ shown nothing their seat may not see. ``record()`` is the game record (``kabu_en
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +23,7 @@ from kabu_envs import registry
 from kabu_envs.core.views import GenericViewer, View, Viewer
 from kabu_envs.play.godview import god_view
 from kabu_envs.play.records import GameRecord, RecordError, check_end, episode_over, iter_replay, step_rewards
+from kabu_envs.play.seal import mark_finished, was_finished
 
 HUMAN = "human"
 
@@ -33,6 +37,42 @@ def viewer_for(game: str) -> Viewer:
     action names)."""
     found: Viewer | None = registry.get(game).hook(*VIEWER_HOOK)
     return found if found is not None else GenericViewer()
+
+
+# Read-only model weights shared by every game of this process (hardening #12: a server held a copy
+# per game: 40 Kakeya games against three models took 872 MB). Key: the policy file and its version.
+_MODELS: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+_MODELS_LOCK = threading.Lock()
+MAX_MODELS = 16  # distinct policy files kept (a shipped model is a few MB)
+
+
+def make_seat_agent(game: str, name: str, seed: int, options: dict[str, Any]) -> Any:
+    """``make_agent(game, name, seed, **options)``, but a trained model's weights are read once per
+    process and shared (each game's agent keeps its own generator): the policies are read-only."""
+    from kabu_envs.agents.registry import OPENSPIEL_PREFIX, is_model_name, make_agent, models_dir
+
+    spec = registry.get(game)
+    own = name == "random" or name in spec.agents or name.partition(":")[0] in spec.agents
+    if own or name.startswith(OPENSPIEL_PREFIX) or not is_model_name(name):
+        return make_agent(game, name, seed, **options)
+    from kabu_envs.agents.ensemble import read_model
+    from kabu_envs.agents.ppo_agent import PPOAgent, find_policy
+
+    path = find_policy(name, models_dir())  # as make_agent's load_policy_agent finds and checks it
+    info = path.stat()
+    key = (str(path.resolve()), info.st_mtime_ns, info.st_size)
+    with _MODELS_LOCK:
+        policy = _MODELS.get(key)
+        if policy is not None:
+            _MODELS.move_to_end(key)
+    if policy is None:
+        policy = read_model(path)
+        with _MODELS_LOCK:
+            policy = _MODELS.setdefault(key, policy)  # (another thread may have read it meanwhile)
+            while len(_MODELS) > MAX_MODELS:
+                _MODELS.popitem(last=False)
+    policy.check_fits(game=game, role=None, env_options=options, label=f"model {name!r}")
+    return PPOAgent(policy=policy, seed=seed, deterministic=True, name=path.parent.name)
 
 
 def agent_seed(seed: int, seat: int) -> int:
@@ -70,6 +110,20 @@ def seat_list(seat: int, opponents: Sequence[str], n: int) -> list[str]:
     return [HUMAN if i == seat else str(next(others)) for i in range(n)]
 
 
+def game_identity(record: GameRecord) -> str:
+    """What names one game (its rules, seed, stacked deck and seats), canonical JSON: the entry of the
+    finished games' ledger (``seal.mark_finished``)."""
+    names = [record.game, record.options, record.seed, record.deck, record.seats]
+    return json.dumps(names, sort_keys=True, separators=(",", ":"))
+
+
+def seed_was_given(record: GameRecord) -> bool:
+    """True when the record's seed was chosen by the person (``--seed``): its agents' seeds are then
+    derived from it (``agent_seed``); with a fresh seed they are fresh too. Such a seed is no secret."""
+    agents = [(i, s["seed"]) for i, s in enumerate(record.seats) if s["agent"] != HUMAN]
+    return bool(agents) and all(seed == agent_seed(record.seed, i) for i, seed in agents)
+
+
 class IllegalMove(ValueError):
     """The person chose a move that is not legal now; the message lists the legal ones."""
 
@@ -94,8 +148,6 @@ class Match:
         ``agent_seeds[i]``: the seed of the agent on seat i (a restored game passes the recorded
         ones); None, or no list: ``agent_seed(seed, i)`` for a game with a given seed, else a fresh one,
         so that the agents' choices, which the person sees, say nothing of an unseen seed."""
-        from kabu_envs.agents.registry import make_agent
-
         self.spec = registry.get(game)
         self.options = dict(options or {})
         self.seed = fresh_seed() if seed is None else int(seed)
@@ -128,9 +180,11 @@ class Match:
                     s = int(given)
                 else:
                     s = agent_seed(self.seed, i) if self.seed_given else fresh_seed()
-                self.agents.append(make_agent(game, name, s, **self.options))
+                self.agents.append(make_seat_agent(game, name, s, self.options))
                 self.record_.seats.append({"agent": name, "seed": s})
         self.record_.viewer = self.seat
+        # a person's game dealt from a seed they were not told: once finished, a save of it is spent
+        self.secret_seed = self.seat is not None and not self.seed_given
         if eye is not None and not 0 <= eye < n:
             raise ValueError(f"view seat {eye}: this table has seats 0..{n - 1}")
         if eye is not None and self.seat is not None and eye != self.seat:
@@ -161,11 +215,21 @@ class Match:
         """What ``seat`` (default: the person's, else seat 0) sees now."""
         return self._see(self._eye(seat))
 
-    def _see(self, seat: int) -> View:
-        """``seat``'s view, or every seat's (the god view) when this game shows that."""
+    def _see(self, seat: int, env: Any = None) -> View:
+        """``seat``'s view of ``env`` (default: the game's), or every seat's (the god view) when this
+        game shows that."""
+        env = self.env if env is None else env
         if self.god and seat == self.eye:
-            return god_view(self.viewer, self.env, self.n, seat)
-        return self.viewer.seat_view(self.env, seat)
+            return god_view(self.viewer, env, self.n, seat)
+        return self.viewer.seat_view(env, seat)
+
+    def _round_end(self, seat: int) -> View | None:
+        """The showdown of the round the last step ended, as ``seat`` saw it, when the game goes on: that
+        step also dealt the next round, whose view would otherwise replace the showdown unseen (a
+        viewer that has such rounds offers ``round_end_env``)."""
+        hook = getattr(self.viewer, "round_end_env", None)
+        end = hook(self.env) if hook is not None else None
+        return None if end is None else self._see(seat, end)
 
     def _eye(self, seat: int | None) -> int:
         return seat if seat is not None else self.eye
@@ -207,10 +271,16 @@ class Match:
         if over:
             self.record_.complete = True
             self.record_.rewards = self.totals.tolist()
+            if self.secret_seed:  # its finished record shows the seed: a save of it must not continue
+                mark_finished(game_identity(self.record_))  # (``from_record``)
+        end = None
+        if not over and view["round"] != before:  # the frame shows the showdown; the next one the deal
+            end = self._round_end(seat)
         return {
             "actor": actor,
             "move": text,
-            "view": view,
+            "view": view if end is None else end,
+            "showdown": end is not None,  # a round's end the next deal replaced: the page holds it
             "rewards": paid.tolist() if paid.any() else None,
             "round_over": over or view["round"] != before,
             "over": over,
@@ -258,6 +328,12 @@ class Match:
         illegal action. An agent's own generator is not rewound, so its later choices may differ from
         an unbroken game.
         """
+        secret = rec.private and not seed_was_given(rec)
+        if secret and was_finished(game_identity(rec)):
+            raise RecordError(
+                "this saved game was already played to its end (from a copy of this save): its finished "
+                "record shows every card, so the save cannot be continued"
+            )
         seats = [s["agent"] for s in rec.seats]
         seeds = [s.get("seed") for s in rec.seats]
         try:
@@ -265,6 +341,7 @@ class Match:
         except (ValueError, TypeError) as exc:
             raise RecordError(f"the record's game cannot be set up again: {exc}") from None
         m.seed_given = not rec.private  # a sealed seed stays hidden until the game is over
+        m.secret_seed = secret
         for _, _, _, action in iter_replay(rec, m.env):
             m.record_.actions.append(action)
             m.totals += step_rewards(m.env)

@@ -9,11 +9,13 @@ playing vanished after 64 new games elsewhere. Here:
   for ``protect_seconds``; if every game was used more recently than that, a new game is refused
   (``StoreFull``: the server answers 429) rather than dropping one in use.
 
-The memory is bounded by ``capacity`` games (a game with three model opponents holds ~5 MB).
+The memory is bounded by ``capacity`` games (a game with three model opponents holds well under 5 MB:
+the models' weights are shared by every game, ``session.make_seat_agent``).
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -23,7 +25,11 @@ from typing import Any
 
 
 class StoreFull(Exception):
-    """Every game held is in use: a new one is refused."""
+    """Every game held is in use: a new one is refused; ``retry_after``: seconds until one may go."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -97,9 +103,13 @@ class GameStore:
         if victim is None:
             victim, oldest = next(iter(self._entries.items()))
             if now - oldest.used < self.protect_seconds:
+                wait = self.protect_seconds - (now - oldest.used)
                 raise StoreFull(
                     f"the server holds {self.capacity} games in progress, all played within the last "
-                    f"{self.protect_seconds / 60:g} minutes; try again later"
+                    f"{self.protect_seconds / 60:g} minutes: a new game can start in about "
+                    f"{max(1, math.ceil(wait / 60))} minute(s), or as soon as one of them is finished (or "
+                    "the server is restarted, which drops them all)",
+                    wait,
                 )
         del self._entries[victim]
         self.dropped += 1

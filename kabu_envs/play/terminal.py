@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from kabu_envs.core.views import Card, View
 from kabu_envs.play.records import write_record
+from kabu_envs.play.seal import SealError
 from kabu_envs.play.session import Match
 
 
@@ -103,6 +104,14 @@ def run(match: Match, stdin: TextIO, out: TextIO, record: str | None = None) -> 
         return line if line else None
 
     names = seat_names(match)
+
+    def show(frame: dict[str, Any]) -> None:
+        """A move; at the end of a round that is not the last, its showdown table (the game's final
+        table is printed once, below)."""
+        out.write("\n".join(format_frame(frame, names)) + "\n")
+        if frame["round_over"] and not frame["over"]:
+            out.write(format_view(frame["view"]) + "\n")
+
     seed = f"; seed {match.seed}" if match.seed_given else ""  # a fresh seed would show every hand
     out.write(f"{match.spec.title}: you are player_{match.seat}{seed}\n")
     for i, s in enumerate(match.record().seats):
@@ -111,7 +120,7 @@ def run(match: Match, stdin: TextIO, out: TextIO, record: str | None = None) -> 
     try:
         while not match.over:
             for frame in match.advance():
-                out.write("\n".join(format_frame(frame, names)) + "\n")
+                show(frame)
             if match.over:
                 break
             out.write("\n" + format_view(match.view()) + "\n")
@@ -119,7 +128,7 @@ def run(match: Match, stdin: TextIO, out: TextIO, record: str | None = None) -> 
             if action is None:
                 status = 1
                 break
-            out.write("\n".join(format_frame(match.play(action), names)) + "\n")
+            show(match.play(action))
     except KeyboardInterrupt:
         status = INTERRUPTED
         out.write("\n(interrupted)\n")
@@ -129,7 +138,16 @@ def run(match: Match, stdin: TextIO, out: TextIO, record: str | None = None) -> 
     if match.over and not match.seed_given:
         out.write(f"  (the deal's seed was {match.seed})\n")
     if record:
-        path = write_record(match.record(), record)
+        try:
+            path = write_record(match.record(), record)
+        except SealError as exc:  # a damaged, unsafe or unwritable key: say so (no traceback, no file)
+            out.write(f"the game could not be saved: {exc}\n")
+            out.flush()
+            return 1
+        except OSError as exc:
+            out.write(f"the game record could not be written to {record}: {exc.strerror or exc}\n")
+            out.flush()
+            return 1
         saved = " (a saved game: --resume it)" if not match.over else ""
         out.write(f"game record written to {path}{saved}\n")
     elif not match.over:

@@ -39,13 +39,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import ipaddress
 import json
+import math
 import secrets
 import socket
 import sys
 import threading
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -69,8 +72,10 @@ MAX_BODY = 1 << 20  # bytes of a request body: a record of MAX_REPLAY_ACTIONS ac
 MAX_REPLAY_ACTIONS = 50_000  # actions of a record the page replays or resumes (~1 s to check)
 PAGE, MAX_PAGE = 100, 200  # frames of a replay answer: by default, at most (~3.3 KB each)
 MAX_ADVANCE = 500  # agent moves in one answer (a seat that cannot act may wait long)
-SOCKET_TIMEOUT = 15.0  # seconds a connection may take to send its request
+SOCKET_TIMEOUT = 15.0  # seconds one read of a request may wait
+REQUEST_DEADLINE = 20.0  # seconds a whole request (line, headers, body) may take to arrive
 MAX_CONNECTIONS = 64  # requests served at once (each a thread); more wait in the backlog
+MAX_PER_CLIENT = 48  # of them from one client address (its others wait): other addresses keep 16
 BACKLOG = 128  # connections the kernel queues (was 5: 91 of 50 clients' connections were reset)
 HEAVY = 2  # replays and resumes at once; more wait up to SOCKET_TIMEOUT, then 429
 ICON = "icon.svg"
@@ -103,9 +108,12 @@ class ServeError(Exception):
 class ApiError(Exception):
     """A request the API refuses, with the HTTP status and a message for the page."""
 
-    def __init__(self, message: str, status: HTTPStatus = HTTPStatus.BAD_REQUEST) -> None:
+    def __init__(
+        self, message: str, status: HTTPStatus = HTTPStatus.BAD_REQUEST, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after  # seconds, for a 429 (sent as ``Retry-After``)
 
 
 def games_info(policies: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -120,7 +128,7 @@ def games_info(policies: tuple[str, ...] = ()) -> list[dict[str, Any]]:
             {
                 "id": spec.id,
                 "title": spec.title,
-                "agents": [*spec.agent_names, *models],
+                "agents": list(dict.fromkeys([*spec.agent_names, *models])),  # (each name once)
                 "opponent": spec.reference if spec.reference in spec.agent_names else "random",
                 "seats": len(spec.make_raw_env().possible_agents),
             }
@@ -231,7 +239,7 @@ class App:
         try:
             entry = self.store.add(token, match)
         except StoreFull as exc:
-            raise ApiError(str(exc), HTTPStatus.TOO_MANY_REQUESTS) from None
+            raise ApiError(str(exc), HTTPStatus.TOO_MANY_REQUESTS, retry_after=exc.retry_after) from None
         with entry.lock:
             frames = match.advance(limit=MAX_ADVANCE)
             return {"token": token, "frames": frames, "state": self._state(token, entry)}
@@ -344,7 +352,7 @@ class App:
         allowed = self._agents.get(game)
         if allowed is None:
             allowed = next((g["agents"] for g in games_info(self.policies) if g["id"] == game), [])
-            self._agents[game] = allowed = ["random", *allowed]
+            self._agents[game] = allowed = list(dict.fromkeys(["random", *allowed]))
         for name in names:
             if name not in allowed:
                 title = registry.get(game).title
@@ -389,6 +397,15 @@ class App:
         }
 
 
+def _is_ip(host: str) -> bool:
+    """True for an IPv4 or IPv6 address (no DNS name: nothing to rebind)."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
 def _host_name(header: str) -> str:
     """The host of a ``Host`` header, lower case, without its port: ``[::1]:8000`` -> ``::1``."""
     host = header.strip().lower()
@@ -398,6 +415,27 @@ def _host_name(header: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+class _DeadlineReader(io.RawIOBase):
+    """The socket as the request's raw input, each read waiting at most until the request's deadline:
+    the socket timeout alone is per read, so a client sending a header line every few seconds held a
+    connection (of ``MAX_CONNECTIONS``) for as long as it liked."""
+
+    def __init__(self, sock: socket.socket, timeout: float) -> None:
+        super().__init__()
+        self.sock, self.timeout = sock, timeout
+        self.deadline = math.inf
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"the request took more than {REQUEST_DEADLINE:g} s to arrive")
+        self.sock.settimeout(min(left, self.timeout))
+        return self.sock.recv_into(buffer)
+
+
 class Handler(BaseHTTPRequestHandler):
     """Routes the page and the API to ``App`` (``server.app``); refuses what it cannot serve with a
     4xx JSON error (never a dropped connection or a traceback)."""
@@ -405,6 +443,20 @@ class Handler(BaseHTTPRequestHandler):
     server: Any
     server_version = "kabu-play"
     timeout = SOCKET_TIMEOUT  # (StreamRequestHandler: applied to the socket: a slow client is cut off)
+
+    def setup(self) -> None:
+        super().setup()
+        self._input = _DeadlineReader(self.connection, self.timeout)
+        self.rfile = io.BufferedReader(self._input)
+
+    def handle_one_request(self) -> None:
+        """One request, which must arrive whole within ``REQUEST_DEADLINE`` (its reads then time out)."""
+        self._input.deadline = time.monotonic() + REQUEST_DEADLINE
+        super().handle_one_request()
+
+    def version_string(self) -> str:
+        """``kabu-play``: the ``Server`` header names no Python version."""
+        return self.server_version
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         if getattr(self.server, "verbose", False):
@@ -420,16 +472,25 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":  # an unreadable request line:
             self.request_version = "HTTP/1.0"  # answer with a status line and headers all the same
-        self._json({"error": message or status.phrase}, status)
+        # (called by the base class outside ``_guard``: e.g. > 100 headers, then the client left)
+        with contextlib.suppress(OSError):
+            self._json({"error": message or status.phrase}, status)
 
     def _host_ok(self) -> bool:
-        """On a loopback address, answer only requests made to a loopback name: a web site cannot then
-        reach the games through DNS rebinding (its own name resolving to 127.0.0.1)."""
-        if not getattr(self.server, "loopback", False):
-            return True
+        """Answer only requests made to a name this server was given: a web site cannot then reach the
+        games through DNS rebinding (its own name resolving to this address). On a loopback address: a
+        loopback name; on another (``--host``): an IP address, a loopback name or the ``--host`` name."""
         host = _host_name(self.headers.get("Host") or "")
         if host in LOOPBACK_NAMES:
             return True
+        if not getattr(self.server, "loopback", False):
+            if host == getattr(self.server, "host_name", None) or _is_ip(host):
+                return True
+            self._json(
+                {"error": f"this page answers to its address or to the --host name, not {host[:60]!r}"},
+                HTTPStatus.FORBIDDEN,
+            )
+            return False
         self._json(
             {"error": f"this page answers on 127.0.0.1, [::1] or localhost, not {host[:60]!r}"},
             HTTPStatus.FORBIDDEN,
@@ -541,22 +602,34 @@ class Handler(BaseHTTPRequestHandler):
         try:
             out = fn()
         except ApiError as exc:
-            self._json({"error": str(exc)}, exc.status)
+            extra = {} if exc.retry_after is None else {"retry_after": math.ceil(exc.retry_after)}
+            self._json({"error": str(exc), **extra}, exc.status, extra)
             return
         except RecursionError:
             self._json({"error": "the request is nested too deeply"}, HTTPStatus.BAD_REQUEST)
             return
         self._json(out)
 
-    def _json(self, data: Any, status: HTTPStatus = HTTPStatus.OK) -> None:
-        self._send(status, json.dumps(data).encode(), "application/json")
+    def _json(
+        self, data: Any, status: HTTPStatus = HTTPStatus.OK, extra: dict[str, Any] | None = None
+    ) -> None:
+        retry = (extra or {}).get("retry_after")
+        headers = {} if retry is None else {"Retry-After": str(retry)}
+        self._send(status, json.dumps(data).encode(), "application/json", headers)
 
-    def _send(self, status: HTTPStatus, data: bytes, ctype: str) -> None:
+    def _send(
+        self, status: HTTPStatus, data: bytes, ctype: str, headers: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
+        # no other site may frame the page (clickjacking): the old header and the CSP one
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Content-Security-Policy", "frame-ancestors 'none'")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
@@ -565,30 +638,79 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class _Server(ThreadingHTTPServer):
-    """At most ``MAX_CONNECTIONS`` requests at once (threads), a backlog of ``BACKLOG``."""
+    """At most ``MAX_CONNECTIONS`` requests at once (threads), ``MAX_PER_CLIENT`` of them from one
+    address: the connections of an address beyond that wait in its own queue (not the accept loop),
+    so slow clients of one address cannot hold every slot; a backlog of ``BACKLOG``."""
 
     daemon_threads = True
     request_queue_size = BACKLOG
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.per_client: dict[str, int] = {}  # address -> connections being served
+        self.waiting: dict[str, deque[tuple[Any, Any]]] = {}  # address -> connections waiting their turn
+        self.per_client_lock = threading.Lock()
         super().__init__(address, handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        who = str(client_address[0])
+        with self.per_client_lock:
+            held = self.per_client.get(who, 0)
+            if held >= MAX_PER_CLIENT:
+                queue = self.waiting.setdefault(who, deque())
+                if len(queue) < BACKLOG:
+                    queue.append((request, client_address))
+                    return
+            else:
+                self.per_client[who] = held + 1
+        if held >= MAX_PER_CLIENT:  # and its queue is full
+            self.shutdown_request(request)
+            return
+        self._serve(request, client_address)
+
+    def _serve(self, request: Any, client_address: Any) -> None:
+        """A thread for the connection once a slot is free (at most ``SOCKET_TIMEOUT`` s of waiting)."""
         if not self.slots.acquire(timeout=SOCKET_TIMEOUT):
             self.shutdown_request(request)  # every slot held by slow clients for this long
+            self._done(str(client_address[0]))
             return
         try:
             super().process_request(request, client_address)
         except BaseException:
             self.slots.release()
+            self._done(str(client_address[0]))
             raise
+
+    def _done(self, who: str) -> None:
+        """One connection of ``who`` is over: its next waiting one (if any) is served in its place."""
+        with self.per_client_lock:
+            queue = self.waiting.get(who)
+            following = queue.popleft() if queue else None
+            if queue is not None and not queue:
+                del self.waiting[who]
+            if following is None:
+                left = self.per_client.get(who, 1) - 1
+                if left > 0:
+                    self.per_client[who] = left
+                else:
+                    self.per_client.pop(who, None)
+        if following is not None:
+            self._serve(*following)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
             self.slots.release()
+            self._done(str(client_address[0]))
+
+    def server_close(self) -> None:
+        super().server_close()
+        with self.per_client_lock:
+            waiting = [r for queue in self.waiting.values() for r, _ in queue]
+            self.waiting.clear()
+        for request in waiting:
+            self.shutdown_request(request)
 
 
 class _Server6(_Server):
@@ -621,6 +743,7 @@ def make_server(
         raise ServeError(f"cannot serve on {host} port {port}: {exc.strerror or exc}") from None
     bound = ipaddress.ip_address(str(server.server_address[0]))
     server.loopback = bound.is_loopback  # type: ignore[attr-defined]
+    server.host_name = _host_name(host)  # type: ignore[attr-defined]
     server.app = App(record_dir, **app_options)  # type: ignore[attr-defined]
     return server
 
@@ -655,7 +778,11 @@ def serve(
     if server.app.key_note:  # type: ignore[attr-defined]
         print(f"warning: {server.app.key_note}", flush=True)  # type: ignore[attr-defined]
     if not server.loopback:  # type: ignore[attr-defined]
-        print(f"warning: bound to {host}: other machines can reach this page", flush=True)
+        print(
+            f"warning: bound to {host}: other machines can reach this page (it answers to IP addresses,"
+            f" loopback names and {host!r} only)",
+            flush=True,
+        )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -22,7 +22,7 @@ from kabu_envs import registry
 from kabu_envs.core.rng import make_rng
 from kabu_envs.openspiel import game_name, register
 from kabu_envs.openspiel.chance import ChanceRng, NeedChance, ShuffleLog
-from kabu_envs.openspiel.game import default_parameters, rule_options
+from kabu_envs.openspiel.game import KEEP, default_parameters, rule_options
 
 register()
 
@@ -71,6 +71,7 @@ def test_every_rule_option_is_a_parameter_with_its_default():
     for gid in registry.game_ids():
         cfg = registry.get(gid).config()
         params = pyspiel.load_game(game_name(gid)).get_parameters()
+        assert params.pop(KEEP) == ""  # (no option kept at its default: see rule_options)
         assert set(params) == set(default_parameters(gid))
         for name, value in params.items():
             assert rule_options(gid, {name: value}) == {}  # the default passes nothing
@@ -270,3 +271,67 @@ def test_serialize_deserialize_and_clone_are_independent():
         twin.apply_action(int(rng.choice(options)))
     assert copy.history() == state.history()  # the original did not move with its clone
     assert state.legal_actions() == copy.legal_actions()
+
+
+def test_the_parameters_say_what_is_played_and_keep_forces_a_default():
+    # hardening #7: a parameter at the registry default was dropped before the preset applied:
+    # get_parameters() said closest_to_nine while fixed was played
+    name = game_name("oicho_kabu")
+    game = pyspiel.load_game(name, {"rules": "kansai", "dealer_selection": "closest_to_nine"})
+    played = game.make_env().config
+    assert game.get_parameters()["dealer_selection"] == played.dealer_selection  # no claim it does not play
+    kept = {"rules": "kansai", "dealer_selection": "closest_to_nine", "keep": "dealer_selection"}
+    game = pyspiel.load_game(name, kept)
+    assert game.make_env().config.dealer_selection == "closest_to_nine"
+    assert game.get_parameters()["dealer_selection"] == "closest_to_nine"
+    again = pyspiel.load_game(str(game))  # the game string loads the same rule set
+    assert again.make_env().config == game.make_env().config
+    each = {**kept, "dealer_selection_each_deal": True}  # a valid env option set loads
+    assert pyspiel.load_game(name, each).make_env().config.dealer_selection_each_deal
+    with pytest.raises(Exception, match="name it in keep"):  # and without keep, the error says how
+        pyspiel.load_game(name, {k: v for k, v in each.items() if k != "keep"})
+    with pytest.raises(Exception, match="unknown option"):
+        pyspiel.load_game(name, {"keep": "no_such_option"})
+    # the registry default in another order, under a preset that changes it (found by the fuzz suite):
+    # played as given, and the game string keeps it
+    shuffled = {"rules": "kabufuda_site", "core_yaku": '["arashi_kabu","arashi","shippin","kuppin"]'}
+    game = pyspiel.load_game(name, shuffled)
+    assert len(game.make_env().config.core_yaku) == 4 and "core_yaku" in game.get_parameters()["keep"]
+    assert pyspiel.load_game(str(game)).make_env().config == game.make_env().config
+    trump = pyspiel.load_game(game_name("kakeya"), {"default_trump": "3"})  # an index as text
+    assert trump.make_env().config.default_trump == "spades"
+    assert pyspiel.load_game(str(trump)).make_env().config == trump.make_env().config
+
+
+def test_the_declared_bounds_hold_for_large_options():
+    # hardening #8: six players with bankroll, domae and bet 2**31 - 1 returned 4.29e9 > the declared
+    # 2.1e9; Kakeya max_deals=2000 took 108,004 moves > max_game_length 100,000
+    big = 2**31 - 1
+    options = {
+        "num_players": 6,
+        "bankroll": big,
+        "domae": big,
+        "bet_sizes": f"[{big}]",
+        "dealer_selection": "fixed",
+    }
+    game = pyspiel.load_game(game_name("oicho_kabu"), options)
+    assert game.max_utility() >= 4.29e9 * 4
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = [a for a, _ in state.chance_outcomes()]
+                state.apply_action(int(rng.choice(outcomes)))
+            else:
+                state.apply_action(max(state.legal_actions()))  # the largest bet
+        assert all(abs(r) <= game.max_utility() for r in state.returns())
+        assert len(state.history()) <= game.max_game_length()
+    kakeya = pyspiel.load_game(game_name("kakeya"), {"max_deals": 2000})
+    assert kakeya.max_game_length() >= 2000 * (52 + 54)  # a deal: its shuffle and its plays
+    length = pyspiel.load_game(game_name("kakeya"), {"max_deals": 3})
+    state = length.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert len(state.history()) <= length.max_game_length()
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)

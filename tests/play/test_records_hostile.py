@@ -55,7 +55,7 @@ def test_a_saved_game_in_progress_hides_the_seed_deck_and_other_hands(tmp_path):
     path = write_record(match.record(), tmp_path / "saved.json")
     text = path.read_text()
     data = json.loads(text)
-    assert data["seed"] is None and data["deck"] is None and data["sealed"].startswith("v1.")
+    assert data["seed"] is None and data["deck"] is None and data["sealed"].startswith("v2.")
     assert "12345" not in text
     # the person's own view replays; another seat's is refused, in Python and on the command line
     assert replay_frames(read_record(path), 0)[-1]["view"] == match.view()
@@ -246,6 +246,7 @@ def test_resume_refuses_a_finished_or_edited_record_and_leaves_it_alone(tmp_path
         (lambda d: d.update(options={"max_deals": 2}), "does not open"),
         (lambda d: d.update(sealed=d["sealed"][:-6] + "AAAAAA"), "does not open"),
         (lambda d: d.update(sealed="v1.xyz"), "not a seal written by kabu-play"),
+        (lambda d: d.update(sealed="v2.xyz"), "not a seal written by kabu-play"),
         (lambda d: d.update(viewer=1), "does not open"),
     ],
 )
@@ -261,14 +262,20 @@ def test_resume_refuses_an_edited_game_in_progress(tmp_path, edit, message):
 
 
 def test_a_record_sealed_with_another_key_does_not_open(tmp_path, monkeypatch):
+    # hardening #11: a missing or another key used to be reported as "changed after it was saved"
     data = _kakeya_in_progress().to_json()
+    own = os.environ["KABU_PLAY_KEY_FILE"]
     GameRecord.from_json(data)  # opens here
-    with pytest.raises(RecordError, match="saved on another machine"):
+    with pytest.raises(RecordError, match="sealed with another key"):
         GameRecord.from_json(data, key=b"k" * 32)
     monkeypatch.setenv("KABU_PLAY_KEY_FILE", str(tmp_path / "none" / "key"))
     monkeypatch.setattr("kabu_envs.play.seal._cache", {})
-    with pytest.raises(RecordError, match="saved on another machine"):
+    with pytest.raises(RecordError, match="no key for saved games on this machine"):
         GameRecord.from_json(data)
+    edited = {**data, "actions": data["actions"][:-1]}  # an edit is still named as one
+    monkeypatch.setenv("KABU_PLAY_KEY_FILE", own)
+    with pytest.raises(RecordError, match="changed after it was saved"):
+        GameRecord.from_json(edited)
 
 
 def test_resume_uses_and_checks_the_recorded_agent_seeds(monkeypatch):
@@ -380,3 +387,77 @@ def test_replay_shows_the_table_before_each_own_move_and_names_drawn_cards(tmp_p
     assert draws and all(" -> " in line for line in draws), draws
     _, totals = replay(read_record(path))
     assert totals == pytest.approx(match.totals.tolist())
+
+
+def _play_out(match: Match) -> None:
+    while not match.over:
+        match.advance()
+        if not match.over:
+            match.play(match.legal_moves()[0]["action"])
+
+
+def test_a_save_does_not_continue_after_its_game_was_finished(tmp_path):
+    # hardening #10: save (sealed), finish a copy (its record shows the seed), god-view replay it at the
+    # save point, then resume the save: every hidden card was known
+    match = Match("kakeya", [HUMAN, "scripted", "scripted", "scripted"])  # a fresh, secret seed
+    for _ in range(3):
+        match.advance()
+        match.play(match.legal_moves()[0]["action"])
+    save = json.loads(json.dumps(match.to_json()))
+    copy = Match.from_json(save)
+    _play_out(copy)
+    finished = copy.record()
+    assert finished.complete and finished.seed == match.seed
+    with pytest.raises(RecordError, match="already played to its end"):
+        Match.from_json(save)
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(save))
+    proc = _resume(path)
+    assert proc.returncode == 2 and "already played to its end" in proc.stderr, proc.stderr
+    # a game the person seeded (they know the seed) is no secret: its save continues as before
+    seeded = Match("kakeya", [HUMAN, "scripted", "scripted", "scripted"], seed=77)
+    seeded.advance()
+    seeded.play(seeded.legal_moves()[0]["action"])
+    saved = seeded.to_json()
+    _play_out(Match.from_json(saved))
+    Match.from_json(saved)
+
+
+def test_a_damaged_or_unsafe_key_is_named_when_saving(tmp_path, monkeypatch):
+    # hardening #11 and #17: a damaged key ended the terminal game in a traceback; a key other users may
+    # read was used silently
+    for text, mode, message in [("not hex\n", 0o600, "is damaged"), ("ab" * 32 + "\n", 0o644, "chmod 600")]:
+        key = tmp_path / f"key-{mode:o}"
+        key.write_text(text)
+        key.chmod(mode)
+        monkeypatch.setenv("KABU_PLAY_KEY_FILE", str(key))
+        monkeypatch.setattr("kabu_envs.play.seal._cache", {})
+        match = Match("kakeya", [HUMAN, "scripted", "scripted", "scripted"], seed=5)
+        out = io.StringIO()
+        record = tmp_path / "game.json"
+        assert run(match, io.StringIO("1\nq\n"), out, str(record)) == 1
+        assert f"the game could not be saved: the key for saved games ({key})" in out.getvalue()
+        assert message in out.getvalue() and not record.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_or_a_device_is_refused_at_once(tmp_path):
+    # hardening #14: a FIFO hung kabu-replay and --resume; a link to /dev/zero read without end
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    for path in (fifo, zero):  # (a hang is the subprocess timeout)
+        with pytest.raises(RecordError, match="not a regular file"):
+            read_record(path)
+        for argv in (
+            ["-m", "kabu_envs.play.replay", str(path)],
+            ["-m", "kabu_envs.play", "--resume", str(path)],
+        ):
+            proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 2 and "not a regular file" in proc.stderr, proc.stderr
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:
+        f.truncate((64 << 20) + 1)  # sparse: no disk used
+    with pytest.raises(RecordError, match="too large for a record"):
+        read_record(big)

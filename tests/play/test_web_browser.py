@@ -24,6 +24,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -460,3 +461,45 @@ def test_moves_are_animated_unless_switched_off(server, browser):
     browser.find_element(By.ID, "watch-start").click()
     WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
     assert not browser.find_element(By.TAG_NAME, "body").get_attribute("data-animations")
+
+
+def test_each_rounds_showdown_is_held_until_the_player_continues(server, browser):
+    """Oicho-Kabu's round-ending frame showed the next deal (hardening #9): the page now shows the
+    round's final table and holds it (Next round, or Enter) before the next deal."""
+    url, _ = server
+    wait = _start(browser, url, 'game=oicho_kabu&seat=1&seed=4&opponents=expert&options={"max_rounds":3}')
+    held = 0
+    body = browser.find_element(By.TAG_NAME, "body")
+    for _ in range(300):
+        if browser.find_element(By.ID, "summary-box").is_displayed():
+            break
+        button = browser.find_element(By.ID, "result-continue")
+        if button.is_displayed():  # held: the showdown of a round, the next deal not drawn yet
+            held += 1
+            title = browser.find_element(By.ID, "result-title").text
+            assert title == f"Result of round {held}", title
+            lines = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#result li")]
+            assert any(line.startswith("round result:") for line in lines), lines
+            assert not browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
+            turn = body.get_attribute("data-turn")
+            (button.click if held % 2 else lambda: body.send_keys("\n"))()
+            wait.until(
+                lambda d, t=turn: (
+                    d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t
+                    or d.find_element(By.ID, "result-continue").is_displayed()
+                )
+            )
+            continue
+        moves = browser.find_elements(By.CSS_SELECTOR, "#moves button.move.legal")
+        if moves:
+            turn = body.get_attribute("data-turn")
+            moves[0].click()
+            WebDriverWait(browser, 30).until(
+                lambda d, t=turn: (
+                    d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t
+                    or d.find_element(By.ID, "result-continue").is_displayed()
+                )
+            )
+        else:
+            time.sleep(0.05)
+    assert held == 2 and browser.find_element(By.ID, "summary-box").is_displayed()

@@ -229,6 +229,20 @@ function showResult(view, rewards, names) {
   $("result-box").classList.remove("hidden");
 }
 
+let continueRound = null; // ends the hold of a round's showdown (the Next round button, Enter or space)
+
+function holdShowdown() {
+  const button = $("result-continue");
+  button.classList.remove("hidden");
+  return new Promise((resolve) => {
+    continueRound = () => {
+      continueRound = null;
+      button.classList.add("hidden");
+      resolve();
+    };
+  });
+}
+
 const TABLE = tableIds($("table"));
 let last = null; // the last state drawn (redrawn when the language changes)
 let watching = null; // watch mode: {paused, step, speed}
@@ -250,6 +264,11 @@ async function play(frames, state) {
     drawView(f.view, TABLE, true, { ...ctxOf(state, f.actor), toAct: f.to_act });
     logMove(f.move, f.actor === state.seat);
     if (f.round_over) showResult(f.view, f.rewards, state.names);
+    // a person's round that is not the last: its showdown stays until they continue (the next deal
+    // follows in the same answer)
+    if (f.showdown && !watching && state.seat !== null && state.seat !== undefined) {
+      await holdShowdown();
+    }
     const wait = watching ? watching.delay : DELAY;
     if (wait > 0) await sleep(wait);
   }
@@ -341,6 +360,8 @@ async function move(action) {
 }
 
 function newTable() {
+  continueRound = null; // (a held showdown of the last game is dropped with it)
+  $("result-continue").classList.add("hidden");
   $("log").replaceChildren();
   $("move-error").textContent = "";
   $("result-box").classList.add("hidden");
@@ -543,6 +564,7 @@ function onKey(e) {
     if (e.target instanceof HTMLButtonElement || e.target instanceof HTMLAnchorElement) return; // (its own click)
     if (watching && watching.paused) watching.step = true;
     else if (!$("summary-box").classList.contains("hidden")) $("again").click();
+    else if (continueRound) continueRound();
     else $("result-box").classList.add("hidden");
     e.preventDefault();
   }
@@ -579,6 +601,7 @@ async function init() {
   $("watch-options").addEventListener("change", watchSeats);
   $("start").addEventListener("click", start);
   $("watch-start").addEventListener("click", startWatch);
+  $("result-continue").addEventListener("click", () => continueRound && continueRound());
   $("again").addEventListener("click", () => {
     const page = watching ? "watch" : "play";
     token = null;
