@@ -49,11 +49,12 @@ MAX_MODELS = 16  # distinct policy files kept (a shipped model is a few MB)
 def make_seat_agent(game: str, name: str, seed: int, options: dict[str, Any]) -> Any:
     """``make_agent(game, name, seed, **options)``, but a trained model's weights are read once per
     process and shared (each game's agent keeps its own generator): the policies are read-only."""
-    from kabu_envs.agents.registry import OPENSPIEL_PREFIX, is_model_name, make_agent, models_dir
+    from kabu_envs.agents.registry import agent_families, is_model_name, make_agent, models_dir
 
     spec = registry.get(game)
     own = name == "random" or name in spec.agents or name.partition(":")[0] in spec.agents
-    if own or name.startswith(OPENSPIEL_PREFIX) or not is_model_name(name):
+    family = name.partition(":")[0] if ":" in name else None
+    if own or family in agent_families() or not is_model_name(name):
         return make_agent(game, name, seed, **options)
     from kabu_envs.agents.ensemble import read_model
     from kabu_envs.agents.ppo_agent import PPOAgent, find_policy
