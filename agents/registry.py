@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kabu_envs import registry
-from kabu_envs.agents.base import RandomAgent
+from kabu_envs.agents.base import BaseAgent, RandomAgent, as_agent
 
 # The models shipped with the package (package data: found after a wheel install as in a checkout).
 SHIPPED_MODELS = Path(registry.__file__).resolve().parent / "models"
@@ -64,10 +64,11 @@ def make_agent(
     fast: bool = False,
     role: str | None = None,
     **rule_options: Any,
-) -> Any:
+) -> BaseAgent:
     """Build the agent called ``name`` for ``game`` (raises ValueError on unknown names).
 
-    ``role`` (the seat the agent plays, when the caller knows it) is only used to check models.
+    ``role`` (the seat the agent plays, when the caller knows it) is only used to check models. A
+    game's own agent class that is not a ``BaseAgent`` is adapted (``agents.base.as_agent``).
     """
     spec = registry.get(game)
     if not isinstance(name, str):
@@ -75,14 +76,14 @@ def make_agent(
     if name == "random":
         return RandomAgent(seed=seed)
     if name in spec.agents:
-        return registry.resolve(spec.agents[name])(seed=seed, **rule_options)
+        return as_agent(registry.resolve(spec.agents[name])(seed=seed, **rule_options))
     base, colon, rest = name.partition(":")
     if colon and base in spec.agents:
         params = parse_params(name, rest)
         clash = sorted(set(params) & set(rule_options))
         if clash:
             raise ValueError(f"agent {name!r}: {clash} are rule options, not the agent's parameters")
-        return registry.resolve(spec.agents[base])(seed=seed, **rule_options, **params)
+        return as_agent(registry.resolve(spec.agents[base])(seed=seed, **rule_options, **params))
     if name.startswith(OPENSPIEL_PREFIX):
         bot, params = parse_openspiel_name(name)
         try:

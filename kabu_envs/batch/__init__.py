@@ -17,7 +17,7 @@ A finished game's ``observation`` row is zeros. An engine may encode observation
 (``base.LazyObservationBatchEnv``, the Oicho-Kabu engine): a step writes the mask and marks the moved
 games stale, and reading ``observation`` encodes them, so read the attribute after each step rather
 than keep the array across steps. An agent may act from an engine's own arrays instead of its
-observation (``act_engine``, see ``agents.base.can_act_on_engine``): the training VecEnv's opponents
+observation (``act_engine``, see ``agents.base.Capabilities.engine``): the training VecEnv's opponents
 do, so their turns encode nothing.
 
 ``step(active=...)`` and ``reset(rows=...)`` let a caller move the games at its own pace (the
