@@ -271,6 +271,10 @@ class DuplicatePlan:
         twice = [d for d in range(self.deals) for _ in range(2)]
         if self.format == "seat" and [p.deal for p in self.plays] != twice:
             raise ValueError("a seat plan plays each deal twice, in order: the agent's play, the opponent's")
+        for k, play in enumerate(self.plays):  # who plays the scored seats: the side the format scores
+            side = ("agent", "opponent")[k % 2] if self.format == "seat" else "agent"
+            if not play.scored or {play.seats[s] for s in play.scored} != {side}:
+                raise ValueError(f"play {k} of a {self.format} plan must score seats held by the {side}")
 
     @property
     def deals(self) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.agents.base import BaseAgent
+from kabu_envs.agents.base import BaseAgent, as_agent
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.eval.duplicate import MatchResult
 from kabu_envs.eval.games import default_role, matchup
@@ -22,6 +22,10 @@ class Lineup:
 
     agents: Mapping[str, BaseAgent]
     opponents: Mapping[str, BaseAgent]
+
+    def __post_init__(self) -> None:  # a user's act-only object is adapted here, once
+        object.__setattr__(self, "agents", {k: as_agent(a) for k, a in self.agents.items()})
+        object.__setattr__(self, "opponents", {k: as_agent(a) for k, a in self.opponents.items()})
 
 
 def build_lineup(
