@@ -229,8 +229,12 @@ class Match:
         while not self.over and not self.human_to_act and len(frames) < limit:
             actor = self.to_act
             assert actor is not None
-            obs = self.env.observe(self.env.agent_selection)
-            action = int(self.agents[actor].act(obs["observation"], obs["action_mask"]))
+            agent = self.agents[actor]
+            if agent.capabilities.table:  # a search bot reads the table (agents.base.Capabilities)
+                action = int(agent.act_at_table(self.env))
+            else:
+                obs = self.env.observe(self.env.agent_selection)
+                action = int(agent.act(obs["observation"], obs["action_mask"]))
             frames.append(self.step(action))
         return frames
 
