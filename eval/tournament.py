@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs import registry
 from kabu_envs.agents.base import BaseAgent, as_agent
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.eval.duplicate import MatchResult
@@ -17,15 +18,19 @@ from kabu_envs.eval.games import default_role, matchup
 @dataclass(frozen=True)
 class Lineup:
     """Every agent of a round robin, built once per run (``build_lineup``): the agents' side and the
-    opponents' side by name. A name on both sides is two copies (a control matchup needs two agents;
-    every agent is re-seeded per deal, so which copy plays changes no result)."""
+    opponents' side by name, and the reference of a ``"seat"`` role (None: ``matchup`` builds the
+    game's). A name on both sides is two copies (a control matchup needs two agents; every agent is
+    re-seeded per deal, so which copy plays changes no result)."""
 
     agents: Mapping[str, BaseAgent]
     opponents: Mapping[str, BaseAgent]
+    reference: BaseAgent | None = None
 
     def __post_init__(self) -> None:  # a user's act-only object is adapted here, once
         object.__setattr__(self, "agents", {k: as_agent(a) for k, a in self.agents.items()})
         object.__setattr__(self, "opponents", {k: as_agent(a) for k, a in self.opponents.items()})
+        if self.reference is not None:
+            object.__setattr__(self, "reference", as_agent(self.reference))
 
 
 def build_lineup(
@@ -38,10 +43,13 @@ def build_lineup(
 ) -> Lineup:
     """Build each name once per side (raises ValueError naming a bad name before any deal is played)."""
     opts = dict(env_options or {})
-    role = role or default_role(game)
+    spec = registry.get(game)
+    the_role = spec.role(role)
+    seat = the_role.duplicate == "seat"
     return Lineup(
-        {a: make_agent(game, a, seed, role=role, **opts) for a in dict.fromkeys(agents)},
-        {o: make_agent(game, o, seed + 1, role=role, **opts) for o in dict.fromkeys(opponents)},
+        {a: make_agent(game, a, seed, role=the_role.name, **opts) for a in dict.fromkeys(agents)},
+        {o: make_agent(game, o, seed + 1, role=the_role.name, **opts) for o in dict.fromkeys(opponents)},
+        make_agent(game, spec.reference, seed, **opts) if seat else None,
     )
 
 
@@ -56,10 +64,12 @@ def matchup_record(
     batched: bool | None = None,
     record_dir: str | None = None,
     players: tuple[BaseAgent, BaseAgent] | None = None,
+    reference: BaseAgent | None = None,
 ) -> tuple[dict[str, Any], MatchResult]:
     """One summary.json matchup row (agent's duplicate advantage over the opponent); ``batched`` as in
     ``kabu_envs.eval.games.matchup``; ``record_dir``: write a game record of every play there;
-    ``players``: the (agent, opponent) already built for these names (else built here)."""
+    ``players``: the (agent, opponent) already built for these names (else built here); ``reference``:
+    the reference agent already built (else ``matchup`` builds the game's)."""
     opts = dict(env_options or {})
     role = role or default_role(game)
     if players is None:
@@ -71,13 +81,12 @@ def matchup_record(
     searched = [(p.decisions, p.seconds) for p in players]  # a search bot counts decisions and CPU time
     record = None
     if record_dir is not None:
-        from kabu_envs import registry
         from kabu_envs.play.records import DealRecorder
 
         names = {id(agent): agent_name, id(opponent): opponent_name}
         prefix = f"{game}-{role}-{agent_name}-vs-{opponent_name}-seed{seed}".replace("/", "_")
         record = DealRecorder(record_dir, game, opts, names, registry.get(game).reference, prefix)
-    res = matchup(game, agent, opponent, role, deals, seed, opts, batched=batched, record=record)
+    res = matchup(game, agent, opponent, role, deals, seed, opts, reference, batched, record)
     s = res.summary()
     row = {
         "agent": agent_name,
@@ -170,7 +179,17 @@ def round_robin(
     for i, a, j, o in progress(pairs, total=len(pairs), desc=f"{game} matchups"):
         players = (lineup.agents[a], lineup.opponents[o])
         row, res = matchup_record(
-            game, a, o, role, deals, match_seed(seed, i, j), env_options, batched, record_dir, players
+            game,
+            a,
+            o,
+            role,
+            deals,
+            match_seed(seed, i, j),
+            env_options,
+            batched,
+            record_dir,
+            players,
+            lineup.reference,
         )
         rows.append(row)
         raw.append((a, o, res.advantages))
