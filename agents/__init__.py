@@ -1,5 +1,5 @@
-"""Agents that play kabu-envs games through observations and action masks."""
+"""Agents: the protocol (``base``), shared batching helpers, policy files, ensembles."""
 
-from kabu_envs.agents.base import Agent, BaseAgent, RandomAgent, can_act_batched, legal_from_mask
+from kabu_envs.agents.base import Agent, BaseAgent, Capabilities, RandomAgent, as_agent, legal_from_mask
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "can_act_batched", "legal_from_mask"]
+__all__ = ["Agent", "BaseAgent", "Capabilities", "RandomAgent", "as_agent", "legal_from_mask"]

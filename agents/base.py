@@ -1,4 +1,14 @@
-"""The one Agent protocol every policy follows: ``act(observation, action_mask) -> int``.
+"""The one agent protocol: ``act_batch(observations (B, obs), action_masks (B, A), rngs=None) -> (B,)``.
+
+Every agent is a ``BaseAgent``: a ``name``, ``reset(seed)``, the required ``act_batch`` (row i is what the
+agent plays for that row with generator ``rngs[i]``: agents/batching.py), and ``act(observation,
+action_mask) -> int`` derived from it (one row, ``self.rng`` its generator: the same draws). What an
+agent can do beyond that is declared in its ``capabilities`` (``Capabilities``: played many deals at
+once, acting from a batch engine's state, valuing its actions, searching at the table), never probed.
+``passive_reason()`` is an informational hook every agent has (None unless it says why it never moves).
+
+A user's object with only ``act(observation, action_mask)`` plays everywhere through ``as_agent``, the
+one adapter (``ActAgent``), which every entry point that receives agents applies once.
 
 Each agent owns a seeded ``np.random.Generator`` so that tournaments are reproducible
 and no agent ever touches the global RNG.
@@ -13,6 +23,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -60,76 +71,80 @@ def batch_masks(action_masks: np.ndarray, rngs: Sequence[np.random.Generator] | 
     """``(B, A)`` bool masks of an ``act_batch`` call, checked: a legal action in every row, one
     generator per row when ``rngs`` is given."""
     masks = np.asarray(action_masks).astype(bool)
-    if masks.ndim != 2 or not masks.any(axis=1).all():
-        raise ValueError("act_batch needs (B, A) masks with a legal action in every row")
+    if masks.ndim != 2:
+        raise ValueError(f"act_batch needs (B, A) action masks, got shape {masks.shape}")
+    if not masks.any(axis=1).all():
+        bad = np.flatnonzero(~masks.any(axis=1))[:10].tolist()
+        raise ValueError(f"action_mask is all zeros: this seat is not to act (batch rows {bad})")
     if rngs is not None and len(rngs) != len(masks):
         raise ValueError(f"act_batch: {len(rngs)} generators for {len(masks)} rows (one per row)")
     return masks
 
 
-def can_act_batched(agent: Any) -> bool:
-    """True when ``agent.act_batch`` plays a batch of decisions exactly as ``act`` plays them one by one.
+@dataclass(frozen=True)
+class Capabilities:
+    """What an agent can do beyond the one required method (``act_batch``), declared by its class (or,
+    when it depends on how the agent was built, by the instance in ``__init__``): callers read
+    ``agent.capabilities``, they never probe for methods.
 
-    The batched-agent protocol: ``act_batch(observations (B, obs), action_masks (B, A), rngs=None)
-    -> (B,) int64``, row i being what ``act`` returns with ``self.rng`` = ``rngs[i]`` (which it leaves
-    in the same state). An agent whose ``act_batch`` exists but cannot serve its current configuration
-    says so with ``batched = False``.
+    * ``batch``: the rows of ``act_batch`` are independent decisions (row i depends only on its
+      observation, mask and ``rngs[i]``), so an evaluation may play many deals at once and interleave
+      them (the batched path). False: the agent is played one deal at a time (the scalar path), e.g. a
+      search under a CPU-time cap, or a wrapped user agent that may remember the deal it is in.
+    * ``engine``: ``act_engine(engine, rows, rngs)`` reads a batch engine's own state instead of the
+      encoded observation, for the engines ``acts_on_engine(engine)`` accepts (e.g. Oicho-Kabu's scripted
+      player: the vectorised engine of its own rule set only). The result is exactly ``act_batch`` on
+      that engine's observation; it only saves the encoding.
+    * ``values``: ``act_with_values(observation, action_mask) -> (action, values)`` (a teacher for soft
+      targets; ``values`` float64 over the action space, NaN where it has no estimate).
+    * ``table``: the agent searches from the game's state: ``act_at_table(raw_env) -> int`` is asked
+      instead of ``act`` (it reads the env only through what its seat may see). Such an agent has no
+      observation-only decision, so it is played on the scalar path only (``batch`` must be False).
     """
-    return callable(getattr(agent, "act_batch", None)) and bool(getattr(agent, "batched", True))
 
+    batch: bool = True
+    engine: bool = False
+    values: bool = False
+    table: bool = False
 
-def can_act_on_engine(agent: Any, engine: Any) -> bool:
-    """True when ``agent.act_engine(engine, rows, rngs)`` may stand for ``act_batch`` on ``engine``.
-
-    The engine-acting protocol (optional, on top of the batched one): ``act_engine(engine, rows,
-    rngs=None) -> (len(rows),) int64`` is exactly ``act_batch(engine.observation[rows],
-    engine.legal_action_mask[rows], rngs)`` (the same actions, draws and ``fallbacks``) for the games
-    ``rows`` of a batch engine, each at its current player's decision, but read from the engine's state
-    arrays: no observation is encoded. ``acts_on_engine(engine)`` says which engines (a class, a rule
-    set) an agent reads; callers fall back to ``act_batch`` for the others.
-    """
-    if not can_act_batched(agent) or not callable(getattr(agent, "act_engine", None)):
-        return False
-    supports = getattr(agent, "acts_on_engine", None)
-    return callable(supports) and bool(supports(engine))
-
-
-def acts_at_table(agent: Any) -> bool:
-    """True for an agent that searches from the game's state (``kabu_envs.openspiel.bots``).
-
-    The table protocol: ``act_at_table(raw_env) -> int`` is asked instead of ``act`` when the seat to act
-    (``raw_env.agent_selection``) is the agent's. The agent reads the env only through what its seat may
-    see (a bot re-deals the hidden cards before it searches; its tests check that swapping them changes
-    nothing). ``play_deal`` honours it; such an agent has no ``act_batch`` and plays the scalar path.
-    """
-    return callable(getattr(agent, "act_at_table", None))
-
-
-def acts_with_values(agent: Any) -> bool:
-    """True for an agent that can say what each legal action is worth: a teacher for soft targets.
-
-    The protocol: ``act_with_values(observation, action_mask) -> (action, values)``, ``action`` what
-    ``act`` would play from the same state of the agent's generator, ``values`` a float64 array over
-    the action space with the agent's estimate of each action's value for its seat (in the game's
-    reward units) and NaN where it has none (illegal actions, actions it did not consider). The
-    behaviour-cloning fit turns them into a soft target (training/bc.py ``soft_targets``).
-    """
-    return callable(getattr(agent, "act_with_values", None))
+    def __post_init__(self) -> None:
+        if self.table and self.batch:
+            raise ValueError("Capabilities(table=True) needs batch=False: a table agent acts from the env")
 
 
 @runtime_checkable
 class Agent(Protocol):
-    name: str
+    """The protocol every caller relies on (``BaseAgent`` provides it; ``as_agent`` adapts the rest)."""
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+    name: str
+    capabilities: Capabilities
 
     def reset(self, seed: int | None = None) -> None: ...
 
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray: ...
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
 
 class BaseAgent:
-    """Common plumbing: a name, an own RNG, JSON save/load of the parameters."""
+    """Common plumbing: a name, an own RNG, the declared capabilities, JSON save/load of the parameters.
+
+    A subclass implements ``act_batch`` (the one required method). ``act`` is derived from it (one row
+    with ``self.rng`` as its generator); an agent may override ``act`` with its natural scalar form when
+    that is the reference its ``act_batch`` is tested against bit for bit, and an agent that decides one
+    row at a time (a search) implements ``act`` and lets ``act_batch`` call ``act_row_by_row``.
+    """
 
     name = "base"
+    capabilities: Capabilities = Capabilities()
+    # a search bot counts its decisions and their CPU time (kabu-eval reports ms per decision)
+    decisions: int = 0
+    seconds: float = 0.0
 
     def __init__(self, seed: int | None = None, **params: Any) -> None:
         self.params = params
@@ -139,8 +154,49 @@ class BaseAgent:
         """Re-seed the agent's own generator (tournaments call this per deal)."""
         self.rng = make_rng(seed)
 
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        """``(B,)`` int64 actions of ``(B, obs)`` observations and ``(B, A)`` masks: row i is what the
+        agent plays for that row with ``rngs[i]`` as its generator (left in the state that play leaves
+        it in); ``rngs=None``: its own ``rng``, row after row (agents/batching.py)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement act_batch (the agent protocol)")
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        raise NotImplementedError
+        """One decision: ``act_batch`` on one row with ``self.rng`` as its generator (the same draws)."""
+        obs = np.asarray(observation)[None]
+        mask = np.asarray(action_mask)[None]
+        return int(self.act_batch(obs, mask, rngs=[self.rng])[0])
+
+    def acts_on_engine(self, engine: Any) -> bool:
+        """Whether ``act_engine`` reads this batch engine's state (``Capabilities.engine``); an agent
+        whose reading depends on the engine's rule set narrows it."""
+        return self.capabilities.engine
+
+    def act_engine(
+        self, engine: Any, rows: np.ndarray, rngs: Sequence[np.random.Generator] | None = None
+    ) -> np.ndarray:
+        """``act_batch`` on the games ``rows`` of a batch engine, each at its current player's turn.
+        This default encodes their observations; an agent with ``Capabilities.engine`` reads the
+        engine's state instead for the engines ``acts_on_engine`` accepts (the same actions and draws)."""
+        return self.act_batch(engine.observation[rows], engine.legal_action_mask[rows], rngs)
+
+    def act_with_values(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, np.ndarray]:
+        """``(action, values)`` for an agent with ``Capabilities.values`` (see there)."""
+        raise TypeError(f"agent {self.name!r} does not value its actions (capabilities.values is False)")
+
+    def act_at_table(self, raw_env: Any) -> int:
+        """The action of the seat to act in ``raw_env``, for an agent with ``Capabilities.table``."""
+        raise TypeError(f"agent {self.name!r} does not act at the table (capabilities.table is False)")
+
+    def passive_reason(self) -> str | None:
+        """Why this agent never makes a move that hands another seat a turn (e.g. a bettor whose stakes
+        are all below the smallest bet), else None: an informational hook, asked by the single-agent
+        views before they give a learner a table where it would never act (``OpponentPool``)."""
+        return None
 
     def config(self) -> dict[str, Any]:
         return {"class": f"{type(self).__module__}.{type(self).__qualname__}", "params": self.params}
@@ -169,15 +225,62 @@ class BaseAgent:
         return cls(seed=seed, **params)
 
 
+class ActAgent(BaseAgent):
+    """A user's object with only ``act(observation, action_mask) -> int`` (and maybe ``reset``, ``name``,
+    ``rng``), as an agent: ``act_batch`` asks it row by row (its ``rng``, when it has one, swapped for
+    each row's generator). It may remember the deal it is in, so it is played one deal at a time
+    (``batch=False``). Made by ``as_agent``, the one place such objects are adapted."""
+
+    capabilities = Capabilities(batch=False)
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(seed=None)
+        self.inner = inner
+        self.name = str(getattr(inner, "name", type(inner).__name__))
+        self._reset = getattr(inner, "reset", None)
+
+    def reset(self, seed: int | None = None) -> None:
+        """The object's own ``reset`` when it has one (its generator is its own business)."""
+        if callable(self._reset):
+            self._reset(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        action: int = self.inner.act(observation, action_mask)  # as given: the env refuses a float
+        return action
+
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        from kabu_envs.agents.batching import act_row_by_row
+
+        # a copy per row: the object may keep an observation it was shown
+        return act_row_by_row(self.inner, np.array(observations), np.array(action_masks), rngs)
+
+
+def as_agent(obj: Any) -> BaseAgent:
+    """``obj`` as an agent of the protocol: a ``BaseAgent`` as it is, any other object with an
+    ``act(observation, action_mask)`` method wrapped in ``ActAgent``. Every entry point that receives
+    agents (evaluations, views' opponents, the training VecEnv) calls this once per agent."""
+    if isinstance(obj, BaseAgent):
+        return obj
+    if not callable(getattr(obj, "act", None)):  # the one place an object's methods are looked up
+        raise TypeError(
+            f"{obj!r} is not an agent: give a BaseAgent subclass (act_batch) or an object with "
+            "act(observation, action_mask) -> int"
+        )
+    return ActAgent(obj)
+
+
 @loadable
 class RandomAgent(BaseAgent):
     """Uniform over the legal actions: the floor every baseline must beat."""
 
     name = "random"
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = legal_from_mask(action_mask)
-        return int(legal[self.rng.integers(legal.size)])
+    capabilities = Capabilities(engine=True)  # a random move needs only the mask
 
     def act_batch(
         self,
@@ -201,12 +304,8 @@ class RandomAgent(BaseAgent):
         picks = [rng.integers(c) for rng, c in zip(rngs, counts.tolist(), strict=True)]
         return ids[starts + np.asarray(picks, dtype=np.int64)].astype(np.int64)
 
-    def acts_on_engine(self, engine: Any) -> bool:
-        """Any batch engine: a random move needs only the mask."""
-        return True
-
     def act_engine(
         self, engine: Any, rows: np.ndarray, rngs: Sequence[np.random.Generator] | None = None
     ) -> np.ndarray:
-        """``act_batch`` on the masks of the games ``rows`` of a batch engine (the observation unread)."""
+        """``act_batch`` on the masks of the games ``rows`` of any batch engine (the observation unread)."""
         return self.act_batch(None, engine.legal_action_mask[rows], rngs)

@@ -1,4 +1,4 @@
-"""Plumbing shared by the hand-written agents' ``act_batch`` (the batched-agent protocol).
+"""Plumbing shared by the hand-written agents' ``act_batch`` (the agent protocol, agents/base.py).
 
 ``act_batch(observations (B, obs), action_masks (B, A), rngs=None) -> (B,) int64``: row i is what
 ``act(observations[i], action_masks[i])`` returns when the agent's ``rng`` is ``rngs[i]``, and
@@ -44,14 +44,25 @@ def act_row_by_row(
 ) -> np.ndarray:
     """``(B,)`` int64: ``agent.act`` on each row with its ``rng`` swapped for ``rngs[k]`` (None: its own,
     row after row), restored afterwards: the protocol's definition of row k, for an agent that decides one
-    row at a time (a search) or cannot batch (an agent without ``rng`` acts as it is)."""
-    own = getattr(agent, "rng", None)
+    row at a time (a search) or a user's object adapted by ``agents.base.as_agent`` (one without ``rng``
+    acts as it is). The agent's ``act`` must be its own: ``BaseAgent.act`` is derived from ``act_batch``."""
+    from kabu_envs.agents.base import BaseAgent
+
+    if isinstance(agent, BaseAgent) and type(agent).act is BaseAgent.act:
+        raise TypeError(
+            f"{type(agent).__name__}: act_row_by_row needs the agent's own act (BaseAgent.act is derived "
+            "from act_batch, which would call back here)"
+        )
+    own = getattr(agent, "rng", None)  # a user's object may have none (agents.base.ActAgent)
     out = np.empty(len(observations), dtype=np.int64)
     try:
         for k in range(len(observations)):
             if rngs is not None and own is not None:
                 agent.rng = rngs[k]
-            out[k] = agent.act(observations[k], masks[k])
+            action = agent.act(observations[k], masks[k])
+            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):  # never truncated
+                raise TypeError(f"{type(agent).__name__}.act returned {action!r}, not an integer action id")
+            out[k] = action
     finally:
         if own is not None:
             agent.rng = own

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.agents.base import BaseAgent, batch_masks, legal_from_mask
+from kabu_envs.agents.batching import act_row_by_row
 from kabu_envs.agents.ensemble import PolicyEnsemble, read_model, write_ensemble
 from kabu_envs.agents.features import FeatureInputs
 from kabu_envs.agents.policy_file import (
@@ -162,12 +163,6 @@ class PPOAgent(BaseAgent):
                 f"model {self.name!r} has observation size {have[0]} and {have[1]} actions, not {want}"
             )
 
-    @property
-    def batched(self) -> bool:
-        """Whether ``act_batch`` can serve this agent (``agents.base.can_act_batched``): a policy file
-        plays batched in numpy; an in-memory MaskablePPO model acts one decision at a time."""
-        return self.policy is not None
-
     def act_batch(
         self,
         observations: np.ndarray,
@@ -180,12 +175,10 @@ class PPOAgent(BaseAgent):
         Deterministic play is the arg-max of the same float32 probabilities; stochastic play computes
         the probabilities as ``action_probs`` does and samples each row with ``Generator.choice`` from
         its own generator (``rngs[i]``, else ``self.rng`` row after row), so the draws are ``act``'s.
+        An in-memory MaskablePPO model (no policy file) is asked row by row (``act_row_by_row``).
         """
         if self.policy is None:
-            raise ValueError(
-                f"agent {self.name!r} plays an in-memory MaskablePPO model, which acts one decision at a "
-                "time (act); act_batch needs a policy file (can_act_batched() is False for it)"
-            )
+            return act_row_by_row(self, np.asarray(observations), np.asarray(action_masks), rngs)
         masks = batch_masks(action_masks, rngs)
         probs = self.policy.masked_probs_batch(observations, masks)
         if self.deterministic:

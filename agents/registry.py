@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from kabu_envs import registry
-from kabu_envs.agents.base import RandomAgent
+from kabu_envs.agents.base import BaseAgent, RandomAgent, as_agent
 
 # The models shipped with the package (package data: found after a wheel install as in a checkout).
 SHIPPED_MODELS = Path(registry.__file__).resolve().parent / "models"
@@ -68,10 +68,11 @@ def make_agent(
     fast: bool = False,
     role: str | None = None,
     **rule_options: Any,
-) -> Any:
+) -> BaseAgent:
     """Build the agent called ``name`` for ``game`` (raises ValueError on unknown names).
 
-    ``role`` (the seat the agent plays, when the caller knows it) is only used to check models.
+    ``role`` (the seat the agent plays, when the caller knows it) is only used to check models. A
+    game's own agent class that is not a ``BaseAgent`` is adapted (``agents.base.as_agent``).
     """
     spec = registry.get(game)
     if not isinstance(name, str):
@@ -79,16 +80,16 @@ def make_agent(
     if name == "random":
         return RandomAgent(seed=seed)
     if name in spec.agents:
-        return registry.resolve(spec.agents[name])(seed=seed, **rule_options)
+        return as_agent(registry.resolve(spec.agents[name])(seed=seed, **rule_options))
     base, colon, rest = name.partition(":")
     if colon and base in spec.agents:
         params = parse_params(name, rest)
         clash = sorted(set(params) & set(rule_options))
         if clash:
             raise ValueError(f"agent {name!r}: {clash} are rule options, not the agent's parameters")
-        return registry.resolve(spec.agents[base])(seed=seed, **rule_options, **params)
+        return as_agent(registry.resolve(spec.agents[base])(seed=seed, **rule_options, **params))
     if colon and base in agent_families():
-        return _family_agent(base, name)(game, name, seed, **rule_options)
+        return as_agent(_family_agent(base, name)(game, name, seed, **rule_options))
     if is_model_name(name):
         from kabu_envs.agents.ppo_agent import load_policy_agent
 

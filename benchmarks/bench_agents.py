@@ -115,9 +115,6 @@ def main() -> None:
             for o, m in zip(obs[:rows], masks[:rows], strict=True):
                 agent.act(o, m)
             scalar = rows / (time.perf_counter() - t)
-            if not callable(getattr(agent, "act_batch", None)):
-                print(f"{game + ':' + name:<22}{scalar:>10.0f}{'-':>14}{'-':>14}")
-                continue
             chunks = [slice(i, i + args.batch) for i in range(0, len(obs) - args.batch + 1, args.batch)]
             t = time.perf_counter()
             agent.act_batch(obs[chunks[0]], masks[chunks[0]])

@@ -1,4 +1,4 @@
-"""``kabu-eval --game G --agents A [B ...] --opponents X [Y ...] [--role R] [--deals N]``.
+"""``kabu-eval --game G --agents A [B ...] --opponents X [Y ...] [--role R] [--deals N] [--plan]``.
 
 Duplicate-deal tournament: every agent against every opponent; prints the matchup
 table (mean advantage per deal, 95% t-interval, win rate) and openskill ratings;
@@ -9,7 +9,8 @@ or an OpenSpiel search bot
 ``openspiel:ismcts`` / ``openspiel:pimc`` with parameters (``openspiel:ismcts:simulations=200,worlds=16``;
 the ``openspiel`` extra; they report ms/decision). ``--game`` is any registered
 game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writes every play as a game
-record (``kabu-replay`` replays it).
+record (``kabu-replay`` replays it). ``--plan`` prints each matchup's duplicate plan (its deal seeds
+and who sits where in every play) and stops before playing. Every agent is built once per run.
 
 The exploitability yardstick trains (a PPO exploiter against the frozen agent): ``kabu-train exploit``
 (training/exploit.py); ``kabu-eval exploit`` says so.
@@ -65,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
         help="play one decision at a time even where the batched path could (same results, slower)",
     )
     ap.add_argument(
+        "--plan",
+        action="store_true",
+        help="print each matchup's duplicate plan (deal seeds, who sits where) and stop before playing",
+    )
+    ap.add_argument(
         "--record-dir",
         metavar="DIR",
         help="write a game record (JSON, replayable with kabu-replay) of every play here; recording plays "
@@ -77,17 +83,23 @@ def main(argv: list[str] | None = None) -> int:
             'repository\'s folder, pip install ".[demo]"; or leave --heatmap out'
         )
 
-    from kabu_envs.agents.registry import make_agent
+    from kabu_envs.eval.games import duplicate_plan
     from kabu_envs.eval.plans import evaluation
-    from kabu_envs.eval.tournament import format_table, round_robin
+    from kabu_envs.eval.tournament import (
+        build_lineup,
+        format_table,
+        match_seed,
+        round_robin,
+        round_robin_pairs,
+    )
 
     spec = registry.get(args.game)
     try:  # every input is checked before the first deal, so a typo costs no time
         opts = parse_assignments(args.option)
         spec.config(**opts)
         role = spec.role(args.role).name
-        for name in dict.fromkeys(args.agents + args.opponents):
-            make_agent(args.game, name, 0, role=role, **opts)
+        # every agent built once for the run (a name on both sides: two copies, for control matchups)
+        lineup = build_lineup(args.game, args.agents, args.opponents, role, args.seed, opts)
     except ValueError as exc:
         ap.error(str(exc))
     controls = not any(a != o for a in args.agents for o in args.opponents)
@@ -100,6 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     elif same:
         print(f"note: no matchup of an agent against itself ({', '.join(same)}); the other pairs follow")
     deals = args.deals if args.deals is not None else evaluation(args.game).deals
+    if args.plan:
+        for i, a, j, o in round_robin_pairs(args.agents, args.opponents, controls):
+            sides = {"agent": a, "opponent": o}
+            print(
+                duplicate_plan(args.game, role, deals, match_seed(args.seed, i, j), opts, sides), end="\n\n"
+            )
+        return 0
     out = round_robin(
         args.game,
         args.agents,
@@ -112,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         include_self=controls,
         batched=False if args.scalar or args.record_dir else None,
         record_dir=args.record_dir,
+        lineup=lineup,
     )
     print(format_table(args.game, out["matchups"]))
     for row in out["matchups"]:  # search bots (openspiel:...) report their CPU time per decision

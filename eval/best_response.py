@@ -37,10 +37,10 @@ from typing import Any
 import numpy as np
 
 from kabu_envs import registry
-from kabu_envs.agents.base import can_act_batched
+from kabu_envs.agents.base import as_agent
 from kabu_envs.batch import engine_factory
-from kabu_envs.eval.duplicate import _seed, match_deal_seeds, play_deal, play_deals_batched
-from kabu_envs.eval.games import batch_factory, rotating_seat
+from kabu_envs.eval.duplicate import _seed, play_deal, play_deals_batched
+from kabu_envs.eval.games import batch_factory, duplicate_plan
 from kabu_envs.eval.plans import best_response_ref
 from kabu_envs.eval.stats import summarize
 
@@ -123,16 +123,10 @@ def refusal(game: str, role: str, env_options: dict[str, Any]) -> str | None:
 def deal_plan(
     game: str, role: str | None, seed: int, deals: int, env_options: dict[str, Any]
 ) -> tuple[Any, ...]:
-    """The evaluation's deals of a match with this seed: (deal seeds, the role's seat in each)."""
-    the_role = _role(game, role)
-    env = registry.get(game).make_raw_env(**env_options)
-    seats_of = rotating_seat(the_role)
-    seeds = match_deal_seeds(seed, deals)
-    seats = []
-    for d, s in enumerate(seeds):
-        env.reset(seed=s)
-        seats.append(seats_of(env, d))
-    return seeds, seats
+    """The evaluation's deals of a match with this seed: (deal seeds, the role's seat in each), as the
+    duplicate evaluation's plan seats them (``eval.games.duplicate_plan``)."""
+    plan = duplicate_plan(game, _role(game, role).name, deals, seed, env_options)
+    return list(plan.deal_seeds), [play.scored[0] for play in plan.plays[::2]]
 
 
 def play_best_response(
@@ -258,7 +252,8 @@ def agent_rewards(
     env = spec.make_raw_env(**env_options)
     n = len(env.possible_agents)
     seat_agents = [[agent if s == seat else reference for s in range(n)] for seat in seats]
-    if can_act_batched(agent) and can_act_batched(reference) and engine_factory(game) is not None:
+    agent = as_agent(agent)
+    if agent.capabilities.batch and reference.capabilities.batch and engine_factory(game) is not None:
         totals = play_deals_batched(batch_factory(game, env_options), list(deal_seeds), seat_agents)
     else:
         totals = np.array([play_deal(env, a, s) for a, s in zip(seat_agents, deal_seeds, strict=True)])

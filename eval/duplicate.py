@@ -4,41 +4,43 @@ Card luck dominates single deals of both games; replaying a deal (``reset(seed=s
 gives the same deck) with the agents' seats exchanged makes most of it cancel. Two
 formats (docs/baselines.md):
 
-* ``partnership_duplicate`` (Kakeya): the agent plays every seat of one partnership,
-  the opponent the rest; the deal is replayed once per partnership. The advantage of
-  a deal = mean over the plays of the agent's reward (stones).
-* ``role_duplicate`` (Oicho-Kabu roles): the role's seat is played once by the agent
-  and once by the opponent, every other seat by a fixed reference agent. The advantage
-  = agent's reward − opponent's reward on that deal.
+* ``"team"`` (a Kakeya partnership, a Toy Card seat): the agent plays every seat of one group of the
+  role, the opponent the rest; the deal is replayed once per group. The advantage of a deal = mean over
+  the plays of the agent's reward (the mean over its group's seats).
+* ``"seat"`` (Oicho-Kabu roles): the role's seat is played once by the agent and once by the
+  opponent, every other seat by a fixed reference agent. The advantage = agent's reward − opponent's
+  reward on that deal.
+
+A match is one value built before play, a ``DuplicatePlan``: the deal seeds, and for every play of a
+deal who sits where (a side per seat: ``agent``, ``opponent``, ``reference``) and which seats score
+it; ``describe()`` prints it. ``play_plan`` plays it on either engine and ``score`` turns the plays'
+rewards into the ``MatchResult`` (the one place the formats' arithmetic lives).
 
 Every agent is re-seeded per deal from the deal seed and its seat, so a reference
 agent facing the same observations makes the same choices in both plays.
 
-Two ways to play the deals, with the same results (same deals, same decisions, same sums):
+Two ways to play the plays, with the same results (same deals, same decisions, same sums):
 
 * scalar (``batch=None``): ``play_deal`` on one AEC env, one decision at a time; every agent works (a
-  search bot that ``acts_at_table`` is handed the env instead of its observation: ``agents.base``).
+  search bot with ``capabilities.table`` is handed the env instead of its observation: ``agents.base``).
 * batched (``batch=`` a factory of the game's batch engine): ``play_deals_batched`` plays many deals
   at once (each play of a deal is a row of the batch) and asks each agent for all its rows' decisions
   in one ``act_batch`` call, with one generator per (play, agent) seeded as ``play_deal`` re-seeds the
-  agent. Only for agents that ``can_act_batched``.
+  agent. Only for agents with ``capabilities.batch``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
 import numpy as np
 
-from kabu_envs.agents.base import acts_at_table
+from kabu_envs.agents.base import BaseAgent
 from kabu_envs.core.rng import make_rng
 from kabu_envs.eval.stats import Summary, summarize
 
-RoleSeat = Callable[[Any, int], int]
-# (batch engine just reset, game b of it, deal index) -> the role's seat in that game
-BatchRoleSeat = Callable[[Any, int, int], int]
 # (batch engine just reset, the plays of its games) -> (agents, (games, seats) index into the agents)
 SeatTable = Callable[[Any, np.ndarray], tuple[Sequence[Any], np.ndarray]]
 # batch size -> a batch engine of the game with the match's rule options (kabu_envs.batch.make)
@@ -60,7 +62,7 @@ def match_deal_seeds(seed: int, deals: int) -> list[int]:
 
 
 def play_deal(
-    env: Any, seat_agents: Sequence[Any], deal_seed: int, record: Recorder | None = None
+    env: Any, seat_agents: Sequence[BaseAgent], deal_seed: int, record: Recorder | None = None
 ) -> np.ndarray:
     """Play one episode of an AEC env; returns each seat's total reward.
 
@@ -87,7 +89,7 @@ def play_deal(
             env.step(None)
         else:
             player = seat_agents[index[agent]]
-            if acts_at_table(player):  # a search bot: it reads the table (agents.base.acts_at_table)
+            if player.capabilities.table:  # a search bot: it reads the table (agents.base.Capabilities)
                 action = int(player.act_at_table(env))
             else:
                 obs = env.observe(agent)
@@ -144,26 +146,23 @@ class _DealGenerators(Sequence[np.random.Generator]):
 def play_deals_batched(
     batch: BatchFactory,
     deal_seeds: Sequence[int],
-    seat_agents: Sequence[Sequence[Any]] | SeatTable,
+    seat_agents: Sequence[Sequence[BaseAgent]],
     chunk: int | None = None,
 ) -> np.ndarray:
     """Play ``deal_seeds[p]`` with ``seat_agents[p]`` for every play p on a batch engine; ``(P, n)``
     total rewards, row p equal to ``play_deal(env, seat_agents[p], deal_seeds[p])``.
 
-    ``seat_agents`` may instead be a function ``(batch_env, plays) -> (agents, table)`` asked right
-    after the reset (when the seats depend on the deal, e.g. who deals): ``table[b, seat]`` indexes
-    ``agents`` for game b, which plays ``plays[b]``. Each step, the rows whose seat to act is held by
-    the same agent go to that agent's ``act_batch`` in one call. Rewards are summed step by step in
-    the order ``play_deal`` sums them. ``chunk`` plays at most per batch (default ``CHUNK``).
+    Each step, the rows whose seat to act is held by the same agent go to that agent's ``act_batch``
+    in one call. Rewards are summed step by step in the order ``play_deal`` sums them. ``chunk`` plays
+    at most per batch (default ``CHUNK``).
     """
-    if not callable(seat_agents):
-        if len(seat_agents) != len(deal_seeds):
-            raise ValueError(f"{len(seat_agents)} seat assignments for {len(deal_seeds)} deal seeds")
-        seat_agents = _listed_table(seat_agents)
+    if len(seat_agents) != len(deal_seeds):
+        raise ValueError(f"{len(seat_agents)} seat assignments for {len(deal_seeds)} deal seeds")
+    table = _listed_table(seat_agents)
     chunk = chunk or CHUNK
     totals = [
         _play_chunk(
-            batch, deal_seeds[lo : lo + chunk], seat_agents, np.arange(lo, min(lo + chunk, len(deal_seeds)))
+            batch, deal_seeds[lo : lo + chunk], table, np.arange(lo, min(lo + chunk, len(deal_seeds)))
         )
         for lo in range(0, len(deal_seeds), chunk)
     ]
@@ -181,7 +180,7 @@ def agent_indices(agents: Sequence[Any]) -> tuple[list[Any], list[int]]:
     return uniq, [index[id(a)] for a in agents]
 
 
-def _listed_table(seat_agents: Sequence[Sequence[Any]]) -> SeatTable:
+def _listed_table(seat_agents: Sequence[Sequence[BaseAgent]]) -> SeatTable:
     """The ``SeatTable`` of plays listed seat by seat."""
 
     def table(batch_env: Any, plays: np.ndarray) -> tuple[Sequence[Any], np.ndarray]:
@@ -229,6 +228,153 @@ def _team_rewards(r: np.ndarray, team: Sequence[int], n: int) -> tuple[float, fl
     return team_r, opp_r
 
 
+SIDES = ("agent", "opponent", "reference")
+FORMATS = ("seat", "team")
+
+
+@dataclass(frozen=True)
+class Play:
+    """One play of a deal: ``seats[i]`` is the side that plays seat i; ``scored`` the seats whose mean
+    reward is the play's result (the agent's group, or the role's seat)."""
+
+    deal: int
+    seats: tuple[str, ...]
+    scored: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DuplicatePlan:
+    """A duplicate match before play: its deals and who plays what in each (module docstring).
+
+    ``sides`` names who plays each side (agent names, e.g. ``(("agent", "ppo_kakeya"), ("opponent",
+    "expert"))``): labels for ``describe``, the players themselves are given to ``play_plan``.
+    """
+
+    game: str
+    role: str
+    format: str
+    seed: int
+    deal_seeds: tuple[int, ...]
+    plays: tuple[Play, ...]
+    sides: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise ValueError(f"duplicate format must be one of {FORMATS}, got {self.format!r}")
+        for play in self.plays:
+            bad = sorted(set(play.seats) - set(SIDES))
+            if bad or not 0 <= play.deal < len(self.deal_seeds):
+                raise ValueError(f"play {play}: sides must be in {SIDES}, deal < {len(self.deal_seeds)}")
+        width = {len(p.seats) for p in self.plays}
+        if len(width) > 1:
+            raise ValueError(f"the plays seat different numbers of players: {sorted(width)}")
+        twice = [d for d in range(self.deals) for _ in range(2)]
+        if self.format == "seat" and [p.deal for p in self.plays] != twice:
+            raise ValueError("a seat plan plays each deal twice, in order: the agent's play, the opponent's")
+        for k, play in enumerate(self.plays):  # who plays the scored seats: the side the format scores
+            side = ("agent", "opponent")[k % 2] if self.format == "seat" else "agent"
+            if not play.scored or {play.seats[s] for s in play.scored} != {side}:
+                raise ValueError(f"play {k} of a {self.format} plan must score seats held by the {side}")
+
+    @property
+    def deals(self) -> int:
+        return len(self.deal_seeds)
+
+    def needed_sides(self) -> list[str]:
+        """The sides some seat of some play is given to, in ``SIDES`` order."""
+        used = {side for p in self.plays for side in p.seats}
+        return [s for s in SIDES if s in used]
+
+    def describe(self, limit: int | None = 10) -> str:
+        """The plan as text: its header, then one line per play of the first ``limit`` deals (None: all)."""
+        label = dict(self.sides)
+        short = {"agent": "A", "opponent": "O", "reference": "R"}
+        lines = [
+            f"duplicate plan: {self.game}, role {self.role} ({self.format} format), match seed {self.seed}, "
+            f"{self.deals} deals, {len(self.plays)} plays",
+            "sides: "
+            + ", ".join(
+                f"{short[s]} = {s}" + (f" ({label[s]})" if s in label else "") for s in self.needed_sides()
+            ),
+        ]
+        shown = self.deals if limit is None else min(limit, self.deals)
+        for play in self.plays:
+            if play.deal >= shown:
+                break
+            seats = " ".join(short[s] for s in play.seats)
+            scored = ",".join(map(str, play.scored))
+            lines.append(
+                f"deal {play.deal:>5}  seed {self.deal_seeds[play.deal]:>10}  seats [{seats}]  "
+                f"scored seats {scored}"
+            )
+        if shown < self.deals:
+            lines.append(f"... ({self.deals - shown} more deals)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+def plan_from_groups(
+    game: str,
+    role: str,
+    fmt: str,
+    seed: int,
+    deal_seeds: Sequence[int],
+    groups: Sequence[Sequence[Sequence[int]]],
+    num_players: int,
+    sides: Sequence[tuple[str, str]] = (),
+) -> DuplicatePlan:
+    """The plan of a match whose deal d has the role's seat groups ``groups[d]``: in the ``"team"``
+    format one play per group (the agent on its seats, the opponent elsewhere); in the ``"seat"``
+    format the first seat of group ``d % len(groups[d])`` (the role's seat rotates deal by deal),
+    played by the agent then by the opponent, the reference everywhere else."""
+    if len(groups) != len(deal_seeds):
+        raise ValueError(f"{len(groups)} deals' seat groups for {len(deal_seeds)} deal seeds")
+    plays: list[Play] = []
+    for d, deal_groups in enumerate(groups):
+        if not deal_groups or not all(deal_groups):
+            raise ValueError(f"deal {d}: the role has no seats ({deal_groups!r})")
+        if fmt == "team":
+            for team in deal_groups:
+                seats = tuple("agent" if s in team else "opponent" for s in range(num_players))
+                plays.append(Play(d, seats, tuple(int(s) for s in team)))
+        else:
+            seat = int(deal_groups[d % len(deal_groups)][0])
+            for side in ("agent", "opponent"):
+                seats = tuple(side if s == seat else "reference" for s in range(num_players))
+                plays.append(Play(d, seats, (seat,)))
+    return DuplicatePlan(
+        game, role, fmt, int(seed), tuple(int(s) for s in deal_seeds), tuple(plays), tuple(sides)
+    )
+
+
+def play_plan(
+    plan: DuplicatePlan,
+    players: Mapping[str, BaseAgent],
+    env: Any = None,
+    batch: BatchFactory | None = None,
+    record: Recorder | None = None,
+) -> np.ndarray:
+    """Every play's total rewards ``(plays, seats)``: on the batch engine ``batch`` makes when given
+    (``play_deals_batched``), else one by one on the raw AEC ``env`` (``play_deal``, each play given to
+    ``record`` when set). ``players`` maps each side the plan uses to its agent."""
+    missing = [s for s in plan.needed_sides() if s not in players]
+    if missing:
+        raise ValueError(f"the plan needs a player for side(s) {missing}")
+    seat_agents = [[players[side] for side in play.seats] for play in plan.plays]
+    seeds = [plan.deal_seeds[play.deal] for play in plan.plays]
+    if not plan.plays:
+        return np.zeros((0, 0))
+    if batch is not None:
+        if record is not None:
+            raise ValueError("recording the games plays them one decision at a time, not batched")
+        return play_deals_batched(batch, seeds, seat_agents)
+    if env is None:
+        raise ValueError("play_plan needs a raw AEC env (scalar path) or a batch factory (batched path)")
+    return np.array([play_deal(env, a, s, record) for a, s in zip(seat_agents, seeds, strict=True)])
+
+
 @dataclass
 class MatchResult:
     """Per-deal advantages plus the agent's raw rewards (one per play)."""
@@ -245,108 +391,33 @@ class MatchResult:
         return float(np.mean(self.agent_rewards)) if self.agent_rewards else float("nan")
 
 
-def partnership_duplicate(
-    env: Any,
-    agent: Any,
-    opponent: Any,
-    teams: Sequence[Sequence[int]] | Callable[[Any], Sequence[Sequence[int]]],
-    deals: int,
-    seed: int = 0,
-    batch: BatchFactory | None = None,
-    record: Recorder | None = None,
-) -> MatchResult:
-    """Agent plays each partnership in turn on the same deal; opponent plays the rest.
+def score(plan: DuplicatePlan, totals: np.ndarray) -> MatchResult:
+    """The match's result from its plays' total rewards (``play_plan``), in the plan's format.
 
-    ``teams`` is a list of seat groups, or a function of the env reset to the deal that gives them.
-    With ``batch`` (a batch-engine factory) the plays run batched (``play_deals_batched``); with
-    ``record`` they run one by one and each play is recorded (``play_deal``).
+    ``"team"``: per play, the agent's reward is the mean over its group, the opponent's the mean over
+    the other seats; a deal's advantage is the mean of the agent's over the deal's plays. ``"seat"``:
+    the agent's and the opponent's rewards in the role's seat; the advantage is their difference.
     """
-    if record is not None:
-        batch = None
-    n = len(env.possible_agents)
-    plan: list[tuple[int, list[Sequence[int]]]] = []
-    for deal_seed in match_deal_seeds(seed, deals):
-        if callable(teams):
-            env.reset(seed=deal_seed)
-            deal_teams = list(teams(env))
-        else:
-            deal_teams = list(teams)
-        plan.append((deal_seed, deal_teams))
-    seat_agents = [[agent if s in team else opponent for s in range(n)] for _, ts in plan for team in ts]
-    if batch is not None:
-        seeds = [deal_seed for deal_seed, ts in plan for _ in ts]
-        totals: Iterator[np.ndarray] = iter(play_deals_batched(batch, seeds, seat_agents))
-    else:
-        seats_iter = iter(seat_agents)
-        totals = (play_deal(env, next(seats_iter), deal_seed, record) for deal_seed, ts in plan for _ in ts)
+    if len(totals) != len(plan.plays):
+        raise ValueError(f"{len(totals)} plays' rewards for a plan of {len(plan.plays)} plays")
     res = MatchResult()
-    for _, deal_teams in plan:
-        own = []
-        for team in deal_teams:
-            team_r, opp_r = _team_rewards(next(totals), team, n)
-            own.append(team_r)
-            res.agent_rewards.append(team_r)
-            res.opponent_rewards.append(opp_r)
-        res.advantages.append(float(np.mean(own)))
-    return res
-
-
-def role_duplicate(
-    env: Any,
-    agent: Any,
-    opponent: Any,
-    reference: Any,
-    role_seat: RoleSeat,
-    deals: int,
-    seed: int = 0,
-    batch: BatchFactory | None = None,
-    batch_role_seat: BatchRoleSeat | None = None,
-    record: Recorder | None = None,
-) -> MatchResult:
-    """The role's seat is played by the agent, then by the opponent, on the same deal.
-
-    With ``batch`` (a batch-engine factory) the plays run batched (``play_deals_batched``); the seat
-    of each deal is then read from the batch engine with ``batch_role_seat`` when given (no AEC reset
-    per deal), else from ``env`` reset to the deal as in the scalar path. With ``record`` the plays
-    run one by one and each is recorded (``play_deal``).
-    """
-    if record is not None:
-        batch = None
-    n = len(env.possible_agents)
-    deal_seeds = match_deal_seeds(seed, deals)
-    seats: list[int] = []
-    players, (ka, ko, kr) = agent_indices([agent, opponent, reference])
-
-    def seat_table(batch_env: Any, plays: np.ndarray) -> tuple[Sequence[Any], np.ndarray]:
-        """Plays 2d and 2d + 1 are deal d's: the agent's play, then the opponent's."""
-        if batch_role_seat is not None:
-            seats.extend(
-                batch_role_seat(batch_env, b, int(p) // 2) for b, p in enumerate(plays) if p % 2 == 0
-            )
-        table = np.full((len(plays), n), kr, dtype=np.int64)
-        table[np.arange(len(plays)), np.asarray(seats)[plays // 2]] = np.where(plays % 2 == 0, ka, ko)
-        return players, table
-
-    plays = [s for s in deal_seeds for _ in range(2)]
-    if batch is not None and batch_role_seat is not None:
-        totals = list(play_deals_batched(batch, plays, seat_table))
-    else:
-        for d, deal_seed in enumerate(deal_seeds):
-            env.reset(seed=deal_seed)
-            seats.append(role_seat(env, d))
-        seat_agents = [
-            [player if s == seat else reference for s in range(n)]
-            for seat in seats
-            for player in (agent, opponent)
-        ]
-        if batch is not None:
-            totals = list(play_deals_batched(batch, plays, seat_agents))
+    by_deal: dict[int, list[int]] = {}
+    for k, play in enumerate(plan.plays):
+        by_deal.setdefault(play.deal, []).append(k)
+    for ks in by_deal.values():
+        if plan.format == "team":
+            own = []
+            for k in ks:
+                team_r, opp_r = _team_rewards(totals[k], plan.plays[k].scored, len(plan.plays[k].seats))
+                own.append(team_r)
+                res.agent_rewards.append(team_r)
+                res.opponent_rewards.append(opp_r)
+            res.advantages.append(float(np.mean(own)))
         else:
-            totals = [play_deal(env, a, s, record) for a, s in zip(seat_agents, plays, strict=True)]
-    res = MatchResult()
-    for d, seat in enumerate(seats):
-        rewards = [totals[2 * d][seat], totals[2 * d + 1][seat]]
-        res.agent_rewards.append(float(rewards[0]))
-        res.opponent_rewards.append(float(rewards[1]))
-        res.advantages.append(float(rewards[0] - rewards[1]))
+            mine, theirs = ks
+            seat = plan.plays[mine].scored[0]
+            rewards = [totals[mine][seat], totals[theirs][seat]]
+            res.agent_rewards.append(float(rewards[0]))
+            res.opponent_rewards.append(float(rewards[1]))
+            res.advantages.append(float(rewards[0] - rewards[1]))
     return res

@@ -2,14 +2,55 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from kabu_envs import registry
+from kabu_envs.agents.base import BaseAgent, as_agent
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.eval.duplicate import MatchResult
 from kabu_envs.eval.games import default_role, matchup
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Every agent of a round robin, built once per run (``build_lineup``): the agents' side and the
+    opponents' side by name, and the reference of a ``"seat"`` role (None: ``matchup`` builds the
+    game's). A name on both sides is two copies (a control matchup needs two agents; every agent is
+    re-seeded per deal, so which copy plays changes no result)."""
+
+    agents: Mapping[str, BaseAgent]
+    opponents: Mapping[str, BaseAgent]
+    reference: BaseAgent | None = None
+
+    def __post_init__(self) -> None:  # a user's act-only object is adapted here, once
+        object.__setattr__(self, "agents", {k: as_agent(a) for k, a in self.agents.items()})
+        object.__setattr__(self, "opponents", {k: as_agent(a) for k, a in self.opponents.items()})
+        if self.reference is not None:
+            object.__setattr__(self, "reference", as_agent(self.reference))
+
+
+def build_lineup(
+    game: str,
+    agents: Sequence[str],
+    opponents: Sequence[str],
+    role: str | None = None,
+    seed: int = 0,
+    env_options: Mapping[str, Any] | None = None,
+) -> Lineup:
+    """Build each name once per side (raises ValueError naming a bad name before any deal is played)."""
+    opts = dict(env_options or {})
+    spec = registry.get(game)
+    the_role = spec.role(role)
+    seat = the_role.duplicate == "seat"
+    return Lineup(
+        {a: make_agent(game, a, seed, role=the_role.name, **opts) for a in dict.fromkeys(agents)},
+        {o: make_agent(game, o, seed + 1, role=the_role.name, **opts) for o in dict.fromkeys(opponents)},
+        make_agent(game, spec.reference, seed, **opts) if seat else None,
+    )
 
 
 def matchup_record(
@@ -22,22 +63,30 @@ def matchup_record(
     env_options: dict[str, Any] | None = None,
     batched: bool | None = None,
     record_dir: str | None = None,
+    players: tuple[BaseAgent, BaseAgent] | None = None,
+    reference: BaseAgent | None = None,
 ) -> tuple[dict[str, Any], MatchResult]:
     """One summary.json matchup row (agent's duplicate advantage over the opponent); ``batched`` as in
-    ``kabu_envs.eval.games.matchup``; ``record_dir``: write a game record of every play there."""
+    ``kabu_envs.eval.games.matchup``; ``record_dir``: write a game record of every play there;
+    ``players``: the (agent, opponent) already built for these names (else built here); ``reference``:
+    the reference agent already built (else ``matchup`` builds the game's)."""
     opts = dict(env_options or {})
     role = role or default_role(game)
-    agent = make_agent(game, agent_name, seed, role=role, **opts)
-    opponent = make_agent(game, opponent_name, seed + 1, role=role, **opts)
+    if players is None:
+        players = (
+            make_agent(game, agent_name, seed, role=role, **opts),
+            make_agent(game, opponent_name, seed + 1, role=role, **opts),
+        )
+    agent, opponent = players
+    searched = [(p.decisions, p.seconds) for p in players]  # a search bot counts decisions and CPU time
     record = None
     if record_dir is not None:
-        from kabu_envs import registry
         from kabu_envs.play.records import DealRecorder
 
         names = {id(agent): agent_name, id(opponent): opponent_name}
         prefix = f"{game}-{role}-{agent_name}-vs-{opponent_name}-seed{seed}".replace("/", "_")
         record = DealRecorder(record_dir, game, opts, names, registry.get(game).reference, prefix)
-    res = matchup(game, agent, opponent, role, deals, seed, opts, batched=batched, record=record)
+    res = matchup(game, agent, opponent, role, deals, seed, opts, reference, batched, record)
     s = res.summary()
     row = {
         "agent": agent_name,
@@ -52,10 +101,11 @@ def matchup_record(
         "agent_mean_reward": res.mean_reward,
         "plays": len(res.agent_rewards),
     }
-    for side, player in (("agent", agent), ("opponent", opponent)):
-        if getattr(player, "decisions", 0):  # a search bot counts its decisions and their CPU time
-            row[f"{side}_ms_per_decision"] = 1000.0 * player.seconds / player.decisions
-            row[f"{side}_decisions"] = player.decisions
+    for side, player, (decisions, seconds) in zip(("agent", "opponent"), players, searched, strict=True):
+        if player.decisions > decisions:  # this match's share of the agent's counts
+            n = player.decisions - decisions
+            row[f"{side}_ms_per_decision"] = 1000.0 * (player.seconds - seconds) / n
+            row[f"{side}_decisions"] = n
     return row, res
 
 
@@ -111,26 +161,53 @@ def round_robin(
     include_self: bool = False,
     batched: bool | None = None,
     record_dir: str | None = None,
+    lineup: Lineup | None = None,
 ) -> dict[str, Any]:
     """Every agent against every opponent; rows + ratings.
 
     Self-matches (the same name on both sides) are skipped unless ``include_self``: then they are
     control rows between differently seeded copies (not rated). ``batched`` as in
-    ``kabu_envs.eval.games.matchup``; ``record_dir``: write a game record of every play there.
+    ``kabu_envs.eval.games.matchup``; ``record_dir``: write a game record of every play there;
+    ``lineup``: the agents, built once (``build_lineup``; else built here).
     """
     from kabu_envs.eval.progress import progress
 
+    if lineup is None:
+        lineup = build_lineup(game, agents, opponents, role, seed, env_options)
     rows, raw = [], []
-    pairs = [
-        (i, a, j, o) for i, a in enumerate(agents) for j, o in enumerate(opponents) if a != o or include_self
-    ]
+    pairs = round_robin_pairs(agents, opponents, include_self)
     for i, a, j, o in progress(pairs, total=len(pairs), desc=f"{game} matchups"):
+        players = (lineup.agents[a], lineup.opponents[o])
         row, res = matchup_record(
-            game, a, o, role, deals, seed + 1000 * i + j, env_options, batched, record_dir
+            game,
+            a,
+            o,
+            role,
+            deals,
+            match_seed(seed, i, j),
+            env_options,
+            batched,
+            record_dir,
+            players,
+            lineup.reference,
         )
         rows.append(row)
         raw.append((a, o, res.advantages))
     return {"matchups": rows, "ratings": openskill_ratings(raw, block=rating_block)}
+
+
+def round_robin_pairs(
+    agents: Sequence[str], opponents: Sequence[str], include_self: bool = False
+) -> list[tuple[int, str, int, str]]:
+    """(i, agent, j, opponent) of every matchup of a round robin, in play order."""
+    return [
+        (i, a, j, o) for i, a in enumerate(agents) for j, o in enumerate(opponents) if a != o or include_self
+    ]
+
+
+def match_seed(seed: int, i: int, j: int) -> int:
+    """The match seed of agent i against opponent j in a round robin of run seed ``seed``."""
+    return seed + 1000 * i + j
 
 
 def format_table(game: str, rows: Sequence[dict[str, Any]]) -> str:

@@ -12,9 +12,9 @@ import pytest
 import torch
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from kabu_envs.agents.base import RandomAgent
+from kabu_envs.agents.base import ActAgent, RandomAgent
 from kabu_envs.core.errors import IllegalActionError
-from kabu_envs.training.batch_vec_env import BatchVecEnv, VecScaleReward, can_act_batched
+from kabu_envs.training.batch_vec_env import BatchVecEnv, VecScaleReward
 from kabu_envs.wrappers.single_agent import OpponentPool
 from kabu_envs.wrappers.views import make_view
 
@@ -165,14 +165,18 @@ def test_scaled_rewards_and_monitor_episodes():
 
 
 def test_the_pool_is_read_at_every_episode_start_and_fallback_agents_keep_their_generator():
-    """A snapshot added to the pool (as self-play does) is met by later episodes; an agent that cannot
-    act batched plays row by row with the row's generator and gets its own back."""
+    """A snapshot added to the pool (as self-play does) is met by later episodes; a user's agent with only
+    ``act`` (adapted once by the pool) plays row by row with the row's generator and gets its own back."""
 
-    class Unbatched(RandomAgent):
-        act_batch = None  # type: ignore[assignment]
+    class ActOnly:
+        def __init__(self, seed: int) -> None:
+            self.rng = np.random.default_rng(seed)
 
-    first, later = RandomAgent(seed=1), Unbatched(seed=2)
-    assert not can_act_batched(later)
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            legal = np.flatnonzero(action_mask)
+            return int(legal[self.rng.integers(legal.size)])
+
+    first, later = RandomAgent(seed=1), ActOnly(seed=2)
     own = later.rng
     pool = OpponentPool([(first, 1.0)])
     env = BatchVecEnv("toy_card", 4, opponents=pool, num_players=3)
@@ -183,8 +187,9 @@ def test_the_pool_is_read_at_every_episode_start_and_fallback_agents_keep_their_
     for _ in range(20):
         acts = np.array([np.flatnonzero(m)[0] for m in env.action_masks()])
         env.step(acts)
-        seen |= {id(env._slots[s]) for s in np.unique(env._seat_slot[env._seat_slot >= 0])}
-    assert id(later) in seen and later.rng is own
+        seen |= {env._slots[s] for s in np.unique(env._seat_slot[env._seat_slot >= 0])}
+    adapted = [a for a in seen if isinstance(a, ActAgent)]
+    assert [a.inner for a in adapted] == [later] and later.rng is own
 
 
 def _mean_reward(policy, seed: int, steps: int = 60) -> float:

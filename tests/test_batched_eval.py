@@ -16,7 +16,7 @@ import pytest
 import kabu_envs.eval.duplicate as duplicate
 import kabu_envs.eval.games as games
 from kabu_envs import registry
-from kabu_envs.agents.base import RandomAgent, can_act_batched
+from kabu_envs.agents.base import Capabilities, RandomAgent
 from kabu_envs.agents.ensemble import read_model
 from kabu_envs.agents.registry import make_agent, model_path, shipped_models
 from kabu_envs.batch import LoopBatchEnv
@@ -66,8 +66,8 @@ def test_batched_duplicate_equals_scalar(game, role, agent, opponent, options):
     needed = [agent, opponent] + ([spec.reference] if spec.role(role).duplicate == "seat" else [])
     opts = json.loads(options)
     for name in needed:
-        if not can_act_batched(make_agent(game, name, 0, role=role, **opts)):
-            pytest.skip(f"{game}: agent {name!r} cannot act batched (no act_batch yet)")
+        if not make_agent(game, name, 0, role=role, **opts).capabilities.batch:
+            pytest.skip(f"{game}: agent {name!r} is played one deal at a time (capabilities.batch)")
     batched, scalar = _both(game, role, agent, opponent, **opts)
     assert len(batched.advantages) == DEALS
     assert batched.advantages == scalar.advantages
@@ -137,7 +137,7 @@ def test_matchup_picks_the_batched_path_when_it_can(monkeypatch):
 
     class ScalarOnly(RandomAgent):
         name = "scalar_only"
-        batched = False
+        capabilities = Capabilities(batch=False)
 
     matchup("kakeya", ScalarOnly(seed=1), RandomAgent(seed=2), deals=2)  # falls back to scalar
     assert len(calls) == 1

@@ -24,7 +24,7 @@ call per learner step rather than one per round. The views' random draws at a de
 restarting row's own ``np.random.Generator`` (numpy's public API: no emulation), the deal itself from
 the engine's deck feed for that deal's seed (docs/batch.md#seeding), the seat tables from the engine's
 ``seat_table``. A
-member that can act from the engine's state (``act_engine``, ``agents.base.can_act_on_engine``: the
+member that can act from the engine's state (``Capabilities.engine`` and ``acts_on_engine``: the
 Oicho-Kabu scripted player, the random one) does so, and a lazy engine then encodes no observation
 for the opponents' turns: only the one the learner gets at the end of ``step_wait``.
 
@@ -48,8 +48,6 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from kabu_envs import batch, registry
-from kabu_envs.agents.base import can_act_batched, can_act_on_engine
-from kabu_envs.agents.batching import act_row_by_row
 from kabu_envs.agents.features import FeatureInputs
 from kabu_envs.core.rng import make_rng
 from kabu_envs.wrappers.single_agent import OpponentPool
@@ -115,7 +113,6 @@ class BatchVecEnv(VecEnv):
         self._rng_of: dict[tuple[int, int], np.random.Generator] = {}  # (row, slot): made on first use
         self._pending = np.zeros(N, dtype=np.float64)
         self._actions: np.ndarray | None = None
-        self._batched: dict[int, bool] = {}
         self._on_engine: dict[int, bool] = {}  # slot -> acts from the engine's state (act_engine)
         self._obs_shape = box.shape
         super().__init__(
@@ -129,8 +126,12 @@ class BatchVecEnv(VecEnv):
             slot = self._slot_of[id(agent)] = len(self._slots)
             self._slots.append(agent)
             self._member_seed = np.pad(self._member_seed, ((0, 0), (0, 1)), constant_values=-1)
-            self._batched[slot] = can_act_batched(agent)
-            self._on_engine[slot] = can_act_on_engine(agent, self.engine)
+            if agent.capabilities.table:
+                raise ValueError(
+                    f"opponent {agent.name!r} acts only at a table (capabilities.table): it cannot play "
+                    "from the batch engine's observations"
+                )
+            self._on_engine[slot] = agent.capabilities.engine and agent.acts_on_engine(self.engine)
         return slot
 
     def _member_rng(self, row: int, slot: int) -> np.random.Generator:
@@ -153,13 +154,9 @@ class BatchVecEnv(VecEnv):
             obs, masks = self.engine.observation, self.engine.legal_action_mask
         else:
             obs, masks = self.engine.observation[rows], self.engine.legal_action_mask[rows]
-        rngs = _RowRngs(self, rows, slot)
-        if self._batched[slot]:
-            return np.asarray(agent.act_batch(obs, masks, rngs=rngs), dtype=np.int64)
-        # Per-row fallback for an agent that cannot act batched (self-play snapshots of the in-memory
-        # model, agents without the rngs protocol): its own generator is swapped for the row's, as the
-        # batched protocol defines; each row gets its own observation (an agent may keep it).
-        return act_row_by_row(agent, obs.copy(), masks.copy(), rngs)
+        # rows are independent games: every agent's act_batch serves them (one that decides row by row,
+        # e.g. an in-memory model or an adapted user agent, swaps in each row's generator itself)
+        return np.asarray(agent.act_batch(obs, masks, rngs=_RowRngs(self, rows, slot)), dtype=np.int64)
 
     def _opponent_actions(self, slots: np.ndarray, moving: np.ndarray) -> np.ndarray:
         """(N,) actions: each member acts once for all the rows where it is to move."""

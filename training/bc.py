@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kabu_envs.agents.base import Agent, acts_with_values
+from kabu_envs.agents.base import Agent, as_agent
 from kabu_envs.agents.features import FeatureInputs
 from kabu_envs.agents.policy_file import MASKED_LOGIT
 from kabu_envs.core.rng import make_rng
@@ -86,22 +86,21 @@ class Demonstrations:
 class Labeller:
     """The teacher's label of a decision: its action, and with ``soft`` its action values too."""
 
-    def __init__(self, teacher: Agent, soft: bool) -> None:
-        if soft and not acts_with_values(teacher):
+    def __init__(self, teacher: Any, soft: bool) -> None:
+        self.teacher = as_agent(teacher)
+        if soft and not self.teacher.capabilities.values:
             raise ValueError(
-                "bc.temperature > 0 needs a teacher that values its actions (act_with_values); "
-                f"{type(teacher).__name__} ({getattr(teacher, 'name', '?')}) only acts: "
+                "bc.temperature > 0 needs a teacher that values its actions (capabilities.values: "
+                f"act_with_values); {type(teacher).__name__} ({self.teacher.name}) only acts: "
                 "set bc.temperature to 0"
             )
-        self.teacher = teacher
         self.values: list[np.ndarray] | None = [] if soft else None
 
     def __call__(self, obs: np.ndarray, mask8: np.ndarray) -> int:
         """The teacher's action (its values, if soft, are appended to ``self.values``)."""
         if self.values is None:
             return int(self.teacher.act(obs, mask8))
-        valuer: Any = self.teacher  # the protocol of agents.base.acts_with_values, checked above
-        action, raw = valuer.act_with_values(obs, mask8)
+        action, raw = self.teacher.act_with_values(obs, mask8)
         values = np.asarray(raw, dtype=np.float64)
         if values.shape != mask8.shape:
             raise ValueError(f"act_with_values returned values of shape {values.shape}, not {mask8.shape}")

@@ -110,7 +110,6 @@ def load_specialist_config(run_json: str | Path) -> SpecialistConfig:
 def collect_worker(cfg: SpecialistConfig, worker: int) -> Demonstrations:
     """Worker ``worker``'s share of the deals (module docstring): its labelled stage decisions."""
     from kabu_envs import batch as kabu_batch
-    from kabu_envs.agents.base import acts_with_values
     from kabu_envs.agents.registry import make_agent
     from kabu_envs.agents.stages import StageSplit
 
@@ -120,7 +119,7 @@ def collect_worker(cfg: SpecialistConfig, worker: int) -> Demonstrations:
     target = split.index(cfg.stage)
     rng = make_rng([cfg.seed, worker])
     teacher = make_agent(game, cfg.teacher, int(rng.integers(2**31)), **opts)
-    valued = acts_with_values(teacher)
+    valued = teacher.capabilities.values
     deals = cfg.deals // cfg.workers + (worker < cfg.deals % cfg.workers)
     obs_l: list[np.ndarray] = []
     mask_l: list[np.ndarray] = []

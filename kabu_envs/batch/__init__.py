@@ -17,7 +17,7 @@ A finished game's ``observation`` row is zeros. An engine may encode observation
 (``KernelBatchEnv(lazy=True)``, the Oicho-Kabu engine): a step writes the mask and marks the moved
 games stale, and reading ``observation`` encodes them, so read the attribute after each step rather
 than keep the array across steps. An agent may act from an engine's state instead of its observation
-(``act_engine``, see ``agents.base.can_act_on_engine``), through the typed decision view the game
+(``act_engine``, see ``agents.base.Capabilities.engine``), through the typed decision view the game
 offers (Oicho-Kabu's ``engine.decision_view()``): the training VecEnv's opponents do, so their turns
 encode nothing.
 

@@ -1,7 +1,7 @@
 """OpenSpiel's search bots as agents of the duplicate evaluation: IS-MCTS, and PIMC built on OpenSpiel's MCTS.
 
 An evaluated agent normally sees ``act(observation, action_mask)`` only. A search bot needs a state to
-search from, so it follows the *table* protocol (``kabu_envs.agents.base.acts_at_table``): the
+search from, so it declares the *table* capability (``kabu_envs.agents.base.Capabilities``): the
 evaluation hands it the raw env at its decision (``act_at_table(env)``), and the bot
 
 1. rebuilds the OpenSpiel history of the episode from the env's state API (``history_from_env``: the
@@ -55,7 +55,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 from kabu_envs import registry
-from kabu_envs.agents.base import BaseAgent
+from kabu_envs.agents.base import BaseAgent, Capabilities
 from kabu_envs.agents.registry import parse_params
 from kabu_envs.core import env_state
 from kabu_envs.core.rng import legacy_random_state, make_rng
@@ -234,7 +234,7 @@ class OpenSpielBot(BaseAgent):
     """An OpenSpiel bot playing one seat of the evaluation's env (the table protocol)."""
 
     name = "openspiel"
-    batched = False
+    capabilities = Capabilities(batch=False, table=True)
     PARAMS: dict[str, Any] = {}
 
     def __init__(self, game: str, seed: int | None = None, **options: Any) -> None:
@@ -252,11 +252,19 @@ class OpenSpielBot(BaseAgent):
         self.decisions = 0
         self.seconds = 0.0
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
         raise TypeError(
             f"{self.name} searches from the game's state: play it through the duplicate evaluation, which "
-            "hands it the env (act_at_table); act(observation, action_mask) alone is not enough"
+            "hands it the env (capabilities.table: act_at_table); observations alone are not enough"
         )
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
     def act_at_table(self, raw_env: Any) -> int:
         """The bot's action for the seat to act in ``raw_env`` (read only through the resampler)."""

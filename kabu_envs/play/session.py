@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs import registry
+from kabu_envs.agents.base import as_agent
 from kabu_envs.core.views import GenericViewer, View, Viewer
 from kabu_envs.play.godview import god_view
 from kabu_envs.play.records import GameRecord, RecordError, check_end, episode_over, iter_replay, step_rewards
@@ -300,8 +301,13 @@ class Match:
         while not self.over and not self.human_to_act and len(frames) < limit:
             actor = self.to_act
             assert actor is not None
-            obs = self.env.observe(self.env.agent_selection)
-            action = int(self.agents[actor].act(obs["observation"], obs["action_mask"]))
+            # an agent seated by hand (an act-only object) is adapted here, once (agents.base.as_agent)
+            agent = self.agents[actor] = as_agent(self.agents[actor])
+            if agent.capabilities.table:  # a search bot reads the table (agents.base.Capabilities)
+                action = int(agent.act_at_table(self.env))
+            else:
+                obs = self.env.observe(self.env.agent_selection)
+                action = int(agent.act(obs["observation"], obs["action_mask"]))
             frames.append(self.step(action))
         return frames
 

@@ -35,6 +35,7 @@ from gymnasium import spaces
 
 from kabu_envs.aec_base import RESET_OPTIONS, known_reset_options
 from kabu_envs.aec_wrappers import illegal_mode
+from kabu_envs.agents.base import BaseAgent, as_agent
 from kabu_envs.core.errors import (
     ActionTypeError,
     IllegalActionError,
@@ -58,31 +59,32 @@ class OpponentPool:
     def __init__(self, members: Sequence[tuple[Any, float]], max_added: int = 8) -> None:
         if not members:
             raise ValueError("an OpponentPool needs at least one agent")
-        self.fixed: list[tuple[Any, float]] = [(a, float(w)) for a, w in members]
-        self.added: list[Any] = []
+        for agent, w in members:
+            if not w >= 0:
+                raise ValueError(f"pool member {agent!r} has weight {w}: weights must be >= 0")
+        # every member as an agent of the protocol (a user's act-only object adapted once, here)
+        self.fixed: list[tuple[BaseAgent, float]] = [(as_agent(a), float(w)) for a, w in members]
+        self.added: list[BaseAgent] = []
         self.added_weight = 0.0
         self.max_added = max_added
-        for agent, w in self.fixed:
-            if w < 0 or not hasattr(agent, "act"):
-                raise ValueError(f"bad pool member {agent!r} with weight {w}")
 
     @classmethod
     def of(cls, opponents: Any) -> OpponentPool:
         """Coerce an agent, a list of agents (uniform) or a pool into a pool."""
         if isinstance(opponents, OpponentPool):
             return opponents
-        if hasattr(opponents, "act"):
-            return cls([(opponents, 1.0)])
-        return cls([(a, 1.0) for a in opponents])
+        if isinstance(opponents, (list, tuple)):
+            return cls([(a, 1.0) for a in opponents])
+        return cls([(opponents, 1.0)])
 
     def add(self, agent: Any, total_weight: float) -> None:
         """Add a snapshot; all added members share ``total_weight`` equally."""
-        self.added.append(agent)
+        self.added.append(as_agent(agent))
         if len(self.added) > self.max_added:
             self.added.pop(0)
         self.added_weight = float(total_weight)
 
-    def members(self) -> tuple[list[Any], np.ndarray]:
+    def members(self) -> tuple[list[BaseAgent], np.ndarray]:
         agents = [a for a, _ in self.fixed] + self.added
         weights = [w for _, w in self.fixed]
         if self.added:
@@ -94,14 +96,14 @@ class OpponentPool:
 
     def passive_reasons(self) -> list[str]:
         """When every member that can be drawn says why it never makes a move that hands another seat
-        a turn (an agent's optional ``passive_reason()``, e.g. a bettor whose stakes are all below the
+        a turn (every agent's ``passive_reason()`` hook, e.g. a bettor whose stakes are all below the
         smallest bet size), those reasons, one per kind of agent; else []."""
         agents, p = self.members()
         reasons: list[str] = []
         for agent, weight in zip(agents, p, strict=True):
             if weight <= 0:
                 continue
-            reason = getattr(agent, "passive_reason", lambda: None)()
+            reason = agent.passive_reason()
             if not reason:
                 return []
             if reason not in reasons:
@@ -245,10 +247,12 @@ class SingleAgentView(gymnasium.Env):
                 return total
             if aec.terminations[agent] or aec.truncations[agent]:
                 aec.step(None)
+            elif (player := self._seat_agents[agent]).capabilities.table:  # a search bot reads the table
+                aec.step(player.act_at_table(aec))
             else:
                 obs = aec.observe(agent)
                 # no int(): the AEC env takes NumPy integers and refuses a float instead of truncating it
-                aec.step(self._seat_agents[agent].act(obs["observation"], obs["action_mask"]))
+                aec.step(player.act(obs["observation"], obs["action_mask"]))
             total += self._learner_reward()
 
     def _obs(self) -> np.ndarray:

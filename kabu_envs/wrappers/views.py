@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs import registry
-from kabu_envs.wrappers.single_agent import LearnerSeats, OpponentPool, SingleAgentView, deprecated_penalty
+from kabu_envs.wrappers.single_agent import LearnerSeats, SingleAgentView, deprecated_penalty
 
 PARTNER_MODES = ("self", "pool")
 
@@ -58,7 +58,7 @@ def resolve_opponents(game: str, opponents: Any, seed: int | None, rule_options:
 
     if isinstance(opponents, str):
         opponents = [opponents]
-    if isinstance(opponents, OpponentPool) or hasattr(opponents, "act"):
+    if not isinstance(opponents, (list, tuple)):  # an agent or a pool (OpponentPool.of adapts agents)
         return opponents
     out = []
     for i, o in enumerate(opponents):

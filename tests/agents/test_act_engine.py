@@ -1,9 +1,9 @@
 """Agents that act from a batch engine's state (``act_engine``): exactly ``act_batch`` on the observation.
 
-The training VecEnv plays its opponents with ``act_engine`` when ``can_act_on_engine`` allows it, so that
-an opponent's turn encodes no observation (the engines encode them when read); these tests hold the
-two routes to the same actions on many engine states: every phase, several rule sets and table sizes,
-strategy variants, subsets of the games.
+The training VecEnv plays its opponents with ``act_engine`` when their ``capabilities.engine`` and
+``acts_on_engine`` allow it, so that an opponent's turn encodes no observation (the engines encode
+them when read); these tests hold the two routes to the same actions on many engine states: every
+phase, several rule sets and table sizes, strategy variants, subsets of the games.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from kabu_envs import batch
-from kabu_envs.agents.base import RandomAgent, can_act_on_engine
+from kabu_envs.agents.base import RandomAgent
 from kabu_envs.oicho_kabu.agents.expert import OichoExpertAgent
 from kabu_envs.oicho_kabu.agents.scripted import OichoScriptedAgent
 from kabu_envs.oicho_kabu.game import Phase
@@ -41,7 +41,7 @@ def test_scripted_act_engine_equals_act_batch_on_the_observation(options):
     eng = batch.make("oicho_kabu", batch_size=96, autoreset=True, **options)
     eng.reset(seed=3)
     agents = [OichoScriptedAgent(seed=1, **s, **options) for s in STRATEGIES]
-    assert all(can_act_on_engine(a, eng) for a in agents)
+    assert all(_reads(a, eng) for a in agents)
     rng = np.random.default_rng(0)
     phases = set()
     for step in range(150):
@@ -84,15 +84,20 @@ def _check_decoded(agent: OichoScriptedAgent, eng, rows: np.ndarray, obs: np.nda
             assert np.array_equal(d.obs[:, span], obs[at][:, span])
 
 
+def _reads(agent, engine) -> bool:
+    """What the training VecEnv asks: the declared capability, narrowed to the engines it reads."""
+    return agent.capabilities.engine and agent.acts_on_engine(engine)
+
+
 def test_who_acts_on_which_engine():
     std = batch.make("oicho_kabu", batch_size=4)
-    assert can_act_on_engine(OichoScriptedAgent(seed=0), std)
+    assert _reads(OichoScriptedAgent(seed=0), std)
     # another rule set's engine (another layout), an agent without engine decisions, another game
-    assert not can_act_on_engine(OichoScriptedAgent(seed=0, num_players=5), std)
-    assert not can_act_on_engine(OichoExpertAgent(seed=0), std)
-    assert not can_act_on_engine(OichoScriptedAgent(seed=0), batch.make("kakeya", batch_size=4))
+    assert not _reads(OichoScriptedAgent(seed=0, num_players=5), std)
+    assert not _reads(OichoExpertAgent(seed=0), std)
+    assert not _reads(OichoScriptedAgent(seed=0), batch.make("kakeya", batch_size=4))
     # the random player needs only the mask: any engine
-    assert can_act_on_engine(RandomAgent(seed=0), batch.make("kakeya", batch_size=4))
+    assert _reads(RandomAgent(seed=0), batch.make("kakeya", batch_size=4))
 
 
 @pytest.mark.parametrize("game", ["kakeya", "oicho_kabu", "toy_card"])

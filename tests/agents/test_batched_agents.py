@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kabu_envs import batch
-from kabu_envs.agents.base import RandomAgent, can_act_batched
+from kabu_envs.agents.base import ActAgent, RandomAgent, as_agent
 from kabu_envs.agents.ppo_agent import PPOAgent
 from kabu_envs.agents.registry import make_agent
 
@@ -46,7 +46,7 @@ def test_random_act_batch_is_legal_seeded_and_uniform():
     assert masks[np.arange(len(a)), a].all() and (a[:5000] == 0).all()
     counts = np.bincount(a[5000:], minlength=5)[[1, 3, 4]] / 15000
     assert np.allclose(counts, 1 / 3, atol=0.02)
-    with pytest.raises(ValueError, match="legal action in every row"):
+    with pytest.raises(ValueError, match=r"not to act \(batch rows \[0, 1\]\)"):
         RandomAgent(seed=0).act_batch(None, np.zeros((2, 3), dtype=bool))
 
 
@@ -97,12 +97,13 @@ def test_the_kakeya_searches_act_batch_as_act_row_by_row(name):
     agent's own generator row after row; with a CPU cap (``max_ms``) they do not claim it."""
     obs, masks = _decisions("kakeya", 160, seed=9)
     agent = make_agent("kakeya", name, 0)
-    assert can_act_batched(agent)
+    assert agent.capabilities.batch and agent.capabilities.values
     if name == "expert":  # (expert_0_2's parameters are fixed; its class is the capped one's parent)
         from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
 
-        assert not can_act_batched(make_agent("kakeya", name, 0, max_ms=5))
-        assert not can_act_batched(KakeyaExpertAgent(0, max_ms=5))
+        assert not make_agent("kakeya", name, 0, max_ms=5).capabilities.batch
+        assert not KakeyaExpertAgent(0, max_ms=5).capabilities.batch
+        assert type(agent).capabilities.batch  # the cap is the instance's declaration, not the class's
     batched_rngs, scalar_rngs = _generators(3, len(obs)), _generators(3, len(obs))
     batched = agent.act_batch(obs, masks, rngs=batched_rngs)
     assert batched.dtype == np.int64 and masks[np.arange(len(obs)), batched].all()
@@ -124,21 +125,27 @@ def test_stochastic_policy_batch_probabilities_equal_action_probs():
         assert np.array_equal(agent.policy.masked_probs(o, m), p)
 
 
-def test_can_act_batched():
-    assert can_act_batched(RandomAgent(seed=0))
+def test_declared_capabilities():
+    assert RandomAgent(seed=0).capabilities.batch and RandomAgent(seed=0).capabilities.engine
     stochastic = make_agent("kakeya", "ppo_kakeya", 0)
     stochastic.deterministic = False
-    assert can_act_batched(make_agent("kakeya", "ppo_kakeya", 0)) and can_act_batched(stochastic)
-    in_memory = PPOAgent(model=object())  # an SB3 model acts one decision at a time
-    assert not can_act_batched(in_memory)
-    with pytest.raises(ValueError, match="in-memory MaskablePPO"):
-        in_memory.act_batch(np.zeros((1, 3), np.float32), np.ones((1, 2), bool))
+    assert make_agent("kakeya", "ppo_kakeya", 0).capabilities.batch and stochastic.capabilities.batch
+
+    class Model:  # an in-memory model decides one row at a time: act_batch asks act row by row
+        def predict(self, obs, action_masks, deterministic):
+            return int(np.flatnonzero(action_masks)[-1]), None
+
+    in_memory = PPOAgent(model=Model())
+    masks = np.array([[1, 1, 0], [1, 0, 0], [0, 1, 1]], bool)
+    assert in_memory.act_batch(np.zeros((3, 4), np.float32), masks).tolist() == [1, 0, 2]
 
     class ScalarOnly:
         def act(self, observation, action_mask):
             return 0
 
-    assert not can_act_batched(ScalarOnly())
+    adapted = as_agent(ScalarOnly())
+    assert isinstance(adapted, ActAgent) and not adapted.capabilities.batch and adapted.name == "ScalarOnly"
+    assert adapted.act_batch(np.zeros((2, 3)), np.ones((2, 2), bool)).tolist() == [0, 0]
 
 
 def test_act_batch_refuses_what_it_cannot_do():

@@ -148,7 +148,7 @@ def test_an_ensemble_is_an_agent_name_and_plays_a_match(pair, tmp_path, monkeypa
     monkeypatch.setenv("KABU_MODELS_DIR", str(models))
     assert shipped_models() == ["pair"]
     agent = make_agent("kakeya", "pair", 0, role="partnership")
-    assert agent.name == "pair" and agent.batched
+    assert agent.name == "pair" and agent.capabilities.batch
     other = make_agent("kakeya", "scripted", 1)
     batched = matchup("kakeya", agent, other, "partnership", deals=6, seed=5)
     single = matchup("kakeya", agent, other, "partnership", deals=6, seed=5, batched=False)

@@ -400,7 +400,7 @@ def test_expert_decides_from_its_observation_only():
 def test_the_search_is_loadable_and_checks_its_parameters(tmp_path):
     agent = KakeyaExpertAgent(3, num_players=6)
     assert agent.cfg.num_players == 6
-    assert agent.batched is True and KakeyaExpertAgent(3, max_ms=5).batched is False
+    assert agent.capabilities.batch and not KakeyaExpertAgent(3, max_ms=5).capabilities.batch
     path = tmp_path / "expert.json"
     KakeyaExpertAgent(seed=0, samples=5).save(path)
     assert BaseAgent.load(path).params["samples"] == 5
@@ -443,18 +443,10 @@ def test_a_zero_time_cap_stops_after_one_sample():
 
 def test_expert_beats_scripted_on_duplicate_deals():
     """A short duplicate match (the demo measures 1000+ deals): the expert's partnership gains stones."""
-    from kabu_envs.eval.duplicate import partnership_duplicate
-    from kabu_envs.kakeya.game import partnership_seats
+    from kabu_envs.eval.games import matchup
 
-    env = kakeya_v2.env()
-    res = partnership_duplicate(
-        env,
-        KakeyaExpertAgent(seed=0),
-        KakeyaScriptedAgent(),
-        [partnership_seats(p, 4) for p in range(2)],
-        deals=40,
-        seed=11,
-    )
+    agent, scripted = KakeyaExpertAgent(seed=0), KakeyaScriptedAgent()
+    res = matchup("kakeya", agent, scripted, "partnership", deals=40, seed=11)
     assert res.summary().mean > 0.1, res.summary()
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kabu_envs.agents.base import acts_with_values
 from kabu_envs.kakeya import make_config
 from kabu_envs.kakeya.actions import TRUMP_BASE
 from kabu_envs.kakeya.agents.expert import KakeyaExpert02Agent, KakeyaExpertAgent
@@ -97,8 +96,8 @@ def test_values_are_means_over_the_samples_actually_drawn():
 def test_the_experts_are_soft_teachers():
     from kabu_envs.agents.registry import make_agent
 
-    assert acts_with_values(KakeyaExpertAgent(seed=0)) and acts_with_values(KakeyaExpert02Agent(seed=0))
-    assert acts_with_values(make_agent("kakeya", "expert", 0))
+    assert KakeyaExpertAgent(seed=0).capabilities.values and KakeyaExpert02Agent(seed=0).capabilities.values
+    assert make_agent("kakeya", "expert", 0).capabilities.values
 
 
 def test_an_agent_name_carries_its_parameters():

@@ -320,18 +320,10 @@ def test_a_time_cap_bounds_the_deals_of_a_decision():
 
 
 def test_kernel_expert_beats_scripted_on_duplicate_deals():
-    from kabu_envs.eval.duplicate import partnership_duplicate
-    from kabu_envs.kakeya.game import partnership_seats
+    from kabu_envs.eval.games import matchup
 
-    env = kakeya_v2.env()
-    res = partnership_duplicate(
-        env,
-        KakeyaKernelExpertAgent(seed=0),
-        KakeyaScriptedAgent(),
-        [partnership_seats(p, 4) for p in range(2)],
-        deals=40,
-        seed=11,
-    )
+    agent, scripted = KakeyaKernelExpertAgent(seed=0), KakeyaScriptedAgent()
+    res = matchup("kakeya", agent, scripted, "partnership", deals=40, seed=11)
     assert res.summary().mean > 0.1, res.summary()
 
 

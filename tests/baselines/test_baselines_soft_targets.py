@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from kabu_envs.agents.base import acts_with_values
+from kabu_envs.agents.base import Capabilities
 from kabu_envs.toy_card.agents import ScriptedAgent as ToyScriptedAgent
 from kabu_envs.toy_card.game import Action
 from kabu_envs.training import dagger
@@ -21,6 +21,8 @@ class ValuingTeacher(ToyScriptedAgent):
     """The Toy Card scripted player, which also says what each move is worth: PLAY and RAISE are worth
     more the higher the card (value index ``card``: ``(card - 4.5) / 4`` and ``/ 2`` chips), PASS nothing
     (its arg-max is the scripted move: RAISE where legal, else PASS)."""
+
+    capabilities = Capabilities(values=True)
 
     def act_with_values(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, np.ndarray]:
         values = np.full(action_mask.shape, np.nan)
@@ -49,7 +51,7 @@ def test_soft_targets_are_the_softmax_of_the_legal_valued_actions():
 
 
 def test_the_labeller_refuses_a_teacher_that_only_acts():
-    assert acts_with_values(ValuingTeacher()) and not acts_with_values(ToyScriptedAgent())
+    assert ValuingTeacher().capabilities.values and not ToyScriptedAgent().capabilities.values
     with pytest.raises(ValueError, match=r"act_with_values.*set bc.temperature to 0"):
         Labeller(ToyScriptedAgent(), soft=True)
     Labeller(ToyScriptedAgent(), soft=False)  # hard labels: any teacher

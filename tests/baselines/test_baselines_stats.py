@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from kabu_envs.agents.base import RandomAgent
-from kabu_envs.eval.duplicate import partnership_duplicate, play_deal, role_duplicate
+from kabu_envs.eval.duplicate import match_deal_seeds, plan_from_groups, play_deal, play_plan, score
+from kabu_envs.eval.games import adapt_players
 from kabu_envs.eval.stats import mean_ci, summarize, t_cdf, t_quantile
 from kabu_envs.eval.tournament import format_table, openskill_ratings
 from kabu_envs.toy_card.agents import ScriptedAgent as ToyScriptedAgent
@@ -54,24 +55,30 @@ class LuckyPolicy:
         return ToyScriptedAgent().act(observation, action_mask)
 
 
+def _match(fmt, agent, opponent, deals, seed, reference=None):
+    """A two-seat Toy Card match whose groups are the two seats (``"seat"``: seat d % 2 on deal d),
+    planned, played on the scalar path and scored."""
+    seeds = match_deal_seeds(seed, deals)
+    plan = plan_from_groups("toy_card", "seat", fmt, seed, seeds, [[[0], [1]]] * deals, 2)
+    players = {"agent": agent, "opponent": opponent} | ({"reference": reference} if reference else {})
+    return score(plan, play_plan(plan, adapt_players(players), env=ToyCardEnv(2)))
+
+
 def test_duplicate_deals_cancel_card_luck():
-    env = ToyCardEnv(2)
-    res = partnership_duplicate(env, LuckyPolicy(), LuckyPolicy(), [[0], [1]], deals=200, seed=1)
+    res = _match("team", LuckyPolicy(), LuckyPolicy(), deals=200, seed=1)
     assert np.std(res.agent_rewards) > 0.5  # single plays are dominated by the cards ...
     assert res.advantages == [0.0] * 200  # ... which duplicate scoring removes exactly
-    ref = RandomAgent(seed=3)
-    res = role_duplicate(env, LuckyPolicy(), LuckyPolicy(), ref, lambda e, d: d % 2, deals=100, seed=2)
+    res = _match("seat", LuckyPolicy(), LuckyPolicy(), deals=100, seed=2, reference=RandomAgent(seed=3))
     assert res.advantages == [0.0] * 100 and np.std(res.agent_rewards) > 0.5
 
 
 def test_duplicate_advantage_has_the_known_mean():
     # optimal vs random: per deal pair E[adv] = (E f - E g) / 2 = (1 - 0.25) / 2 = 0.375
-    env = ToyCardEnv(2)
-    res = partnership_duplicate(env, ToyScriptedAgent(), RandomAgent(seed=0), [[0], [1]], deals=3000, seed=0)
+    res = _match("team", ToyScriptedAgent(), RandomAgent(seed=0), deals=3000, seed=0)
     s = res.summary()
     assert s.lo < 0.375 < s.hi and s.lo > 0.3  # (with this seed; in general within 4 SE)
     assert abs(s.mean - 0.375) < 4 * s.std / np.sqrt(s.n)
-    swapped = partnership_duplicate(env, RandomAgent(seed=0), ToyScriptedAgent(), [[0], [1]], 3000, seed=5)
+    swapped = _match("team", RandomAgent(seed=0), ToyScriptedAgent(), 3000, seed=5)
     assert swapped.summary().hi < 0
 
 

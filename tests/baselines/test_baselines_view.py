@@ -115,12 +115,13 @@ def test_pool_weights_and_snapshot_cap():
     a, b, c = Always(PASS), Always(PLAY), Always(RAISE)
     pool = OpponentPool([(a, 3.0), (b, 1.0)], max_added=1)
     rng = np.random.default_rng(0)
-    draws = [pool.sample(rng) for _ in range(4000)]
+    draws = [pool.sample(rng).inner for _ in range(4000)]  # (act-only objects: adapted, ActAgent)
     assert abs(draws.count(a) / 4000 - 0.75) < 0.03
     pool.add(c, 4.0)
     pool.add(Always(PASS), 4.0)
     agents, p = pool.members()
-    assert c not in agents and len(agents) == 3 and p[-1] == pytest.approx(0.5)
+    inner = [x.inner for x in agents]
+    assert c not in inner and len(agents) == 3 and p[-1] == pytest.approx(0.5)
     with pytest.raises(ValueError):
         OpponentPool([])
 

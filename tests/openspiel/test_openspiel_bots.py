@@ -16,7 +16,6 @@ if not os.environ.get("KABU_REQUIRE_OPENSPIEL"):
     pytest.importorskip("pyspiel", reason="open_spiel is not installed (the 'openspiel' extra)")
 
 from kabu_envs import registry
-from kabu_envs.agents.base import acts_at_table
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.eval.games import matchup
 from kabu_envs.openspiel import bots
@@ -140,7 +139,7 @@ def test_agent_names_parse_and_bad_ones_are_refused() -> None:
     )
     agent = make_agent("toy_card", "openspiel:ismcts:simulations=5", 0)
     assert isinstance(agent, bots.ISMCTSAgent) and agent.params["simulations"] == 5
-    assert acts_at_table(agent)
+    assert agent.capabilities.table and not agent.capabilities.batch
     assert isinstance(make_agent("oicho_kabu", "openspiel:pimc", 0, num_players=2), bots.PIMCAgent)
     for name, words in [
         ("openspiel:", "name the bot"),

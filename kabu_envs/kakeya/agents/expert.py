@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from kabu_envs.agents.base import BaseAgent, legal_from_mask, loadable
+from kabu_envs.agents.base import BaseAgent, Capabilities, legal_from_mask, loadable
 from kabu_envs.agents.batching import act_row_by_row, check_batch, check_rngs
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.agents.search import Deal, Position, Search, trick_order
@@ -75,6 +75,7 @@ class KakeyaExpertAgent(BaseAgent):
     former_names = ("kabu_envs.agents.kakeya_expert.KakeyaExpertAgent",)
 
     name = "kakeya_search"
+    capabilities = Capabilities(values=True)
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
         unknown = set(options) - set(OPTIONS.names) - set(DEFAULT_PARAMS)
@@ -96,6 +97,8 @@ class KakeyaExpertAgent(BaseAgent):
         cap = self.params["max_ms"]
         if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or cap < 0):
             raise ValueError(f"KakeyaExpertAgent: max_ms must be None or a number >= 0, got {cap!r}")
+        if cap is not None:  # a decision then depends on the machine's pace: one deal at a time
+            self.capabilities = Capabilities(batch=False, values=True)
         self.decoder = ViewDecoder(self.cfg)
         self._free = self.cfg.rensho_follow == "free"
         self._search: Search | None = None  # made on the first decision (numba loads then)
@@ -135,12 +138,6 @@ class KakeyaExpertAgent(BaseAgent):
         if view.phase is Phase.PLAY:
             return self._choose_card(view, legal)
         raise ValueError(f"KakeyaExpertAgent: no decision in phase {view.phase.name} (legal: {legal})")
-
-    @property
-    def batched(self) -> bool:
-        """The batched-agent protocol holds without a CPU cap; with ``max_ms`` a decision depends on the
-        machine's pace, so no two calls can promise the same move."""
-        return self.params["max_ms"] is None
 
     def act_batch(
         self,

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kabu_envs.agents.base import BaseAgent, legal_from_mask
+from kabu_envs.agents.base import BaseAgent, Capabilities, legal_from_mask
 from kabu_envs.agents.batching import check_batch, check_rngs, replace_illegal, require_legal
 from kabu_envs.oicho_kabu.actions import BET_BASE, DRAW, ESCAPE, STAND, Action
 from kabu_envs.oicho_kabu.batch import OichoKabuBatch
@@ -171,7 +171,7 @@ class OichoAgentBase(BaseAgent):
     # the batched decisions read nothing of ``Decoded.obs`` but ``total_stakes`` (and the scalar methods
     # only for a dealer that does not see its two cards): ``act_engine`` may build the ``Decoded`` from
     # the engine's state instead of an observation
-    ENGINE_DECISIONS: ClassVar[bool] = False
+    capabilities = Capabilities(engine=False)  # (a subclass whose decisions act_engine builds: True)
 
     def __init__(self, seed: int | None = None, **kwargs: Any) -> None:
         strategy = {k: kwargs.pop(k) for k in list(kwargs) if k in self.DEFAULTS}
@@ -364,10 +364,10 @@ class OichoAgentBase(BaseAgent):
         self.fallbacks += replace_illegal(actions, masks, rngs, self.rng)
         return actions
 
-    # --- acting from the engine's state (``agents.base.can_act_on_engine``) ----------------------
+    # --- acting from the engine's state (``agents.base.Capabilities.engine``) ---------------------
     def acts_on_engine(self, engine: Any) -> bool:
         """The vectorised Oicho-Kabu engine of this agent's own rule set (the layout it decodes)."""
-        return self.ENGINE_DECISIONS and isinstance(engine, OichoKabuBatch) and engine.config == self.cfg
+        return self.capabilities.engine and isinstance(engine, OichoKabuBatch) and engine.config == self.cfg
 
     def act_engine(
         self, engine: OichoKabuBatch, rows: np.ndarray, rngs: Sequence[np.random.Generator] | None = None

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kabu_envs.agents.base import loadable
+from kabu_envs.agents.base import Capabilities, loadable
 from kabu_envs.agents.batching import sequential_sum
 from kabu_envs.oicho_kabu.actions import KEEP, REDEAL
 from kabu_envs.oicho_kabu.agents.common import (
@@ -86,7 +86,7 @@ class OichoScriptedAgent(OichoAgentBase):
 
     name = "oicho_scripted"
     DEFAULTS: ClassVar[dict[str, Any]] = DEFAULT_PARAMS
-    ENGINE_DECISIONS: ClassVar[bool] = True  # (its batched decisions read only what ``act_engine`` builds)
+    capabilities = Capabilities(engine=True)  # (its batched decisions read only what ``act_engine`` builds)
 
     def __init__(self, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(seed, **kwargs)

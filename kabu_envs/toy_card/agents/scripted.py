@@ -7,22 +7,17 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.agents.base import BaseAgent
 from kabu_envs.toy_card.game import NUM_ACTIONS, Action
 
 
-class ScriptedAgent:
+class ScriptedAgent(BaseAgent):
     """RAISE when it is legal (the card wins), else PASS. Deterministic: the seed is unused."""
 
     name = "scripted"
 
     def __init__(self, seed: int | None = None, **rule_options: Any) -> None:
-        self.seed = seed
-
-    def reset(self, seed: int | None = None) -> None:
-        self.seed = seed
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(Action.RAISE) if action_mask[Action.RAISE] else int(Action.PASS)
+        super().__init__(seed=seed)
 
     def act_batch(
         self,
