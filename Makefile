@@ -9,7 +9,7 @@ export MKL_NUM_THREADS := 1
 # of NVIDIA libraries). For the CPU build elsewhere: make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_INDEX ?=
 
-.PHONY: test demo lint bench install clean docs
+.PHONY: test demo demo-full lint bench install clean docs
 
 # kabu_envs/__init__.py holds the version: a bump reinstalls, so the installed metadata follows it.
 # Two stamps: `make demo` installs the runtime and the plots only (no torch); `make test` adds the
@@ -39,8 +39,17 @@ test: lint docs
 docs: $(VENV)/.installed
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
+# `make demo`: the short demo (a few minutes on 2 cores, install included): every shipped model against
+# random and scripted and the headline rows, into reports/short/. `make demo-full`: every row, the gaps to
+# a best response, the exploiters and the benchmark cards (about an hour), into reports/ and the generated
+# docs pages (docs/results.md, docs/leaderboard.md).
 demo: $(VENV)/.installed-demo
 	$(PY) -m kabu_envs.eval.demo
+
+demo-full: $(VENV)/.installed-demo
+	$(PY) -m kabu_envs.eval.demo --full
+	$(PY) -m kabu_envs.eval.report --write
+	$(PY) -m kabu_envs.eval.bench cards
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_envs.py

@@ -10,6 +10,10 @@ Names:
   ``policy.json``; ``models_dir`` is ``$KABU_MODELS_DIR`` when set, else the shipped models,
   ``kabu_envs/models/``, package data that a wheel install carries);
 * a model directory or ``policy.json`` path — any policy file (agents/policy_file.py);
+* ``path/to/file.py:ClassName`` or ``package.module:ClassName`` — a user's class, built with ``seed=``
+  when its constructor takes it, else with no argument; it needs only ``act(observation, action_mask) ->
+  int`` (adapted once by ``agents.base.as_agent``), or it is a ``BaseAgent``. The file is the user's own
+  code, named on the command line: it is imported as any module is (``load_user_class``);
 * ``<family>:<rest>`` — an agent of a family registered in the ``kabu_envs.agents`` entry-point group (the
   entry's name is the family, its object a factory ``(game, name, seed, **rule_options) -> agent``), e.g.
   ``openspiel:<bot>[:key=value,...]``, an OpenSpiel search bot (``ismcts``, ``pimc``) with its parameters:
@@ -77,6 +81,8 @@ def make_agent(
     spec = registry.get(game)
     if not isinstance(name, str):
         raise ValueError(f"an agent name must be a string, got {name!r}")
+    if is_user_class(name):
+        return as_agent(build_user_agent(load_user_class(name), seed))
     if name == "random":
         return RandomAgent(seed=seed)
     if name in spec.agents:
@@ -122,6 +128,59 @@ def agent_families() -> dict[str, metadata.EntryPoint]:
         for ep in dist.entry_points.select(group=AGENT_FAMILIES):
             found.setdefault(ep.name, ep)
     return found
+
+
+def is_user_class(name: str) -> bool:
+    """``file.py:Class`` or ``package.module:Class``: a user's class (not a game agent's parameters, not a
+    family: those names hold no dot before their colon)."""
+    where, colon, attr = name.rpartition(":")
+    return bool(colon) and attr.isidentifier() and (where.endswith(".py") or "." in where.split(":")[0])
+
+
+def load_user_class(name: str) -> type:
+    """The class a ``file.py:Class`` / ``package.module:Class`` spec names; a clear ValueError when the
+    file, the module or the class is missing (the message names what was looked for)."""
+    import importlib
+    import importlib.util
+    import sys
+
+    where, _, attr = name.rpartition(":")
+    if where.endswith(".py"):
+        path = Path(where).expanduser()
+        if not path.is_file():
+            raise ValueError(f"agent {name!r}: no file {str(path)!r}")
+        module_name = f"kabu_user_agent_{abs(hash(str(path.resolve())))}"
+        loader_spec = importlib.util.spec_from_file_location(module_name, path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise ValueError(f"agent {name!r}: {str(path)!r} cannot be imported as a Python file")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[module_name] = module  # (dataclasses and pickling-free helpers look it up)
+        loader_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ImportError as exc:
+            raise ValueError(f"agent {name!r}: cannot import {where!r} ({exc})") from None
+    cls = getattr(module, attr, None)
+    if not isinstance(cls, type):
+        found = sorted(k for k, v in vars(module).items() if isinstance(v, type) and not k.startswith("_"))
+        raise ValueError(f"agent {name!r}: {where!r} has no class {attr!r}; its classes: {found}")
+    return cls
+
+
+def build_user_agent(cls: type, seed: int | None) -> Any:
+    """``cls(seed=seed)`` when its constructor takes ``seed``, else ``cls()`` (then ``reset(seed)`` if it
+    has one): the two constructors a user's agent may have."""
+    import inspect
+
+    try:
+        takes_seed = "seed" in inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        takes_seed = False
+    agent = cls(seed=seed) if takes_seed else cls()
+    if not takes_seed and callable(getattr(agent, "reset", None)):
+        agent.reset(seed)
+    return agent
 
 
 def _family_agent(family: str, name: str) -> Any:

@@ -12,6 +12,10 @@ game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writ
 record (``kabu-replay`` replays it). ``--plan`` prints each matchup's duplicate plan (its deal seeds
 and who sits where in every play) and stops before playing. Every agent is built once per run.
 
+``kabu-eval bench --game G --agent SPEC [--deals N] [--json PATH] [--exploit]``: the benchmark
+protocol, a report card of one agent (a name, a model folder, or ``file.py:Class``) against the game's
+reference field on fixed held-out deals (eval/bench.py, docs/benchmark.md).
+
 The exploitability yardstick trains (a PPO exploiter against the frozen agent): ``kabu-train exploit``
 (training/exploit.py); ``kabu-eval exploit`` says so.
 """
@@ -30,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     args_in = sys.argv[1:] if argv is None else list(argv)
+    if args_in[:1] == ["bench"]:  # the benchmark protocol: a report card for one agent
+        from kabu_envs.eval.bench import main as bench_main
+
+        return bench_main(args_in[1:])
     if args_in[:1] == ["exploit"]:  # the yardstick trains: the evaluation imports no training
         rest = " ".join(args_in[1:])
         print(

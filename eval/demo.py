@@ -1,4 +1,7 @@
-"""``make demo`` = ``python -m kabu_envs.eval.demo [--quick] [--deals N] [--out reports]``.
+"""``make demo`` = ``python -m kabu_envs.eval.demo`` (minutes: every shipped model against random and
+scripted, and the headline rows, into reports/short/); ``make demo-full`` = ``python -m
+kabu_envs.eval.demo --full`` (every row, the gaps to a best response, the exploiters, into reports/; its
+summary is what docs/results.md is generated from). ``--quick`` is a smoke test (30 deals a row).
 
 What it evaluates is data: each registered game's ``DemoPlan`` (the game's ``plans.DEMO``) names its
 roles, the opponents every shipped model meets, the reference rows between the hand-written players
@@ -82,24 +85,39 @@ class MatchupResult(NamedTuple):
     advantages: list[float]
 
 
-def plan(models: Path) -> list[Job]:
+def plan(models: Path, full: bool = True) -> list[Job]:
     """Every row of the summary. Each rule setting a shipped model was trained for (the standard rules
     always) gets the game's reference rows, and each model meets the game's opponents at its own
-    table; rows of the standard rules come first, as before settings existed."""
+    table; rows of the standard rules come first, as before settings existed. ``full=False`` (the short
+    demo): each model meets the plan's ``short_opponents``, and the reference rows are its
+    ``headline_rows`` at the standard rules (a row naming a model that is not shipped is left out)."""
     jobs: list[Job] = []
     found = shipped(models)
     for spec, plan_ in demo_games():
         mine = [m for m in found if m["game"] == spec.id]
         settings = {"standard": {}} | {m["rules"]: m["env_options"] for m in mine}
+        opponents = plan_.opponents if full else plan_.short_opponents
+        known = {*spec.agent_names, *(m["name"] for m in mine if m["rules"] == "standard")}
         for rules, opts in settings.items():
             key = json.dumps(opts, sort_keys=True)
             for role in plan_.roles:
                 for m in mine:
                     if m["role"] == role and m["rules"] == rules:
-                        jobs += [Job(spec.id, m["name"], o, role, key) for o in plan_.opponents]
+                        jobs += [Job(spec.id, m["name"], o, role, key) for o in opponents]
+                if not full:
+                    if rules == "standard":
+                        rows = [r for r in plan_.headline_rows if set(r) <= known and _plays(found, r, role)]
+                        jobs += [Job(spec.id, a, o, role, key) for a, o in rows]
+                    continue
                 if rules == "standard" or any(m["role"] == role and m["rules"] == rules for m in mine):
                     jobs += [Job(spec.id, a, o, role, key) for a, o in plan_.reference_rows]
     return jobs
+
+
+def _plays(found: list[dict[str, Any]], row: tuple[str, str], role: str) -> bool:
+    """Whether every model named in ``row`` plays ``role`` (a hand-written agent plays every role)."""
+    roles = {m["name"]: m["role"] for m in found}
+    return all(roles.get(name, role) == role for name in row)
 
 
 def job_deals(job: Job, deals: int | None = None, quick: bool = False) -> int:
@@ -276,6 +294,12 @@ def render_samples(seed: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m kabu_envs.eval.demo", description=__doc__)
+    ap.add_argument(
+        "--full",
+        action="store_true",
+        help="every row (each model against every opponent of its game's plan, every reference row), the "
+        "gaps to a best response and the shipped exploiters: make demo-full (default: the short demo)",
+    )
     ap.add_argument("--quick", action="store_true", help="a few deals per matchup (smoke test)")
     ap.add_argument(
         "--deals",
@@ -283,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         help="duplicate deals per matchup, every game (default: each game's plan; quick 30)",
     )
     ap.add_argument("--seed", type=int, default=2024)
-    ap.add_argument("--out", default="reports")
+    ap.add_argument("--out", help="where to write (default: reports/ with --full, else reports/short/)")
     ap.add_argument(
         "--models",
         default=None,
@@ -325,20 +349,26 @@ def main(argv: list[str] | None = None) -> int:
     models = Path(args.models) if args.models else models_dir()
     games = [g.id for g, _ in demo_games()]
     deals = {g.id: args.deals or (30 if args.quick else plan_.deals) for g, plan_ in demo_games()}
-    out = Path(args.out)
+    out = Path(args.out or ("reports" if args.full else "reports/short"))
     out.mkdir(parents=True, exist_ok=True)
-    jobs = plan(models)
+    jobs = plan(models, full=args.full)
     if not shipped(models):
         print(f"note: no trained models under {models}; only reference rows are evaluated")
     seeds = [matchup_seed(args.seed, job) for job in jobs]
     br_deals = (
-        args.best_response_deals if args.best_response_deals is not None else (20 if args.quick else None)
+        args.best_response_deals
+        if args.best_response_deals is not None
+        else (0 if not args.full else 20 if args.quick else None)
     )
     br_entries = best_response_plan(models, args.seed, br_deals)
     # each role's deals in chunks, one per worker (the best response is the demo's longest job)
     br_jobs = [(i, lo, hi) for i, e in enumerate(br_entries) for lo, hi in _chunks(e["deals"], args.workers)]
     n = [job_deals(j, args.deals, args.quick) for j in jobs]
-    ex_deals = args.exploit_deals if args.exploit_deals is not None else (20 if args.quick else None)
+    ex_deals = (
+        args.exploit_deals
+        if args.exploit_deals is not None
+        else (0 if not args.full else 20 if args.quick else None)
+    )
     ex_jobs = exploit_jobs(Path(args.exploiters), ex_deals)
     # the slow matchups (DemoPlan.agent_deals) first, so that the two workers share them
     first = sorted(range(len(jobs)), key=lambda i: not slow(jobs[i]))

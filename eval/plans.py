@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from kabu_envs import registry
-from kabu_envs.core.declared import PLANS, DemoPlan, Evaluation, ExploitPlan
+from kabu_envs.core.declared import PLANS, BenchPlan, DemoPlan, Evaluation, ExploitPlan
 
 _P = TypeVar("_P")
 
@@ -64,6 +64,18 @@ def demo_games() -> list[tuple[registry.GameSpec, DemoPlan]]:
     """The games ``make demo`` evaluates with their plans, ordered by the plan's ``order`` (then id)."""
     planned = [(plan, spec) for spec in registry.games() if (plan := demo_plan(spec.id)) is not None]
     return [(spec, plan) for plan, spec in sorted(planned, key=lambda t: (t[0].order, t[1].id))]
+
+
+def bench_plan(game: str) -> BenchPlan | None:
+    """The game's benchmark protocol (its ``BENCH``; None: no benchmark). Its roles are checked against
+    the game's."""
+    spec = registry.get(game)
+    found = _typed_plan(game, "BENCH", BenchPlan, "a")
+    if found is not None:
+        bad = [r for r in found.field if r not in spec.role_names]
+        if bad:
+            raise ValueError(f"game {game!r}: bench roles {bad} are not roles {list(spec.role_names)}")
+    return found
 
 
 def best_response_ref(game: str) -> registry.Ref | None:

@@ -54,6 +54,10 @@ class DemoPlan:
     ``order`` places the game among the others in the reports. ``agent_deals`` names agents too slow for
     ``deals`` (a search player deciding one move at a time): a matchup with one of them plays that many
     deals instead (the smallest, if both are listed), and the demo starts those matchups first.
+
+    That is the full demo (``make demo-full``). The short one (``make demo``, minutes) plays each model
+    against ``short_opponents`` only and, of the reference rows, the ``headline_rows`` (standard rules),
+    with the same deal counts, and leaves out the best-response gaps and the exploiters.
     """
 
     roles: tuple[str, ...]
@@ -70,6 +74,8 @@ class DemoPlan:
     # and ``best_response_agents`` at that table; fewer deals: those best responses cost more)
     best_response_setting_deals: int = 0
     agent_deals: Mapping[str, int] = field(default_factory=dict)
+    short_opponents: tuple[str, ...] = ("random", "scripted")
+    headline_rows: tuple[tuple[str, str], ...] = ()
 
     def deals_for(self, agent: str, opponent: str) -> int:
         """Duplicate deals of the ``agent`` vs ``opponent`` matchup."""
@@ -120,6 +126,30 @@ class ExploitPlan:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"ExploitPlan: {key} must be an integer >= 0, got {value!r}")
+
+
+@dataclass(frozen=True)
+class BenchPlan:
+    """The benchmark protocol of a game (``kabu-eval bench``): data, not code, and versioned.
+
+    An agent under test meets, in each of the game's roles, the reference field ``field[role]`` (agent
+    names: random, the hand-written players, the strongest shipped network) on held-out duplicate deals:
+    row k's match seed is ``bench_seed(seed, role, opponent)`` (keyed by the row, not by the agent, so
+    every agent meets an opponent on the same deals and rows of different agents compare). ``deals`` per
+    row unless the caller asks for fewer or more. The seeds, the field and the deal count are part of
+    ``version``: changing any of them is a new version (``"v2"``), and old cards say which they ran.
+    """
+
+    version: str
+    field: Mapping[str, tuple[str, ...]]
+    deals: int
+    seed: int
+
+    def __post_init__(self) -> None:
+        if not self.field or not all(self.field.values()):
+            raise ValueError("BenchPlan: every role needs at least one opponent in its field")
+        if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
+            raise ValueError(f"BenchPlan: deals must be a positive integer, got {self.deals!r}")
 
 
 @dataclass(frozen=True)
@@ -267,6 +297,14 @@ HOOKS: tuple[Hook, ...] = (
         "`kabu_envs.core.declared.ExploitPlan`: the yardstick's budget, seeds, training settings, warm "
         "start and held-out deals (docs/baselines.md)",
         "`ExploitPlan()`",
+    ),
+    Hook(
+        "`kabu-eval bench` (the benchmark protocol), the leaderboard",
+        PLANS,
+        "BENCH",
+        "`kabu_envs.core.declared.BenchPlan(version, field, deals, seed)`: each role's reference field, "
+        "the held-out deals per row and the protocol's seed (docs/benchmark.md)",
+        "no benchmark for the game",
     ),
     Hook(
         "`openspiel:ismcts`, `openspiel:pimc` (`kabu_envs.openspiel.bots`)",

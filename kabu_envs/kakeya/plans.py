@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kabu_envs.core.declared import DemoPlan, Evaluation, ExploitPlan, Screenshot
+from kabu_envs.core.declared import BenchPlan, DemoPlan, Evaluation, ExploitPlan, Screenshot
 
 EVALUATION = Evaluation(opponents=("random", "scripted"), deals=1000)
 
@@ -23,6 +23,18 @@ DEMO = DemoPlan(
     sample_title="Kakeya deal",
     order=1,
     agent_deals={"expert": 1000, "expert_0_2": 1000},
+    # the short demo's headline: the strongest network against the search, the search against its
+    # 0.2 version
+    headline_rows=(("ens_kakeya", "expert"), ("expert", "expert_0_2")),
+)
+
+# The benchmark (kabu-eval bench, docs/benchmark.md): a partnership meets random, scripted, the search
+# `expert` and the strongest shipped network on 1000 held-out deals a row (CI about +-0.06 stones).
+BENCH = BenchPlan(
+    version="v1",
+    field={"partnership": ("random", "scripted", "expert", "ens_kakeya")},
+    deals=1000,
+    seed=1_700_001,
 )
 
 # The exploitability yardstick (kabu_envs.training.exploit, docs/baselines.md "Exploitability"): the

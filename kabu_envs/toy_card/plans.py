@@ -4,6 +4,9 @@ leave it out."""
 
 from __future__ import annotations
 
-from kabu_envs.core.declared import Evaluation
+from kabu_envs.core.declared import BenchPlan, Evaluation
 
 EVALUATION = Evaluation(opponents=("random", "scripted"), deals=200)
+
+# The benchmark protocol (kabu-eval bench): a small field, for the tests and as the template.
+BENCH = BenchPlan(version="v1", field={"seat": ("random", "scripted")}, deals=200, seed=1_700_001)

@@ -50,7 +50,8 @@ def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys, monk
     monkeypatch.delenv("KABU_MODELS_DIR", raising=False)
     exploiters = tmp_path / "exploit"
     shipped = tiny_exploit_table(exploiters)
-    args = ["--quick", "--deals", "4", "--best-response-deals", "6", "--out", str(tmp_path), "--workers", "1"]
+    args = ["--full", "--quick", "--deals", "4", "--best-response-deals", "6", "--out", str(tmp_path)]
+    args += ["--workers", "1"]
     assert demo.main([*args, "--exploiters", str(exploiters)]) == 0
     # the jobs ran in this process (--workers 1): none may leave its models folder in the environment
     assert "KABU_MODELS_DIR" not in os.environ
@@ -74,6 +75,29 @@ def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys, monk
     assert (tmp_path / "heatmap_kakeya.png").stat().st_size > 1000
     out = capsys.readouterr().out
     assert "Oicho-Kabu round" in out and "Kakeya deal" in out and "95% CI" in out
+
+
+def test_the_short_demo_plays_every_model_against_random_and_scripted_and_the_headline_rows(
+    tmp_path, capsys, monkeypatch
+):
+    """``make demo``: each shipped model meets the short opponents at its own table, plus the headline
+    rows at the standard rules; no best response, no exploiters; written under the given folder."""
+    monkeypatch.delenv("KABU_MODELS_DIR", raising=False)
+    jobs = demo.plan(models_dir(), full=False)
+    for model in demo.shipped(models_dir()):
+        rows = [j for j in jobs if j.agent == model["name"] and j.game == model["game"]]
+        assert {j.opponent for j in rows} == {"random", "scripted"}, model["name"]
+    for spec, plan_ in demo_games():
+        headline = {(j.agent, j.opponent) for j in jobs if j.game == spec.id} - {
+            (m["name"], o) for m in demo.shipped(models_dir()) for o in plan_.short_opponents
+        }
+        assert headline == set(plan_.headline_rows), spec.id
+    assert len(jobs) < len(demo.plan(models_dir(), full=True))
+    assert demo.main(["--quick", "--deals", "3", "--out", str(tmp_path), "--workers", "1"]) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert "best_response" not in summary["oicho_kabu"] and "exploit" not in summary["oicho_kabu"]
+    assert len([m for block in summary.values() for m in block["matchups"]]) == len(jobs)
+    assert "95% CI" in capsys.readouterr().out
 
 
 def test_eval_cli_writes_json(tmp_path, capsys):
