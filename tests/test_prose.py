@@ -135,6 +135,18 @@ def test_user_docs_carry_no_issue_numbers_or_history():
     assert offenders == {}
 
 
+def test_studies_carry_no_issue_numbers_either():
+    """The studies are research notes, labelled as such; they name models and searches by what they are,
+    not by the issue or the work session that made them."""
+    root = Path(kabu_envs.__file__).resolve().parent.parent
+    studies = sorted((root / "docs" / "studies").glob("*.md"))
+    assert len(studies) >= 5
+    for page in studies:
+        assert '!!! note "Study: research notes, measured"' in page.read_text(), page.name
+    offenders = {p.name: found for p in studies if (found := history_phrases(p))}
+    assert offenders == {}
+
+
 @pytest.mark.parametrize(
     "phrase",
     [
