@@ -1,8 +1,8 @@
 """Several policy files played as one: the mean of their masked log-probabilities.
 
 Why: two clones of the same teacher, fitted on different decisions, make partly independent fitting
-errors; averaging their log-probabilities cancels some of them (measured in docs/baselines.md, "Two
-clones together"), at the sum of the members' cost.
+errors; averaging their log-probabilities cancels some of them (measured in
+docs/studies/kakeya_models.md#two-clones-together), at the sum of the members' cost.
 
 A model directory holding an ensemble has a ``policy.json`` like any model (so names, the registry and
 ``find_policy`` find it the same way), with another ``format``, naming its members (name and the SHA-256

@@ -3,9 +3,10 @@ stage its own members.
 
 Why: one network fitted to every decision of a game spends its capacity where most decisions are, and a
 clone of a search can be far worse in one part of the game than in the rest (in Kakeya the last tricks,
-where the search reads the remaining cards exactly; docs/baselines.md). A specialist fitted to that
-stage's decisions alone can replace the generalists there, at no more cost a decision: each decision
-runs only the members of its stage.
+where the search reads the remaining cards exactly;
+docs/studies/kakeya_models.md#where-the-clone-loses). A specialist fitted to that stage's decisions
+alone can replace the generalists there, at no more cost a decision: each decision runs only the
+members of its stage.
 
 Protocol: a game's module ``stages.py`` holds ``POLICY_STAGES``, a mapping of names to ``PolicyStages``
 (``GameSpec.hook("stages", "POLICY_STAGES")``); a game without it has none. A split's ``of`` is a pure

@@ -10,7 +10,8 @@ on the same deals (the duplicate evaluation's seeds and seat rotation: common ra
 deal played twice from the same deck: once with the agent in the role's seat, once with the best
 response there. The difference is paired, so the interval is tight where the two play alike. The
 best response is computed by the game (it knows the reference policies and sees only what its seat
-sees), so the gap is >= 0 up to noise; how exact it is, is the game's business (docs/baselines.md).
+sees), so the gap is >= 0 up to noise; how exact it is, is the game's business
+(docs/studies/best_response.md).
 
 ``python -m kabu_envs.eval.best_response --game oicho_kabu --role bettor --agents expert scripted
 --deals 500`` prints a table (``--json`` writes the rows).
@@ -201,7 +202,7 @@ def play_regrets(
     everyone re-seeded per deal as the duplicate evaluation does); at each of its turns the best
     response says how many chips its own choice would gain there (``player.regret``). A deal's
     regrets summed = the best response's advantage over the agent on that deal, in expectation
-    (the performance-difference identity; docs/baselines.md)."""
+    (the performance-difference identity; docs/evaluation.md#gap-to-a-best-response)."""
     the_role, br, table, env = br_table(game, role, seed, env_options, br_options, reference)
     names = env.possible_agents
     regrets = {name: np.zeros(len(deal_seeds)) for name in agents}

@@ -2,7 +2,7 @@
 
 Card luck dominates single deals of both games; replaying a deal (``reset(seed=s)``
 gives the same deck) with the agents' seats exchanged makes most of it cancel. Two
-formats (docs/baselines.md):
+formats (docs/evaluation.md#the-duplicate-format):
 
 * ``"team"`` (a Kakeya partnership, a Toy Card seat): the agent plays every seat of one group of the
   role, the opponent the rest; the deal is replayed once per group. The advantage of a deal = mean over

@@ -1,7 +1,8 @@
 """Duplicate matches of any registered game, in the format its role declares.
 
 ``matchup(game, agent, opponent, role, deals, seed, env_options)`` returns a ``MatchResult`` whose
-advantages follow docs/baselines.md. It builds the match's ``DuplicatePlan`` first (``duplicate_plan``:
+advantages follow docs/evaluation.md#the-duplicate-format. It builds the match's ``DuplicatePlan``
+first (``duplicate_plan``:
 the deal seeds, the role's seat groups in each deal read from the game's batch engine's ``seat_table``
 after one reset of all the deals, and who sits where in each play), then plays it (``play_match``); the
 role's ``duplicate`` format (``kabu_envs.registry.Role``) decides the plays:

@@ -1,10 +1,12 @@
-"""The results tables of README.md and docs/baselines.md, generated from ``reports/summary.json``.
+"""The generated results tables of docs/results.md (and README.md), from ``reports/summary.json``.
 
-Two tables: the duplicate matchups (block ``results``) and the gaps to a best response (block
-``best_response``: every ``best_response`` row, per rule setting and role). ``python -m
+Three tables: the duplicate matchups (block ``results``), the gaps to a best response (block
+``best_response``: every ``best_response`` row, per rule setting and role) and the exploitability
+yardstick (block ``exploit``: each shipped exploiter against its frozen agent). ``python -m
 kabu_envs.eval.report`` prints them; ``--write`` rewrites the blocks between ``<!-- BEGIN
-generated:NAME -->`` and ``<!-- END generated:NAME -->`` in both files, so the published numbers are
-always the ones ``make demo`` wrote (a test checks they agree).
+generated:NAME -->`` and ``<!-- END generated:NAME -->``: every block of docs/results.md (which must
+hold all three) and whichever of them README.md holds, so the published numbers are always the ones
+``make demo`` wrote (a test checks they agree).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from kabu_envs import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 SUMMARY = ROOT / "reports" / "summary.json"
-DOCS = (ROOT / "README.md", ROOT / "docs" / "baselines.md")
-BLOCKS = ("results", "best_response")
+RESULTS_PAGE = ROOT / "docs" / "results.md"
+# the results page holds every block; README.md whichever it chooses to show
+DOCS = (RESULTS_PAGE, ROOT / "README.md")
+BLOCKS = ("results", "best_response", "exploit")
 
 
 def _block(name: str) -> re.Pattern[str]:
@@ -102,9 +106,35 @@ def best_response_markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def exploit_markdown(summary: dict[str, Any]) -> str:
+    """One row per shipped exploiter (``summary[game]["exploit"]``, written by ``make demo``): its
+    advantage against the frozen agent's table on the held-out deals."""
+    lines = [
+        "| game | rules | frozen agent | exploiter role | table | deals | advantage | 95% CI |",
+        "|---|---|---|---|---|---:|---:|---|",
+    ]
+    for game, block in summary.items():
+        for r in block.get("exploit", []):
+            lo, hi = r["ci95"]
+            lines.append(
+                f"| {_title(game)} | {r.get('rules', 'standard')} | {r['agent']} | {r['role']} | "
+                f"{r['table']} | {r['deals']} | {_num(r['advantage'])} | [{_num(lo)}, {_num(hi)}] |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def tables(summary: dict[str, Any]) -> dict[str, str]:
     """Every generated block's table, by block name."""
-    return {"results": results_markdown(summary), "best_response": best_response_markdown(summary)}
+    return {
+        "results": results_markdown(summary),
+        "best_response": best_response_markdown(summary),
+        "exploit": exploit_markdown(summary),
+    }
+
+
+def blocks_in(text: str) -> list[str]:
+    """The names of the generated blocks ``text`` holds, of those this module writes."""
+    return [name for name in BLOCKS if _block(name).search(text)]
 
 
 def render_into(text: str, table: str, name: str = "results") -> str:
@@ -115,22 +145,33 @@ def render_into(text: str, table: str, name: str = "results") -> str:
     return block.sub(lambda m: m.group(1) + table + m.group(3), text)
 
 
-def render_all(text: str, summary: dict[str, Any]) -> str:
-    """``text`` with every generated block rewritten from ``summary``."""
+def render_all(text: str, summary: dict[str, Any], required: tuple[str, ...] = ()) -> str:
+    """``text`` with every generated block it holds rewritten from ``summary`` (raises if it lacks one
+    of ``required``)."""
     for name, table in tables(summary).items():
-        text = render_into(text, table, name)
+        if name in required or _block(name).search(text):
+            text = render_into(text, table, name)
     return text
+
+
+def required_blocks(doc: Path) -> tuple[str, ...]:
+    """The blocks ``doc`` must hold: all of them on the results page, none elsewhere."""
+    return BLOCKS if doc.resolve() == RESULTS_PAGE.resolve() else ()
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m kabu_envs.eval.report", description=__doc__)
     ap.add_argument("--summary", default=str(SUMMARY))
-    ap.add_argument("--write", action="store_true", help="rewrite README.md and docs/baselines.md")
+    ap.add_argument("--write", action="store_true", help="rewrite docs/results.md and README.md's blocks")
     args = ap.parse_args(argv)
     summary = json.loads(Path(args.summary).read_text())
     if args.write:
-        for doc in DOCS:
-            doc.write_text(render_all(doc.read_text(), summary))
+        # every page rendered before any is written: a page missing a block changes nothing
+        pages = {
+            doc: render_all(doc.read_text(), summary, required_blocks(doc)) for doc in DOCS if doc.is_file()
+        }
+        for doc, text in pages.items():
+            doc.write_text(text)
     print("\n".join(tables(summary).values()), end="")
     return 0
 

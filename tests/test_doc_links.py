@@ -213,7 +213,7 @@ def missing_paths(page: Path, root: Path) -> list[str]:
 
 def test_every_path_the_docs_name_exists():
     """A doc naming a file that moved (the agents went into their games' packages) is caught."""
-    pages = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "benchmarks" / "README.md"]
+    pages = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md", ROOT / "benchmarks" / "README.md"]
     assert [p for page in pages for p in missing_paths(page, ROOT)] == []
 
 

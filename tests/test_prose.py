@@ -7,6 +7,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 import kabu_envs
 
 # a time per call, a rate, or a speed-up factor: "28 us", "6 ms", "30k steps/s", "2.5-5x faster"
@@ -88,3 +90,89 @@ def test_the_numba_check_finds_a_kernel(tmp_path):
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "m.py").write_text("import numpy\n")
     assert numba_packages(tmp_path) == [tmp_path, tmp_path / "game", tmp_path / "game" / "kernel"]
+
+
+# --- the house rule: docs are for users (docs/contributing.md#docs-are-for-users) ----------------------
+# User pages carry no issue numbers and no internal history; research notes live in docs/studies/, a
+# section labelled as such, and the history in CHANGELOG.md. What counts as history, case-insensitive,
+# outside code (a code span or block may quote an action number such as `action #12`):
+HISTORY = {
+    "issue reference": r"\b(?:issues?|PRs?|pull requests?|tickets?)\s*#?\d+",
+    "bare #N reference": r"(?<![\w&/#])#\d+\b(?!-)",  # not an anchor such as (#1-1-1-with-...)
+    "work session": r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|this|that|"
+    r"the same|next|previous|earlier|later|last|one|another)\s+(?:work\s+)?session\b|\bsessions?\s+\d+\b",
+    "a version's possessive": r"\b\d+\.\d+(?:\.\d+)?'s\b",
+    "release history": r"\b(?:in|until|since|before|after) (?:this|the last|the previous) release\b",
+}
+HISTORY_RE = {name: re.compile(pattern, re.I) for name, pattern in HISTORY.items()}
+# a code span may run over a line break, never over a blank line
+CODE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1[^\n]*$|`(?:[^`\n]|\n(?!\n))+`", re.M | re.S)
+
+
+def user_pages(root: Path) -> list[Path]:
+    """The user-facing pages: docs/**/*.md outside docs/studies/."""
+    docs = root / "docs"
+    return sorted(p for p in docs.rglob("*.md") if "studies" not in p.relative_to(docs).parts)
+
+
+def history_phrases(page: Path) -> list[str]:
+    """``line: phrase (kind)`` of every issue reference or piece of internal history on a page."""
+    text = page.read_text(encoding="utf-8")
+    prose = CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return [
+        f"{prose.count(chr(10), 0, m.start()) + 1}: {m.group(0)} ({name})"
+        for name, pattern in HISTORY_RE.items()
+        for m in pattern.finditer(prose)
+    ]
+
+
+def test_user_docs_carry_no_issue_numbers_or_history():
+    root = Path(kabu_envs.__file__).resolve().parent.parent
+    pages = user_pages(root)
+    assert {"index.md", "views.md", "agents.md", "training.md", "evaluation.md"} <= {p.name for p in pages}
+    assert not any("studies" in p.parts for p in pages)
+    offenders = {str(p.relative_to(root)): found for p in pages if (found := history_phrases(p))}
+    assert offenders == {}
+
+
+def test_studies_carry_no_issue_numbers_either():
+    """The studies are research notes, labelled as such; they name models and searches by what they are,
+    not by the issue or the work session that made them."""
+    root = Path(kabu_envs.__file__).resolve().parent.parent
+    studies = sorted((root / "docs" / "studies").glob("*.md"))
+    assert len(studies) >= 5
+    for page in studies:
+        assert '!!! note "Study: research notes, measured"' in page.read_text(), page.name
+    offenders = {p.name: found for p in studies if (found := history_phrases(p))}
+    assert offenders == {}
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "Fixed in issue #27 item 3.",
+        "see #27's expert",
+        "measured in the seventh session",
+        "(session 8, benchmarks/README.md)",
+        "the views' 0.2's name",
+        "Until this release the seeds were positional.",
+        "as PR 41 did",
+    ],
+)
+def test_the_history_check_finds_a_planted_phrase(tmp_path, phrase):
+    (tmp_path / "docs" / "studies").mkdir(parents=True)
+    page = tmp_path / "docs" / "guide.md"
+    page.write_text(f"# Guide\n\nA user page.\n{phrase}\n")
+    (tmp_path / "docs" / "studies" / "notes.md").write_text(f"# Notes\n\n{phrase}\n")
+    assert user_pages(tmp_path) == [page]
+    assert {f.split(":")[0] for f in history_phrases(page)} == {"4"}
+
+
+def test_the_history_check_spares_game_terms_and_code(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# Sessions and dealer rotation\n\n"
+        "A play session seats the agent; the session's end passes the deal (v2's rules).\n"
+        "Links such as [Options](#options) and `action #12 (57)` or\n```\nissue #3\n```\nare no history.\n"
+    )
+    assert history_phrases(page) == []

@@ -1,4 +1,4 @@
-"""docs/baselines.md's SB3 example (make_vec_env, SubprocVecEnv, check_env) runs as written."""
+"""docs/views.md's SB3 example (make_vec_env, SubprocVecEnv, check_env) runs as written."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "baselines.md"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "views.md"
 
 
 def _sb3_block() -> str:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
     found = [b for b in blocks if "SubprocVecEnv" in b]
-    assert len(found) == 1, "docs/baselines.md should hold one SubprocVecEnv example"
+    assert len(found) == 1, "docs/views.md should hold one SubprocVecEnv example"
     return found[0]
 
 

@@ -10,7 +10,8 @@ then lead it to states the teacher never showed it, where it plays poorly (compo
   learner's otherwise; every decision is labelled with the teacher's action. The new decisions join
   the aggregate and the policy is fitted again on all of it, from its current weights
   (``dagger.refit``'s epochs and lr, else ``bc``'s: a warm refit beat a fit from scratch on the same
-  decisions, docs/baselines.md). ``dagger.rounds`` gives a round its own steps, beta and opponent mix
+  decisions, docs/studies/distillation.md). ``dagger.rounds`` gives a round its own steps, beta and
+  opponent mix
   (the study's rounds 2-3 against the expert opponents it is measured against).
 
 Only decisions with at least two legal actions are recorded (a forced move teaches nothing; its reward

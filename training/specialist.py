@@ -3,7 +3,8 @@
 decisions of one stage of the game only (agents/stages.py), to play that stage in a staged ensemble.
 
 Why: a clone of a search can lose most of its gap to the search in one part of the game (in Kakeya the
-last tricks, docs/baselines.md "Where the clone loses"), and one network fitted to every decision spends
+last tricks, docs/studies/kakeya_models.md#where-the-clone-loses), and one network fitted to every
+decision spends
 most of its capacity elsewhere. The specialist starts from a generalist's weights (``--init``) and is
 fitted again on that stage's decisions alone, many more of them than a whole-game run labels.
 

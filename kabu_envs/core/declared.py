@@ -295,7 +295,7 @@ HOOKS: tuple[Hook, ...] = (
         PLANS,
         "EXPLOIT",
         "`kabu_envs.core.declared.ExploitPlan`: the yardstick's budget, seeds, training settings, warm "
-        "start and held-out deals (docs/baselines.md)",
+        "start and held-out deals (docs/evaluation.md#exploitability)",
         "`ExploitPlan()`",
     ),
     Hook(

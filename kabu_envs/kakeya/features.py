@@ -2,7 +2,8 @@
 observation, for networks that imitate the search (docs/kakeya.md#policy-features).
 
 Why these: the search expert's edge over its clone is in the middle and end of a deal, where a move
-depends on which cards are still out and whether a card wins the trick (docs/baselines.md). A network
+depends on which cards are still out and whether a card wins the trick
+(docs/studies/kakeya_models.md). A network
 can in principle learn "the highest card still out in its suit" from the ``gone`` bits, but it learns
 it slowly and noisily from a search's labels; given the counts directly, a clone agrees with the
 search more often and loses less value per decision (measured there). Two sets: ``cards``

@@ -7,8 +7,8 @@ from kabu_envs.core.declared import BenchPlan, DemoPlan, Evaluation, ExploitPlan
 
 EVALUATION = Evaluation(opponents=("random", "scripted"), deals=1000)
 
-# the searches (`expert` and the fixed reference `expert_0_2`, issue #27) decide one move at a time (their
-# cost: docs/baselines.md): their matchups play 1000 deals, the batched ones 2000 (docs/baselines.md);
+# the searches (`expert` and the fixed reference `expert_0_2`) decide one move at a time (their
+# cost: docs/studies/speed.md): their matchups play 1000 deals, the batched ones 2000;
 # the shipped models meet both, and `expert` meets `expert_0_2`
 DEMO = DemoPlan(
     roles=("partnership",),
@@ -37,7 +37,7 @@ BENCH = BenchPlan(
     seed=1_700_001,
 )
 
-# The exploitability yardstick (kabu_envs.training.exploit, docs/baselines.md "Exploitability"): the
+# The exploitability yardstick (kabu_envs.training.exploit, docs/evaluation.md#exploitability): the
 # exploiter partnership (both seats the learning policy) fine-tunes the strongest shipped network
 # (`ei2_kakeya`, the expert-iteration clone with the card features: a tighter bound than `ei_kakeya`,
 # itself 0.35 stones a deal above `ppo_kakeya`) at a small step against the frozen partnership; the

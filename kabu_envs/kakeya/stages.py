@@ -4,7 +4,7 @@
 ``endgame`` (the last four tricks of a four-player deal), every other decision (the trump and lead
 choices included) in ``main``. Why there: the search `expert` reads the last tricks far better than its
 clones do — played by the search in those decisions only, a clone loses most of its gap to it
-(docs/baselines.md, "Where the clone loses") — and those positions are small enough for a specialist.
+(docs/studies/kakeya_models.md#where-the-clone-loses) — and those positions are small enough for a specialist.
 """
 
 from __future__ import annotations

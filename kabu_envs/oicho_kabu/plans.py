@@ -52,7 +52,7 @@ def observation_roles(observations: np.ndarray, **rule_options: Any) -> np.ndarr
     return (np.asarray(observations)[:, where][:, 0] > 0.5).astype(np.int64)
 
 
-# The exploitability yardstick (kabu_envs.training.exploit, docs/baselines.md "Exploitability"): each
+# The exploitability yardstick (kabu_envs.training.exploit, docs/evaluation.md#exploitability): each
 # exploiter fine-tunes the shipped model of its role (standard rules), or a behaviour clone of the expert
 # (a richer rule set: no dealer model of those rules), at the shipped presets' small step against the
 # frozen table; the better of it and its warm start on 2000 validation deals is kept.

@@ -25,7 +25,7 @@ SHIPPED = {"ppo_oicho_bettor": ("oicho_kabu", "bettor"), "ppo_oicho_dealer": ("o
 SHIPPED["ppo_kakeya"] = ("kakeya", "partnership")
 SHIPPED["ei_kakeya"] = ("kakeya", "partnership")  # the expert-iteration clone (issue #27), no PPO
 SHIPPED["ei2_kakeya"] = ("kakeya", "partnership")  # the same with the card features
-# the richer Oicho-Kabu settings (docs/baselines.md)
+# the richer Oicho-Kabu settings (docs/studies/oicho_models.md)
 SHIPPED |= {f"ppo_oicho_bettor_{r}": ("oicho_kabu", "bettor") for r in ("kansai", "kabufuda_site")}
 ENSEMBLES = {
     "ens_kakeya"

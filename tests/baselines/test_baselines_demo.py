@@ -147,7 +147,7 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
         rounds = run["bc"].get("dagger")
         if rounds is None:  # a clone of a deterministic expert: near-perfect agreement
             assert run["bc"]["accuracy"] >= 0.95, model["name"]
-        else:  # a sampling expert's labels are noisy (docs/baselines.md): the rounds must add up
+        else:  # a sampling expert's labels are noisy (docs/studies/distillation.md): the rounds must add up
             assert len(rounds) == cfg.dagger.iterations + 1
             assert rounds[-1]["aggregate"] == run["bc"]["decisions"] == sum(r["decisions"] for r in rounds)
             # the learner agrees more with the teacher round after round on the states of one table

@@ -14,9 +14,36 @@ SUMMARY = json.loads(report.SUMMARY.read_text())
 @pytest.mark.parametrize("doc", report.DOCS, ids=lambda p: p.name)
 def test_published_tables_match_reports_summary(doc):
     text = doc.read_text()
-    assert report.render_all(text, SUMMARY) == text, (
+    assert report.render_all(text, SUMMARY, report.required_blocks(doc)) == text, (
         f"{doc.name} is out of date: run python -m kabu_envs.eval.report --write"
     )
+
+
+def test_the_results_page_holds_every_block_and_readme_any():
+    """docs/results.md must hold every table (a missing block is refused, nothing written); README.md
+    gets rewritten whichever of them it shows, and a page without blocks is left as it is."""
+    assert report.blocks_in(report.RESULTS_PAGE.read_text()) == list(report.BLOCKS)
+    assert report.required_blocks(report.RESULTS_PAGE) == report.BLOCKS
+    assert report.required_blocks(report.ROOT / "README.md") == ()
+    with pytest.raises(ValueError, match="generated:exploit"):
+        report.render_all(
+            "<!-- BEGIN generated:results -->\n<!-- END generated:results -->\n"
+            "<!-- BEGIN generated:best_response -->\n<!-- END generated:best_response -->\n",
+            SUMMARY,
+            report.BLOCKS,
+        )
+    only = "a\n<!-- BEGIN generated:results -->\nold\n<!-- END generated:results -->\nb\n"
+    rendered = report.render_all(only, SUMMARY)
+    assert rendered == only.replace("old\n", report.results_markdown(SUMMARY))
+    assert report.render_all("no blocks\n", SUMMARY) == "no blocks\n"
+
+
+def test_exploit_table_shows_every_shipped_exploiter():
+    rows = [r for block in SUMMARY.values() for r in block.get("exploit", [])]
+    assert rows
+    table = report.exploit_markdown(SUMMARY).splitlines()
+    assert len(table) == 2 + len(rows)
+    assert any("| Kakeya | standard | expert | partnership |" in line for line in table)
 
 
 def test_best_response_table_shows_every_gap_row_with_its_rules():
@@ -52,7 +79,7 @@ def _row(block: dict, agent: str, opponent: str, like: dict | None = None) -> di
 def test_every_shipped_model_beats_random_and_scripted():
     """The bar, on the committed reports/summary.json (the test set of make demo): every shipped model
     beats random, and beats scripted wherever the expert does in the same rule setting. Where the expert
-    does not (v2's kabufuda_site: docs/baselines.md#the-shipped-models-under-v2s-rules-issue-24), a
+    does not (v2's kabufuda_site: docs/studies/oicho_models.md#the-shipped-models-under-v2s-rules), a
     model must not lose to scripted."""
     for game, block in SUMMARY.items():
         assert block["deals_per_matchup"] == demo_plan(game).deals >= 1000

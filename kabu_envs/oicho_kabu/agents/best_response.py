@@ -8,7 +8,7 @@ expected chips minus the agent's on the evaluation's deals, from ``regret``: at 
 turns, what the best response's own choice gains there (valued on draws independent of those it chose
 on), summed over the deal.
 
-What it conditions on (docs/baselines.md, "Gap to a best response"):
+What it conditions on (docs/studies/best_response.md):
 
 - the cards its observation shows (its own info card included: one card fewer in the pool), and the
   bets (public: every stake is placed in the open);
@@ -119,7 +119,7 @@ class _Seen:
 
 # The value of a minso REDEAL (``OichoBestResponse.redeal_values``) depends only on the rule set, the
 # seats (policies, betting order, chips), the seed and the questions left: once per process (it is the
-# slow part; docs/baselines.md has its cost).
+# slow part; docs/studies/best_response.md has its cost).
 _REDEAL_VALUES: dict[Any, tuple[float, float, float]] = {}
 
 
