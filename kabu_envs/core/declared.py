@@ -307,6 +307,22 @@ HOOKS: tuple[Hook, ...] = (
         "no benchmark for the game",
     ),
     Hook(
+        "the OpenSpiel adapter (`kabu_envs.openspiel`)",
+        "config",
+        "utility_bound",
+        "`(config) -> float`: the largest total reward a seat can get under the rule set (OpenSpiel's "
+        "declared utility bounds)",
+        "`MAX_UTILITY` (2**31)",
+    ),
+    Hook(
+        "the OpenSpiel adapter (`kabu_envs.openspiel`)",
+        "config",
+        "length_bound",
+        "`(config, deck_size) -> int`: the moves of a whole episode (decisions and chance outcomes), "
+        "OpenSpiel's `max_game_length`",
+        "`MAX_GAME_LENGTH` (100,000)",
+    ),
+    Hook(
         "`openspiel:ismcts`, `openspiel:pimc` (`kabu_envs.openspiel.bots`)",
         "resample",
         "RESAMPLER",

@@ -41,7 +41,7 @@ from kabu_envs.openspiel.chance import ChanceRng, NeedChance
 PREFIX = "python_kabu_"
 # The bounds of a game without its own (``config.utility_bound`` / ``config.length_bound`` in the game's
 # package, computed from the rule options: OpenSpiel asks for a bound, not a tight one, but a valid rule
-# set must stay within it; hardening #8). OpenSpiel keeps the length in a C int: at most INT_MAX.
+# set must stay within it). OpenSpiel keeps the length in a C int: at most INT_MAX.
 MAX_UTILITY = float(2**31)
 MAX_GAME_LENGTH = 100_000
 INT_MAX = 2**31 - 1
