@@ -32,6 +32,14 @@ def docstring_figures(path: Path) -> list[str]:
     return found
 
 
+def test_the_readme_is_short_and_use_it_first():
+    """The front door: at most 200 lines, the install and quickstart before the contributor route."""
+    text = (Path(kabu_envs.__file__).resolve().parent.parent / "README.md").read_text()
+    assert len(text.splitlines()) <= 200
+    assert text.index("## Install") < text.index("## Quickstart") < text.index("## For contributors")
+    assert "kabu-train kakeya-quick" in text and "kabu-eval bench" in text
+
+
 def test_no_benchmark_figures_in_docstrings():
     package = Path(kabu_envs.__file__).resolve().parent
     files = sorted(
@@ -110,9 +118,11 @@ CODE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1[^\n]*$|`(?:[^`\n]|\n(?!\n))+`",
 
 
 def user_pages(root: Path) -> list[Path]:
-    """The user-facing pages: docs/**/*.md outside docs/studies/."""
+    """The user-facing pages: the README and docs/**/*.md outside docs/studies/."""
     docs = root / "docs"
-    return sorted(p for p in docs.rglob("*.md") if "studies" not in p.relative_to(docs).parts)
+    pages = sorted(p for p in docs.rglob("*.md") if "studies" not in p.relative_to(docs).parts)
+    readme = root / "README.md"
+    return [readme, *pages] if readme.is_file() else pages
 
 
 def history_phrases(page: Path) -> list[str]:
@@ -129,7 +139,9 @@ def history_phrases(page: Path) -> list[str]:
 def test_user_docs_carry_no_issue_numbers_or_history():
     root = Path(kabu_envs.__file__).resolve().parent.parent
     pages = user_pages(root)
-    assert {"index.md", "views.md", "agents.md", "training.md", "evaluation.md"} <= {p.name for p in pages}
+    assert {"README.md", "index.md", "views.md", "agents.md", "training.md", "evaluation.md"} <= {
+        p.name for p in pages
+    }
     assert not any("studies" in p.parts for p in pages)
     offenders = {str(p.relative_to(root)): found for p in pages if (found := history_phrases(p))}
     assert offenders == {}
