@@ -4,7 +4,8 @@ v2 changed two defaults to follow the Kakeya text (issue #24; docs/kakeya.md#ver
 ``rensho_rule="seed"`` (the ace of clubs is Rensho when clubs are trumps) and, with six players,
 ``six_player_mode="all_play"``. This module keeps v1's results reproducible: its ``env`` and ``raw_env``
 default to ``rensho_rule="traditional"`` and, with ``num_players=6``, ``six_player_mode="dealers_sit_out"``
-(the option is an error with four players, so it is added only with six). Use ``kakeya_v2`` for new work.
+and ``all_play_payment="each_loser"`` (both options are errors with four players, so they are added only
+with six). Use ``kakeya_v2`` for new work.
 """
 
 import warnings
@@ -32,6 +33,7 @@ def v1_options(options: dict[str, Any]) -> dict[str, Any]:
     n = out.get("num_players")
     if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n == 6:
         out.setdefault("six_player_mode", "dealers_sit_out")
+        out.setdefault("all_play_payment", "each_loser")  # v1's all_play: each loser pays the table's amount
     return out
 
 

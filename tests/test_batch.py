@@ -107,6 +107,9 @@ KAKEYA_CASES = [
     {"max_deals": 6, "stones_per_player": 2},
     {"max_deals": 20, "stones_per_player": 1},  # matches end when a partnership is broke
     {"num_players": 6, "max_deals": 20, "stones_per_player": 1, "dealers_choose_trump": False},
+    # v1's all_play payment (each loser pays the table's amount), kept by kakeya_v1
+    {"num_players": 6, "all_play_payment": "each_loser", "max_deals": 20, "stones_per_player": 2},
+    {"num_players": 6, "max_deals": 20, "stones_per_player": 2},  # v2's: the losers share it
 ]
 _STACKED = [
     list(range(52))[::-1],

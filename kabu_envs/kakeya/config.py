@@ -51,6 +51,15 @@ OPTIONS = OptionSet(
             "partnership sits out ([Deal](#deal))",
         ),
         Option(
+            "all_play_payment",
+            "shared",
+            choice("shared", "each_loser"),
+            "Kakeya text (the winners \"get\" the table's stones); `'each_loser'` = v1",
+            "6 players, `all_play` only (an error with 4): the two losing partnerships share the "
+            "table's amount, the one with fewer egara paying the odd stone, or each pays all of it "
+            "([Scoring a deal](#scoring-a-deal))",
+        ),
+        Option(
             "default_trump",
             "clubs",
             suit,
@@ -118,6 +127,7 @@ class Config:
 
     num_players: int = 4
     six_player_mode: str = "all_play"
+    all_play_payment: str = "shared"
     default_trump: str = "clubs"
     dealers_choose_trump: bool = True
     rensho_rule: str = "seed"
@@ -149,10 +159,10 @@ class Config:
 
     def as_dict(self) -> dict[str, Any]:
         """The options that rebuild this rule set: ``make_config(**cfg.as_dict()) == cfg``
-        (``six_player_mode`` only with 6 players, where it has a meaning)."""
+        (``six_player_mode`` and ``all_play_payment`` only with 6 players, where they have a meaning)."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         if self.num_players != 6:
-            del out["six_player_mode"]
+            del out["six_player_mode"], out["all_play_payment"]
         return out
 
 
@@ -161,12 +171,13 @@ def make_config(**options: Any) -> Config:
     with 4 players raise ``RuleConfigError`` naming the option, the value and what is allowed."""
     OPTIONS.check_known(options)
     num_players = OPTIONS.check("num_players", options.get("num_players", OPTIONS.defaults()["num_players"]))
-    if "six_player_mode" in options and num_players != 6:
-        mode = OPTIONS.check("six_player_mode", options["six_player_mode"])
-        raise RuleConfigError(
-            f"option 'six_player_mode' = {mode!r} has no meaning with num_players={num_players}: "
-            "it only chooses how 6 players play; leave it out, or set num_players=6"
-        )
+    for name in ("six_player_mode", "all_play_payment"):
+        if name in options and num_players != 6:
+            mode = OPTIONS.check(name, options[name])
+            raise RuleConfigError(
+                f"option {name!r} = {mode!r} has no meaning with num_players={num_players}: "
+                "it only chooses how 6 players play; leave it out, or set num_players=6"
+            )
     return Config(**options)
 
 

@@ -279,13 +279,14 @@ class Game:
         change = dict.fromkeys(playing, 0)
         if winner >= 0:
             amount = scoring.stones_won(captured[winner], self.trump, self.rensho)
-            for p in playing:
-                if p != winner:
-                    moved = scoring.pay(
-                        self.stones, partnership_seats(p, n), partnership_seats(winner, n), amount
-                    )
-                    change[p] -= moved
-                    change[winner] += moved
+            losers = [p for p in playing if p != winner]
+            owed = scoring.shares(amount, losers, egara, cfg.all_play_payment == "shared")
+            for p in losers:
+                moved = scoring.pay(
+                    self.stones, partnership_seats(p, n), partnership_seats(winner, n), owed[p]
+                )
+                change[p] -= moved
+                change[winner] += moved
         reward = change if cfg.reward == "stones" else scoring.egara_rewards(egara)  # per partnership
         for p in playing:
             for s in partnership_seats(p, n):

@@ -76,6 +76,17 @@ def deal_winner(captured: list[int], playing: list[int], rensho: int, all_play: 
     return b if (captured[a] >> rensho) & 1 else a
 
 
+def shares(amount: int, losers: list[int], egara: dict[int, int], shared: bool) -> dict[int, int]:
+    """What each losing partnership owes the winners. Two sides, or ``shared=False`` (v1's all_play):
+    each loser owes ``amount``. ``shared`` with two losers (all_play): the winners receive the table's
+    ``amount`` once (the Kakeya text: the winners "get 4 stones"), half from each loser; the odd stone
+    comes from the loser with fewer egara (tie: the lower partnership), the one that deals next."""
+    if not shared or len(losers) < 2:
+        return dict.fromkeys(losers, amount)
+    first = min(losers, key=lambda p: (egara[p], p))
+    return {p: (amount + 1) // 2 if p == first else amount // 2 for p in losers}
+
+
 def pay(stones: list[int], payer: list[int], payee: list[int], amount: int) -> int:
     """Move up to ``amount`` stones from partnership ``payer`` (its seats) to ``payee``.
 

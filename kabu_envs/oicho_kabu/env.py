@@ -48,7 +48,10 @@ Version history:
 
   * ``standard``: the dealer is chosen by the draw closest to 9 (``dealer_selection="fixed"`` keeps
     player_0 dealing) and the deal passes on all four of the encyclopedia's conditions
-    (``dealer_change=("deals", "bust", "doubled", "low_hand")``).
+    (``dealer_change=("deals", "bust", "doubled", "low_hand")``); the dealer holds ``shippin`` too
+    (the arashi sentence names "the dealer's shippin"; the Kansai section removes it as a change).
+  * ``kansai``: the main game's dealer selection and dealer changes, as ``standard`` (the Kansai
+    section changes neither).
   * ``standard`` and ``kansai``: an unbacked spread is turned up and dealt one face-up card after the
     draws, seen by every seat, never settled (new option ``unbacked_spread_card``; the observation
     keeps its size).

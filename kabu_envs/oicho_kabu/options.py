@@ -21,11 +21,13 @@ from kabu_envs.oicho_kabu.yaku import CORE_YAKU, LOCAL_YAKU, ROLES, YAKU_BY_NAME
 # Presets are data: option -> value, applied before the caller's options (docs/oicho_kabu.md#presets).
 PRESETS: dict[str, dict[str, Any]] = {
     # issue #24: the encyclopedia's dealer selection (closest to 9), its four dealer-change conditions
-    # and its unbacked spread, turned up and dealt one face-up card
+    # and its unbacked spread, turned up and dealt one face-up card; the dealer's shippin (the arashi
+    # sentence names it, and the Kansai section lists "shippin for players only" as a change)
     "standard": {
         "dealer_selection": "closest_to_nine",
         "dealer_change": ("deals", "bust", "doubled", "low_hand"),
         "unbacked_spread_card": True,
+        "yaku_overrides": {"shippin": {"holders": "both"}},
     },
     "kabufuda_site": {
         "info_cards": True,
@@ -49,7 +51,11 @@ PRESETS: dict[str, dict[str, Any]] = {
         "unbacked_spread_card": False,
     },
     "kansai": {
-        "unbacked_spread_card": True,  # issue #24: the encyclopedia's round, as in `standard`
+        # the main game's rules the Kansai "main changes" leave alone, as in `standard` (issue #24): its
+        # dealer selection and dealer changes, the unbacked spread's card
+        "dealer_selection": "closest_to_nine",
+        "dealer_change": ("deals", "bust", "doubled", "low_hand"),
+        "unbacked_spread_card": True,
         "free_draw": True,
         "dealer_draw_rule": "free",
         "shiroku_escape": True,
@@ -74,8 +80,14 @@ V1_PRESETS: dict[str, dict[str, Any]] = {
         "dealer_change": ("deals", "bust"),
         "yaku_choice": "isolation",
         "unbacked_spread_card": False,
+        "yaku_overrides": {"shippin": {"holders": "bettor"}},
     },
-    "kansai": {"yaku_choice": "isolation", "unbacked_spread_card": False},
+    "kansai": {
+        "dealer_selection": "fixed",
+        "dealer_change": ("deals", "bust"),
+        "yaku_choice": "isolation",
+        "unbacked_spread_card": False,
+    },
     "kabufuda_site": {
         "yaku_choice": "isolation",
         "pair_may_draw": True,
@@ -87,11 +99,24 @@ V1_PRESETS: dict[str, dict[str, Any]] = {
 
 
 def v1_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """``options`` as v1 read them: v1's preset values first, the caller's options on top."""
+    """``options`` as v1 read them: v1's preset values first, the caller's options on top. Per-yaku
+    overrides merge yaku by yaku and field by field (the caller's win), as ``make_config`` merges a
+    preset's: a caller's override of another yaku must not drop v1's bettor-only shippin."""
     preset = options.get("rules", "standard")
     if not isinstance(preset, str) or preset not in V1_PRESETS:
         return dict(options)  # make_config names the bad preset
-    return {**V1_PRESETS[preset], **options}
+    out = {**V1_PRESETS[preset], **options}
+    mine, theirs = V1_PRESETS[preset].get("yaku_overrides"), options.get("yaku_overrides")
+    if mine is not None and theirs is not None:
+        try:
+            extra = yaku_overrides(theirs)
+        except ValueError:
+            return out  # make_config names the bad value
+        merged = {n: dict(kv) for n, kv in yaku_overrides(mine)}
+        for n, kv in extra:
+            merged.setdefault(n, {}).update(dict(kv))
+        out["yaku_overrides"] = merged
+    return out
 
 
 # --- game-specific checkers, built on the shared ones ----------------------------------------------------

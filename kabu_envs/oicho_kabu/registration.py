@@ -70,9 +70,9 @@ SPEC = register(
                 " yaku of a hand, dealer selection before every deal); standard plays as v0"
             ),
             "oicho_kabu_v2": (
-                "the presets follow their sources more closely: standard's dealer selection and dealer"
-                " change, the unbacked spreads' card (standard, kansai), the kabufuda site's bets and"
-                ' draws, yaku_choice="showdown"'
+                "the presets follow their sources more closely: the dealer selection and dealer change"
+                " (standard, kansai), the dealer's shippin (standard), the unbacked spreads' card"
+                ' (standard, kansai), the kabufuda site\'s bets and draws, yaku_choice="showdown"'
             ),
         },
     )

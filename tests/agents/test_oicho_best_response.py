@@ -151,8 +151,9 @@ def test_unsupported_rule_sets_are_refused_by_name():
 
 
 def _minso_state(seed: int = 1):
-    """A Kansai deal at the dealer's minso question, its scripted seats, the best response begun."""
-    env = raw_env(rules="kansai")
+    """A Kansai deal at the dealer's minso question, its scripted seats, the best response begun
+    (player_0 deals: the tests play seat 0 as the dealer, so no selection draw)."""
+    env = raw_env(rules="kansai", dealer_selection="fixed")
     env.reset(seed=seed)
     scripted = OichoScriptedAgent(0, rules="kansai")
     br = OichoBestResponse("dealer", rules="kansai", seed=seed)

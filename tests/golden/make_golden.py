@@ -33,7 +33,8 @@ CASES = {
     "oicho_site_3p_v2": (oicho_kabu_v2, {"rules": "kabufuda_site", "num_players": 3, "max_rounds": 3}, 9),
     # v2's unbacked spreads, turned up and dealt a card (issue #24, departure 1): the random players back
     # nearly every spread of oicho_standard_4p_v2 (its play is unchanged); seeds 13 and 23 are the first
-    # from 12 with an unbacked spread
+    # from 12 with an unbacked spread (oicho_kansai_3p_v2 re-recorded when kansai took the main game's
+    # dealer selection and dealer changes, issue #24 third pass: seed 23 still has two unbacked spreads)
     "oicho_standard_2p_v2": (oicho_kabu_v2, {"num_players": 2, "max_rounds": 3}, 13),
     "oicho_kansai_3p_v2": (oicho_kabu_v2, {"rules": "kansai", "num_players": 3, "max_rounds": 3}, 23),
     "kakeya_4p_match": (kakeya_v1, {"max_deals": 2}, 10),

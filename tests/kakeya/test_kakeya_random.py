@@ -156,10 +156,13 @@ def play_random_match(seed: int, stats: dict | None = None, **opts) -> int:
         assert r.winner == win
         if win >= 0:
             amount = ref_stones(won[win], trump, rensho)
-            for p in playing:
-                if p != win:
-                    assert -r.stones_change[p] <= amount
-                    assert r.stones_change[p] == -amount or g.partnership_totals[p] == 0
+            losers = sorted((p for p in playing if p != win), key=lambda p: (egara[p], p))
+            owed = dict.fromkeys(losers, amount)
+            if cfg.all_play and cfg.all_play_payment == "shared":  # the table's amount, split
+                owed = {losers[0]: (amount + 1) // 2, losers[1]: amount // 2}
+            for p in losers:
+                assert -r.stones_change[p] <= owed[p]
+                assert r.stones_change[p] == -owed[p] or g.partnership_totals[p] == 0
             assert r.stones_change[win] == -sum(v for p, v in r.stones_change.items() if p != win)
         else:
             assert all(v == 0 for v in r.stones_change.values())

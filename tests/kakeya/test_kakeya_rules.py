@@ -74,7 +74,8 @@ def test_config_defaults_are_the_option_records_defaults():
 
 def test_defaults_and_validation():
     cfg = make_config()
-    assert cfg.as_dict() == {k: v for k, v in OPTIONS.defaults().items() if k != "six_player_mode"}
+    six_only = ("six_player_mode", "all_play_payment")
+    assert cfg.as_dict() == {k: v for k, v in OPTIONS.defaults().items() if k not in six_only}
     assert make_config(default_trump=2).default_trump == "hearts"
     assert make_config(default_trump="Spades").default_trump_suit == SPADES
 
@@ -85,6 +86,7 @@ def test_defaults_and_validation():
         {},
         {"num_players": 6},
         {"num_players": 6, "six_player_mode": "all_play", "max_deals": 3, "reward": "egara"},
+        {"num_players": 6, "all_play_payment": "each_loser"},
     ],
 )
 def test_as_dict_rebuilds_the_config(opts):

@@ -98,9 +98,15 @@ def test_v1_and_v0_are_the_old_defaults():
     v1 = _v1()
     assert v1.raw_env().config == make_config(rensho_rule="traditional")
     assert v1.raw_env(num_players=np.int64(6)).config == make_config(
-        num_players=6, six_player_mode="dealers_sit_out", rensho_rule="traditional"
+        num_players=6,
+        six_player_mode="dealers_sit_out",
+        rensho_rule="traditional",
+        all_play_payment="each_loser",
     )
-    assert v1.env(num_players=6, six_player_mode="all_play").unwrapped.config.all_play
+    played = v1.env(num_players=6, six_player_mode="all_play").unwrapped.config
+    assert played.all_play and played.all_play_payment == "each_loser"  # v1's all_play: each loser pays
+    with pytest.raises(ValueError, match="all_play_payment"):
+        make_config(all_play_payment="shared")  # four players: no meaning
     assert v1.env(rensho_rule="seed").unwrapped.config.rensho_rule == "seed"
     with pytest.raises(ValueError, match="six_player_mode"):
         v1.env(six_player_mode="dealers_sit_out")  # four players: as in v1
@@ -110,6 +116,7 @@ def test_v1_and_v0_are_the_old_defaults():
     assert v0.raw_env(num_players=6).config == make_config(
         num_players=6,
         six_player_mode="dealers_sit_out",
+        all_play_payment="each_loser",
         rensho_rule="traditional",
         rensho_follow="must_follow",
     )
@@ -134,3 +141,33 @@ def test_v1_plays_exactly_as_v2_with_the_old_defaults(options):
             env.step(action)
         traces.append(trace)
     assert traces[0] == traces[1]
+
+
+@pytest.mark.parametrize(
+    ("deck", "egara", "shared", "each_loser"),
+    [
+        # 10-3-3, the winners took an ace (the table's 1): v1 paid them 2; v2 the table's 1, from the
+        # loser with fewer egara (tie: the lower partnership, 1)
+        ([i * 3 % 52 for i in range(52)], {0: 10, 1: 3, 2: 3}, {0: 1, 1: -1, 2: 0}, {0: 2, 1: -1, 2: -1}),
+        # 12-1-3 with aces (the table's 2): v1 paid 4; v2 pays 2, one stone from each loser
+        ([(i + 42) % 52 for i in range(52)], {0: 12, 1: 1, 2: 3}, {0: 2, 1: -1, 2: -1}, {0: 4, 1: -2, 2: -2}),
+    ],
+)
+def test_all_play_winners_receive_the_tables_stones_once(deck, egara, shared, each_loser):
+    """Row kakeya.23, six players all playing: "if the partners who became winners took no aces among
+    their picture cards, they get 4 stones" (Если у партнеров, которые стали победителями, во взятых
+    картинках не было тузов, то они получают 4 камня): the winners *receive* the table's number, so
+    with two losing partnerships each pays half of it (the odd stone: the loser with fewer egara), not
+    all of it (v1, ``all_play_payment="each_loser"``, which paid the winners twice the table)."""
+    for payment, want in (("shared", shared), ("each_loser", each_loser)):
+        env = kakeya_v2.env(num_players=6, dealers_choose_trump=False, all_play_payment=payment)
+        env.reset(seed=0, options={"deck": deck})
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            returns[agent] += reward
+            env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        result = env.unwrapped.game.results[-1]
+        assert result.egara == egara and result.winner == 0 and result.stones_change == want
+        assert [returns[f"player_{s}"] for s in range(6)] == [want[s % 3] for s in range(6)]
+    assert kakeya_v2.env(num_players=6).unwrapped.config.all_play_payment == "shared"

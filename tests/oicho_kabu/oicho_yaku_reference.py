@@ -22,6 +22,11 @@ Deliberate re-recordings (each a rule change, listed with the rule sets whose en
    ``only:pin_basami``, ``kansai+only:pin_basami``, ``standard+all_local``, ``kansai+all_local``,
    ``kabufuda_site+all_local`` and every ``all_local+*`` but ``arashi_holders=dealer`` and
    ``core_yaku=none`` (the four 1-1-1 hands move from ``pin_basami`` to ``arashi``).
+3. ``standard``'s dealer holds shippin (docs/oicho_kabu.md#traceability, row enc.24: the encyclopedia's
+   "even against the dealer's kuppin or shippin"): the rule sets on v2's ``standard`` preset (every
+   ``only:*`` and ``all_local+*``; the presets' own entries are v1's): ``table`` (shippin's holders), and
+   ``best_dealer``, ``count_dealer`` and ``settle`` (the dealer's 4-1 and 1-4 move from plain to
+   ``shippin``) of all of them but ``all_local+kuppin_four_one``, where the dealer's 4-1 is a kuppin.
 """
 
 from __future__ import annotations

@@ -65,7 +65,10 @@ YAKU_CASES = [
     ({}, (9, 1, 5), "dealer", None),
     ({}, (4, 1), "bettor", "shippin"),
     ({}, (1, 4), "bettor", "shippin"),
-    ({}, (4, 1), "dealer", None),
+    ({}, (4, 1), "dealer", "shippin"),  # standard: the dealer's shippin (enc.24)
+    ({}, (4, 1, 2), "dealer", None),
+    ({"rules": "kansai"}, (4, 1), "dealer", None),  # Kansai: "shippin only for players" (enc.K2)
+    ({"rules": "kansai"}, (4, 1), "bettor", "shippin"),
     ({}, (4, 1, 2), "bettor", None),
     ({"kuppin_order": "strict"}, (1, 9), "dealer", None),
     ({"kuppin_order": "strict"}, (9, 1), "dealer", "kuppin"),
@@ -74,7 +77,8 @@ YAKU_CASES = [
     ({"shippin_order": "strict"}, (4, 1), "bettor", "shippin"),
     ({"shippin_order": "strict"}, (4, 1, 3), "bettor", "shippin"),
     ({"kuppin_four_one": True, "kuppin_order": "strict"}, (4, 1), "dealer", "kuppin"),
-    ({"kuppin_four_one": True, "kuppin_order": "strict"}, (1, 4), "dealer", None),
+    ({"kuppin_four_one": True, "kuppin_order": "strict"}, (1, 4), "dealer", "shippin"),  # any order
+    ({"kuppin_four_one": True, "kuppin_order": "strict", "rules": "kansai"}, (1, 4), "dealer", None),
     ({"kuppin_four_one": True}, (1, 4), "dealer", "kuppin"),
     ({"arashi_holders": "bettors"}, (5, 5, 5), "dealer", None),
     ({"arashi_holders": "bettors"}, (3, 3, 3), "dealer", None),

@@ -153,7 +153,7 @@ def test_escape_is_never_offered_to_the_dealer():
 
 @pytest.mark.parametrize(("tie_rule", "reward"), [("push", 0), ("dealer_wins", -2)])
 def test_ties(tie_rule, reward):
-    g = new_game([2, 5, 5, 5, 1, 3, 2, 2, 2, 4], tie_rule=tie_rule)  # 2+3 = 5 vs dealer 1+4 = 5
+    g = new_game([2, 5, 5, 5, 3, 3, 1, 1, 1, 2], tie_rule=tie_rule)  # 2+3 = 5 vs dealer 3+2 = 5
     bet_round(g, {1: {0: 2}})
     g.apply_action(S)
     g.apply_action(S)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from oicho_game_helpers import KEEP, B, D, S, bet_round, new_game, values
 
-from kabu_envs.oicho_kabu.deck import card_ids
+from kabu_envs.oicho_kabu.config import make_config
+from kabu_envs.oicho_kabu.deck import card_id, card_ids
 from kabu_envs.oicho_kabu.game import Phase
-from kabu_envs.oicho_kabu.rules import hand_value
+from kabu_envs.oicho_kabu.rules import best_yaku, hand_value, settle
 
 
 @pytest.mark.parametrize(("cards", "value"), [((8, 9, 3), 0), ((1, 9, 5), 5), ((6, 7, 7), 0), ((4, 10), 4)])
@@ -52,3 +53,20 @@ def test_enc_kuppin_outranks_shippin_in_play():
     g.apply_action(S)  # the shippin stands (a third card would void it)
     g.apply_action(S)  # so does the kuppin
     assert list(g.pop_rewards()) == [2, -2]
+
+
+@pytest.mark.parametrize(
+    ("override", "expect"),
+    [({}, -1), ({"pin_basami": {"rank": 71, "beats": ["sanpachi_hikari"]}}, 7)],
+)
+def test_enc_sanpachi_against_pin_basami(override, expect):
+    """The encyclopedia text: sanpachi hikari is «Лучше, чем любая другая рука» (better than any other
+    hand) and pin-basami makes «дилер безусловно проигрывает» (the dealer loses unconditionally). Read: the
+    dealer's sanpachi beats a bettor's pin-basami (the bettor pays x1), since sanpachi's sentence ranks it
+    above every hand by name; ``yaku_overrides`` plays the other reading (the dealer pays the middle 7)."""
+    cfg = make_config(deck="hanafuda", local_yaku=["sanpachi_hikari", "pin_basami"], yaku_overrides=override)
+    dealer = [card_id(3), card_id(8)]  # the March and August lights
+    bettor = [card_id(1, 3), card_id(7, 3), card_id(1, 2)]  # 1-7-1, no light (copy 0 of a 1 is one)
+    assert best_yaku(cfg, dealer, "dealer") == "sanpachi_hikari"
+    assert best_yaku(cfg, bettor, "bettor") == "pin_basami"
+    assert settle(cfg, dealer, bettor) == expect

@@ -8,7 +8,7 @@ import importlib
 import warnings
 
 import pytest
-from oicho_game_helpers import TOP, B, D, S, stack, values
+from oicho_game_helpers import KEEP, TOP, B, D, S, stack, values
 
 from kabu_envs import oicho_kabu_v2
 from kabu_envs.oicho_kabu.config import make_config
@@ -87,6 +87,63 @@ def test_enc_dealer_change_low_hand_and_doubled_in_standard(condition, dealer_se
         assert e.game.round_index == 1
         dealers[name] = e.game.dealer
     assert dealers == {"v2": 1, "v1": 0}  # v1 (deals, bust) keeps the dealer
+
+
+@pytest.mark.parametrize(
+    ("spread", "second", "third", "want"),
+    [
+        # the bettor's 5-3 = 8 against the dealer's 4-1: v2's dealer holds shippin and wins outright;
+        # v1's dealer held a plain 5 and lost to the 8
+        (5, 3, [], {"v2": -1, "v1": 1}),
+        # "the player wins even against the dealer's kuppin or shippin": the bettor's 7-7-7 arashi (x3)
+        (7, 7, [7], {"v2": 3, "v1": 3}),
+    ],
+)
+def test_enc_standard_dealer_holds_shippin(spread, second, third, want):
+    """Departure 1 (the encyclopedia text): «Игрок выигрывает даже против куппина или шиппина дилера» (the
+    player wins even against the dealer's kuppin or shippin), and the Kansai section lists «Шиппин
+    применяется только к игрокам, а не к дилеру» (shippin only for players, not the dealer) as a *change*:
+    so in the main rules, `standard`, the dealer's first two cards 4 and 1 are a shippin too."""
+    # table: spread 0, then 5 6 8 | the dealer's first 4 | seconds: spread 0's, 2 2 2 | [spread 0 draws]
+    # | v2: the unbacked spreads 1-3 get 3 3 6 | the dealer's second 1 (4-1, value 5), he stands
+    deal = [spread, 5, 6, 8, 4, second, 2, 2, 2, *third]
+    got = {}
+    for name, module, head, unbacked in (
+        ("v2", oicho_kabu_v2, [9, 2], [3, 3, 6]),
+        ("v1", oicho_kabu_v1, [], []),
+    ):
+        e = _env(module, head + deal + unbacked + [1], num_players=2)
+        assert e.game.dealer == 0
+        _act(e, B(1), B(0), B(0), B(0), D if third else S, S)
+        assert values(e.game.dealer_cards) == [4, 1] and values(e.game.spreads[0]) == [spread, second, *third]
+        got[name] = e.game.round_rewards[1]
+    assert got == want
+    assert "dealer" in make_config().yaku["shippin"].holders
+    assert "dealer" not in make_config(rules="kansai").yaku["shippin"].holders  # the Kansai change
+
+
+def test_enc_kansai_keeps_the_main_games_dealer_selection_and_dealer_change():
+    """Departure 2: the Kansai rules are local «Основные изменения» (main changes) to a main game in which
+    «Ближайший к 9 становится дилером» (the one closest to 9 deals) and «Дилер меняется, когда … дилер
+    получил значение 5 или менее» (the deal passes when the dealer got 5 or less); the Kansai section
+    changes neither, so `kansai` keeps both. Selection 2 9: player_1 deals; he stands on 4-1 = 5 (a plain
+    5 in Kansai) against the bettor's 5 (a push), so the deal passes to player_0."""
+    # table 2 7 7 8 | the dealer's first 4 | minso: keep | bets | seconds 3 1 1 1 | spread 0 (5) stands |
+    # v2: the unbacked spreads 1-3 get 3 3 6 | the dealer's second 1
+    deal = [2, 7, 7, 8, 4, 3, 1, 1, 1]
+    dealers = {}
+    for name, module, head, unbacked in (
+        ("v2", oicho_kabu_v2, [2, 9], [3, 3, 6]),
+        ("v1", oicho_kabu_v1, [], []),
+    ):
+        e = _env(module, head + deal + unbacked + [1], rules="kansai", num_players=2, max_rounds=2)
+        first = e.game.dealer
+        bettor = 1 - first
+        assert e.game.cfg.dealer_selection == ("closest_to_nine" if name == "v2" else "fixed")
+        _act(e, KEEP, B(1), B(0), B(0), B(0), S, S)
+        assert e.game.round_index == 1 and e.game.round_rewards[bettor] == 0
+        dealers[name] = (first, e.game.dealer)
+    assert dealers == {"v2": (1, 0), "v1": (0, 0)}  # v1's kansai: player_0 deals and keeps the deal
 
 
 # --- kabufuda_site (the kabufuda site) -----------------------------------------------------------------

@@ -75,6 +75,7 @@ def test_the_overlapping_yaku_are_the_documented_ones():
         frozenset({"pin_basami", "arashi"}),  # 1-1-1
         frozenset({"ichi_ni_san", "nobori"}),  # 1-2-3
         frozenset({"ichi_ni_san", "kudari"}),  # 3-2-1
+        frozenset({"kuppin", "shippin"}),  # the dealer's 4-1 with kuppin_four_one (standard: shippin too)
     }
     scored = {(r["yaku"], r["best"]) for r in docs.overlaps()}
     assert scored == {
@@ -82,4 +83,5 @@ def test_the_overlapping_yaku_are_the_documented_ones():
         (("pin_basami", "arashi"), "arashi"),
         (("ichi_ni_san", "nobori"), "ichi_ni_san"),
         (("ichi_ni_san", "kudari"), "ichi_ni_san"),
+        (("kuppin", "shippin"), "kuppin"),  # kuppin outranks shippin: "kuppin has priority" (enc.23)
     }

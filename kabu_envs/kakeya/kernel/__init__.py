@@ -61,6 +61,7 @@ from kabu_envs.kakeya.kernel.spec import (
     O_P,
     O_RENSHO_SEED,
     O_REWARD_EGARA,
+    O_SHARED,
     O_SIT_OUT,
     O_STONES,
     OVER_PHASE,
@@ -119,6 +120,7 @@ def options(cfg: Config, autoreset: bool = False) -> np.ndarray:
     out[O_RENSHO_SEED] = cfg.rensho_rule == "seed"
     out[O_MAX_DEALS], out[O_STONES] = cfg.max_deals, cfg.stones_per_player
     out[O_REWARD_EGARA], out[O_AUTORESET] = cfg.reward == "egara", autoreset
+    out[O_SHARED] = cfg.all_play and cfg.all_play_payment == "shared"
     return out
 
 

@@ -32,6 +32,7 @@ from kabu_envs.kakeya.kernel.spec import (
     O_P,
     O_RENSHO_SEED,
     O_REWARD_EGARA,
+    O_SHARED,
     O_SIT_OUT,
     O_STONES,
     ONE,
@@ -488,9 +489,16 @@ def end_deal(
             total += egara[p]
     if winner >= 0:
         amount = stones_won(captured[b, winner], g[b, TRUMP], g[b, RENSHO])
+        first = -1  # scoring.shares: the loser with fewer egara (tie: the lower) pays the odd stone
+        for p in range(P):
+            if playing[p] and p != winner and (first < 0 or egara[p] < egara[first]):
+                first = p
         for p in range(P):
             if playing[p] and p != winner:
-                moved = pay(b, stones, p, winner, amount, P)
+                owed = amount
+                if opts[O_SHARED]:
+                    owed = (amount + 1) // 2 if p == first else amount // 2
+                moved = pay(b, stones, p, winner, owed, P)
                 change[p] -= moved
                 change[winner] += moved
     for p in range(P):

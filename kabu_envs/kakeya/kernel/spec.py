@@ -52,7 +52,8 @@ NG = 14
 # --- the rule options (``options``) ---------------------------------------------------------------
 O_N, O_P, O_ALL_PLAY, O_SIT_OUT, O_MUST_FOLLOW, O_DEFAULT_TRUMP, O_CHOOSE_TRUMP = 0, 1, 2, 3, 4, 5, 6
 O_RENSHO_SEED, O_MAX_DEALS, O_STONES, O_REWARD_EGARA, O_AUTORESET = 7, 8, 9, 10, 11
-NUM_OPTIONS = 12
+O_SHARED = 12  # all_play_payment="shared": the two losers share the table's amount
+NUM_OPTIONS = 13
 
 # --- the observation layout (``layout``: obs_spec offsets, in this order) -------------------------
 PIECES = (
