@@ -64,9 +64,11 @@ class KakeyaViewer:
             zones.append(zone(_who(p, seat, n), cards, note, active, seat=p, backs=backs))
         last = game.last_trick
         if last is not None:
-            zones.append(
-                zone("last trick", [card(c) for c in last.cards], f"taken by {_who(last.winner, seat, n)}")
-            )
+            played_by = ", ".join(
+                f"{_who(p, seat, n)} {card_text(c)}" for p, c in zip(last.seats, last.cards, strict=True)
+            )  # (who played which card: the cards alone do not say)
+            note = f"taken by {_who(last.winner, seat, n)}; played: {played_by}"
+            zones.append(zone("last trick", [card(c) for c in last.cards], note))
         for q in range(game.num_partnerships):
             mine = " (yours)" if q == partnership_of(seat, n) else ""
             captured = bits_to_cards(game.captured[q])
