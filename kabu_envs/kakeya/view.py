@@ -94,6 +94,9 @@ class KakeyaViewer:
             egara = ", ".join(f"partnership {q}: {e}" for q, e in r.egara.items())
             stones = ", ".join(f"partnership {q}: {d:+d}" for q, d in r.stones_change.items())
             result = [r.describe(brief=True), f"egara: {egara}", f"stones: {stones}"]
+            counts = set(r.egara.values())
+            if r.winner >= 0 and len(r.egara) == 2 and len(counts) == 1:  # the tie's rule decided it
+                result.insert(1, "egara tied: the partnership without Rensho among its egara wins")
         deals = cfg.max_deals
         return {
             "title": f"Kakeya ({n} players), deal {min(game.deal_no + 1, deals)}/{deals}",
