@@ -605,6 +605,31 @@ def test_a_kakeya_deal_to_its_end_in_japanese(server, browser, tmp_path):
     _check_screen(browser, "kakeya-deal-ja", tmp_path)
 
 
+def test_a_finished_game_is_listed_under_saved_games_and_replays(server, browser):
+    """The replay tab lists this browser's games (kept in localStorage when they end or are saved):
+    the newest, just finished, loads without a file."""
+    url, records = server
+    before = set(records.iterdir())
+    wait = _start(browser, url, "game=oicho_kabu&seat=1&seed=4&options={}")
+    while not browser.find_element(By.ID, "summary-box").is_displayed():
+        _click_move(browser, wait)
+    [path] = set(records.iterdir()) - before
+    n = len(read_record(path).actions)
+    browser.find_element(By.ID, "tab-replay").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#saved li"))
+    newest = browser.find_elements(By.CSS_SELECTOR, "#saved li")[0]
+    assert "Oicho-Kabu (standard rules)" in newest.text and "(finished)" in newest.text, newest.text
+    newest.find_element(By.CLASS_NAME, "saved-load").click()
+    pos = browser.find_element(By.ID, "replay-pos")
+    WebDriverWait(browser, 30).until(lambda d: pos.text == f"move 0 / {n}")
+    browser.find_element(By.ID, "lang").click()  # the tabs of the Japanese page: Japanese too
+    assert browser.find_element(By.ID, "replay-pos").text == f"0手目 / 全{n}手"
+    for name in ["replay", "watch", "play"]:
+        browser.find_element(By.ID, f"tab-{name}").click()
+        assert not_japanese(browser) == [], name
+    browser.find_element(By.ID, "lang").click()
+
+
 def test_the_page_remembers_its_language(server, browser):
     url, _ = server
     browser.get(f"{url}/?delay=0&lang=ja")

@@ -445,6 +445,10 @@ function drawState(state) {
     el.classList.add("legal");
     el.addEventListener("click", () => move(m.action));
   });
+  if (state.over && !state.kept && token) {
+    state.kept = true;
+    keepRecord(token, state.view.title);
+  }
   if (state.over) {
     $("summary").replaceChildren(...state.totals.map((total, i) => {
       const li = document.createElement("li");
@@ -613,15 +617,15 @@ async function replayGo(pos, fresh) {
   }
 }
 
-async function loadReplay() {
+async function loadReplay(saved) {
   $("replay-error").textContent = "";
   const file = $("replay-file").files[0];
-  if (!file) {
+  if (!file && !saved) {
     $("replay-error").textContent = t("chooseFile");
     return;
   }
   try {
-    const record = JSON.parse(await file.text());
+    const record = saved || JSON.parse(await file.text());
     const seat = seatField("replay-seat", "recordFile");
     const god = $("replay-god").checked;
     const out = await api("/api/replay", { record, seat, god, first: 0, count: PAGE });
@@ -633,6 +637,63 @@ async function loadReplay() {
   } catch (e) {
     $("replay-error").textContent = errorText(e);
   }
+}
+
+// --- saved games: the records of this browser's games, kept in localStorage -------------------------
+// A finished game's record is kept when it ends, a game in progress when "Save the game so far" is
+// clicked; the replay tab lists them (newest first) to replay or continue without a file. Only this
+// browser's own games: the server lists no records (it names no files to a page).
+const SAVED_KEY = "kabu-saved-games";
+const MAX_SAVED = 20;
+
+function savedGames() {
+  try {
+    const list = JSON.parse(localStorage.getItem(SAVED_KEY) || "[]");
+    return Array.isArray(list) ? list : [];
+  } catch (e) {
+    return [];
+  }
+}
+
+// Keep the record of the game `tok` (its title and when); the oldest go beyond MAX_SAVED or when the
+// browser's storage is full.
+async function keepRecord(tok, title) {
+  let record;
+  try {
+    record = await api(`/api/record?token=${encodeURIComponent(tok)}`);
+  } catch (e) {
+    return; // (the game is gone: nothing to keep)
+  }
+  let list = savedGames().filter((g) => g.token !== tok);
+  list.unshift({ token: tok, title, when: new Date().toISOString(), record });
+  list = list.slice(0, MAX_SAVED);
+  while (list.length) {
+    try {
+      localStorage.setItem(SAVED_KEY, JSON.stringify(list));
+      break;
+    } catch (e) {
+      list.pop();
+    }
+  }
+  drawSaved();
+}
+
+function drawSaved() {
+  const list = savedGames();
+  $("saved-none").classList.toggle("hidden", list.length > 0);
+  $("saved").replaceChildren(...list.map((g, k) => {
+    const li = document.createElement("li");
+    const when = new Date(g.when);
+    const stamp = Number.isNaN(when.getTime()) ? "" : when.toLocaleString(JA() ? "ja-JP" : "en-GB");
+    const state = g.record && g.record.complete ? t("finished") : t("inProgress");
+    li.append(`${stamp} — ${tr(g.title)} (${state}) `);
+    const b = document.createElement("button");
+    b.className = "saved-load";
+    b.textContent = t("load");
+    b.addEventListener("click", () => loadReplay(savedGames()[k].record));
+    li.append(b);
+    return li;
+  }));
 }
 
 async function replayPlay() {
@@ -709,6 +770,7 @@ function redraw() {
   }
   if (watching) $("watch-pause").textContent = t(watching.paused ? "playBtn" : "pause");
   if (replay) showReplayFrame(replay.pages.get(Math.floor(replay.pos / PAGE) * PAGE)[replay.pos % PAGE], false);
+  drawSaved();
   if (games.length) {
     watchSeats();
     for (const id of ["game", "watch-game"]) for (const o of $(id).options) o.textContent = gameTitle(games.find((g) => g.id === o.value));
@@ -762,7 +824,9 @@ async function init() {
   });
   $("watch-step").addEventListener("click", () => { if (watching) { watching.paused = true; watching.step = true; $("watch-pause").textContent = t("playBtn"); } });
   $("watch-speed").addEventListener("input", () => { if (watching) watching.delay = speedDelay(true); });
-  $("replay-load").addEventListener("click", loadReplay);
+  $("replay-load").addEventListener("click", () => loadReplay());
+  $("save").addEventListener("click", () => { if (token && last) keepRecord(token, last.view.title); });
+  drawSaved();
   $("replay-resume").addEventListener("click", resumeGame);
   $("replay-first").addEventListener("click", () => replayGo(0));
   $("replay-prev").addEventListener("click", () => replayGo(replay.pos - 1));

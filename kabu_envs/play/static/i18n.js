@@ -25,6 +25,8 @@ const UI = {
     showTable: "Show its table", hideTable: "Hide the table", total: "total", chooseFile: "choose a game record file first",
     notJson: "rule options: not JSON", wholeNumber: "a whole number (or empty), not", yourSeatField: "your seat",
     seedField: "seed", moveOf: "move", replayWord: "Replay", showdownHeld: "Showdown: the round's final table (Next round, or Enter, goes on)",
+    savedGames: "Saved games (this browser)", noSaved: "None yet: a finished game, or one saved with “Save the game so far”, is listed here.",
+    finished: "finished", inProgress: "in progress",
   },
   ja: {
     play: "対局", watch: "観戦", replay: "棋譜を再生", game: "ゲーム", seat: "あなたの席",
@@ -43,6 +45,8 @@ const UI = {
     showTable: "その場を見る", hideTable: "閉じる", total: "合計", chooseFile: "先に棋譜ファイルを選んでください",
     notJson: "ルール設定が JSON になっていません", wholeNumber: "0以上の整数 (または空欄) で入力してください。入力:",
     yourSeatField: "あなたの席", seedField: "シード", moveOf: "手目", replayWord: "再生", showdownHeld: "勝負の結果です (「次の勝負へ」か Enter で続けます)",
+    savedGames: "保存した対局 (このブラウザ)", noSaved: "まだありません。終わった対局と「ここまでを保存」した対局がここに並びます。",
+    finished: "終局", inProgress: "対局中",
   },
 };
 
