@@ -64,9 +64,11 @@ class KakeyaViewer:
             zones.append(zone(_who(p, seat, n), cards, note, active, seat=p, backs=backs))
         last = game.last_trick
         if last is not None:
-            zones.append(
-                zone("last trick", [card(c) for c in last.cards], f"taken by {_who(last.winner, seat, n)}")
-            )
+            played_by = ", ".join(
+                f"{_who(p, seat, n)} {card_text(c)}" for p, c in zip(last.seats, last.cards, strict=True)
+            )  # (who played which card: the cards alone do not say)
+            note = f"taken by {_who(last.winner, seat, n)}; played: {played_by}"
+            zones.append(zone("last trick", [card(c) for c in last.cards], note))
         for q in range(game.num_partnerships):
             mine = " (yours)" if q == partnership_of(seat, n) else ""
             captured = bits_to_cards(game.captured[q])
@@ -92,6 +94,9 @@ class KakeyaViewer:
             egara = ", ".join(f"partnership {q}: {e}" for q, e in r.egara.items())
             stones = ", ".join(f"partnership {q}: {d:+d}" for q, d in r.stones_change.items())
             result = [r.describe(brief=True), f"egara: {egara}", f"stones: {stones}"]
+            counts = set(r.egara.values())
+            if r.winner >= 0 and len(r.egara) == 2 and len(counts) == 1:  # the tie's rule decided it
+                result.insert(1, "egara tied: the partnership without Rensho among its egara wins")
         deals = cfg.max_deals
         return {
             "title": f"Kakeya ({n} players), deal {min(game.deal_no + 1, deals)}/{deals}",

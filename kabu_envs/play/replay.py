@@ -67,10 +67,12 @@ def iter_frames(
     if shown:
         yield {"move": None, "actor": None, "view": view, "rewards": None, "round_over": False}
     text: list[str | None] = [None]
+    plays = [False]
 
     def describe(env: Any, i: int, actor: int, action: int) -> None:
         if first <= i + 1 < end:
             text[0] = viewer.move_text(env, actor, action, seat)
+            plays[0] = viewer.action_card(env, action) is not None
 
     for _, i, actor, _ in iter_replay(record, env, describe):
         paid = step_rewards(env)
@@ -87,7 +89,7 @@ def iter_frames(
                     stand_in = hook(env) if hook is not None else None
                     picture = see(stand_in, seat) if stand_in is not None else view
                 yield {
-                    "move": name_new_card(text[0], before, view),
+                    "move": name_new_card(text[0], before, picture, plays[0]),
                     "actor": actor,
                     "view": picture,
                     "rewards": paid.tolist() if paid.any() else None,

@@ -88,17 +88,20 @@ def fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def name_new_card(text: str | None, before: View, after: View) -> str | None:
-    """``text`` naming the card a move turned up, when the seat sees one: exactly one zone grew by one
-    face-up card that the text does not already end with (a draw: ``player_1: draw (spread 2) -> 7♠``).
-    Game-generic: it reads the seat's views before and after the move, nothing else."""
-    if text is None:
-        return None
-    old = {z["label"]: len(z["cards"]) for z in before["zones"]}
-    grown = [z["cards"][-1] for z in after["zones"] if len(z["cards"]) == old.get(z["label"], -9) + 1]
-    if len(grown) != 1 or grown[0].get("hidden") or text.endswith(str(grown[0]["name"])):
+def name_new_card(text: str | None, before: View, after: View, plays_card: bool = False) -> str | None:
+    """``text`` naming each card a move turned up, where the seat sees it, and the zone it landed in: a
+    zone grown by exactly one face-up card (a draw: ``player_1: draw (spread 2) -> 7♠ [spread 2]``). The
+    zone is named so the log credits no one with a card that is not theirs (the dealer's card a stand
+    turns up). A move that plays a card (``plays_card``) names only that card: what lands elsewhere
+    (a finished trick's egara) is not the mover's. Game-generic: it reads the two views, nothing else."""
+    if text is None or plays_card:
         return text
-    return f"{text} -> {grown[0]['name']}"
+    old = {z["label"]: len(z["cards"]) for z in before["zones"]}
+    for z in after["zones"]:
+        if len(z["cards"]) != old.get(z["label"], -9) + 1 or z["cards"][-1].get("hidden"):
+            continue
+        text = f"{text} -> {z['cards'][-1]['name']} [{z['label']}]"
+    return text
 
 
 def seat_list(seat: int, opponents: Sequence[str], n: int) -> list[str]:
@@ -261,6 +264,7 @@ class Match:
             names = ", ".join(f"{a} ({self.viewer.action_label(self.env, a)})" for a in legal)
             raise IllegalMove(f"{action} is not a legal move now; legal: {names}")
         text = self.viewer.move_text(self.env, actor, int(action), seat)
+        plays = self.viewer.action_card(self.env, int(action)) is not None  # (before the move changes it)
         seen = self._see(seat)
         before = seen["round"]
         self.env.step(int(action))
@@ -268,7 +272,6 @@ class Match:
         paid = step_rewards(self.env)
         self.totals += paid
         view = self._see(seat)
-        text = name_new_card(text, seen, view)
         over = self.over
         if over:
             self.record_.complete = True
@@ -278,6 +281,7 @@ class Match:
         end = None
         if not over and view["round"] != before:  # the frame shows the showdown; the next one the deal
             end = self._round_end(seat)
+        text = name_new_card(text, seen, view if end is None else end, plays)
         return {
             "actor": actor,
             "move": text,

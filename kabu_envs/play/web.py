@@ -84,6 +84,7 @@ STATIC = {
     "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/static/cards.js": ("cards.js", "text/javascript; charset=utf-8"),
     "/static/i18n.js": ("i18n.js", "text/javascript; charset=utf-8"),
+    "/static/rules.js": ("rules.js", "text/javascript; charset=utf-8"),
     "/static/style.css": ("style.css", "text/css; charset=utf-8"),
     "/static/icon.svg": (ICON, "image/svg+xml"),
     "/favicon.ico": (ICON, "image/svg+xml"),
@@ -394,7 +395,35 @@ class App:
             "totals": match.totals.tolist() if over else None,
             "record_file": entry.record_file,
             "record_error": error,
+            "rules": rules_info(match),
         }
+
+
+def rules_info(match: Match) -> dict[str, Any]:
+    """What the page's rules panel needs of the rule set being played (public: the game's options).
+    The page writes the rules themselves; the server says which of them apply (the yaku switched on,
+    the bets, Rensho's rule), so the panel shows this game's rule set, not a generic one."""
+    cfg = getattr(getattr(match.env, "game", None), "cfg", None)
+    info: dict[str, Any] = {"game": match.spec.id}
+    if cfg is None:
+        return info
+    keys: tuple[str, ...] = ("rules", "deck", "domae", "num_players", "rensho_rule", "rensho_follow")
+    keys += ("max_rounds", "max_deals")
+    for key in keys:
+        value = getattr(cfg, key, None)
+        if isinstance(value, (str, int)):
+            info[key] = value
+    yaku = getattr(cfg, "yaku", None)
+    if yaku is not None:
+        info["yaku"] = [
+            {"name": y.name, "condition": y.condition, "holders": sorted(y.holders), "multiplier": m}
+            for y in yaku.values()
+            for m in [int(y.multiplier)]
+        ]
+    bets = getattr(match.env.game, "bet_sizes", None)
+    if bets is not None:
+        info["bets"] = [int(b) for b in bets]
+    return info
 
 
 def _is_ip(host: str) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -44,7 +45,15 @@ WINDOW = (1000, 900)  # the desktop window of the screenshots; a phone: 390 px w
 # less than a layout change does); at most MAX_DIFFERENT of the pixels may differ
 PIXEL_TOLERANCE, MAX_DIFFERENT = 64, 0.015
 # the README's pictures of the table: these references, copied (KABU_UPDATE_SCREENSHOTS copies them)
-README_SHOTS = {"oicho_kabu-en": "web_table.png", "oicho_kabu-hanafuda-phone": "web_table_phone.png"}
+README_SHOTS = {
+    "oicho_kabu-en": "web_table.png",
+    "oicho_kabu-hanafuda-phone": "web_table_phone.png",
+    "oicho_kabu-hanafuda-showdown-ja": "web_oicho_hanafuda_round_ja.png",
+    "oicho_kabu-kabufuda-showdown-ja": "web_oicho_kabufuda_round_ja.png",
+    "kakeya-deal-ja": "web_kakeya_deal_ja.png",
+    "watch-kakeya": "web_watch_kakeya.png",
+    "kakeya-phone-ja": "web_kakeya_phone_ja.png",
+}
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
@@ -147,11 +156,42 @@ def _check_screen(driver, name: str, tmp_path: Path) -> None:
     if os.environ.get("KABU_UPDATE_SCREENSHOTS"):
         SCREENS.mkdir(exist_ok=True)
         shutil.copyfile(shot, reference)
-        if name in README_SHOTS:
-            shutil.copyfile(shot, DOCS_IMG / README_SHOTS[name])
+        if name in README_SHOTS:  # (a palette PNG: a third of the size, for the docs)
+            small = Image.open(shot).convert("RGB").quantize(colors=128)
+            small.save(DOCS_IMG / README_SHOTS[name], optimize=True)
     assert reference.exists(), f"no reference screenshot {reference} (KABU_UPDATE_SCREENSHOTS=1 makes it)"
     diff = screen_difference(shot, reference)
     assert diff <= MAX_DIFFERENT, f"{shot} differs from {reference} in {diff:.1%} of its pixels"
+
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+# what may stay Latin on the Japanese page: card names (A♠, 10♣), ranks, the program's name, the
+# rule options' format, the key names and the language button (its label is the other language)
+LATIN_ALLOWED = re.compile(r"(?:10|[2-9AJQK])[♣♦♥♠]|\b[AJQK]\b|kabu-play|JSON|Enter|English|\b[a-z]\b")
+
+# the visible text nodes of the page (not in a card's picture nor a key's label, not in an element
+# marked data-verbatim such as a file path)
+VISIBLE_TEXT = """
+const out = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+while (walker.nextNode()) {
+  const el = walker.currentNode.parentElement;
+  if (!el || el.closest("svg, script, style, kbd, [data-verbatim]")) continue;
+  if (!el.getClientRects().length) continue;
+  const text = walker.currentNode.textContent.trim();
+  if (text) out.push(text);
+}
+for (const el of document.querySelectorAll("button, option, select")) {
+  if (el.getClientRects().length && el.title) out.push(el.title);
+}
+return out;
+"""
+
+
+def not_japanese(driver) -> list[str]:
+    """The visible strings of the page with a Latin letter outside card names and ``LATIN_ALLOWED``."""
+    texts = driver.execute_script(VISIBLE_TEXT)
+    return [text for text in texts if re.search("[A-Za-z]", LATIN_ALLOWED.sub("", text))]
 
 
 def _click_move(driver, wait: WebDriverWait, index: int = 0) -> None:
@@ -185,7 +225,11 @@ def _play_by_clicking(
     ]
     result = [li.get_attribute("data-text") for li in driver.find_elements(By.CSS_SELECTOR, "#result li")]
     shown = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#result li")]
-    assert (shown == result) == (lang == "en"), (shown, result)  # in Japanese: translated
+    if lang == "ja":  # written again in Japanese, every line
+        assert all(JAPANESE.search(line) for line in shown), shown
+        assert not_japanese(driver) == []
+    else:  # in English, seats and spreads counted from 1 (the server's lines count from 0)
+        assert not any("player_" in line or "spread 0" in line for line in shown), shown
     return totals, result, clicks
 
 
@@ -234,7 +278,11 @@ def test_the_replay_viewer_steps_through_a_record(server, browser, tmp_path):
     )
     env, _ = replay(record)
     final = viewer_for(record.game).seat_view(env, record.viewer)
-    assert browser.find_element(By.CSS_SELECTOR, "#replay-table h2").text == final["title"]
+    title = re.fullmatch(r"Kakeya \((\d+) players\), deal (\d+)/(\d+)", final["title"])
+    assert title is not None
+    players, deal, deals = title.groups()
+    shown = browser.find_element(By.CSS_SELECTOR, "#replay-table h2").text
+    assert shown == f"Kakeya ({players} players), deal {deal} of {deals}"
 
 
 def test_a_two_deal_game_clears_the_last_result_at_the_next_deal(server, browser):
@@ -249,8 +297,8 @@ def test_a_two_deal_game_clears_the_last_result_at_the_next_deal(server, browser
         _click_move(browser, wait)
         assert len(shown) < 200
     runs = [k for i, k in enumerate(shown) if i == 0 or k != shown[i - 1]]
-    assert runs[:3] == [None, "Result of round 1", None], runs  # shown, then cleared in deal 2
-    assert browser.find_element(By.ID, "result-title").text == "Result of round 2"
+    assert runs[:3] == [None, "Result of deal 1", None], runs  # shown, then cleared in deal 2
+    assert browser.find_element(By.ID, "result-title").text == "Result of deal 2"
 
 
 def test_a_game_saved_in_progress_replays_only_as_its_seat_and_continues(live, browser, tmp_path):
@@ -268,7 +316,7 @@ def test_a_game_saved_in_progress_replays_only_as_its_seat_and_continues(live, b
     path.write_text(json.dumps(saved))
     browser.find_element(By.ID, "tab-replay").click()
     browser.find_element(By.ID, "replay-file").send_keys(str(path))
-    browser.find_element(By.ID, "replay-seat").send_keys("1")
+    browser.find_element(By.ID, "replay-seat").send_keys("2")  # (seats count from 1 on the page)
     browser.find_element(By.ID, "replay-load").click()
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-error").text)
     assert "player_0's game in progress" in browser.find_element(By.ID, "replay-error").text
@@ -308,7 +356,7 @@ def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
     )
     browser.find_element(By.ID, "tab-replay").click()
     browser.find_element(By.ID, "replay-file").send_keys(str(path))
-    browser.find_element(By.ID, "replay-seat").send_keys("2")
+    browser.find_element(By.ID, "replay-seat").send_keys("3")  # (seat 2 of the server's)
     browser.find_element(By.ID, "replay-load").click()
     pos = browser.find_element(By.ID, "replay-pos")
     WebDriverWait(browser, 30).until(lambda d: pos.text == f"move 0 / {n}")
@@ -323,8 +371,9 @@ def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
     browser.find_element(By.ID, "replay-prev").click()
     WebDriverWait(browser, 30).until(lambda d: pos.text == f"move {n - 1} / {n}")
     frames = replay_frames(read_record(path), 2)
-    shown = browser.find_element(By.ID, "replay-move").text
-    assert shown == (frames[n - 1]["move"] or "(a move this seat did not see)")
+    shown = browser.find_element(By.ID, "replay-move")
+    assert shown.get_attribute("data-text") == (frames[n - 1]["move"] or "")
+    assert shown.text and "player_" not in shown.text and "[" not in shown.text
     pages = browser.execute_script("return [...replay.pages.keys()].sort((a, b) => a - b)")
     assert pages == [0, (n - 1) // 100 * 100] or pages == [0, (n - 1) // 100 * 100, n // 100 * 100]
 
@@ -370,6 +419,14 @@ def test_agents_are_watched_through_a_whole_game_with_pause_and_step(server, bro
     assert totals == pytest.approx(engine_totals)
     assert not browser.find_element(By.ID, "moves-box").is_displayed()  # nobody's moves to click
     assert browser.find_element(By.CSS_SELECTOR, ".seat.me").get_attribute("data-seat") == "2"
+    # the watched seat is "seat 3" (counted from 1), never "you"; no Pause once the game is over
+    table = browser.find_element(By.ID, "table").text
+    assert not re.search(r"\b(you|your)\b", table, re.IGNORECASE), table
+    assert "seat 3" in table and "Seat 3" in "\n".join(li.text for li in log.find_elements(By.TAG_NAME, "li"))
+    assert not browser.find_element(By.ID, "watch-pause").is_displayed()
+    assert not browser.find_element(By.ID, "save").is_displayed()
+    options = [o.get_attribute("value") for o in agents[0].find_elements(By.TAG_NAME, "option")]
+    assert len(options) == len(set(options)) and "random" in options  # (each agent once)
     browser.execute_script("document.getElementById('record-file').textContent = ''")  # (a temp path)
     _check_screen(browser, "watch-kakeya", tmp_path)
 
@@ -383,11 +440,11 @@ def test_the_table_fits_a_phone_and_keys_play_the_moves(server, browser, tmp_pat
     assert width <= browser.execute_script("return window.innerWidth"), width
     _check_screen(browser, "oicho_kabu-hanafuda-phone", tmp_path)
     turn = browser.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
-    first = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")[1].text  # "2 Bet 1 → spread 3"
+    first = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")[1].text  # "2Bet 1 on spread 2"
     browser.find_element(By.TAG_NAME, "body").send_keys("2")
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != turn)
-    assert "→ spread" in first
-    assert browser.find_elements(By.CSS_SELECTOR, "#log li")[-1].text.startswith("you: bet 1")
+    assert re.fullmatch(r"2Bet 1 on spread [1-4]", first), first
+    assert browser.find_elements(By.CSS_SELECTOR, "#log li")[-1].text.startswith("You bet 1 on spread ")
     body = browser.find_element(By.TAG_NAME, "body")
     for _ in range(100):  # the round to its end by the keys alone
         if browser.find_element(By.ID, "summary-box").is_displayed():
@@ -398,6 +455,179 @@ def test_the_table_fits_a_phone_and_keys_play_the_moves(server, browser, tmp_pat
     assert browser.find_element(By.ID, "summary-box").is_displayed()
     body.send_keys("\n")  # Enter: a new game
     wait.until(lambda d: d.find_element(By.ID, "setup").is_displayed())
+
+
+def _in_view(driver, css: str) -> bool:
+    """True when the first element matching ``css`` lies wholly inside the window."""
+    return driver.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight",
+        css,
+    )
+
+
+def test_a_kakeya_hand_and_its_moves_stay_in_view_on_a_phone(server, browser, tmp_path):
+    """390 px: the hand and the moves are docked at the foot of the screen (they were ~1,050 and
+    ~1,220 px down the page, a scroll every turn), all through a deal played by the keys."""
+    url, _ = server
+    wait = _start(browser, url, "game=kakeya&seat=0&seed=2&options={}", "ja")
+    browser.set_window_size(390, 844)
+    body = browser.find_element(By.TAG_NAME, "body")
+    _check_screen(browser, "kakeya-phone-ja", tmp_path)
+    for _ in range(60):
+        if browser.find_element(By.ID, "summary-box").is_displayed():
+            break
+        assert _in_view(browser, "#hand") and _in_view(browser, "#hand .card.legal, #moves button.move.legal")
+        turn = body.get_attribute("data-turn")
+        keys = browser.find_elements(By.CSS_SELECTOR, "#moves kbd")
+        body.send_keys(keys[-1].get_attribute("textContent"))  # the last move (a card's: on its card)
+        wait.until(lambda d, t=turn: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t)
+    assert browser.find_element(By.ID, "summary-box").is_displayed()
+    assert not_japanese(browser) == []
+
+
+def test_every_legal_move_has_a_key(server, browser):
+    """Ten and more moves (a Kakeya lead from a full hand): 1-9, 0, then a, b, c ... on the buttons;
+    the key of the 13th plays the 13th card, and the log credits the card to the person."""
+    url, _ = server
+    wait = _start(browser, url, "game=kakeya&seat=0&seed=2&options={}")
+    body = browser.find_element(By.TAG_NAME, "body")
+    for _ in range(20):
+        moves = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
+        if len(moves) >= 11:
+            break
+        _click_move(browser, wait)
+    keys = [m.find_element(By.TAG_NAME, "kbd").text for m in moves]
+    assert keys == list("1234567890abcdefghijklmnopqrstuvwxyz"[: len(moves)]), keys
+    label = moves[-1].get_attribute("data-label")  # "Play 7♠"
+    assert label.startswith("Play ")
+    turn = body.get_attribute("data-turn")
+    body.send_keys(keys[-1])
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != turn)
+    mine = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li.mine")]
+    assert mine[-1] == f"You play {label[5:]}", mine
+
+
+def test_a_language_switch_writes_the_log_again_and_the_history_keeps_each_round(server, browser, tmp_path):
+    """Three rounds in English with the showdowns held; then Japanese: the log, the result, the history
+    (each round's result and final table) and the rules panel (this rule set's yaku) are in Japanese."""
+    url, _ = server
+    wait = _start(browser, url, 'game=oicho_kabu&seat=1&seed=4&opponents=expert&options={"max_rounds":3}')
+    body = browser.find_element(By.TAG_NAME, "body")
+    showdowns = 0
+    for _ in range(300):
+        if browser.find_element(By.ID, "summary-box").is_displayed():
+            break
+        if browser.find_element(By.ID, "result-continue").is_displayed():
+            showdowns += 1
+            if showdowns == 1:  # the first round's showdown, held: a whole round on the table
+                _check_screen(browser, "oicho_kabu-showdown-en", tmp_path)
+            turn = body.get_attribute("data-turn")
+            browser.find_element(By.ID, "result-continue").click()
+            wait.until(
+                lambda d, t=turn: (
+                    d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t
+                    or d.find_element(By.ID, "result-continue").is_displayed()
+                )
+            )
+            continue
+        if browser.find_elements(By.CSS_SELECTOR, "#moves button.move.legal"):
+            turn = body.get_attribute("data-turn")
+            browser.find_elements(By.CSS_SELECTOR, "#moves button.move.legal")[0].click()
+            wait.until(
+                lambda d, t=turn: (
+                    d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t
+                    or d.find_element(By.ID, "result-continue").is_displayed()
+                )
+            )
+        else:
+            time.sleep(0.05)
+    assert showdowns == 2
+    english = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert not any(" -> " in line or "player_" in line for line in english), english
+    assert any("(dealt: " in line for line in english), english  # the cards a move turned up, and where
+    browser.find_element(By.ID, "lang").click()
+    log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert len(log) == len(english) and all(JAPANESE.search(line) for line in log), log
+    browser.find_element(By.CSS_SELECTOR, "#history-box summary").click()
+    rounds = browser.find_elements(By.CSS_SELECTOR, "#history > li")
+    assert [r.find_element(By.CLASS_NAME, "h-head").text for r in rounds] == [
+        "第1勝負の結果",
+        "第2勝負の結果",
+        "第3勝負の結果",
+    ]
+    rounds[0].find_element(By.CLASS_NAME, "h-show").click()
+    shown = browser.find_element(By.ID, "history-table")
+    assert shown.is_displayed() and shown.find_elements(By.CSS_SELECTOR, ".zone .card")
+    browser.find_element(By.CSS_SELECTOR, "#rules-box summary").click()
+    yaku = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#rules-body table.yaku td:first-child")]
+    assert yaku == ["アラシカブ", "アラシ", "クッピン", "シッピン"], yaku  # the standard rules' yaku
+    assert not_japanese(browser) == []
+
+
+@pytest.mark.parametrize("deck", ["hanafuda", "kabufuda"])
+def test_a_whole_oicho_kabu_round_in_japanese(server, browser, deck, tmp_path):
+    """A round of each Japanese deck to its showdown, in Japanese: the final table (hands named,
+    results) compared with its reference."""
+    url, _ = server
+    options = json.dumps({"deck": deck, "max_rounds": 2}, separators=(",", ":"))
+    wait = _start(browser, url, f"game=oicho_kabu&seat=1&seed=4&opponents=expert&options={options}", "ja")
+    body = browser.find_element(By.TAG_NAME, "body")
+    for _ in range(100):
+        if browser.find_element(By.ID, "result-continue").is_displayed():
+            break
+        turn = body.get_attribute("data-turn")
+        legal = browser.find_elements(By.CSS_SELECTOR, "#moves button.move.legal")
+        legal[min(1, len(legal) - 1)].click()  # (a bet: a round nobody stakes on has no showdown)
+        wait.until(
+            lambda d, t=turn: (
+                d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t
+                or d.find_element(By.ID, "result-continue").is_displayed()
+            )
+        )
+    assert browser.find_element(By.ID, "result-continue").is_displayed()
+    notes = " ".join(z.text for z in browser.find_elements(By.CSS_SELECTOR, ".zone .note"))
+    named = r"(ブタ|ピン|ニゾウ|サンタ|ヨツヤ|ゴケ|ロッポウ|ナキ|おいちょ|カブ) \(\d\)"  # a hand by its name
+    assert re.search(named, notes), notes
+    assert not_japanese(browser) == []
+    _check_screen(browser, f"oicho_kabu-{deck}-showdown-ja", tmp_path)
+
+
+def test_a_kakeya_deal_to_its_end_in_japanese(server, browser, tmp_path):
+    url, _ = server
+    wait = _start(browser, url, "game=kakeya&seat=0&seed=2&options={}", "ja")
+    while not browser.find_element(By.ID, "summary-box").is_displayed():
+        _click_move(browser, wait)
+    trick = browser.find_element(By.CSS_SELECTOR, '.zone[data-label="last trick"] .note').text
+    assert trick.count("、") >= 3 and "出した札" in trick, trick  # who played which card
+    browser.execute_script("document.getElementById('record-file').textContent = ''")  # (a temp path)
+    assert not_japanese(browser) == []
+    _check_screen(browser, "kakeya-deal-ja", tmp_path)
+
+
+def test_a_finished_game_is_listed_under_saved_games_and_replays(server, browser):
+    """The replay tab lists this browser's games (kept in localStorage when they end or are saved):
+    the newest, just finished, loads without a file."""
+    url, records = server
+    before = set(records.iterdir())
+    wait = _start(browser, url, "game=oicho_kabu&seat=1&seed=4&options={}")
+    while not browser.find_element(By.ID, "summary-box").is_displayed():
+        _click_move(browser, wait)
+    [path] = set(records.iterdir()) - before
+    n = len(read_record(path).actions)
+    browser.find_element(By.ID, "tab-replay").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#saved li"))
+    newest = browser.find_elements(By.CSS_SELECTOR, "#saved li")[0]
+    assert "Oicho-Kabu (standard rules)" in newest.text and "(finished)" in newest.text, newest.text
+    newest.find_element(By.CLASS_NAME, "saved-load").click()
+    pos = browser.find_element(By.ID, "replay-pos")
+    WebDriverWait(browser, 30).until(lambda d: pos.text == f"move 0 / {n}")
+    browser.find_element(By.ID, "lang").click()  # the tabs of the Japanese page: Japanese too
+    assert browser.find_element(By.ID, "replay-pos").text == f"0手目 / 全{n}手"
+    for name in ["replay", "watch", "play"]:
+        browser.find_element(By.ID, f"tab-{name}").click()
+        assert not_japanese(browser) == [], name
+    browser.find_element(By.ID, "lang").click()
 
 
 def test_the_page_remembers_its_language(server, browser):

@@ -18,7 +18,7 @@ let animate = params.get("anim") !== "0" && localStorage.getItem("kabu-anim") !=
 function cardEl(card, fresh) {
   const div = document.createElement("div");
   div.className = "card" + (fresh ? " fresh" : "") + (card.hidden ? " back" : "");
-  div.title = card.hidden ? t("faceDown") : trPlain(card.name);
+  div.title = card.hidden ? t("faceDown") : cardName(card.name);
   if (!card.hidden) div.dataset.card = card.id;
   div.append(cardSvg(card));
   return div;
@@ -57,12 +57,13 @@ function chipsEl(stakes, names) {
     chip.className = `chip c${p % 6}`;
     chip.dataset.seat = p;
     chip.textContent = amount;
-    chip.title = `${names[p] ?? "player_" + p}: ${amount}`;
+    chip.title = `${playerName(names[p] ?? "player_" + p)}: ${amount}`;
     box.append(chip);
   }
   return box;
 }
 
+// An element showing one of the server's lines in the page's language (its English kept in data-en).
 function textEl(tag, cls, text) {
   const el = document.createElement(tag);
   if (cls) el.className = cls;
@@ -102,6 +103,7 @@ function drawView(view, ids, fresh, ctx) {
     chipsBefore[z.label] = JSON.stringify(z.stakes || []);
   }
   const from = fresh && ctx.actor !== null && ctx.actor !== undefined ? seatRect(ids.root, ctx.actor) : null;
+  speaker = { me: ctx.me ?? 0, person: Boolean(ctx.person) }; // whose "you" the server's lines mean
   ids.last = view;
   ids.title.replaceChildren(trText(view.title));
   ids.status.replaceChildren(...view.status.map((line) => textEl("li", "", line)));
@@ -119,7 +121,7 @@ function drawView(view, ids, fresh, ctx) {
     box.dataset.seat = p;
     const name = document.createElement("div");
     name.className = "name";
-    name.append(trText(p === me && ctx.person ? `${ctx.names[p] ?? "player_" + p}` : ctx.names[p] ?? `player_${p}`));
+    name.append(playerName(ctx.names[p] ?? `player_${p}`));
     if (p === ctx.toAct) name.append(textEl("span", "turn-mark", ctx.person && p === me ? t("yourTurn") : "▶"));
     box.append(name, ...(bySeat.get(p) || []).map((z) => zoneEl(z, fresh, before, ctx.names)));
     return box;
@@ -199,28 +201,69 @@ function intField(id, what) {
   const text = $(id).value.trim();
   if (text === "") return null;
   if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new Error(`${what}: a whole number 0..${Number.MAX_SAFE_INTEGER} (or empty), not ${JSON.stringify(text)}`);
+    const err = new Error(`${t(what)}: ${t("wholeNumber")} ${JSON.stringify(text)}`);
+    err.local = true; // (already in the page's language)
+    throw err;
   }
   return Number(text);
 }
 
+// A seat typed by the person: numbered from 1 on the page, from 0 on the server.
+function seatField(id, what) {
+  const n = intField(id, what);
+  return n === null ? null : Math.max(0, n - 1);
+}
+
+const errorText = (e) => (e.local ? e.message : trError(e.message));
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The move log: the server's lines kept, with whose eyes they were written, so that a change of
+// language writes the whole log again.
+let logLines = [];
+
+function logLi(entry) {
+  speaker = entry.speaker;
+  const li = textEl("li", entry.mine ? "mine" : "", entry.text);
+  li.dataset.text = entry.text;
+  return li;
+}
 
 function logMove(text, mine) {
   if (!text) return;
-  const li = textEl("li", mine ? "mine" : "", text);
-  $("log").append(li);
+  const entry = { text, mine, speaker: { ...speaker } };
+  logLines.push(entry);
+  $("log").append(logLi(entry));
   $("log").scrollTop = $("log").scrollHeight;
 }
 
+function redrawLog() {
+  const keep = speaker;
+  $("log").replaceChildren(...logLines.map(logLi));
+  speaker = keep;
+  $("log").scrollTop = $("log").scrollHeight;
+}
+
+// The result lines of a frame: the server's, then the rewards (written by the page in its language).
 function resultLines(view, rewards, names) {
   const lines = [...view.result];
-  if (rewards) lines.push(`${t("rewards")}: ` + rewards.map((r, i) => `${names[i] ?? "player_" + i} ${r >= 0 ? "+" : ""}${r}`).join(", "));
+  if (rewards) lines.push(`${t("rewards")}: ` + rewards.map((r, i) => `${playerName(names[i] ?? "player_" + i)} ${r >= 0 ? "+" : ""}${r}`).join(JA() ? "、" : ", "));
   return lines;
 }
 
+const isKakeya = (view) => /^Kakeya /.test(view.title);
+
+// "Result of round 2" / "Result of deal 2" / 「第2勝負の結果」 / 「第2回の結果」.
+function roundTitle(view, n) {
+  if (JA()) return isKakeya(view) ? `第${n}回の結果` : `第${n}勝負の結果`;
+  return `Result of ${isKakeya(view) ? "deal" : "round"} ${n}`;
+}
+
+let shownResult = null; // the result on screen: {view, rewards, names} (written again on a language switch)
+
 function showResult(view, rewards, names) {
-  $("result-title").textContent = `${t("roundResult")} ${view.round}`;
+  shownResult = { view, rewards, names, speaker: { ...speaker } };
+  $("result-title").textContent = roundTitle(view, view.round);
   $("result").replaceChildren(...resultLines(view, rewards, names).map((line) => {
     const li = textEl("li", "", line);
     li.dataset.text = line; // (the server's words: the test compares them with the engine's)
@@ -229,11 +272,59 @@ function showResult(view, rewards, names) {
   $("result-box").classList.remove("hidden");
 }
 
+// --- the history: each finished round's result and final table -------------------------------------
+let history = []; // [{view, rewards, names, speaker}]
+
+function addHistory(view, rewards, names) {
+  history.push({ view, rewards, names, speaker: { ...speaker } });
+  drawHistory();
+}
+
+function drawHistory() {
+  const keep = speaker;
+  const totals = [];
+  $("history").replaceChildren(...history.map((h, k) => {
+    speaker = h.speaker;
+    (h.rewards || []).forEach((r, i) => { totals[i] = (totals[i] || 0) + r; });
+    const li = document.createElement("li");
+    const head = document.createElement("div");
+    head.className = "h-head";
+    head.append(roundTitle(h.view, h.view.round));
+    const chips = (h.rewards || []).map((r, i) => `${playerName(h.names[i] ?? "player_" + i)} ${r >= 0 ? "+" : ""}${r}`).join(JA() ? "、" : ", ");
+    const sum = totals.map((x, i) => `${playerName(h.names[i] ?? "player_" + i)} ${x >= 0 ? "+" : ""}${x}`).join(JA() ? "、" : ", ");
+    const lines = document.createElement("ul");
+    lines.append(...h.view.result.map((line) => textEl("li", "", line)));
+    if (chips) lines.append(textEl("li", "", `${t("rewards")}: ${chips}`), textEl("li", "h-total", `${t("total")}: ${sum}`));
+    const show = document.createElement("button");
+    show.className = "h-show";
+    show.textContent = t("showTable");
+    show.addEventListener("click", () => showHistoryTable(k));
+    li.append(head, lines, show);
+    return li;
+  }));
+  $("history-empty").classList.toggle("hidden", history.length > 0);
+  speaker = keep;
+}
+
+const HTABLE = tableIds($("history-table"));
+
+function showHistoryTable(k) {
+  const h = history[k];
+  const keep = speaker;
+  HTABLE.last = null;
+  drawView(h.view, HTABLE, false, { me: h.speaker.me, n: h.names.length, names: h.names, toAct: null, actor: null, person: h.speaker.person });
+  speaker = keep;
+  $("history-table").classList.remove("hidden");
+  $("history-table").dataset.round = String(k + 1);
+}
+
 let continueRound = null; // ends the hold of a round's showdown (the Next round button, Enter or space)
 
 function holdShowdown() {
   const button = $("result-continue");
   button.classList.remove("hidden");
+  $("turn-banner").replaceChildren(t("showdownHeld"));
+  $("turn-banner").classList.remove("mine");
   return new Promise((resolve) => {
     continueRound = () => {
       continueRound = null;
@@ -262,8 +353,15 @@ async function play(frames, state) {
     // a new round's first move clears the last round's result (it stays up until then)
     if (!f.round_over && watching) $("result-box").classList.add("hidden");
     drawView(f.view, TABLE, true, { ...ctxOf(state, f.actor), toAct: f.to_act });
+    if (!f.over && f.to_act !== null && f.to_act !== undefined) {
+      $("turn-banner").replaceChildren(`${t("waiting")} ${playerName(state.names[f.to_act] ?? "")}`);
+      $("turn-banner").classList.remove("mine");
+    }
     logMove(f.move, f.actor === state.seat);
-    if (f.round_over) showResult(f.view, f.rewards, state.names);
+    if (f.round_over) {
+      showResult(f.view, f.rewards, state.names);
+      addHistory(f.view, f.rewards, state.names);
+    }
     // a person's round that is not the last: its showdown stays until they continue (the next deal
     // follows in the same answer)
     if (f.showdown && !watching && state.seat !== null && state.seat !== undefined) {
@@ -300,38 +398,61 @@ function activeTarget(view) {
   return z ? z.label : null;
 }
 
+// The keys of the moves, in order: 1-9, 0 (the 10th), then letters (a Kakeya hand has 13 cards).
+const MOVE_KEYS = "1234567890abcdefghijklmnopqrstuvwxyz";
+
 function drawState(state) {
   last = state;
   drawView(state.view, TABLE, false, ctxOf(state, null));
+  drawRules(state);
   for (const id of ["download", "save"]) $(id).href = `/api/record?token=${encodeURIComponent(token)}`;
   const moves = state.moves;
   const target = activeTarget(state.view);
   $("moves-box").classList.toggle("hidden", state.over || watching !== null);
+  const watched = watching ? `${t("watching")}: ${seatLabel(state.eye ?? 0)} — ` : "";
   $("turn-banner").replaceChildren(
-    state.over ? t("over") : moves.length ? t("yourTurn") : trText(`${t("waiting")} ${state.names[state.to_act] ?? ""}`),
+    state.over ? t("over") : moves.length ? t("yourTurn") : `${watched}${t("waiting")} ${playerName(state.names[state.to_act] ?? "")}`,
   );
+  for (const id of ["watch-pause", "watch-step"]) $(id).classList.toggle("hidden", state.over);
+  $("save-line").classList.toggle("hidden", state.over || watching !== null); // (a watched game: no saving)
   $("turn-banner").classList.toggle("mine", moves.length > 0);
   $("moves").replaceChildren(...moves.map((m, i) => {
     const b = document.createElement("button");
     b.className = "move legal";
-    if (i < 9) b.append(textEl("kbd", "", String(i + 1)));
-    b.append(trText(m.label));
-    if (target && m.card === null) b.append(textEl("span", "target", ` → ${target}`));
+    if (i < MOVE_KEYS.length) {
+      const k = document.createElement("kbd");
+      k.textContent = MOVE_KEYS[i];
+      b.append(k);
+      b.dataset.key = MOVE_KEYS[i];
+    }
+    b.append(moveLabel(m.label, m.card === null ? target : null));
+    b.dataset.label = m.label;
     b.dataset.action = m.action;
     if (m.card !== null && m.card !== undefined) b.dataset.card = m.card;
     b.addEventListener("click", () => move(m.action));
     return b;
   }));
-  for (const m of moves) {
-    if (m.card === null || m.card === undefined) continue;
+  moves.forEach((m, i) => {
+    if (m.card === null || m.card === undefined) return;
     const el = $("hand").querySelector(`[data-card="${m.card}"]`);
-    if (!el) continue;
+    if (!el) return;
+    if (i < MOVE_KEYS.length) { // the card's key, on the card too (a phone shows the cards, not the buttons)
+      const key = document.createElement("kbd");
+      key.className = "card-key";
+      key.textContent = MOVE_KEYS[i];
+      el.append(key);
+    }
     el.classList.add("legal");
     el.addEventListener("click", () => move(m.action));
+  });
+  if (state.over && !state.kept && token) {
+    state.kept = true;
+    keepRecord(token, state.view.title);
   }
   if (state.over) {
     $("summary").replaceChildren(...state.totals.map((total, i) => {
-      const li = textEl("li", "", `${state.names[i]}: ${total >= 0 ? "+" : ""}${total}`);
+      const li = document.createElement("li");
+      li.textContent = `${playerName(state.names[i])}: ${total >= 0 ? "+" : ""}${total}`;
       li.dataset.seat = i;
       li.dataset.total = total;
       return li;
@@ -354,8 +475,8 @@ async function move(action) {
   } catch (e) {
     busy = false;
     document.body.classList.remove("busy");
-    if (e.status === 404) gameGone(e.message);
-    else $("move-error").textContent = e.message;
+    if (e.status === 404) gameGone(errorText(e));
+    else $("move-error").textContent = errorText(e);
   }
 }
 
@@ -363,6 +484,11 @@ function newTable() {
   continueRound = null; // (a held showdown of the last game is dropped with it)
   $("result-continue").classList.add("hidden");
   $("log").replaceChildren();
+  logLines = [];
+  history = [];
+  shownResult = null;
+  drawHistory();
+  $("history-table").classList.add("hidden");
   $("move-error").textContent = "";
   $("result-box").classList.add("hidden");
   $("summary-box").classList.add("hidden");
@@ -373,7 +499,7 @@ function readOptions(errorId) {
   try {
     return JSON.parse($("options").value || "{}");
   } catch (e) {
-    $(errorId).textContent = `rule options: not JSON (${e.message})`;
+    $(errorId).textContent = `${t("notJson")} (${e.message})`;
     return null;
   }
 }
@@ -385,8 +511,8 @@ async function start() {
   const game = $("game").value;
   const opponents = $("opponents").value.trim() || games.find((g) => g.id === game).opponent;
   try {
-    const seat = intField("seat", "your seat") ?? 0;
-    const seed = intField("seed", "seed");
+    const seat = seatField("seat", "yourSeatField") ?? 0;
+    const seed = intField("seed", "seedField");
     const out = await api("/api/new", { game, seat, opponents, options, seed });
     token = out.token;
     watching = null;
@@ -394,7 +520,7 @@ async function start() {
     tab("play");
     await play(out.frames, out.state);
   } catch (e) {
-    $("error").textContent = e.message;
+    $("error").textContent = errorText(e);
   }
 }
 
@@ -410,17 +536,17 @@ function watchSeats() {
   const old = [...box.querySelectorAll("select")].map((s) => s.value);
   box.replaceChildren(...Array.from({ length: n }, (_, i) => {
     const label = document.createElement("label");
-    label.append(`${t("seatN")} ${i} `);
+    label.append(`${seatLabel(i)} `);
     const sel = document.createElement("select");
     sel.className = "agent";
-    for (const a of ["random", ...g.agents]) sel.append(new Option(a, a));
+    for (const a of new Set(["random", ...g.agents])) sel.append(new Option(agentName(a), a)); // (each once)
     sel.value = old[i] ?? (params.get(`agent${i}`) || g.opponent);
     label.append(sel);
     return label;
   }));
   const eye = $("watch-view");
   const was = eye.value;
-  eye.replaceChildren(new Option(t("god"), "god"), ...Array.from({ length: n }, (_, i) => new Option(`${t("seatN")} ${i}`, String(i))));
+  eye.replaceChildren(new Option(t("god"), "god"), ...Array.from({ length: n }, (_, i) => new Option(seatLabel(i), String(i))));
   eye.value = [...eye.options].some((o) => o.value === was) ? was : "god";
 }
 
@@ -430,22 +556,23 @@ async function startWatch() {
   try {
     options = JSON.parse($("watch-options").value || "{}");
   } catch (e) {
-    $("watch-error").textContent = `rule options: not JSON (${e.message})`;
+    $("watch-error").textContent = `${t("notJson")} (${e.message})`;
     return;
   }
   const agents = [...$("watch-agents").querySelectorAll("select")].map((s) => s.value);
   try {
-    const seed = intField("watch-seed", "seed");
+    const seed = intField("watch-seed", "seedField");
     const god = $("watch-view").value === "god";
     const view = god ? 0 : Number($("watch-view").value || 0);
     const out = await api("/api/watch", { game: $("watch-game").value, agents, options, seed, view, god });
     token = out.token;
     watching = { paused: false, step: false, delay: speedDelay() };
+    $("watch-pause").textContent = t("pause");
     newTable();
     tab("watch-table");
     await play(out.frames, out.state);
   } catch (e) {
-    $("watch-error").textContent = e.message;
+    $("watch-error").textContent = errorText(e);
   }
 }
 
@@ -474,8 +601,9 @@ function showReplayFrame(f, fresh) {
   drawView(f.view, RTABLE, fresh, { me: replay.seat, n: names.length, names, toAct: f.to_act, actor: f.actor, person: false });
   const lines = f.round_over ? resultLines(f.view, f.rewards, names) : [];
   $("replay-result").replaceChildren(...lines.map((line) => textEl("li", "", line)));
-  $("replay-pos").textContent = `${t("move")} ${pos} / ${total - 1}`;
-  $("replay-move").replaceChildren(trText(f.move || (pos === 0 ? t("deal") : t("unseen"))));
+  $("replay-pos").textContent = JA() ? `${pos}手目 / 全${total - 1}手` : `${t("move")} ${pos} / ${total - 1}`;
+  $("replay-move").replaceChildren(f.move ? trText(f.move) : pos === 0 ? t("deal") : t("unseen"));
+  $("replay-move").dataset.text = f.move || "";
 }
 
 async function replayGo(pos, fresh) {
@@ -485,20 +613,20 @@ async function replayGo(pos, fresh) {
     replay.pos = want;
     showReplayFrame(f, Boolean(fresh));
   } catch (e) {
-    $("replay-error").textContent = e.message;
+    $("replay-error").textContent = errorText(e);
   }
 }
 
-async function loadReplay() {
+async function loadReplay(saved) {
   $("replay-error").textContent = "";
   const file = $("replay-file").files[0];
-  if (!file) {
-    $("replay-error").textContent = "choose a game record file first";
+  if (!file && !saved) {
+    $("replay-error").textContent = t("chooseFile");
     return;
   }
   try {
-    const record = JSON.parse(await file.text());
-    const seat = intField("replay-seat", "seen by seat");
+    const record = saved || JSON.parse(await file.text());
+    const seat = seatField("replay-seat", "recordFile");
     const god = $("replay-god").checked;
     const out = await api("/api/replay", { record, seat, god, first: 0, count: PAGE });
     replay = { record, seat: out.seat, god, total: out.total, pages: new Map([[0, out.frames]]), pos: 0, playing: false };
@@ -507,8 +635,65 @@ async function loadReplay() {
     $("replay-controls").classList.remove("hidden");
     showReplayFrame(out.frames[0], false);
   } catch (e) {
-    $("replay-error").textContent = e.message;
+    $("replay-error").textContent = errorText(e);
   }
+}
+
+// --- saved games: the records of this browser's games, kept in localStorage -------------------------
+// A finished game's record is kept when it ends, a game in progress when "Save the game so far" is
+// clicked; the replay tab lists them (newest first) to replay or continue without a file. Only this
+// browser's own games: the server lists no records (it names no files to a page).
+const SAVED_KEY = "kabu-saved-games";
+const MAX_SAVED = 20;
+
+function savedGames() {
+  try {
+    const list = JSON.parse(localStorage.getItem(SAVED_KEY) || "[]");
+    return Array.isArray(list) ? list : [];
+  } catch (e) {
+    return [];
+  }
+}
+
+// Keep the record of the game `tok` (its title and when); the oldest go beyond MAX_SAVED or when the
+// browser's storage is full.
+async function keepRecord(tok, title) {
+  let record;
+  try {
+    record = await api(`/api/record?token=${encodeURIComponent(tok)}`);
+  } catch (e) {
+    return; // (the game is gone: nothing to keep)
+  }
+  let list = savedGames().filter((g) => g.token !== tok);
+  list.unshift({ token: tok, title, when: new Date().toISOString(), record });
+  list = list.slice(0, MAX_SAVED);
+  while (list.length) {
+    try {
+      localStorage.setItem(SAVED_KEY, JSON.stringify(list));
+      break;
+    } catch (e) {
+      list.pop();
+    }
+  }
+  drawSaved();
+}
+
+function drawSaved() {
+  const list = savedGames();
+  $("saved-none").classList.toggle("hidden", list.length > 0);
+  $("saved").replaceChildren(...list.map((g, k) => {
+    const li = document.createElement("li");
+    const when = new Date(g.when);
+    const stamp = Number.isNaN(when.getTime()) ? "" : when.toLocaleString(JA() ? "ja-JP" : "en-GB");
+    const state = g.record && g.record.complete ? t("finished") : t("inProgress");
+    li.append(`${stamp} — ${tr(g.title)} (${state}) `);
+    const b = document.createElement("button");
+    b.className = "saved-load";
+    b.textContent = t("load");
+    b.addEventListener("click", () => loadReplay(savedGames()[k].record));
+    li.append(b);
+    return li;
+  }));
 }
 
 async function replayPlay() {
@@ -536,7 +721,7 @@ async function resumeGame() {
     newTable();
     await play(out.frames, out.state);
   } catch (e) {
-    $("replay-error").textContent = e.message;
+    $("replay-error").textContent = errorText(e);
   }
 }
 
@@ -552,13 +737,15 @@ function tab(which) {
   $("watch-controls").classList.toggle("hidden", !watching);
 }
 
-// Keys: 1-9 pick the move of that number; Enter or space continues (dismisses the round result,
-// starts a new game at the end, steps a paused watch).
+// Keys: 1-9 and 0 pick moves 1-10, letters a, b, c ... the 11th and on (MOVE_KEYS, shown on the
+// buttons); Enter or space continues (dismisses the round result, starts a new game at the end, steps a
+// paused watch).
 function onKey(e) {
   if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement) return;
   if (e.ctrlKey || e.metaKey || e.altKey) return;
-  if (/^[1-9]$/.test(e.key)) {
-    const b = $("moves").querySelectorAll("button.move")[Number(e.key) - 1];
+  const k = e.key.length === 1 ? MOVE_KEYS.indexOf(e.key.toLowerCase()) : -1;
+  if (k >= 0) {
+    const b = $("moves").querySelectorAll("button.move")[k];
     if (b && !$("table").classList.contains("hidden")) { b.click(); e.preventDefault(); }
   } else if (e.key === "Enter" || e.key === " ") {
     if (e.target instanceof HTMLButtonElement || e.target instanceof HTMLAnchorElement) return; // (its own click)
@@ -573,8 +760,21 @@ function onKey(e) {
 function redraw() {
   setLang(lang);
   if (last) drawState(last);
+  redrawLog();
+  drawHistory();
+  if (shownResult && !$("result-box").classList.contains("hidden")) {
+    const keep = speaker;
+    speaker = shownResult.speaker;
+    showResult(shownResult.view, shownResult.rewards, shownResult.names);
+    speaker = keep;
+  }
+  if (watching) $("watch-pause").textContent = t(watching.paused ? "playBtn" : "pause");
   if (replay) showReplayFrame(replay.pages.get(Math.floor(replay.pos / PAGE) * PAGE)[replay.pos % PAGE], false);
-  if (games.length) watchSeats();
+  drawSaved();
+  if (games.length) {
+    watchSeats();
+    for (const id of ["game", "watch-game"]) for (const o of $(id).options) o.textContent = gameTitle(games.find((g) => g.id === o.value));
+  }
 }
 
 async function init() {
@@ -586,14 +786,16 @@ async function init() {
     $(id).replaceChildren(...games.map((g) => {
       const o = document.createElement("option");
       o.value = g.id;
-      o.textContent = `${g.title} (${g.seats})`;
+      o.dataset.title = g.title;
+      o.textContent = gameTitle(g);
       o.title = g.agents.join(", ");
       return o;
     }));
   }
   const wanted = params.get("game");
   if (wanted) { $("game").value = wanted; $("watch-game").value = wanted; }
-  for (const key of ["seat", "seed", "opponents", "options"]) if (params.has(key)) $(key).value = params.get(key);
+  for (const key of ["seed", "opponents", "options"]) if (params.has(key)) $(key).value = params.get(key);
+  if (params.has("seat")) $("seat").value = String(Number(params.get("seat")) + 1); // (?seat= counts from 0)
   if (params.has("options")) $("watch-options").value = params.get("options");
   if (params.has("seed")) $("watch-seed").value = params.get("seed");
   watchSeats();
@@ -622,7 +824,9 @@ async function init() {
   });
   $("watch-step").addEventListener("click", () => { if (watching) { watching.paused = true; watching.step = true; $("watch-pause").textContent = t("playBtn"); } });
   $("watch-speed").addEventListener("input", () => { if (watching) watching.delay = speedDelay(true); });
-  $("replay-load").addEventListener("click", loadReplay);
+  $("replay-load").addEventListener("click", () => loadReplay());
+  $("save").addEventListener("click", () => { if (token && last) keepRecord(token, last.view.title); });
+  drawSaved();
   $("replay-resume").addEventListener("click", resumeGame);
   $("replay-first").addEventListener("click", () => replayGo(0));
   $("replay-prev").addEventListener("click", () => replayGo(replay.pos - 1));
@@ -633,4 +837,4 @@ async function init() {
   document.body.dataset.ready = "1";
 }
 
-init().catch((e) => { $("error").textContent = e.message; });
+init().catch((e) => { $("error").textContent = errorText(e); });
