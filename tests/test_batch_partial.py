@@ -54,3 +54,23 @@ def test_partial_steps_leave_what_a_whole_batch_refresh_gives(game, options, aut
         over = env.current_player < 0
         assert not env.legal_action_mask[over].any() and not env.observation[over].any()
     assert partial > 20
+
+
+@pytest.mark.parametrize("game", ["kakeya", "oicho_kabu", "toy_card"])
+def test_a_seed_beyond_64_bits_is_not_the_same_as_its_low_bits(game):
+    """reset(seed=s) and reset(seed=s + 2**64) deal different games (a seed is not cut to 64 bits), and
+    every seed below 2**64 keeps its stream."""
+    from kabu_envs import batch
+    from kabu_envs.batch.feed import u64
+
+    a, b = batch.make(game, batch_size=8), batch.make(game, batch_size=8)
+    a.reset(seed=5)
+    b.reset(seed=5 + 2**64)
+    differ = False
+    for _ in range(12):  # the first legal action in every game, on both batches, until the deals show
+        differ |= not np.array_equal(a.observation, b.observation)
+        a.step(a.legal_action_mask.argmax(axis=1))
+        b.step(b.legal_action_mask.argmax(axis=1))
+    assert differ
+    assert u64(5) == np.uint64(5) and u64(2**64 - 1) == np.uint64(2**64 - 1)
+    assert u64(2**64 + 5) == u64(2**64 + 5) != u64(5)

@@ -73,8 +73,12 @@ def plan_reset(
 
 
 def u64(seed: int) -> np.uint64:
-    """A seed as the kernel's 64-bit word."""
-    return np.uint64(seed % _U64)
+    """A seed as the kernel's 64-bit word: itself below 2**64; a larger one is hashed down by numpy's
+    ``SeedSequence`` (which reads every bit of it), so ``reset(seed=5)`` and ``reset(seed=5 + 2**64)``
+    deal different games, as the AEC env's ``reset(seed=...)`` does (docs/batch.md#seeding)."""
+    if 0 <= seed < _U64:
+        return np.uint64(seed)
+    return np.uint64(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
 
 
 def decode_compact(packed: np.ndarray, real: np.ndarray, real_at: int, size: int) -> np.ndarray:
