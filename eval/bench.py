@@ -291,7 +291,12 @@ def leaderboard(cards: Sequence[Mapping[str, Any]]) -> str:
             cells = {r["opponent"]: r for r in card["rows"] if r["role"] == role}
             by_table.setdefault((card["game"], role, card["bench"]), []).append((card, cells))
     for (game, role, version), entries in sorted(by_table.items()):
-        opponents = list(dict.fromkeys(o for _, cells in entries for o in cells))
+        from kabu_envs.eval.plans import bench_plan
+
+        plan = bench_plan(game)
+        field = list(plan.field.get(role, ())) if plan is not None else []
+        found = dict.fromkeys(o for _, cells in entries for o in cells)
+        opponents = sorted(found, key=lambda o: (field.index(o) if o in field else len(field), o))
         out += ["", f"## {registry.get(game).title}: {role} ({version})", ""]
         out.append("| agent | " + " | ".join(f"vs {o}" for o in opponents) + " | ms/decision |")
         out.append("|---|" + "---|" * len(opponents) + "---:|")
