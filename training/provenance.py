@@ -48,13 +48,21 @@ def view_id(game: str, role: str) -> str | None:
     return None
 
 
+def _plain(value: Any) -> Any:
+    """What ``json.dumps`` cannot write itself: a set as its sorted items (a stable record)."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
 def provenance(game: str, role: str, env_options: dict[str, Any]) -> dict[str, Any]:
     """The provenance record of a model trained on ``game`` as ``role`` with ``env_options``."""
     import kabu_envs
     from kabu_envs import registry
 
     spec = registry.get(game)
-    resolved = json.loads(json.dumps(spec.config(**env_options).as_dict()))  # tuples as lists
+    # plain JSON: tuples as lists, sets (an option holding a set of names) as sorted lists
+    resolved = json.loads(json.dumps(spec.config(**env_options).as_dict(), default=_plain))
     return {
         "env_id": spec.pettingzoo_id,
         "view_id": view_id(game, role),
