@@ -145,7 +145,10 @@ def test_bad_states_are_refused_naming_the_problem() -> None:
             target.load_state_dict(_redigest(value) if redigested else value)
         assert _snapshot(target) == kept, message
     six = registry.get("kakeya").make_raw_env(num_players=6, six_player_mode="all_play")
-    with pytest.raises(StateError, match="rules differ from this env's in \\['num_players'"):
+    # (six players add their own options, all_play_payment and six_player_mode, to the differing ones)
+    with pytest.raises(
+        StateError, match="rules differ from this env's in \\['all_play_payment', 'num_players'"
+    ):
         six.load_state_dict(state)
     toy = registry.get("toy_card").make_raw_env()
     with pytest.raises(StateError, match="cannot load into"):

@@ -102,7 +102,12 @@ class Config:
     def options(self) -> dict[str, Any]:
         """The option values as a plain dict (what ``make_config`` would need to rebuild this config)."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
-        out["yaku_overrides"] = {n: dict(kv) for n, kv in self.yaku_overrides}
+        # holder and beats sets as sorted lists: plain data in one order whatever the hash seed (the
+        # state API and OpenSpiel's parameters write it as JSON and compare it as text)
+        out["yaku_overrides"] = {
+            n: {k: sorted(v) if isinstance(v, frozenset) else v for k, v in kv}
+            for n, kv in self.yaku_overrides
+        }
         return out
 
     def as_dict(self) -> dict[str, Any]:

@@ -19,12 +19,15 @@ FIXTURE = Path(__file__).parent / "data" / "kakeya_expert_0_2.npz"
 
 def decisions():
     """(case options, expert parameters, seed, observation, mask, action, candidates, totals) rows; the
-    parameters are 0.2's (``EXPERT_0_2``) with the case's changes (``DEFAULT_PARAMS`` may move on)."""
+    parameters are 0.2's (``EXPERT_0_2``) with the case's changes (``DEFAULT_PARAMS`` may move on), the
+    rules those of the recording (six players all playing: ``all_play_payment="each_loser"``)."""
     with np.load(FIXTURE, allow_pickle=False) as data:
         cases = json.loads(str(data["cases"]))
         at = [0] * len(cases)
         for i, ci in enumerate(data["case"].tolist()):
             opts, changes = cases[ci]
+            if opts.get("num_players") == 6:  # recorded when every losing partnership paid the whole table
+                opts = {"all_play_payment": "each_loser", **opts}
             params = {**EXPERT_0_2, **changes}
             row = at[ci]
             at[ci] += 1

@@ -51,9 +51,10 @@ def partnership_match(opts: dict, deals: int) -> tuple[float, float]:
 def test_beats_random_partnership_vs_partnership(opts, deals):
     """Random vs random measures about 0.0 stones per deal and a win share of 0.5 (0.17 in all_play,
     where three partnerships compete and many deals have no winner); scripted: about 0.95 / 0.77
-    (4p), 0.8 / 0.76 (sit-out), 0.65 / 0.33 (all_play)."""
+    (4p), 0.8 / 0.76 (sit-out), 0.34 / 0.33 (all_play, where the two losers share the table's stones:
+    0.65 when each paid all of them)."""
     mean, win_share = partnership_match(opts, deals)
-    assert mean > 0.5, mean
+    assert mean > (0.2 if opts.get("six_player_mode") == "all_play" else 0.5), mean
     assert win_share > (0.25 if opts.get("six_player_mode") == "all_play" else 0.65), win_share
 
 

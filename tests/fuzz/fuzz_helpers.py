@@ -215,7 +215,8 @@ def _needs_hanafuda(opts: dict[str, Any]) -> None:
 
 
 def _six_players(opts: dict[str, Any]) -> None:
-    """``six_player_mode`` only means something with 6 players (an error otherwise)."""
+    """``six_player_mode`` and ``all_play_payment`` only mean something with 6 players (an error
+    otherwise)."""
     opts["num_players"] = 6
 
 
@@ -239,6 +240,7 @@ def _selection_draws(opts: dict[str, Any]) -> None:
 # Cross-option requirements, keyed by the option that brings them: fix the drawn set up in place.
 REQUIRES: dict[str, Callable[[dict[str, Any]], None]] = {
     "six_player_mode": _six_players,
+    "all_play_payment": _six_players,
     "dealer_selection_each_deal": _selection_draws,
     "dealer_selection": _selection_draws,
     "rules": _selection_draws,

@@ -45,6 +45,9 @@ CASES = {
     # v2's defaults (issue #24): Rensho by the Kakeya text's sentence; the same seed as kakeya_4p_match
     "kakeya_v2_4p_match": (kakeya_v2, {"max_deals": 2}, 10),
     "kakeya_v2_6p": (kakeya_v2, {"num_players": 6}, 11),
+    # six players all playing, a three-deal match whose deals have winners (kakeya_v2_6p's deal has none):
+    # the two losers share the table's stones (all_play_payment="shared"); seed 12 is the first from 12
+    "kakeya_v2_6p_match": (kakeya_v2, {"num_players": 6, "max_deals": 3}, 12),
 }
 
 

@@ -43,6 +43,11 @@ def test_v1_is_deprecated_and_plays_with_v1s_values():
     assert oicho_kabu_v1.raw_env().config.dealer_selection == "fixed"  # v1's standard: player_0 deals
     assert oicho_kabu_v1.raw_env(dealer_selection="lowest").config.dealer_selection == "lowest"  # caller wins
     assert v1_options({"rules": "kabufuda_site"})["bet_sizes"] == (1, 2, 5, 10)
+    # a caller's override of another yaku keeps v1's bettor-only shippin (merged per yaku, as presets are)
+    over = oicho_kabu_v1.raw_env(local_yaku=["zoro"], yaku_overrides={"zoro": {"rank": 12}}).config
+    assert over.yaku["shippin"].holders == {"bettor"} and over.yaku["zoro"].rank == 12
+    both = oicho_kabu_v1.raw_env(yaku_overrides={"shippin": {"holders": "both"}}).config
+    assert both.yaku["shippin"].holders == {"bettor", "dealer"}  # the caller still wins
 
 
 # --- standard (the encyclopedia text) ------------------------------------------------------------------

@@ -276,20 +276,27 @@ def test_serialize_deserialize_and_clone_are_independent():
 def test_the_parameters_say_what_is_played_and_keep_forces_a_default():
     # hardening #7: a parameter at the registry default was dropped before the preset applied:
     # get_parameters() said closest_to_nine while fixed was played
+    # (kabufuda_site's dealer_selection_each_deal=True differs from the registry default, False; kansai's
+    # dealer selection no longer does since kansai draws for the dealer as standard does)
     name = game_name("oicho_kabu")
-    game = pyspiel.load_game(name, {"rules": "kansai", "dealer_selection": "closest_to_nine"})
+    game = pyspiel.load_game(name, {"rules": "kabufuda_site", "dealer_selection_each_deal": False})
     played = game.make_env().config
-    assert game.get_parameters()["dealer_selection"] == played.dealer_selection  # no claim it does not play
-    kept = {"rules": "kansai", "dealer_selection": "closest_to_nine", "keep": "dealer_selection"}
+    # no claim it does not play
+    assert game.get_parameters()["dealer_selection_each_deal"] == played.dealer_selection_each_deal
+    kept = {
+        "rules": "kabufuda_site",
+        "dealer_selection_each_deal": False,
+        "keep": "dealer_selection_each_deal",
+    }
     game = pyspiel.load_game(name, kept)
-    assert game.make_env().config.dealer_selection == "closest_to_nine"
-    assert game.get_parameters()["dealer_selection"] == "closest_to_nine"
+    assert game.make_env().config.dealer_selection_each_deal is False
+    assert game.get_parameters()["dealer_selection_each_deal"] is False
     again = pyspiel.load_game(str(game))  # the game string loads the same rule set
     assert again.make_env().config == game.make_env().config
-    each = {**kept, "dealer_selection_each_deal": True}  # a valid env option set loads
-    assert pyspiel.load_game(name, each).make_env().config.dealer_selection_each_deal
+    fixed = {**kept, "dealer_selection": "fixed"}  # a valid env option set loads
+    assert pyspiel.load_game(name, fixed).make_env().config.dealer_selection == "fixed"
     with pytest.raises(Exception, match="name it in keep"):  # and without keep, the error says how
-        pyspiel.load_game(name, {k: v for k, v in each.items() if k != "keep"})
+        pyspiel.load_game(name, {k: v for k, v in fixed.items() if k != "keep"})
     with pytest.raises(Exception, match="unknown option"):
         pyspiel.load_game(name, {"keep": "no_such_option"})
     # the registry default in another order, under a preset that changes it (found by the fuzz suite):
