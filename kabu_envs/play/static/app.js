@@ -352,8 +352,8 @@ async function play(frames, state) {
     if (watching) await watchGate();
     // a new round's first move clears the last round's result (it stays up until then)
     if (!f.round_over && watching) $("result-box").classList.add("hidden");
-    drawView(f.view, TABLE, true, { ...ctxOf(state, f.actor), toAct: f.to_act });
-    if (!f.over && f.to_act !== null && f.to_act !== undefined) {
+    drawView(f.view, TABLE, true, { ...ctxOf(state, f.actor), toAct: f.showdown ? null : f.to_act });
+    if (!f.over && !f.showdown && f.to_act !== null && f.to_act !== undefined) {
       $("turn-banner").replaceChildren(`${t("waiting")} ${playerName(state.names[f.to_act] ?? "")}`);
       $("turn-banner").classList.remove("mine");
     }

@@ -51,9 +51,11 @@ function kabufuda(s, card) {
     s.append(svgEl("path", { d: "M40 48 L52 70", stroke: "#5d4037", "stroke-width": 2.5 }));
     s.append(svgEl("circle", { cx: 32, cy: 39, r: 2.5, fill: "#fafafa" }));
   } else {
-    for (const [x, y] of KABU_PIPS[v] || []) { // a crest pip: a black disc, a red four-petal flower
-      s.append(svgEl("circle", { cx: x, cy: y, r: 6.5, fill: "#1a1a1a" }));
-      s.append(svgEl("path", { d: `M${x} ${y - 5} Q${x + 2} ${y - 2} ${x + 5} ${y} Q${x + 2} ${y + 2} ${x} ${y + 5} Q${x - 2} ${y + 2} ${x - 5} ${y} Q${x - 2} ${y - 2} ${x} ${y - 5} Z`, fill: "#d32f2f" }));
+    // the 株札 pips: black lozenges with a red heart and a white rim, on a frame of black bands
+    s.append(svgEl("rect", { x: 9, y: 9, width: 46, height: 72, fill: "none", stroke: "#1a1a1a", "stroke-width": 2.5 }));
+    for (const [x, y] of KABU_PIPS[v] || []) {
+      s.append(svgEl("path", { d: `M${x} ${y - 7.5} L${x + 6.5} ${y} L${x} ${y + 7.5} L${x - 6.5} ${y} Z`, fill: "#1a1a1a", stroke: "#fbf7ea", "stroke-width": 1 }));
+      s.append(svgEl("circle", { cx: x, cy: y, r: 2.6, fill: "#d32f2f" }));
     }
   }
   cornerValue(s, card.rank, v === 1 ? "#c62828" : "#1a1a1a", "#f6efd9");
