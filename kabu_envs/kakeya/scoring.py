@@ -48,7 +48,8 @@ def stones_column(egara: int) -> int:
 
 
 def stones_won(captured: int, trump: int, rensho: int) -> int:
-    """Stones each losing partnership pays the winners."""
+    """The table's stones for the winners' captured cards: what the winners receive (``shares`` says
+    what each losing partnership pays of it)."""
     row = stones_row(captured, trump, rensho)
     col = stones_column(egara_count(captured))
     value = STONES_TABLE[row][col]
