@@ -110,26 +110,21 @@ class Timed(BaseAgent):
 
 
 def agent_roles(game: str, spec: str, plan: BenchPlan) -> list[str]:
-    """The roles of the field the agent plays: a model its own (what it was trained for), anything else
-    every role the protocol benches."""
-    from kabu_envs.agents.registry import is_model_name, is_user_class, model_path
+    """The roles of the field the agent plays: a model its own (what it was trained for, read as the
+    exploitability yardstick reads it), anything else every role the protocol benches."""
+    from kabu_envs.eval.exploiters import frozen_roles, rule_options
 
-    if not is_user_class(spec) and is_model_name(spec):
-        from kabu_envs.agents.ensemble import read_model
-
-        trained = dict(read_model(model_path(spec)).trained_for)
-        if trained.get("game") != game:
-            raise ValueError(f"model {spec!r} was trained for {trained.get('game')!r}, not {game!r}")
-        role = str(trained.get("role"))
-        if role not in plan.field:
-            raise ValueError(f"model {spec!r} plays {role!r}; the {game} bench has {sorted(plan.field)}")
-        if trained.get("env_options"):
-            raise ValueError(
-                f"model {spec!r} was trained for the rules {trained['env_options']}; the bench plays the "
-                "game's default rules"
-            )
-        return [role]
-    return list(plan.field)
+    roles = [r for r in frozen_roles(game, spec) if r in plan.field]
+    if not roles:
+        raise ValueError(
+            f"{spec!r} plays {list(frozen_roles(game, spec))}; the {game} bench has {sorted(plan.field)}"
+        )
+    trained = rule_options(game, spec, None)
+    if trained:
+        raise ValueError(
+            f"model {spec!r} was trained for the rules {trained}; the bench plays the game's default rules"
+        )
+    return roles
 
 
 def run_bench(
@@ -275,6 +270,8 @@ def read_cards(folder: Path = CARDS) -> list[dict[str, Any]]:
 def leaderboard(cards: Sequence[Mapping[str, Any]]) -> str:
     """docs/leaderboard.md: per game and role, one line per card, a column per opponent of the field,
     sorted by the mean over the field (the ranking a reader wants first)."""
+    from kabu_envs.eval.plans import bench_plan
+
     out = [
         "# Leaderboard",
         "",
@@ -291,8 +288,6 @@ def leaderboard(cards: Sequence[Mapping[str, Any]]) -> str:
             cells = {r["opponent"]: r for r in card["rows"] if r["role"] == role}
             by_table.setdefault((card["game"], role, card["bench"]), []).append((card, cells))
     for (game, role, version), entries in sorted(by_table.items()):
-        from kabu_envs.eval.plans import bench_plan
-
         plan = bench_plan(game)
         field = list(plan.field.get(role, ())) if plan is not None else []
         found = dict.fromkeys(o for _, cells in entries for o in cells)
@@ -324,10 +319,10 @@ def leaderboard(cards: Sequence[Mapping[str, Any]]) -> str:
 def shipped_entrants(game: str) -> list[str]:
     """Who the leaderboard shows for ``game``: its named agents and the shipped models trained for its
     default rules (a model of another rule set has no row in the default rules' bench)."""
-    from kabu_envs.agents.ensemble import read_model
-    from kabu_envs.agents.registry import model_path, shipped_models
+    from kabu_envs.agents.registry import shipped_models
+    from kabu_envs.eval.exploiters import rule_options
 
-    models = [m for m in shipped_models(game) if not read_model(model_path(m)).trained_for.get("env_options")]
+    models = [m for m in shipped_models(game) if not rule_options(game, m, None)]
     return [*registry.get(game).agent_names, *models]
 
 
