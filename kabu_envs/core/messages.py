@@ -19,7 +19,7 @@ A template is text with placeholders ``{arg}`` or ``{arg:filter:option:option}``
 - ``idx``: a 0-based index counted from 1 (``log``: as is). ``signed``: +3, −3, ±0.
 - ``pl:one:many``: "1 card", "2 cards".
 - ``@ns``: the message ``ns.<value>`` (a name from a list: ``@oicho.yaku``, ``@phase``).
-- ``msg``: a nested message (null: nothing); ``list:SEP``: a list of messages joined by message SEP.
+- ``msg``: a nested message (null: nothing; ``Msg``: capitalised in English); ``list:SEP``: a list of messages joined by message SEP.
 
 and ``{arg?text}``: ``text`` when the argument is true. Arguments are JSON values.
 """
@@ -73,6 +73,7 @@ CORE: dict[str, tuple[str, str, str]] = {
     "core.dealt": (" -> {card:msg} [{zone:msg}]", "{card:msg} to {zone:msg}", "{zone:msg}に{card:msg}"),
     "core.card": ("{name}", "{name}", "{name}"),
     "core.action": ("action {n}", "action {n}", "{n}番の手"),
+    "core.action_named": ("{name}", "{name}", "{n}番の手 ({name})"),
     "core.move": ("{p:seat}: {action:msg}", "{p:Seat}: {action:msg}", "{p:seat}: {action:msg}"),
     "core.title": ("{name}", "{name}", "{name}"),
     "core.observation": ("observation: {values}", "observation: {values}", "観測: {values}"),
@@ -137,8 +138,9 @@ def render(
             return f"{value} {parts[1] if int(value) == 1 else parts[2]}"
         if kind.startswith("@"):
             return render(say(f"{kind[1:]}.{value}"), table, lang, me, person)
-        if kind == "msg":
-            return render(value, table, lang, me, person)
+        if kind in ("msg", "Msg"):  # (Msg: capitalised, a sentence's subject in English)
+            text = render(value, table, lang, me, person)
+            return text[:1].upper() + text[1:] if kind == "Msg" and lang == "en" else text
         if kind == "list":
             sep = render(say(parts[1]), table, lang, me, person)
             return sep.join(render(v, table, lang, me, person) for v in value)

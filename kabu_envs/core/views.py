@@ -205,6 +205,10 @@ class GenericViewer(SayingViewer):
         return written(view, self.messages, seat)
 
     def action_say(self, raw_env: Any, action: int) -> Msg:
+        """The engine's name of the action (its own words) when it has one, else its number."""
+        describe = getattr(raw_env.game, "action_name", None)
+        if callable(describe):
+            return {"key": "core.action_named", "args": {"n": int(action), "name": str(describe(action))}}
         return {"key": "core.action", "args": {"n": int(action)}}
 
     def move_say(self, raw_env: Any, actor: int, action: int, viewer: int) -> Msg | None:

@@ -114,22 +114,22 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "kakeya.action": ("action {n}", "action {n}", "{n}番の手"),
     "kakeya.move.play": (
         "{who:msg} {p:v:play:plays} {card}",
-        "{who:msg} {p:v:play:plays} {card}",
+        "{who:Msg} {p:v:play:plays} {card}",
         "{who:msg}: {card} を出した",
     ),
     "kakeya.move.lead_self": (
         "{who:msg}: leads",
-        "{who:msg} {p:v:lead:leads}",
+        "{who:Msg} {p:v:lead:leads}",
         "{who:msg}: 自分が先手を取った",
     ),
     "kakeya.move.lead_partner": (
         "{who:msg}: lets the partner lead",
-        "{who:msg} {p:v:let:lets} the partner lead",
+        "{who:Msg} {p:v:let:lets} the partner lead",
         "{who:msg}: 相方に先手を譲った",
     ),
     "kakeya.move.trump": (
         "{who:msg}: trump {suit} {sym}",
-        "{who:msg} {p:v:choose:chooses} {suit:@kakeya.suit} {sym} as trumps",
+        "{who:Msg} {p:v:choose:chooses} {suit:@kakeya.suit} {sym} as trumps",
         "{who:msg}: 切り札を{sym}{suit:@kakeya.suit}に決めた",
     ),
 }

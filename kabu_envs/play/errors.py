@@ -85,9 +85,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "この棋譜は使えません ({detail})",
     ),
     "error.record_in_progress": (
-        "cannot replay this record: {detail}",
-        "this record is a game in progress: it replays only as its own seat",
-        "対局中の棋譜は、その席からしか再生できません",
+        "this is {viewer:seatno}'s game in progress: it replays only as {viewer:seatno} saw it",
+        "this is {viewer:seatno}'s game in progress: until it is finished it replays only as {viewer:seatno} "
+        "saw it, not as {seat:seatno}",
+        "{viewer:seatno}の対局はまだ途中です。終わるまでは{viewer:seatno}から見た形でしか再生できません "
+        "({seat:seatno}からは見られません)",
     ),
     "error.record_finished": (
         "this game is finished (a complete record): there is nothing to continue",
@@ -219,7 +221,6 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
 # (records.py, seal.py, session.py); the tests raise each of them.
 _RECORD_KINDS = (
     ("already played to its end", "save_spent"),
-    ("game in progress", "record_in_progress"),
     ("this game is finished (a complete record)", "record_finished"),
     ("not a seal written by kabu-play", "seal_foreign"),
     ("sealed with another key", "seal_other_key"),

@@ -331,7 +331,13 @@ class App:
                         said,
                     )
                 for s in range(len(record.seats)) if god else (seat,):
-                    record.check_seat(s)
+                    try:
+                        record.check_seat(s)
+                    except RecordError as exc:
+                        said = say("error.record_in_progress", viewer=record.viewer, seat=s)
+                        raise ApiError(
+                            f"cannot replay this record: {exc}", said, HTTPStatus.FORBIDDEN
+                        ) from None
             except RecordError as exc:
                 status = HTTPStatus.FORBIDDEN if "game in progress" in str(exc) else HTTPStatus.BAD_REQUEST
                 raise ApiError(f"cannot replay this record: {exc}", record_error(exc), status) from None

@@ -17,7 +17,7 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "game.toy_card": ("Toy Card", "Toy Card", "練習用カード"),
     "toy.title": ("Toy Card ({n} players)", "Toy Card ({n} players)", "練習用カード ({n}人)"),
     "toy.card": ("value {v}", "value {v}", "数 {v}"),
-    "toy.choice": ("your choice: {a}", "your choice: {a:@toy.name}", "あなたの選択: {a:@toy.name}"),
+    "toy.choice": ("{p:poss} choice: {a}", "{p:poss} choice: {a:@toy.name}", "{p:poss}選択: {a:@toy.name}"),
     "toy.name.PASS": ("PASS", "pass", "パス"),
     "toy.name.PLAY": ("PLAY", "play", "勝負"),
     "toy.name.RAISE": ("RAISE", "raise", "レイズ"),
@@ -46,7 +46,7 @@ class ToyViewer(SayingViewer):
     def seat_view(self, raw_env: Any, seat: int) -> View:
         game: Game = raw_env.game
         acted = game.terminal or game.current_player > seat
-        choice = [say("toy.choice", a=Action(game.stakes[seat]).name)] if acted else []
+        choice = [say("toy.choice", p=seat, a=Action(game.stakes[seat]).name)] if acted else []
         zones = [
             zone(
                 say("core.who", p=p),

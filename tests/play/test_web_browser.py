@@ -319,7 +319,7 @@ def test_a_game_saved_in_progress_replays_only_as_its_seat_and_continues(live, b
     browser.find_element(By.ID, "replay-seat").send_keys("2")  # (seats count from 1 on the page)
     browser.find_element(By.ID, "replay-load").click()
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-error").text)
-    assert "player_0's game in progress" in browser.find_element(By.ID, "replay-error").text
+    assert "seat 1's game in progress" in browser.find_element(By.ID, "replay-error").text
     browser.get_log("browser")  # (Chromium logs the 403 of that refusal: expected, not an error)
     browser.find_element(By.ID, "replay-seat").clear()
     browser.find_element(By.ID, "replay-load").click()
@@ -734,3 +734,138 @@ def test_each_rounds_showdown_is_held_until_the_player_continues(server, browser
         else:
             time.sleep(0.05)
     assert held == 2 and browser.find_element(By.ID, "summary-box").is_displayed()
+
+
+WATCHED_GAMES = [
+    ("oicho_kabu", {"rules": "standard", "deck": "hanafuda", "max_rounds": 3}, "0"),
+    ("oicho_kabu", {"rules": "kansai", "deck": "kabufuda", "max_rounds": 3}, "god"),
+    ("oicho_kabu", {"rules": "kabufuda_site", "deck": "western", "max_rounds": 3}, "1"),
+    ("kakeya", {"num_players": 6, "max_deals": 2}, "god"),
+    ("toy_card", {}, "1"),
+]
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "view"), WATCHED_GAMES, ids=lambda x: x if isinstance(x, str) else None
+)
+def test_whole_games_of_every_game_watched_in_japanese_have_no_english(server, browser, game, options, view):
+    """Every game and rule set watched to its end in Japanese (a seat's view or the god view): the
+    whole log, the table, the result and the history are Japanese; no message lacks a template (the
+    page would write ``[key]`` and complain on the console, which the fixture checks)."""
+    url, _ = server
+    browser.set_window_size(*WINDOW)
+    query = f"game={game}&seed=3&delay=0&anim=0&lang=ja&options={json.dumps(options, separators=(',', ':'))}"
+    browser.get(f"{url}/?{query}")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    browser.find_element(By.ID, "tab-watch").click()
+    browser.execute_script(f"document.getElementById('watch-view').value = '{view}'")
+    browser.find_element(By.ID, "watch-start").click()
+    WebDriverWait(browser, 120).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    assert browser.find_element(By.ID, "watch-error").text == ""
+    log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert len(log) >= 2 and all(JAPANESE.search(line) for line in log), log
+    assert not any("[" in line and "." in line.split("[", 1)[1] for line in log), log  # (no [key])
+    browser.find_element(By.CSS_SELECTOR, "#history-box summary").click()
+    browser.execute_script("document.getElementById('record-file').textContent = ''")  # (a temp path)
+    assert not_japanese(browser) == []
+
+
+def test_the_servers_errors_are_written_in_japanese(server, browser, tmp_path):
+    """Errors from the server, on the Japanese page: an unknown agent, a record that is not one, an
+    illegal move (its legal moves named), a game gone; each a Japanese sentence (the Latin left is an
+    argument: the name as typed, a record's own explanation)."""
+    url, _ = server
+    _start(browser, url, "game=kakeya&seat=0&seed=2&options={}", "ja")
+    answer = browser.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        api("/api/move", { token, action: 9999 })
+          .then(() => done("no error"), (e) => done(errorMessage(e)));"""
+    )
+    assert answer.startswith("今はその手は打てません。打てる手: ") and "を出す" in answer, answer
+    gone = browser.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        api("/api/move", { token: "nope", action: 1 })
+          .then(() => done("no error"), (e) => done(errorMessage(e)));"""
+    )
+    assert gone.startswith("この対局はもうサーバーにありません"), gone
+    error = browser.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        api("/api/new", { game: "kakeya", seat: 0, opponents: ["alphago"] })
+          .then(() => done("no error"), (e) => done(errorMessage(e)));"""
+    )
+    assert error.startswith("カケヤに「alphago」というエージェントはいません"), error
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "a shopping list"}')
+    browser.find_element(By.ID, "tab-replay").click()
+    browser.find_element(By.ID, "replay-file").send_keys(str(bad))
+    browser.find_element(By.ID, "replay-load").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-error").text)
+    error = browser.find_element(By.ID, "replay-error").text
+    assert error.startswith("この棋譜は使えません ("), error
+    too_many = browser.execute_script(
+        "return renderMsg({key: 'error.too_many_games', args: {capacity: 64, protect: '10', minutes: 3}})"
+    )
+    assert "約3分後" in too_many and "64局" in too_many, too_many
+    refused = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    assert all(
+        e["source"] == "network" and "the server responded with a status of 4" in e["message"]
+        for e in refused
+    )
+
+
+def test_the_page_writes_each_message_as_the_server_would(server, browser):
+    """The page's renderer (i18n.js) and the library's (kabu_envs.core.messages) agree on every message
+    of a whole game, in both languages, as a person's game and as a watched seat."""
+    from kabu_envs.core.messages import render
+    from kabu_envs.play.web import messages_table
+
+    url, _ = server
+    browser.get(f"{url}/?lang=en")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    table = {k: ("", v["en"], v["ja"]) for k, v in messages_table().items()}
+    messages = []
+    for game, options in [
+        ("oicho_kabu", {"deck": "hanafuda", "max_rounds": 2}),
+        ("kakeya", {}),
+        ("toy_card", {}),
+    ]:
+        n = len(
+            Match(
+                game, ["random"] * 2 if game == "toy_card" else ["random"] * 4, options, 1
+            ).env.possible_agents
+        )
+        match = Match(game, ["random"] * n, options, seed=1)
+        frames = match.advance()
+        for f in frames[:: max(1, len(frames) // 40)]:
+            messages += [
+                f["say"],
+                f["view"]["say"]["title"],
+                *f["view"]["say"]["status"],
+                *f["view"]["say"]["result"],
+            ]
+            messages += [
+                m for z in f["view"]["zones"] for m in [z["say"].get("label"), *z["say"].get("note", [])]
+            ]
+    messages = [m for m in messages if m is not None]
+    cases = [
+        (m, lang, me, person)
+        for m in messages
+        for lang in ("en", "ja")
+        for me, person in ((0, True), (1, False))
+    ]
+    script = """
+      const out = [];
+      for (const [m, l, me, person] of arguments[0]) {
+        lang = l; speaker = { me, person }; out.push(renderMsg(m));
+      }
+      lang = "en";
+      return out;
+    """
+    page = browser.execute_script(script, cases)
+    expected = [render(m, table, lang, me=me, person=person) for m, lang, me, person in cases]
+    assert len(page) == len(expected) > 200
+    assert page == expected

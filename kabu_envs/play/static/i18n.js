@@ -114,6 +114,10 @@ function renderMsg(msg) {
     if (kind === "pl") return `${value} ${Number(value) === 1 ? parts[1] : parts[2]}`;
     if (kind.startsWith("@")) return renderMsg({ key: `${kind.slice(1)}.${value}`, args: {} });
     if (kind === "msg") return renderMsg(value);
+    if (kind === "Msg") { // (capitalised in English: a sentence's subject)
+      const text = renderMsg(value);
+      return JA() ? text : text.charAt(0).toUpperCase() + text.slice(1);
+    }
     if (kind === "list") return (value || []).map(renderMsg).join(renderMsg({ key: parts[1], args: {} }));
     console.error(`message ${msg.key}: unknown filter ${kind}`);
     return String(value);
