@@ -19,7 +19,8 @@ A template is text with placeholders ``{arg}`` or ``{arg:filter:option:option}``
 - ``idx``: a 0-based index counted from 1 (``log``: as is). ``signed``: +3, −3, ±0.
 - ``pl:one:many``: "1 card", "2 cards".
 - ``@ns``: the message ``ns.<value>`` (a name from a list: ``@oicho.yaku``, ``@phase``).
-- ``msg``: a nested message (null: nothing; ``Msg``: capitalised in English); ``list:SEP``: a list of messages joined by message SEP.
+- ``msg``: a nested message (null: nothing; ``Msg``: capitalised in English).
+- ``list:SEP``: a list of messages joined by the message SEP.
 
 and ``{arg?text}``: ``text`` when the argument is true. Arguments are JSON values.
 """
