@@ -521,6 +521,7 @@ def test_a_language_switch_writes_the_log_again_and_the_history_keeps_each_round
         if browser.find_element(By.ID, "result-continue").is_displayed():
             showdowns += 1
             if showdowns == 1:  # the first round's showdown, held: a whole round on the table
+                browser.execute_script("window.scrollTo(0, 0)")  # (a click scrolled to the moves)
                 _check_screen(browser, "oicho_kabu-showdown-en", tmp_path)
             turn = body.get_attribute("data-turn")
             browser.find_element(By.ID, "result-continue").click()
@@ -591,6 +592,7 @@ def test_a_whole_oicho_kabu_round_in_japanese(server, browser, deck, tmp_path):
     named = r"(ブタ|ピン|ニゾウ|サンタ|ヨツヤ|ゴケ|ロッポウ|ナキ|おいちょ|カブ) \(\d\)"  # a hand by its name
     assert re.search(named, notes), notes
     assert not_japanese(browser) == []
+    browser.execute_script("window.scrollTo(0, 0)")  # (a click scrolled to the moves)
     _check_screen(browser, f"oicho_kabu-{deck}-showdown-ja", tmp_path)
 
 
