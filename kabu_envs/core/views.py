@@ -24,8 +24,13 @@ cards that seat holds (drawn as card backs with the count; a public count, never
 ``stakes`` the chips on it as ``[seat, amount]`` pairs.
 
 A card is ``{"id": 51, "rank": "A", "suit": "♠", "red": False, "kind": "western", "light": False,
-"name": "ace of spades"}`` (``kind`` picks the picture: ``western``, ``hanafuda``, ``kabufuda``,
+"name": "A♠", "say": {...}}`` (``kind`` picks the picture: ``western``, ``hanafuda``, ``kabufuda``,
 ``number``) or ``{"hidden": True}``.
+
+Each line is written twice: as English text (the fields above: what the terminal prints) and as a
+message (``kabu_envs.core.messages``) under ``say``: ``view["say"]`` holds the title, status and result
+lines, a zone's ``say`` its label and its note's parts, a card's ``say`` its name. The web page writes
+the messages in its language; ``written`` fills the text fields from them, so the two never differ.
 """
 
 from __future__ import annotations
@@ -189,7 +194,7 @@ class GenericViewer(SayingViewer):
         obs = raw_env.observe(raw_env.possible_agents[seat])["observation"]
         game = raw_env.game
         values = " ".join(f"{x:g}" for x in obs.tolist())
-        view = {
+        view: View = {
             "say": {
                 "title": {"key": "core.title", "args": {"name": str(raw_env.metadata.get("name", "game"))}},
                 "status": [

@@ -188,13 +188,13 @@ class KakeyaViewer(SayingViewer):
             mine = q == partnership_of(seat, n)
             captured = bits_to_cards(game.captured[q])
             label = say("kakeya.zone.egara_mine", q=q, p=seat) if mine else say("kakeya.zone.egara", q=q)
-            note = say(
+            egara = say(
                 "kakeya.egara_note",
                 n=len(captured),
                 stones=int(game.partnership_stones(q)),
                 deals=int(game.deals_won[q]),
             )
-            zones.append(zone(label, [card(c) for c in captured], [note]))
+            zones.append(zone(label, [card(c) for c in captured], [egara]))
         hand = sorted(bits_to_cards(game.hands[seat]), key=lambda c: (suit_of(c), rank_of(c)))
         phase = [say("kakeya.phase", phase=game.phase.name)]
         if not game.terminal:
@@ -210,7 +210,7 @@ class KakeyaViewer(SayingViewer):
             ),
             joined(phase),
         ]
-        result = []
+        result: list[Msg] = []
         if game.results:
             r = game.results[-1]
             deal = r.deal + 1
@@ -219,9 +219,9 @@ class KakeyaViewer(SayingViewer):
                 if r.winner >= 0
                 else say("kakeya.deal_nobody", d=deal)
             )
-            egara = [say("kakeya.egara_item", q=int(q), n=int(e)) for q, e in r.egara.items()]
+            counted = [say("kakeya.egara_item", q=int(q), n=int(e)) for q, e in r.egara.items()]
             stones = [say("kakeya.stones_item", q=int(q), d=int(d)) for q, d in r.stones_change.items()]
-            result = [head, say("kakeya.egara", items=egara), say("kakeya.stones", items=stones)]
+            result = [head, say("kakeya.egara", items=counted), say("kakeya.stones", items=stones)]
             counts = set(r.egara.values())
             if r.winner >= 0 and len(r.egara) == 2 and len(counts) == 1:  # the tie's rule decided it
                 result.insert(1, say("kakeya.tie"))

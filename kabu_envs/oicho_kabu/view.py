@@ -317,9 +317,9 @@ class OichoViewer(SayingViewer):
             hand = _hand_say(game, cards, "bettor") if sees and len(cards) >= 2 else None
             if hand:
                 parts.append(hand)
-            result = _result_say(game.results[s], game.spread_state[s]) if shown else None
-            if result:
-                parts.append(result)
+            outcome = _result_say(game.results[s], game.spread_state[s]) if shown else None
+            if outcome:
+                parts.append(outcome)
             active = s == game.active_spread and not game.terminal
             chips = [[p, int(st)] for p, st in enumerate(game.stakes[s]) if st]
             zones.append(zone(say("oicho.zone.spread", s=s), pics, parts, active, stakes=chips))
@@ -343,7 +343,7 @@ class OichoViewer(SayingViewer):
             say("oicho.domae", domae=cfg.domae, staked=int(game.round_total)),
             say("oicho.chips", items=[say("oicho.chip", p=p, n=int(c)) for p, c in enumerate(game.chips)]),
         ]
-        result = []
+        result: list[Msg] = []
         if shown or game.is_round_end:  # (a round nobody staked on ends without a showdown)
             if game.voided:
                 result.append(say("oicho.void"))

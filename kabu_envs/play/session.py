@@ -289,9 +289,9 @@ class Match:
                 say("error.legal_item", action=int(a), label=self.viewer.action_say(self.env, a))
                 for a in legal
             ]
-            said = say("error.illegal_move", action=int(action), legal=items)
-            raise IllegalMove(f"{action} is not a legal move now; legal: {names}", said)
-        said = self.viewer.move_say(self.env, actor, int(action), seat)
+            refusal = say("error.illegal_move", action=int(action), legal=items)
+            raise IllegalMove(f"{action} is not a legal move now; legal: {names}", refusal)
+        said: Msg | None = self.viewer.move_say(self.env, actor, int(action), seat)
         plays = self.viewer.action_card(self.env, int(action)) is not None  # (before the move changes it)
         seen = self._see(seat)
         before = seen["round"]

@@ -92,6 +92,10 @@ def play_and_collect(game: str, options: dict[str, Any], seed: int) -> list[tupl
     return said
 
 
+def test_the_games_played_are_every_registered_game():
+    assert {game for game, _ in SETTINGS} == {spec.id for spec in registry.games()}
+
+
 @pytest.fixture(scope="module")
 def table() -> dict[str, tuple[str, str, str]]:
     return full_table()
