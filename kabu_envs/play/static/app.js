@@ -454,7 +454,9 @@ function drawState(state) {
       li.dataset.total = total;
       return li;
     }));
-    $("record-file").textContent = state.record_file ? `${t("recordWritten")} ${state.record_file}` : "";
+    $("record-file").textContent = state.record_file
+      ? `${t("recordWritten")} ${state.record_file}`
+      : state.record_error_say ? renderMsg(state.record_error_say) : "";
     $("summary-box").classList.remove("hidden");
   }
   document.body.dataset.turn = String(++turns);
