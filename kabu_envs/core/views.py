@@ -24,12 +24,13 @@ cards that seat holds (drawn as card backs with the count; a public count, never
 ``stakes`` the chips on it as ``[seat, amount]`` pairs.
 
 A card is ``{"id": 51, "rank": "A", "suit": "♠", "red": False, "kind": "western", "light": False,
-"name": "A♠", "say": {...}}`` (``kind`` picks the picture: ``western``, ``hanafuda``, ``kabufuda``,
+"name": "A♠"}`` (``kind`` picks the picture: ``western``, ``hanafuda``, ``kabufuda``,
 ``number``) or ``{"hidden": True}``.
 
 Each line is written twice: as English text (the fields above: what the terminal prints) and as a
 message (``kabu_envs.core.messages``) under ``say``: ``view["say"]`` holds the title, status and result
-lines, a zone's ``say`` its label and its note's parts, a card's ``say`` its name. The web page writes
+lines, a zone's ``say`` its label and its note's parts, a card's ``say`` its name where it has words (a
+hanafuda month; A♠ or 7 is in no language). The web page writes
 the messages in its language; ``written`` fills the text fields from them, so the two never differ.
 """
 
@@ -62,18 +63,12 @@ def face_card(
     said: Msg | None = None,
 ) -> Card:
     """A seen card: what the page needs to draw it (``kind``: ``western``, ``hanafuda``, ``kabufuda``,
-    ``number``); ``said``: its name as a message (``kabu_envs.core.messages``; default: ``name`` as is,
-    a name in no language such as A♠)."""
-    return {
-        "id": card_id,
-        "kind": kind,
-        "rank": rank,
-        "suit": suit,
-        "red": red,
-        "light": light,
-        "name": name,
-        "say": said if said is not None else {"key": "core.card", "args": {"name": name}},
-    }
+    ``number``); ``said``: its name as a message (``kabu_envs.core.messages``) when the name has words
+    (a hanafuda month); without one the name is in no language (A♠, 7) and shown as it is."""
+    out = {"id": card_id, "kind": kind, "rank": rank, "suit": suit, "red": red, "light": light, "name": name}
+    if said is not None:
+        out["say"] = said
+    return out
 
 
 def zone(

@@ -104,7 +104,8 @@ def name_new_cards(said: Msg | None, before: View, after: View, plays_card: bool
         if len(z["cards"]) != old.get(z["label"], -9) + 1 or z["cards"][-1].get("hidden"):
             continue
         label = z["say"].get("label") or say("core.title", name=z["label"])
-        dealt.append(say("core.dealt", card=z["cards"][-1]["say"], zone=label))
+        named = z["cards"][-1].get("say") or say("core.card", name=z["cards"][-1]["name"])
+        dealt.append(say("core.dealt", card=named, zone=label))
     return say("core.moved_dealt", move=said, dealt=dealt) if dealt else said
 
 

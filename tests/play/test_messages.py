@@ -61,10 +61,10 @@ def _messages_of_view(view: dict[str, Any]) -> list[Any]:
     out = [view["say"]["title"], *view["say"]["status"], *view["say"]["result"]]
     for z in view["zones"]:
         out += [z["say"].get("label"), *(z["say"].get("note") or [])]
-        out += [c["say"] for c in z["cards"] if not c.get("hidden")]
+        out += [c.get("say") for c in z["cards"] if not c.get("hidden")]
     if view.get("hand"):
         out.append(view["hand"].get("say"))
-        out += [c["say"] for c in view["hand"]["cards"]]
+        out += [c.get("say") for c in view["hand"]["cards"]]
     return [m for m in out if m is not None]
 
 
