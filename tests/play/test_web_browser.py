@@ -633,6 +633,32 @@ def test_a_finished_game_is_listed_under_saved_games_and_replays(server, browser
     browser.find_element(By.ID, "lang").click()
 
 
+def test_a_game_saved_before_titles_were_messages_is_listed_in_japanese(server, browser):
+    """An entry of this browser's saved games kept by an older page (its title an English line, not a
+    message) is still listed, in the page's language, and its record replays."""
+    url, _ = server
+    match = Match("kakeya", ["random"] * 4, seed=3)
+    match.advance()
+    old = [{"token": "t", "title": "Kakeya (4 players), deal 1/1", "when": "2026-01-02T03:04:05Z",
+            "record": match.record().to_json()}]  # fmt: skip
+    browser.get(f"{url}/?delay=0&lang=ja")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    browser.execute_script("localStorage.setItem('kabu-saved-games', JSON.stringify(arguments[0]))", old)
+    browser.get(f"{url}/?delay=0&lang=ja")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    browser.find_element(By.ID, "tab-replay").click()
+    entry = browser.find_element(By.CSS_SELECTOR, "#saved li")
+    assert "カケヤ (4人) 第1回 / 全1回" in entry.text and "(終局)" in entry.text, entry.text
+    entry.find_element(By.CLASS_NAME, "saved-load").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-pos").text.startswith("0手目"))
+    assert not_japanese(browser) == []
+    browser.execute_script("localStorage.removeItem('kabu-saved-games')")
+
+
 def test_the_page_remembers_its_language(server, browser):
     url, _ = server
     browser.get(f"{url}/?delay=0&lang=ja")
