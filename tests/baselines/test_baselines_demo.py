@@ -207,9 +207,9 @@ def test_best_response_plan_adds_each_richer_setting_it_models(tmp_path, capsys)
 
 
 def test_slow_agents_play_their_own_deal_count_and_start_first():
-    """Kakeya's searches (``expert`` and the fixed reference ``expert_0_2``) decide one move at a time:
-    their matchups play DemoPlan.agent_deals (1000, the bar) while the batched ones keep the plan's
-    deals; --deals and --quick override both."""
+    """Kakeya's searches (``expert``, the fixed references ``expert_0_2`` and ``expert_0_3``) decide one
+    move at a time: their matchups play DemoPlan.agent_deals (1000, the bar) while the batched ones keep
+    the plan's deals; --deals and --quick override both."""
     plan_ = demo_plan("kakeya")
     assert plan_.deals_for("expert", "scripted") == plan_.deals_for("ppo_kakeya", "expert") == 1000
     assert plan_.deals_for("expert", "expert_0_2") == plan_.deals_for("ppo_kakeya", "expert_0_2") == 1000
@@ -219,8 +219,11 @@ def test_slow_agents_play_their_own_deal_count_and_start_first():
     assert {("expert", "random"), ("expert", "scripted"), ("scripted", "random")} <= pairs
     # issue #27: the expert against the fixed reference, the learned agent against both
     assert {("expert", "expert_0_2"), ("ppo_kakeya", "expert"), ("ppo_kakeya", "expert_0_2")} <= pairs
+    # the fixed reference of 0.3: the expert and every model meet it
+    assert {("expert", "expert_0_3"), ("ppo_kakeya", "expert_0_3")} <= pairs
+    assert plan_.deals_for("ens_kakeya", "expert_0_3") == 1000
     slow = [j for j in jobs if demo.slow(j)]
-    searches = {"expert", "expert_0_2"}
+    searches = {"expert", "expert_0_2", "expert_0_3"}
     assert {(j.agent, j.opponent) for j in slow} == {p for p in pairs if searches & set(p)}
     assert all(demo.job_deals(j) == 1000 and demo.job_deals(j, 50) == 50 for j in slow)
     assert all(demo.job_deals(j, quick=True) == 30 for j in jobs)
