@@ -251,3 +251,39 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         best = float(totals.max())
         ties = [TRUMP_BASE + s for s, t in zip(suits, totals, strict=True) if t >= best - 1e-9]
         return current if current in ties else ties[0]
+
+
+# the expert as it stood in 0.3: a fixed reference player, whatever ``KERNEL_PARAMS`` (or the registry's
+# ``expert``) become; every parameter spelled out, the race's and the play-out policy's included
+EXPERT_0_3: dict[str, Any] = {
+    "samples": 160,
+    "min_samples": 16,
+    "check_every": 8,
+    "z": 2.0,
+    "delta": 0.0,
+    "eps": 1.0,
+    "lead_samples": 12,
+    "trump_samples": 8,
+    "dd_tricks": 2,
+    "max_ms": None,
+    "rensho_min_egara": 2,
+    "lead_self_strength": 2,
+}
+
+
+@loadable
+class KakeyaExpert03Agent(KakeyaKernelExpertAgent):
+    """``expert_0_3``: the kernel expert with 0.3's parameters, pinned so that later searches are measured
+    against the same player (its decisions are held to a fixture recorded in 0.3, bit for bit:
+    tests/agents/test_kakeya_expert_0_3.py)."""
+
+    name = "kakeya_expert_0_3"
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        changed = sorted(k for k, v in options.items() if k in EXPERT_0_3 and v != EXPERT_0_3[k])
+        if changed:
+            raise ValueError(
+                f"expert_0_3 is a fixed reference: its parameters {changed} cannot change "
+                "(use 'expert', or KakeyaKernelExpertAgent for other settings)"
+            )
+        super().__init__(seed=seed, **{**options, **EXPERT_0_3})
