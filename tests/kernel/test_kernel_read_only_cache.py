@@ -22,8 +22,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from numba.core import caching as numba_caching
 
 import kabu_envs
+from kabu_envs.core import kernel as core
 
 GAMES = ("kakeya", "oicho_kabu", "toy_card")
 
@@ -176,3 +178,19 @@ def test_a_warm_read_only_cache_beside_the_sources_is_read(folder: Path) -> None
     assert "compiling the Toy Card kernel (not cached: no writable cache folder)" in stale.stderr
     assert stale.stderr.count("RuntimeWarning") == 1 and "NUMBA_CACHE_DIR" in stale.stderr
     assert _files(root) == before and stat.S_IMODE(root.stat().st_mode) == 0o555
+
+
+def test_the_last_resort_serves_this_package_only(tmp_path: Path) -> None:
+    """Another project's functions keep numba's own error; the package's get the read-only locator,
+    which reads ``__pycache__`` beside the source and makes nothing."""
+    outside = tmp_path / "mine.py"
+    outside.write_text("def f():\n    return 1\n")
+    namespace: dict[str, object] = {}
+    exec(compile(outside.read_text(), str(outside), "exec"), namespace)
+    assert core.ReadOnlyCacheLocator.from_function(namespace["f"], str(outside)) is None
+    inside = core.ReadOnlyCacheLocator.from_function(core.seed_states, core.__file__)
+    assert inside is not None
+    assert inside.get_cache_path() == str(Path(core.__file__).parent / "__pycache__")
+    inside.ensure_cache_path()  # nothing to make, nothing made
+    assert core.ReadOnlyCacheLocator in numba_caching.CacheImpl._locator_classes
+    assert numba_caching.CacheImpl._locator_classes[-1] is core.ReadOnlyCacheLocator  # numba's first
