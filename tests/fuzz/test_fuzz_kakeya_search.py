@@ -55,6 +55,12 @@ def rule_options(draw: Any) -> dict[str, Any]:
     return options
 
 
+def _count_rules(options: dict[str, Any]) -> None:
+    """Count the table size and six-player mode of a rule set the test went on with."""
+    n = options["num_players"]
+    count(f"kakeya search: rule sets, {n} players" + (f" {options['six_player_mode']}" if n == 6 else ""))
+
+
 def _play_to(cfg: Config, seed: int, target: int, phases: tuple[Phase, ...]) -> Game | None:
     """The game of ``seed`` (random legal actions from ``seed``) at its ``target``-th decision in
     ``phases`` that has at least two legal actions, counted modulo their number (None: there is none)."""
@@ -84,7 +90,10 @@ def _position(data: Any, options: dict[str, Any], phases: tuple[Phase, ...]) -> 
     seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
     target = data.draw(st.integers(0, 400), label="decision")
     game = _play_to(cfg, seed, target, phases)
-    return None if game is None else (game, Encoder(cfg))
+    if game is None:
+        return None
+    _count_rules(options)
+    return game, Encoder(cfg)
 
 
 def _rel(seq: list[int], seat: int) -> list[int]:
