@@ -55,8 +55,8 @@ def outcome_tensor(
     v, x, y, d1, d2, d3 = np.meshgrid(_V, _V, _V, _V, _V, _V, indexing="ij", sparse=True)
     action = bettor[v, x]
     dealer_draws = dealer[(action == STAND).astype(np.int64), d1, d2] == DRAW
-    two = (d1 - 1) * NUM_VALUES + (d2 - 1)  # SettleTable's dealer codes (no lights)
-    d_code = np.where(dealer_draws, table.two + two * NUM_VALUES + (d3 - 1), two)
+    pair = (d1 - 1) * table.lights * table.keys + (d2 - 1) * table.lights  # SettleTable's codes, no lights
+    d_code = np.where(dealer_draws, table.two + pair * NUM_VALUES + (d3 - 1), pair)
     b_two = (v - 1) * NUM_VALUES + (x - 1)  # its bettor codes
     b_code = np.where(action == DRAW, NUM_VALUES**2 + b_two * NUM_VALUES + (y - 1), b_two)
     out = table.values[d_code, b_code]
