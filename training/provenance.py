@@ -19,7 +19,14 @@ from typing import Any
 def git_commit() -> str | None:
     """The commit of the source tree this package is imported from, with ``+dirty`` when files tracked
     by git differ from it; None without git or outside a checkout (once per process)."""
-    root = Path(__file__).resolve().parent.parent.parent
+    # the checkout holding this file: ``training/`` sits at its top in a source tree (an editable
+    # install maps it to ``kabu_envs.training``), ``kabu_envs/training/`` in an installed wheel
+    here = Path(__file__).resolve()
+    root = next(
+        (p for p in here.parents if (p / "pyproject.toml").is_file() and (p / "kabu_envs").is_dir()), None
+    )
+    if root is None:
+        return None
     try:
         head = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10

@@ -4,11 +4,18 @@ This is the reference ceiling of the suite's baselines (``make_agent("oicho_kabu
 shares the observation reading and the bettor's draw rule with the rule-of-thumb
 ``OichoScriptedAgent`` (``kabu_envs/oicho_kabu/agents/common.py``) and differs where expectation matters:
 
-- **Bets.** A spread's only public fact at betting time is its first card. The agent estimates the
-  bettor's edge of each first-card value once per rule set (a seeded Monte Carlo of one spread against a
-  threshold dealer, both drawing as this agent would) and backs a spread when its edge is above
-  ``min_edge``, staking about ``bet_fraction`` of the domae (more, ``strong_factor`` times, when the edge
-  exceeds ``strong_edge``), capped by the stake room the mask allows.
+- **Bets.** A spread's only public fact at betting time is its first card. By default
+  (``edges="sampled"``) the agent estimates the bettor's edge of each first-card value once per rule
+  set (a seeded Monte Carlo of one spread against a threshold dealer, both drawing as this agent
+  would) and backs a spread when its edge is above ``min_edge``, staking about ``bet_fraction`` of the
+  domae (more, ``strong_factor`` times, when the edge exceeds ``strong_edge``), capped by the stake
+  room the mask allows. With ``edges="exact"`` (the default, ``"auto"``, where each bettor holds a
+  private info card: the kabufuda site) the edge is exact for the cards the seat has seen — the
+  table's first cards and its own info card out of the pool — against the threshold dealer drawing
+  one higher when the spread stood (the reference dealer's reaction, ``dealer_model_shift``;
+  ``pool_edges.py``); it stakes ``bet_fraction`` of the domae above ``exact_min_edge`` and
+  ``exact_strong_fraction`` above ``exact_strong_edge``. Why: there the per-value edges are a few
+  hundredths of a chip either side of 0, and which side depends on the cards gone.
 - **Dealer draw.** Expected value of STAND vs DRAW against every backed spread, weighted by its stakes:
   the spread's face-down second card is enumerated over the unseen cards and weighted by how well it
   explains what the decider did (stood, drew: modelled as a player using the shared draw rule); the
