@@ -26,6 +26,8 @@ from kabu_envs.training.__main__ import main as train_main
 from kabu_envs.training.config import load_config, preset_estimate, presets
 from kabu_envs.training.stage_log import StageProgress
 
+ROOT = Path(kabu_envs.__file__).resolve().parent.parent  # the source tree under test
+
 torch.set_num_threads(1)
 
 TINY_BC = (
@@ -145,6 +147,11 @@ def test_run_and_policy_records_name_env_ids_rules_version_and_commit(tmp_path: 
         assert {k: record[k] for k in expect} == expect
         commit = record["git_commit"]
         assert commit is None or re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", commit)
+        if (ROOT / ".git").exists():  # run from a checkout (a worktree's .git is a file): its commit
+            head = subprocess.run(
+                ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
+            )
+            assert commit is not None and commit.split("+")[0] == head.stdout.strip()
     assert kabu_envs.__version__ == "0.3.0"
     read_policy(out / "model")  # the strict reader takes the new fields
 

@@ -298,3 +298,22 @@ def test_a_rows_deals_are_keyed_by_what_it_meets_and_replay_with_kabu_eval(tmp_p
     )
     (again,) = json.loads(path.read_text())["matchups"]
     assert (again["mean"], again["ci95"], again["games"]) == (row["mean"], row["ci95"], row["games"])
+
+
+def test_the_demo_of_one_game_replaces_its_section_and_keeps_the_others(tmp_path, capsys, monkeypatch):
+    """``--game``: after one game's models are retrained, only its rows are played again."""
+    monkeypatch.delenv("KABU_MODELS_DIR", raising=False)
+    before = {"kakeya": {"matchups": ["kept as it was"]}, "oicho_kabu": {"matchups": ["stale"]}}
+    (tmp_path / "summary.json").write_text(json.dumps(before))
+    args = ["--quick", "--deals", "3", "--out", str(tmp_path), "--workers", "1"]
+    assert demo.main([*args, "--game", "oicho_kabu"]) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert list(summary) == ["oicho_kabu", "kakeya"] and summary["kakeya"] == before["kakeya"]
+    planned = [
+        (j.agent, j.opponent, j.role) for j in demo.plan(models_dir(), full=False) if j.game == "oicho_kabu"
+    ]
+    assert [(m["agent"], m["opponent"], m["role"]) for m in summary["oicho_kabu"]["matchups"]] == planned
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        demo.main([*args, "--game", "chess"])
+    assert "--game chess" in capsys.readouterr().err
