@@ -91,7 +91,8 @@ def plan(models: Path, full: bool = True) -> list[Job]:
     always) gets the game's reference rows, and each model meets the game's opponents at its own
     table; rows of the standard rules come first, as before settings existed. ``full=False`` (the short
     demo): each model meets the plan's ``short_opponents``, and the reference rows are its
-    ``headline_rows`` at the standard rules (a row naming a model that is not shipped is left out)."""
+    ``headline_rows`` at the standard rules, and at every setting too where the plan says
+    ``headline_settings`` (a row naming a model that is not shipped is left out)."""
     jobs: list[Job] = []
     found = shipped(models)
     for spec, plan_ in demo_games():
@@ -106,13 +107,18 @@ def plan(models: Path, full: bool = True) -> list[Job]:
                     if m["role"] == role and m["rules"] == rules:
                         jobs += [Job(spec.id, m["name"], o, role, key) for o in opponents]
                 if not full:
-                    if rules == "standard":
+                    if rules == "standard" or (plan_.headline_settings and _trained(mine, rules, role)):
                         rows = [r for r in plan_.headline_rows if set(r) <= known and _plays(found, r, role)]
                         jobs += [Job(spec.id, a, o, role, key) for a, o in rows]
                     continue
-                if rules == "standard" or any(m["role"] == role and m["rules"] == rules for m in mine):
+                if rules == "standard" or _trained(mine, rules, role):
                     jobs += [Job(spec.id, a, o, role, key) for a, o in plan_.reference_rows]
     return jobs
+
+
+def _trained(mine: list[dict[str, Any]], rules: str, role: str) -> bool:
+    """Whether a shipped model of the game plays ``role`` under the rule setting ``rules``."""
+    return any(m["role"] == role and m["rules"] == rules for m in mine)
 
 
 def _plays(found: list[dict[str, Any]], row: tuple[str, str], role: str) -> bool:

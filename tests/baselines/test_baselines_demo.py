@@ -106,6 +106,20 @@ def test_the_short_demo_plays_every_model_against_random_and_scripted_and_the_he
         }
         assert headline == set(plan_.headline_rows), spec.id
     assert len(jobs) < len(demo.plan(models_dir(), full=True))
+    for spec, plan_ in demo_games():  # headline rows at a richer setting: only where the plan asks
+        mine = [m for m in demo.shipped(models_dir()) if m["game"] == spec.id]
+        richer = {
+            (json.dumps(m["env_options"], sort_keys=True), m["role"])
+            for m in mine
+            if m["rules"] != "standard"
+        }
+        at_settings = {
+            (j.options, j.role)
+            for j in jobs
+            if j.game == spec.id and j.options != "{}" and (j.agent, j.opponent) in plan_.headline_rows
+        }
+        assert at_settings == (richer if plan_.headline_settings else set()), spec.id
+    assert any(j.options == '{"rules": "kabufuda_site"}' and j.agent == "expert" for j in jobs)
     assert demo.main(["--quick", "--deals", "3", "--out", str(tmp_path), "--workers", "1"]) == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert "best_response" not in summary["oicho_kabu"] and "exploit" not in summary["oicho_kabu"]
