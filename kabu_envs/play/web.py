@@ -28,7 +28,7 @@ API (JSON bodies):
   seat may be shown).
 * ``POST /api/resume`` ``{record}`` -> ``{token, frames, state}``: continue a saved (incomplete) game.
 
-Hostile and careless requests (issue #25): every field has one type (``fields``); a request costs a
+Hostile and careless requests: every field has one type (``fields``); a request costs a
 bounded amount (body ``MAX_BODY``, replays ``MAX_REPLAY_ACTIONS`` actions and ``MAX_PAGE`` frames,
 ``HEAVY`` replays at a time, sockets time out after ``SOCKET_TIMEOUT`` s, ``MAX_CONNECTIONS`` at
 once); requests from other sites are refused (``Origin``, ``Sec-Fetch-Site``, JSON bodies only);

@@ -2,7 +2,7 @@
 
 ``KakeyaExpertAgent`` is the search as it shipped in 0.2 (its ``DEFAULT_PARAMS`` are 0.2's, so agent files
 saved then load as the same player); the registry names it with those parameters ``expert_0_2``. The
-registry's ``expert`` is its kernel version with more deals and a race (``kernel_expert.py``, issue #27).
+registry's ``expert`` is its kernel version with more deals and a race (``kernel_expert.py``).
 
 Every decision is made from the seat's own observation (``knowledge.py`` decodes it; hidden cards
 are never read):
@@ -370,7 +370,7 @@ class KakeyaExpertAgent(BaseAgent):
         return current if current in ties else ties[0]
 
 
-# the expert as it shipped in 0.2: a fixed reference player (issue #27), whatever ``DEFAULT_PARAMS`` become
+# the expert as it shipped in 0.2: a fixed reference player, whatever ``DEFAULT_PARAMS`` become
 EXPERT_0_2: dict[str, Any] = {
     "samples": 16,
     "lead_samples": 12,

@@ -1,5 +1,5 @@
 """The Kakeya expert (the registry's ``expert``): the search of ``expert.py`` with the sampling, the
-inference and the budget inside the kernel, up to ten times the deals, raced (issue #27, items 1-2).
+inference and the budget inside the kernel, up to ten times the deals, raced.
 ``expert_0_2``, the fixed reference it is measured against, is ``expert.py``'s search with 0.2's
 parameters.
 

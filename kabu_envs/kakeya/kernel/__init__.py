@@ -1,4 +1,4 @@
-"""The Kakeya rules kernel (numba): B matches as arrays, stepped by per-row loops (issue #26).
+"""The Kakeya rules kernel (numba): B matches as arrays, stepped by per-row loops.
 
 The scalar engine (``game.py``, ``tricks.py``, ``scoring.py``, ``observation.py``) is the reference;
 every function here names the one it mirrors, and the lockstep suites (tests/test_batch.py,

@@ -76,7 +76,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "strong_factor": 2.0,
     "minso_margin": 0.0,
     "dealer_model_threshold": 5,
-    "model_trust": 0.95,  # 0.8 until issue #11: the gap to a best response measured the difference
+    "model_trust": 0.95,  # 0.8 until the gap to a best response measured the difference
     "edge_samples": 1500,
     # "exact": each bet's edge exact for the cards the seat has seen (``pool_edges``); "sampled": the
     # per-value Monte Carlo above; "auto": exact where a bettor holds a private card (``info_cards``)
