@@ -111,7 +111,6 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     ),
     "kakeya.act.lead_self": ("Lead myself", "Lead myself", "自分が先手を取る"),
     "kakeya.act.lead_partner": ("Let my partner lead", "Let my partner lead", "相方に先手を譲る"),
-    "kakeya.action": ("action {n}", "action {n}", "{n}番の手"),
     "kakeya.move.play": (
         "{who:msg} {p:v:play:plays} {card}",
         "{who:Msg} {p:v:play:plays} {card}",
@@ -248,7 +247,7 @@ class KakeyaViewer(SayingViewer):
             return say("kakeya.act.lead_self")
         if action == LEAD_PARTNER:
             return say("kakeya.act.lead_partner")
-        return say("kakeya.action", n=int(action))
+        return say("core.action", n=int(action))
 
     def move_say(self, raw_env: Any, actor: int, action: int, viewer: int) -> Msg | None:
         game: Game = raw_env.game

@@ -199,7 +199,6 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "{p:Seat} (dealer) {p:v:take:takes} the fourth card",
         "親 ({p:seat}): 四枚目を取った",
     ),
-    "oicho.action": ("action {n}", "action {n}", "{n}番の手"),
 }
 _VALUE_NAMES = (
     ("buta", "ブタ"),
@@ -390,7 +389,7 @@ class OichoViewer(SayingViewer):
                 else say("oicho.act.bet", n=int(game.bet_sizes[k - 1]), s=s)
             )
         name = _FIXED.get(action)
-        return say(f"oicho.act.{name}") if name else say("oicho.action", n=int(action))
+        return say(f"oicho.act.{name}") if name else say("core.action", n=int(action))
 
     def move_say(self, raw_env: Any, actor: int, action: int, viewer: int) -> Msg | None:
         game: Game = raw_env.game

@@ -32,7 +32,7 @@ import numpy as np
 
 from kabu_envs.agents.base import loadable
 from kabu_envs.kakeya.actions import TRUMP_BASE
-from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
+from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent, pinned
 from kabu_envs.kakeya.agents.search import Position, Search
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_SUITS
 from kabu_envs.kakeya.knowledge import SeatView
@@ -280,10 +280,5 @@ class KakeyaExpert03Agent(KakeyaKernelExpertAgent):
     name = "kakeya_expert_0_3"
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
-        changed = sorted(k for k, v in options.items() if k in EXPERT_0_3 and v != EXPERT_0_3[k])
-        if changed:
-            raise ValueError(
-                f"expert_0_3 is a fixed reference: its parameters {changed} cannot change "
-                "(use 'expert', or KakeyaKernelExpertAgent for other settings)"
-            )
-        super().__init__(seed=seed, **{**options, **EXPERT_0_3})
+        use = "use 'expert', or KakeyaKernelExpertAgent for other settings"
+        super().__init__(seed=seed, **pinned("expert_0_3", EXPERT_0_3, options, use))
