@@ -255,8 +255,9 @@ HOOKS: tuple[Hook, ...] = (
         "view",
         "VIEWER",
         "a `kabu_envs.core.views.Viewer`: `seat_view(raw_env, seat)`, `action_say(raw_env, action)`, "
-        "`move_say(raw_env, actor, action, viewer)`, `action_card(raw_env, action)` and `messages`, the "
-        "templates of its lines in English and Japanese (`kabu_envs.core.messages`; 7. below)",
+        "`move_say(raw_env, actor, action, viewer)`, `action_card(raw_env, action)`, `rules_say(raw_env)` "
+        "(the web page's rules panel) and `messages`, the templates of its lines in English and Japanese "
+        "(`kabu_envs.core.messages`; 7. below)",
         "the raw observation and the engine's action names",
     ),
     Hook(

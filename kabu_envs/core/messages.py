@@ -49,6 +49,7 @@ CORE: dict[str, tuple[str, str, str]] = {
     "sep.comma": (", ", ", ", "、"),
     "sep.semi": ("; ", "; ", "、"),
     "sep.arrow": (", ", " → ", " → "),
+    "sep.dot": (", ", ", ", "・"),
     "core.parts": ("{items:list:sep.semi}", "{items:list:sep.semi}", "{items:list:sep.semi}"),
     "core.who": ("{p:seat}", "{p:seat}", "{p:seat}"),
     "core.pwho": ("{p:pseat}", "{p:seat}", "{p:seat}"),
@@ -78,6 +79,8 @@ CORE: dict[str, tuple[str, str, str]] = {
     "core.move": ("{p:seat}: {action:msg}", "{p:Seat}: {action:msg}", "{p:seat}: {action:msg}"),
     "core.title": ("{name}", "{name}", "{name}"),
     "core.observation": ("observation: {values}", "observation: {values}", "観測: {values}"),
+    "core.number": ("{n}", "{n}", "{n}"),
+    "core.result_title": ("result of round {n}", "Result of round {n}", "第{n}勝負の結果"),
 }
 
 

@@ -27,6 +27,11 @@ A card is ``{"id": 51, "rank": "A", "suit": "♠", "red": False, "kind": "wester
 "name": "A♠"}`` (``kind`` picks the picture: ``western``, ``hanafuda``, ``kabufuda``,
 ``number``) or ``{"hidden": True}``.
 
+The view also says how the page titles a finished round (``say["result_title"]``: "Result of deal
+2" where the game counts deals; ``written`` puts the shared "round" title where a viewer names none),
+and a viewer writes the page's rules panel (``rules_say``: ``rules_panel``), so the page has no line of
+any game's own.
+
 Each line is written twice: as English text (the fields above: what the terminal prints) and as a
 message (``kabu_envs.core.messages``) under ``say``: ``view["say"]`` holds the title, status and result
 lines, a zone's ``say`` its label and its note's parts, a card's ``say`` its name where it has words (a
@@ -43,6 +48,7 @@ from kabu_envs.core.messages import CORE, Msg, Table, render
 
 Card = dict[str, Any]
 View = dict[str, Any]
+Rules = dict[str, Any]  # the rules panel: ``rules_panel``
 
 HIDDEN: Card = {"hidden": True}
 
@@ -107,13 +113,23 @@ def joined(parts: list[Msg]) -> Msg:
     return {"key": "core.parts", "args": {"items": parts}}
 
 
+def rules_panel(head: Msg, lines: list[Msg], table: list[list[Msg]] | None = None) -> Rules:
+    """The web page's rules panel, as messages: ``head`` the rule set in one line, ``lines`` how the
+    game is played, ``table`` rows of cells (the first row: the column heads; none: no table). The game
+    writes it (its viewer's ``rules_say``) so that the page shows any game's rules the same way."""
+    return {"head": head, "lines": list(lines), "table": [list(row) for row in table or []]}
+
+
 def written(view: View, table: Table, me: int) -> View:
     """``view`` with its text fields written in English (``log``) from its messages (``say``): the
     title, status and result lines, the zones' labels and notes, the hand's label. ``view["say"]``
-    holds ``title``, ``status`` and ``result`` as messages; a zone's and the hand's ``say`` theirs."""
+    holds ``title``, ``status`` and ``result`` as messages, and ``result_title`` (the shared
+    ``core.result_title`` when the viewer names none); a zone's and the hand's ``say`` theirs."""
     tables: Mapping[str, tuple[str, str, str]] = {**CORE, **table}
     said = view["say"]
+    said.setdefault("result_title", {"key": "core.result_title", "args": {"n": int(view["round"])}})
     view["title"] = render(said["title"], tables, me=me)
+    view["result_title"] = render(said["result_title"], tables, me=me)
     view["status"] = [render(m, tables, me=me) for m in said["status"]]
     view["result"] = [render(m, tables, me=me) for m in said["result"]]
     for z in view["zones"]:
@@ -158,12 +174,26 @@ class Viewer(Protocol):
         """The id of the hand card ``action`` plays (the web page makes that card clickable), else None."""
         ...
 
+    def rules_say(self, raw_env: Any) -> Rules | None:
+        """The rules panel of the rule set being played (``rules_panel``), None for no panel."""
+        ...
+
+    @property
+    def legacy_titles(self) -> tuple[tuple[str, str], ...]:
+        """Titles the page once kept as English lines (a browser's saved games): each a JavaScript
+        regular expression whose named groups are the arguments of the message key beside it."""
+        ...
+
 
 class SayingViewer:
     """``action_label`` and ``move_text`` written from ``action_say`` / ``move_say`` (a game's viewer
     derives from it and writes messages only)."""
 
     messages: Table = {}
+    legacy_titles: tuple[tuple[str, str], ...] = ()
+
+    def rules_say(self, raw_env: Any) -> Rules | None:
+        return None
 
     def tables(self) -> dict[str, tuple[str, str, str]]:
         return {**CORE, **self.messages}

@@ -10,7 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from kabu_envs.core.messages import Msg, say
-from kabu_envs.core.views import Card, SayingViewer, View, face_card, joined, written, zone
+from kabu_envs.core.views import (
+    Card,
+    Rules,
+    SayingViewer,
+    View,
+    face_card,
+    joined,
+    rules_panel,
+    written,
+    zone,
+)
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.cards import NUM_CARDS, RANK_NAMES, SUIT_NAMES, bits_to_cards, rank_of, suit_of
 from kabu_envs.kakeya.game import Game, Phase, partnership_of
@@ -103,6 +113,67 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "石: {items:list:sep.comma}",
     ),
     "kakeya.stones_item": ("partnership {q}: {d:signed}", "team {q:idx} {d:signed}", "{q:idx}組 {d:signed}"),
+    "kakeya.result_title": ("result of deal {n}", "Result of deal {n}", "第{n}回の結果"),
+    # the rules panel (``rules_say``)
+    "kakeya.panel.head": (
+        "Kakeya ({n} players), {d} deal(s).",
+        "Kakeya ({n} players), {d} deal(s).",
+        "カケヤ ({n}人)、全{d}回。",
+    ),
+    "kakeya.panel.tricks": (
+        "Partnerships play tricks with French cards: follow the suit led if you can; the highest trump, "
+        "else the highest card of the led suit, takes the trick.",
+        "Partnerships play tricks with French cards: follow the suit led if you can; the highest trump, "
+        "else the highest card of the led suit, takes the trick.",
+        "組に分かれてトランプで場を取り合います。出された札と同じマークがあれば出さなければなりません。"
+        "切り札のいちばん強い札、なければ最初のマークのいちばん強い札が場を取ります。",
+    ),
+    "kakeya.panel.rensho": (
+        "Rensho is the highest card of the game: it may be played at any time, even when you could follow "
+        "suit, and it takes the trick.",
+        "Rensho is the highest card of the game: it may be played at any time, even when you could follow "
+        "suit, and it takes the trick.",
+        "連勝はこのゲームでいちばん強い札です。"
+        "いつでも (同じマークを持っていても) 出せて、必ず場を取ります。",
+    ),
+    "kakeya.panel.must_follow": (
+        "With this rule set a seat whose only card of the led suit is Rensho must play it.",
+        "With this rule set a seat whose only card of the led suit is Rensho must play it.",
+        "このルールでは、出されたマークの札が連勝しかない人は連勝を出さなければなりません。",
+    ),
+    "kakeya.panel.leaders": (
+        "The first dealer chooses trumps; the lead chooser leads or lets the partner lead.",
+        "The first dealer chooses trumps; the lead chooser leads or lets the partner lead.",
+        "最初の親が切り札を決め、先手決めの人が自分で先手を取るか相方に譲ります。",
+    ),
+    "kakeya.panel.fixed_trump": (
+        "Trumps are {suit} throughout; the lead chooser leads or lets the partner lead.",
+        "Trumps are {suit:@kakeya.suit} throughout; the lead chooser leads or lets the partner lead.",
+        "切り札はずっと{suit:@kakeya.suit}です。先手決めの人が自分で先手を取るか相方に譲ります。",
+    ),
+    "kakeya.panel.sit_out": (
+        "With six players the dealing partnership sits out each deal.",
+        "With six players the dealing partnership sits out each deal.",
+        "6人のときは、親の組がその回を休みます。",
+    ),
+    "kakeya.panel.egara": (
+        "The aim is the egara, the 16 cards J, Q, K, A: the partnership that captures more wins the deal "
+        "(at 8-8 the one without Rensho among its egara) and the losers pay stones.",
+        "The aim is the egara, the 16 cards J, Q, K, A: the partnership that captures more wins the deal "
+        "(at 8-8 the one without Rensho among its egara) and the losers pay stones.",
+        "狙いは絵柄 (J・Q・K・A の16枚) です。"
+        "多く取った組がその回の勝ち (8対8なら連勝を取っていない組の勝ち) で、負けた組が石を払います。",
+    ),
+    "kakeya.panel.rensho_rule.seed": (
+        "Rensho: the ace of clubs when clubs are trumps, otherwise the ace of spades.",
+        "Rensho: the ace of clubs when clubs are trumps, otherwise the ace of spades.",
+        "連勝: 切り札がクラブならクラブのエース、それ以外はスペードのエース。",
+    ),
+    "kakeya.panel.rensho_rule.traditional": (
+        "Rensho: the ace of spades, or the ace of clubs when spades are trumps.",
+        "Rensho: the ace of spades, or the ace of clubs when spades are trumps.",
+        "連勝: スペードのエース (切り札がスペードならクラブのエース)。",
+    ),
     "kakeya.act.play": ("Play {card}", "Play {card}", "{card} を出す"),
     "kakeya.act.trump": (
         "Trump {suit} {sym}",
@@ -154,6 +225,23 @@ class KakeyaViewer(SayingViewer):
     """``kabu_envs.core.views.Viewer`` for Kakeya."""
 
     messages = MESSAGES
+    legacy_titles = ((r"^Kakeya \((?<n>\d+) players\), deal (?<d>\d+)/(?<of>\d+)$", "kakeya.title"),)
+
+    def rules_say(self, raw_env: Any) -> Rules:
+        """How a deal is played, with this rule set's Rensho, its laying rule and six-player mode."""
+        cfg = raw_env.game.cfg
+        lines = [say("kakeya.panel.tricks"), say("kakeya.panel.rensho")]
+        if cfg.rensho_follow == "must_follow":
+            lines.append(say("kakeya.panel.must_follow"))
+        if cfg.dealers_choose_trump:
+            lines.append(say("kakeya.panel.leaders"))
+        else:
+            lines.append(say("kakeya.panel.fixed_trump", suit=cfg.default_trump))
+        if cfg.dealers_sit_out:
+            lines.append(say("kakeya.panel.sit_out"))
+        lines += [say("kakeya.panel.egara"), say(f"kakeya.panel.rensho_rule.{cfg.rensho_rule}")]
+        head = say("kakeya.panel.head", n=int(cfg.num_players), d=int(cfg.max_deals))
+        return rules_panel(head, lines)
 
     def seat_view(self, raw_env: Any, seat: int) -> View:
         game: Game = raw_env.game
@@ -230,6 +318,7 @@ class KakeyaViewer(SayingViewer):
                 "title": say("kakeya.title", n=n, d=min(game.deal_no + 1, deals), of=deals),
                 "status": status,
                 "result": result,
+                "result_title": say("kakeya.result_title", n=int(game.deal_no)),
             },
             "zones": zones,
             "hand": {"label": "", "say": say("kakeya.your_hand", p=seat), "cards": [card(c) for c in hand]},

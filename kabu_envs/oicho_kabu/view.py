@@ -14,12 +14,24 @@ from types import SimpleNamespace
 from typing import Any
 
 from kabu_envs.core.messages import Msg, say
-from kabu_envs.core.views import Card, SayingViewer, View, face_card, hidden_card, joined, written, zone
+from kabu_envs.core.views import (
+    Card,
+    Rules,
+    SayingViewer,
+    View,
+    face_card,
+    hidden_card,
+    joined,
+    rules_panel,
+    written,
+    zone,
+)
 from kabu_envs.oicho_kabu import rules
 from kabu_envs.oicho_kabu.actions import BET_BASE, CHOICE_ACTIONS, DRAW, ESCAPE, KEEP, REDEAL, STAND
 from kabu_envs.oicho_kabu.deck import COPIES, LIGHT_CARDS, VALUES
 from kabu_envs.oicho_kabu.game import DREW, ESCAPED, NUM_SPREADS, STOOD, Game, Phase
 from kabu_envs.oicho_kabu.render import BACK, FACE, visibility
+from kabu_envs.oicho_kabu.yaku import YAKU
 
 MONTHS = ("pine", "plum", "cherry", "wisteria", "iris", "peony", "clover", "pampas", "chrysanthemum", "maple")
 SUITS = ("♣", "♦", "♥", "♠")  # western deck: the copy index of a card id
@@ -238,6 +250,84 @@ _YAKU_NAMES = {
 }
 for _y, (_en, _ja) in _YAKU_NAMES.items():
     MESSAGES[f"oicho.yaku.{_y}"] = (_y, _en, _ja)
+# the cards of each yaku, in Japanese (English: the yaku's own ``condition``, as the docs print it)
+_YAKU_CARDS_JA = {
+    "sanpachi_hikari": "最初の二枚が三月と八月の光札 (花札)",
+    "pin_basami": "1・中の札・1 の順 (中の札の数の倍率)",
+    "arashi_kabu": "3・3・3 (大アラシ)",
+    "arashi": "同じ数の三枚",
+    "kuppin": "最初の二枚が 9 と 1",
+    "shippin": "最初の二枚が 4 と 1",
+    "doshippin": "1・10・10",
+    "niichi": "2 と 1 の二枚だけ",
+    "shidou": "4 と 10 の二枚だけ",
+    "shiro": "4 と 6 の二枚だけ",
+    "toichi": "1 と 10 の二枚だけ",
+    "fujin": "3・7・10",
+    "raijin": "4・7・9",
+    "ichi_ni_san": "1・2・3",
+    "shichi_go_san": "7・5・3",
+    "nobori": "一つずつ上がる三枚",
+    "kudari": "一つずつ下がる三枚",
+    "zoro": "同じ数の二枚だけ",
+    "zoro_tsubushi": "7 と 3 の二枚だけ",
+    "wake_satsu": "4 と 9 の二枚だけ",
+}
+for _yk in YAKU:  # (a yaku without its Japanese fails here, at import)
+    MESSAGES[f"oicho.yaku_cards.{_yk.name}"] = (_yk.condition, _yk.condition, _YAKU_CARDS_JA[_yk.name])
+# the rules panel (``rules_say``): the rule set in one line, how a round is played, the yaku table
+MESSAGES.update(
+    {
+        "oicho.panel.head": (
+            "Oicho-Kabu ({rules}), domae {domae}, bets of {bets:list:sep.dot}, {n} round(s).",
+            "Oicho-Kabu ({rules:@oicho.rules}), domae {domae}, bets of {bets:list:sep.dot}, {n} round(s).",
+            "おいちょかぶ ({rules:@oicho.rules})、胴前 {domae}点、張れる点: {bets:list:sep.dot}、全{n}勝負。",
+        ),
+        "oicho.panel.value": (
+            "A hand's value is the last digit of its cards' sum: 9 (kabu) is best, 8 is oicho, 0 is buta.",
+            "A hand's value is the last digit of its cards' sum: 9 (kabu) is best, 8 is oicho, 0 is buta.",
+            "手の値は札の合計の一の位です。9 (カブ) がいちばん強く、8 はおいちょ、0 はブタ。",
+        ),
+        "oicho.panel.spreads": (
+            "The dealer lays out four spreads of one card each. In the betting order each bettor stakes "
+            "on spreads (or not); a second card follows face down.",
+            "The dealer lays out four spreads of one card each. In the betting order each bettor stakes "
+            "on spreads (or not); a second card follows face down.",
+            "親が札を一枚ずつ四つの場 (1〜4番の札) に並べます。子は張る順に、張りたい場に点を張ります "
+            "(張らなくてもかまいません)。二枚目は伏せて配られます。",
+        ),
+        "oicho.panel.decide": (
+            "Each spread is then played by its first bettor: stand, draw a third card (up to three), or "
+            "escape where the rule set allows.",
+            "Each spread is then played by its first bettor: stand, draw a third card (up to three), or "
+            "escape where the rule set allows.",
+            "それぞれの場は最初に張った子が勝負します: "
+            "そのまま止めるか、三枚目を引くか、ルールが許せば降ります。",
+        ),
+        "oicho.panel.settle": (
+            "The dealer draws or stands last. A spread with a higher value than the dealer wins its "
+            "stakes back and as much again; a lower one loses them; a tie goes as the rule set says.",
+            "The dealer draws or stands last. A spread with a higher value than the dealer wins its "
+            "stakes back and as much again; a lower one loses them; a tie goes as the rule set says.",
+            "最後に親が引くか止めるかを決めます。親より値の高い場は張った点と同じだけ勝ち、低い場は張った点を"
+            "失います。同点の扱いはルール次第です。",
+        ),
+        "oicho.panel.yaku": (
+            "A yaku (below) beats the plain values and pays its multiple.",
+            "A yaku (below) beats the plain values and pays its multiple.",
+            "役 (下の表) は普通の値より強く、その倍率で払われます。",
+        ),
+        "oicho.panel.col.yaku": ("yaku", "yaku", "役"),
+        "oicho.panel.col.cards": ("cards", "cards", "札"),
+        "oicho.panel.col.for": ("for", "for", "誰の役"),
+        "oicho.panel.col.pays": ("pays", "pays", "倍率"),
+        "oicho.holders": ("{hs:list:sep.dot}", "{hs:list:sep.dot}", "{hs:list:sep.dot}"),
+        "oicho.holder.dealer": ("dealer", "dealer", "親"),
+        "oicho.holder.bettor": ("bettors", "bettors", "子"),
+        "oicho.pays": ("x{m}", "×{m}", "{m}倍"),
+        "oicho.pays_middle": ("x middle card", "×middle card", "中の札の数"),
+    }
+)
 _MONTHS_JA = ("松", "梅", "桜", "藤", "菖蒲", "牡丹", "萩", "芒", "菊", "紅葉")
 for _m, _ja in enumerate(_MONTHS_JA, start=1):
     MESSAGES[f"oicho.month.{_m}"] = (MONTHS[_m - 1], MONTHS[_m - 1], _ja)
@@ -284,6 +374,30 @@ class OichoViewer(SayingViewer):
     """``kabu_envs.core.views.Viewer`` for Oicho-Kabu."""
 
     messages = MESSAGES
+    legacy_titles = ((r"^Oicho-Kabu \((?<rules>\w+)\), round (?<n>\d+)/(?<of>\d+)$", "oicho.title"),)
+
+    def rules_say(self, raw_env: Any) -> Rules:
+        """This rule set: its domae, bets and rounds, and the table of the yaku switched on."""
+        game: Game = raw_env.game
+        cfg = game.cfg
+        head = say(
+            "oicho.panel.head",
+            rules=cfg.rules,
+            domae=int(cfg.domae),
+            bets=[say("core.number", n=int(b)) for b in game.bet_sizes],
+            n=int(cfg.max_rounds),
+        )
+        lines = [say(f"oicho.panel.{k}") for k in ("value", "spreads", "decide", "settle")]
+        table: list[list[Msg]] = []
+        if cfg.yaku:
+            lines.append(say("oicho.panel.yaku"))
+            table.append([say(f"oicho.panel.col.{c}") for c in ("yaku", "cards", "for", "pays")])
+            for y in cfg.yaku.values():
+                holders = say("oicho.holders", hs=[say(f"oicho.holder.{h}") for h in sorted(y.holders)])
+                m = int(y.multiplier)
+                pays = say("oicho.pays", m=m) if m else say("oicho.pays_middle")
+                table.append([say(f"oicho.yaku.{y.name}"), say(f"oicho.yaku_cards.{y.name}"), holders, pays])
+        return rules_panel(head, lines, table)
 
     def seat_view(self, raw_env: Any, seat: int) -> View:
         game: Game = raw_env.game

@@ -141,6 +141,7 @@ def games_info(policies: tuple[str, ...] = ()) -> list[dict[str, Any]]:
                 "agents": list(dict.fromkeys([*spec.agent_names, *models])),  # (each name once)
                 "opponent": spec.reference if spec.reference in spec.agent_names else "random",
                 "seats": len(spec.make_raw_env().possible_agents),
+                "legacy_titles": [list(t) for t in viewer_for(spec.id).legacy_titles],
             }
         )
     return out
@@ -445,7 +446,7 @@ class App:
             "record_error": None if error is None else ERROR_MESSAGES["error.record_unwritable"][0],
             "record_error_say": error,
             "agents": [s["agent"] for s in match.record().seats],
-            "rules": rules_info(match),
+            "rules": match.viewer.rules_say(match.env),  # (the rules panel: the game writes it)
         }
 
 
@@ -472,33 +473,6 @@ def messages_table() -> dict[str, dict[str, str]]:
         if f"game.{spec.id}" not in viewer.messages:  # (a game without its own name: its title)
             tables.append({f"game.{spec.id}": (spec.title, spec.title, spec.title)})
     return catalogue(tables)
-
-
-def rules_info(match: Match) -> dict[str, Any]:
-    """What the page's rules panel needs of the rule set being played (public: the game's options).
-    The page writes the rules themselves; the server says which of them apply (the yaku switched on,
-    the bets, Rensho's rule), so the panel shows this game's rule set, not a generic one."""
-    cfg = getattr(getattr(match.env, "game", None), "cfg", None)
-    info: dict[str, Any] = {"game": match.spec.id}
-    if cfg is None:
-        return info
-    keys: tuple[str, ...] = ("rules", "deck", "domae", "num_players", "rensho_rule", "rensho_follow")
-    keys += ("max_rounds", "max_deals")
-    for key in keys:
-        value = getattr(cfg, key, None)
-        if isinstance(value, (str, int)):
-            info[key] = value
-    yaku = getattr(cfg, "yaku", None)
-    if yaku is not None:
-        info["yaku"] = [
-            {"name": y.name, "condition": y.condition, "holders": sorted(y.holders), "multiplier": m}
-            for y in yaku.values()
-            for m in [int(y.multiplier)]
-        ]
-    bets = getattr(match.env.game, "bet_sizes", None)
-    if bets is not None:
-        info["bets"] = [int(b) for b in bets]
-    return info
 
 
 def _is_ip(host: str) -> bool:

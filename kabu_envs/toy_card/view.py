@@ -9,7 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from kabu_envs.core.messages import Msg, say
-from kabu_envs.core.views import Card, SayingViewer, View, face_card, hidden_card, written, zone
+from kabu_envs.core.views import (
+    Card,
+    Rules,
+    SayingViewer,
+    View,
+    face_card,
+    hidden_card,
+    rules_panel,
+    written,
+    zone,
+)
 from kabu_envs.toy_card.game import Action, Game
 
 # key -> (log, en, ja): the lines of this viewer (``kabu_envs.core.messages``)
@@ -31,6 +41,32 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     ),
     "toy.move.own": ("you: {low}", "{p:Seat}: {a:@toy.name}", "{p:seat}: {a:@toy.name}"),
     "toy.move.other": ("{p:seat} acts", "{p:Seat} {p:v:act:acts}", "{p:seat}が手を決めた"),
+    # the rules panel (``rules_say``)
+    "toy.panel.head": (
+        "Toy Card ({n} players), one deal.",
+        "Toy Card ({n} players), one deal.",
+        "練習用カード ({n}人)、一回勝負。",
+    ),
+    "toy.panel.deal": (
+        "Each seat gets one card of value 0 to 9 (a deck of 40) and sees only its own.",
+        "Each seat gets one card of value 0 to 9 (a deck of 40) and sees only its own.",
+        "各席に 0〜9 の札が一枚ずつ配られます (40枚の山)。見えるのは自分の札だけです。",
+    ),
+    "toy.panel.act": (
+        "Seats act once each, in seat order: pass (stake 0), play (stake 1) or raise (stake 2); raising "
+        "needs a card of at least {t}.",
+        "Seats act once each, in seat order: pass (stake 0), play (stake 1) or raise (stake 2); raising "
+        "needs a card of at least {t}.",
+        "席の順に一度ずつ手を決めます: パス (賭け 0)、勝負 (賭け 1)、レイズ (賭け 2)。"
+        "レイズできるのは{t}以上の札のときだけです。",
+    ),
+    "toy.panel.score": (
+        "A card of at least {t} wins its stake, a lower one loses it; a seat's reward is its score "
+        "minus the table's mean score.",
+        "A card of at least {t} wins its stake, a lower one loses it; a seat's reward is its score "
+        "minus the table's mean score.",
+        "{t}以上の札は賭けた分を勝ち、それより低い札は失います。得点は自分の点から全席の平均を引いたものです。",
+    ),
 }
 
 
@@ -42,6 +78,14 @@ class ToyViewer(SayingViewer):
     """``kabu_envs.core.views.Viewer`` for Toy Card."""
 
     messages = MESSAGES
+    legacy_titles = ((r"^Toy Card \((?<n>\d+) players\)$", "toy.title"),)
+
+    def rules_say(self, raw_env: Any) -> Rules:
+        """The whole game in three lines, with this rule set's raise threshold."""
+        cfg = raw_env.game.config
+        t = int(cfg.raise_threshold)
+        lines = [say("toy.panel.deal"), say("toy.panel.act", t=t), say("toy.panel.score", t=t)]
+        return rules_panel(say("toy.panel.head", n=int(cfg.num_players)), lines)
 
     def seat_view(self, raw_env: Any, seat: int) -> View:
         game: Game = raw_env.game

@@ -6,7 +6,9 @@ god view; every message of every view, move, move name and round end is written 
 from the table the page gets (``/api/messages``): a key the table lacks, an argument a template names
 but the message lacks, or a Japanese line with Latin words (outside card names, ranks, numbers) fails.
 Every key written literally in the library's sources (``say("...")``) and every error code is in the
-table too, so a rare line the games below do not reach is still checked.
+table too, so a rare line the games below do not reach is still checked. Each game's rules panel
+(its viewer's ``rules_say``) is written in both languages for every rule set played and for the rule
+options its text depends on; each game's old English titles are read back to their messages.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ SETTINGS: list[tuple[str, dict[str, Any]]] = [
 
 
 def _messages_of_view(view: dict[str, Any]) -> list[Any]:
-    out = [view["say"]["title"], *view["say"]["status"], *view["say"]["result"]]
+    out = [view["say"]["title"], view["say"]["result_title"], *view["say"]["status"], *view["say"]["result"]]
     for z in view["zones"]:
         out += [z["say"].get("label"), *(z["say"].get("note") or [])]
         out += [c.get("say") for c in z["cards"] if not c.get("hidden")]
@@ -189,3 +191,108 @@ def test_a_dealt_card_is_credited_to_the_zone_it_landed_in(table):
     assert "配られた札" in ja and "月" in ja, ja
     assert render(dealt[0], table, "log", me=0) == [f["move"] for f in frames if f["say"] is dealt[0]][0]
     assert name_new_cards(None, frames[0]["view"], frames[0]["view"]) is None
+
+
+# --- the rules panel and the titles the page once kept as English lines -------------------------------
+def rules_of(game: str, options: dict[str, Any]) -> dict[str, Any]:
+    env = registry.get(game).make_raw_env(**options)
+    env.reset(seed=0)
+    rules = viewer_for(game).rules_say(env)
+    assert rules is not None and set(rules) == {"head", "lines", "table"}
+    return rules
+
+
+def panel(game: str, options: dict[str, Any], table: dict[str, tuple[str, str, str]], lang: str) -> list[str]:
+    """The rules panel written in ``lang``: the first line, the lines, then each table row joined by |."""
+    rules = rules_of(game, options)
+    rows = [" | ".join(render(c, table, lang) for c in row) for row in rules["table"]]
+    return [render(rules["head"], table, lang), *(render(m, table, lang) for m in rules["lines"]), *rows]
+
+
+RULE_SETS: list[tuple[str, dict[str, Any]]] = [
+    *SETTINGS,
+    ("oicho_kabu", {"core_yaku": []}),
+    ("oicho_kabu", {"rules": "kansai", "local_yaku": ["pin_basami", "sanpachi_hikari"], "deck": "hanafuda"}),
+    ("kakeya", {"rensho_rule": "traditional", "rensho_follow": "must_follow", "dealers_choose_trump": False}),
+    ("kakeya", {"num_players": 6, "six_player_mode": "dealers_sit_out", "default_trump": "hearts"}),
+    ("toy_card", {"num_players": 5, "raise_threshold": 7}),
+]
+
+
+@pytest.mark.parametrize(("game", "options"), RULE_SETS, ids=lambda x: str(x) if isinstance(x, str) else None)
+def test_each_rules_panel_is_written_in_english_and_japanese(game, options, table):
+    for lang in ("log", "en", "ja"):
+        lines = panel(game, options, table, lang)
+        assert len(lines) >= 4 and all(lines), (lang, lines)
+        if lang == "ja":
+            assert not [line for line in lines if latin(line)], lines
+
+
+def test_the_rules_panel_follows_the_rule_options(table):
+    """What the text depends on comes from the rule set: the preset, domae, bets, rounds, the yaku on;
+    Kakeya's players, deals, Rensho's rule, its laying rule, fixed trumps, the six-player mode; Toy
+    Card's players and raise threshold."""
+    en = panel("oicho_kabu", {"max_rounds": 6, "domae": 30}, table, "en")
+    assert en[0] == "Oicho-Kabu (standard rules), domae 30, bets of 1, 2, 5, 10, 6 round(s).", en[0]
+    assert en[-5:] == [
+        "yaku | cards | for | pays",
+        "arashi kabu | 3-3-3 (great arashi) | bettors, dealer | ×5",
+        "arashi | three cards of one value | bettors, dealer | ×3",
+        "kuppin | first two cards 9 and 1 (`kuppin_order`; 4 and 1 too with `kuppin_four_one`) | dealer | ×1",
+        "shippin | first two cards 4 and 1 (`shippin_order`) | bettors, dealer | ×1",
+    ], en
+    ja = panel("oicho_kabu", {"max_rounds": 6, "domae": 30}, table, "ja")
+    assert ja[0] == "おいちょかぶ (標準ルール)、胴前 30点、張れる点: 1・2・5・10、全6勝負。", ja[0]
+    assert ja[-4] == "アラシカブ | 3・3・3 (大アラシ) | 子・親 | 5倍", ja
+    bare = panel("oicho_kabu", {"core_yaku": []}, table, "en")
+    assert not rules_of("oicho_kabu", {"core_yaku": []})["table"] and not any("yaku" in x for x in bare), bare
+    pin = panel("oicho_kabu", {"local_yaku": ["pin_basami"]}, table, "ja")
+    assert "ピンばさみ | 1・中の札・1 の順 (中の札の数の倍率) | 子 | 中の札の数" in pin, pin
+
+    plain = panel("kakeya", {}, table, "en")
+    assert plain[0] == "Kakeya (4 players), 1 deal(s).", plain
+    assert plain[-1] == "Rensho: the ace of clubs when clubs are trumps, otherwise the ace of spades."
+    odd = {"rensho_rule": "traditional", "rensho_follow": "must_follow", "dealers_choose_trump": False}
+    other = panel("kakeya", {**odd, "default_trump": "hearts", "max_deals": 3}, table, "en")
+    assert other[0] == "Kakeya (4 players), 3 deal(s).", other
+    assert other[-1] == "Rensho: the ace of spades, or the ace of clubs when spades are trumps."
+    assert set(other) - set(plain) >= {
+        "With this rule set a seat whose only card of the led suit is Rensho must play it.",
+        "Trumps are hearts throughout; the lead chooser leads or lets the partner lead.",
+    }, other
+    six = panel("kakeya", {"num_players": 6, "six_player_mode": "dealers_sit_out"}, table, "ja")
+    assert six[0] == "カケヤ (6人)、全1回。" and "6人のときは、親の組がその回を休みます。" in six, six
+    assert "6人のときは、親の組がその回を休みます。" not in panel("kakeya", {"num_players": 6}, table, "ja")
+
+    toy = panel("toy_card", {"num_players": 5, "raise_threshold": 7}, table, "ja")
+    assert toy[0] == "練習用カード (5人)、一回勝負。" and sum("7以上" in line for line in toy) == 2, toy
+
+
+def test_a_finished_round_is_titled_as_its_game_counts_rounds(table):
+    """The result box's title is the view's own message: Kakeya counts deals, Oicho-Kabu rounds."""
+    for game, en, ja in [
+        ("kakeya", "Result of deal 2", "第2回の結果"),
+        ("oicho_kabu", "Result of round 2", "第2勝負の結果"),
+        ("toy_card", "Result of round 2", "第2勝負の結果"),
+    ]:
+        match = Match(game, ["random"] * len(registry.get(game).make_raw_env().possible_agents), {}, 0)
+        said = match.view()["say"]["result_title"]
+        said = {**said, "args": {**said["args"], "n": 2}}
+        assert (render(said, table, "en"), render(said, table, "ja")) == (en, ja), game
+
+
+@pytest.mark.parametrize("game", [spec.id for spec in registry.games()])
+def test_each_old_english_title_is_read_back_as_its_message(game, table):
+    """A game's old English titles (a browser's saved games from before titles were messages) were its
+    title's ``log`` line; each pattern the game names (JavaScript syntax: ``(?<name>...)``) reads that
+    line back to the message's key and arguments."""
+    env = registry.get(game).make_raw_env()
+    env.reset(seed=0)
+    viewer = viewer_for(game)
+    title = viewer.seat_view(env, 0)["say"]["title"]
+    patterns = [(re.compile(p.replace("(?<", "(?P<")), key) for p, key in viewer.legacy_titles]
+    assert [key for _, key in patterns] == [title["key"]]
+    line = render(title, table, "log")
+    m = patterns[0][0].match(line)
+    assert m, (line, patterns)
+    assert {k: int(v) if v.isdigit() else v for k, v in m.groupdict().items()} == title["args"], line

@@ -592,7 +592,10 @@ def test_a_language_switch_writes_the_log_again_and_the_history_keeps_each_round
     shown = browser.find_element(By.ID, "history-table")
     assert shown.is_displayed() and shown.find_elements(By.CSS_SELECTOR, ".zone .card")
     browser.find_element(By.CSS_SELECTOR, "#rules-box summary").click()
-    yaku = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#rules-body table.yaku td:first-child")]
+    yaku = [
+        td.text
+        for td in browser.find_elements(By.CSS_SELECTOR, "#rules-body table.rules-table td:first-child")
+    ]
     assert yaku == ["アラシカブ", "アラシ", "クッピン", "シッピン"], yaku  # the standard rules' yaku
     assert not_japanese(browser) == []
 
@@ -808,8 +811,9 @@ WATCHED_GAMES = [
 )
 def test_whole_games_of_every_game_watched_in_japanese_have_no_english(server, browser, game, options, view):
     """Every game and rule set watched to its end in Japanese (a seat's view or the god view): the
-    whole log, the table, the result and the history are Japanese; no message lacks a template (the
-    page would write ``[key]`` and complain on the console, which the fixture checks)."""
+    whole log, the table, the result, the history and the game's rules panel are Japanese; no message
+    lacks a template (the page would write ``[key]`` and complain on the console, which the fixture
+    checks)."""
     url, _ = server
     browser.set_window_size(*WINDOW)
     query = f"game={game}&seed=3&delay=0&anim=0&lang=ja&options={json.dumps(options, separators=(',', ':'))}"
@@ -826,6 +830,10 @@ def test_whole_games_of_every_game_watched_in_japanese_have_no_english(server, b
     assert len(log) >= 2 and all(JAPANESE.search(line) for line in log), log
     assert not any("[" in line and "." in line.split("[", 1)[1] for line in log), log  # (no [key])
     browser.find_element(By.CSS_SELECTOR, "#history-box summary").click()
+    browser.find_element(By.CSS_SELECTOR, "#rules-box summary").click()  # (the game's own rules panel)
+    rules = browser.find_element(By.ID, "rules-body")
+    head, lines = rules.find_element(By.TAG_NAME, "p").text, rules.find_elements(By.CSS_SELECTOR, "li")
+    assert JAPANESE.search(head) and len(lines) >= 3 and all(li.text for li in lines), rules.text
     browser.execute_script("document.getElementById('record-file').textContent = ''")  # (a temp path)
     assert not_japanese(browser) == []
 

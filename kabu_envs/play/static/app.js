@@ -255,19 +255,14 @@ function resultLines(view, rewards, names) {
   return lines;
 }
 
-const isKakeya = (view) => view.say.title.key === "kakeya.title";
-
-// "Result of round 2" / "Result of deal 2" / 「第2勝負の結果」 / 「第2回の結果」.
-function roundTitle(view, n) {
-  if (JA()) return isKakeya(view) ? `第${n}回の結果` : `第${n}勝負の結果`;
-  return `Result of ${isKakeya(view) ? "deal" : "round"} ${n}`;
-}
+// The title of a finished round, as the game words it: "Result of round 2", "Result of deal 2" ...
+const roundTitle = (view) => renderMsg(view.say.result_title);
 
 let shownResult = null; // the result on screen: {view, rewards, names} (written again on a language switch)
 
 function showResult(view, rewards, names) {
   shownResult = { view, rewards, names, speaker: { ...speaker } };
-  $("result-title").textContent = roundTitle(view, view.round);
+  $("result-title").textContent = roundTitle(view);
   $("result").replaceChildren(...resultLines(view, rewards, names).map((line, i) => {
     const li = textEl("li", "", line);
     li.dataset.text = view.result[i] ?? ""; // (the server's English: the test compares it with the engine's)
@@ -293,7 +288,7 @@ function drawHistory() {
     const li = document.createElement("li");
     const head = document.createElement("div");
     head.className = "h-head";
-    head.append(roundTitle(h.view, h.view.round));
+    head.append(roundTitle(h.view));
     const chips = (h.rewards || []).map((r, i) => `${playerName(h.names[i] ?? "player_" + i)} ${r >= 0 ? "+" : ""}${r}`).join(JA() ? "、" : ", ");
     const sum = totals.map((x, i) => `${playerName(h.names[i] ?? "player_" + i)} ${x >= 0 ? "+" : ""}${x}`).join(JA() ? "、" : ", ");
     const lines = document.createElement("ul");
@@ -396,7 +391,7 @@ function gameGone(message) {
   $("error").textContent = message;
 }
 
-// The keys of the moves, in order: 1-9, 0 (the 10th), then letters (a Kakeya hand has 13 cards).
+// The keys of the moves, in order: 1-9, 0 (the 10th), then letters (a hand may hold 13 cards or more).
 const MOVE_KEYS = "1234567890abcdefghijklmnopqrstuvwxyz";
 
 function drawState(state) {

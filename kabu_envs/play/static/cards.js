@@ -1,6 +1,6 @@
-// Card pictures as inline SVG, drawn by this file (no image files, no downloaded assets): kabufuda
-// (Oicho-Kabu's default deck), hanafuda months (deck="hanafuda"), French-suited cards (Kakeya, the
-// western deck), plain numbers (Toy Card) and the red backs of face-down cards. One card is a
+// Card pictures as inline SVG, drawn by this file (no image files, no downloaded assets), by the kind a
+// game's view declares for each card (kabu_envs/core/views.py: face_card): kabufuda, hanafuda months,
+// French-suited cards (western), plain numbers (number) and the red backs of face-down cards. One card is a
 // 64 x 90 viewBox; the page scales it (legible at phone size: the value is always in a corner).
 "use strict";
 
@@ -122,8 +122,8 @@ function cornerValue(s, text, ink, ground) {
   }
 }
 
-// Hanafuda: 48 cards, four a month (the copy index, card id % 4: the oicho_kabu deck's ids are
-// (month - 1) * 4 + copy, copy 0 the month's light where it has one). Each card is the month's plant
+// Hanafuda: 48 cards, four a month (the copy index, card id % 4: a deck drawn as hanafuda numbers its
+// cards (month - 1) * 4 + copy, copy 0 the month's light where it has one). Each card is the month's plant
 // with what makes it that card: the brights (crane and sun, the cherry curtain, the full moon, the rain
 // man, the phoenix), the animals (warbler, cuckoo, the eight-plank bridge, butterflies, boar, geese,
 // sake cup, deer, swallow), the ribbons (red poetry ribbons with their writing, blue ribbons, plain red

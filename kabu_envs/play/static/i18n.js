@@ -1,11 +1,11 @@
 // Japanese and English for the page. The page's own labels are keys of UI. What the server writes
-// (seat views, moves, results, errors) arrives as messages, {key, args} (kabu_envs/core/messages.py),
-// and is written here from the server's one table of templates (GET /api/messages: every key in both
-// languages), so no line of the server's stays in English on the Japanese page. Seats and spreads are
-// numbered from 1, hands named (おいちょ, カブ, ブタ ...), yaku by their names. The language is switched on
-// the page and remembered (localStorage "kabu-lang"); the page keeps the messages and writes them again
-// on a switch (the move log too). The one English line read back is an old saved game's title in this
-// browser's list (kept before the server sent messages): legacyTitle.
+// (seat views, moves, results, errors, the rules panel) arrives as messages, {key, args}
+// (kabu_envs/core/messages.py), and is written here from the server's one table of templates
+// (GET /api/messages: every key in both languages), so no line of the server's stays in English on the
+// Japanese page, and no game's own words are in the page. Seats are numbered from 1. The language is
+// switched on the page and remembered (localStorage "kabu-lang"); the page keeps the messages and
+// writes them again on a switch (the move log too). The one English line read back is an old saved
+// game's title in this browser's list (kept before the server sent messages): legacyTitle.
 "use strict";
 
 const UI = {
@@ -14,7 +14,7 @@ const UI = {
     opponents: "Opponents", seed: "Seed", options: "Rule options (JSON)", start: "Start a game",
     yourMove: "Your move", yourTurn: "Your turn", waiting: "Waiting for", over: "Game over", moves: "Moves",
     save: "Save the game so far", saveHelp: "(a record: load it under “Replay a record” to look back or to continue it)",
-    roundResult: "Result of round", continueRound: "Next round", newGame: "New game", download: "Download the game record",
+    continueRound: "Next round", newGame: "New game", download: "Download the game record",
     recordFile: "Seen by seat", load: "Load", first: "First", back: "Back", next: "Next", last: "Last",
     playBtn: "Play", pause: "Pause", step: "Step", speed: "Speed", resume: "Continue this game",
     anim: "Animations", lang: "日本語", recordWritten: "record written to", rewards: "rewards",
@@ -22,7 +22,7 @@ const UI = {
     agents: "Agents (one per seat)", viewAs: "View", god: "every seat (god view)", seatN: "seat",
     watchStart: "Watch", keys: "Keys: 1-9 and 0 pick moves 1-10, then a, b, c … the 11th and on; Enter or space continues.",
     faceDown: "face down", cards: "cards", watching: "Watching", history: "History", rules: "Rules",
-    recordFileLabel: "Game record", roundN: "Round", dealN: "Deal", noHistory: "No round finished yet.",
+    recordFileLabel: "Game record", noHistory: "No round finished yet.",
     showTable: "Show its table", hideTable: "Hide the table", total: "total", chooseFile: "choose a game record file first",
     notJson: "rule options: not JSON", wholeNumber: "a whole number (or empty), not", yourSeatField: "your seat",
     seedField: "seed", moveOf: "move", replayWord: "Replay", showdownHeld: "Showdown: the round's final table (Next round, or Enter, goes on)",
@@ -34,7 +34,7 @@ const UI = {
     opponents: "相手", seed: "シード", options: "ルール設定 (JSON)", start: "対局開始",
     yourMove: "あなたの手", yourTurn: "あなたの番です", waiting: "手番:", over: "終局", moves: "棋譜",
     save: "ここまでを保存", saveHelp: "(「棋譜を再生」で読み込むと、振り返ったり続きを打ったりできます)",
-    roundResult: "勝負の結果 第", continueRound: "次の勝負へ", newGame: "新しい対局", download: "棋譜をダウンロード",
+    continueRound: "次の勝負へ", newGame: "新しい対局", download: "棋譜をダウンロード",
     recordFile: "見る席", load: "読み込む", first: "最初", back: "戻る", next: "次へ", last: "最後",
     playBtn: "再生", pause: "一時停止", step: "一手進める", speed: "速さ", resume: "この対局を続ける",
     anim: "アニメーション", lang: "English", recordWritten: "棋譜の保存先:", rewards: "得点",
@@ -42,7 +42,7 @@ const UI = {
     agents: "各席のエージェント", viewAs: "視点", god: "全員の札 (神の視点)", seatN: "席",
     watchStart: "観戦を始める", keys: "キー: 1〜9と0で1〜10番目の手、11番目からは a, b, c …。Enter・スペースで続ける。",
     faceDown: "伏せ札", cards: "枚", watching: "観戦中", history: "これまでの勝負", rules: "ルール",
-    recordFileLabel: "棋譜ファイル", roundN: "勝負", dealN: "回", noHistory: "まだ終わった勝負はありません。",
+    recordFileLabel: "棋譜ファイル", noHistory: "まだ終わった勝負はありません。",
     showTable: "その場を見る", hideTable: "閉じる", total: "合計", chooseFile: "先に棋譜ファイルを選んでください",
     notJson: "ルール設定が JSON になっていません", wholeNumber: "0以上の整数 (または空欄) で入力してください。入力:",
     yourSeatField: "あなたの席", seedField: "シード", moveOf: "手目", replayWord: "再生", showdownHeld: "勝負の結果です (「次の勝負へ」か Enter で続けます)",
@@ -131,16 +131,22 @@ function say(line) {
   return old ? renderMsg(old) : String(line ?? "");
 }
 
-// An old saved game's title in English (this browser's list, before titles were kept as messages).
+// An old saved game's title in English (this browser's list, before titles were kept as messages):
+// each game names the patterns of its old titles (/api/games: legacy_titles, [regexp, key]); the named
+// groups are the message's arguments (digits as numbers).
+let legacyPatterns = null; // [[RegExp, key]] of every game, made once the games are known
+
 function legacyTitle(text) {
-  let m;
-  if ((m = /^Oicho-Kabu \((\w+)\), round (\d+)\/(\d+)$/.exec(text))) {
-    return { key: "oicho.title", args: { rules: m[1], n: Number(m[2]), of: Number(m[3]) } };
+  if (legacyPatterns === null && games.length) {
+    legacyPatterns = games.flatMap((g) => g.legacy_titles.map(([pattern, key]) => [new RegExp(pattern), key]));
   }
-  if ((m = /^Kakeya \((\d+) players\), deal (\d+)\/(\d+)$/.exec(text))) {
-    return { key: "kakeya.title", args: { n: Number(m[1]), d: Number(m[2]), of: Number(m[3]) } };
+  for (const [pattern, key] of legacyPatterns || []) {
+    const m = pattern.exec(text);
+    if (!m) continue;
+    const args = {};
+    for (const [name, value] of Object.entries(m.groups || {})) args[name] = /^\d+$/.test(value) ? Number(value) : value;
+    return { key, args };
   }
-  if ((m = /^Toy Card \((\d+) players\)$/.exec(text))) return { key: "toy.title", args: { n: Number(m[1]) } };
   return null;
 }
 
@@ -163,14 +169,11 @@ function playerName(text) {
   return seatLabel(Number(m[1])) + (m[2] ? ` (${agentName(m[2])})` : "");
 }
 
-// A game of the menus: "Oicho-Kabu (4 seats)" / 「おいちょかぶ (4人)」.
+// A game of the menus: its name (the message game.<id>, else its title) and seats: "… (4 seats)" / 「… (4人)」.
 function gameTitle(g) {
   const name = MSGS[`game.${g.id}`] ? renderMsg({ key: `game.${g.id}`, args: {} }) : g.title;
   return JA() ? `${name} (${g.seats}人)` : `${name} (${g.seats} seats)`;
 }
-
-const yakuName = (y) => renderMsg({ key: `oicho.yaku.${y}`, args: {} });
-const rulesName = (r) => renderMsg({ key: `oicho.rules.${r}`, args: {} });
 
 // A server error in the page's language: its message (say), else (no answer from the server) a line.
 function errorMessage(e) {
