@@ -1,0 +1,182 @@
+"""The duplicate evaluation on every core: a match's deals split over worker processes, joined in order.
+
+Why processes and not threads: a search agent's decisions are mostly Python (its sampler, its
+bookkeeping), which numba's threads cannot run at once. Why the results cannot depend on the split:
+every play of a deal depends only on the deal's seed and who sits where (each agent is re-seeded per
+deal from the deal seed and its seat, ``duplicate.play_deal``; a search keeps no table across its
+decisions), so deals ``lo:hi`` played in a worker give the rewards they give in one process, and the
+parent joins the slices in deal order and scores the whole match (``duplicate.score``) as the
+in-process path does: the same per-deal advantages, mean, CI and ratings for any worker count.
+
+* How many: ``--workers N``; by default numba's thread setting (``NUMBA_NUM_THREADS`` when set, else
+  the machine's cores: ``default_workers``), so ``NUMBA_NUM_THREADS=1`` keeps everything in one process.
+  Each worker runs its share of numba's threads (``thread_share``), so workers x threads never exceed
+  the setting. A worker never starts workers of its own (``default_workers`` is 1 inside one).
+* When: starting a worker costs about a second (a fresh interpreter imports the package and loads the
+  compiled kernels), so a run of fewer than ``MIN_DEALS_PER_WORKER`` deals per worker stays in process
+  unless the worker count is given (``worker_count``).
+* How: the spawn start method (numba's OpenMP threading layer is not fork-safe); each worker builds
+  the run's agents once (from the ``LineupRecipe`` the lineup was built from) and keeps them for every
+  slice it plays. An error in a worker is raised in the parent with the worker's message and traceback.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kabu_envs.eval.duplicate import DuplicatePlan, MatchResult, score
+
+if TYPE_CHECKING:
+    from kabu_envs.eval.tournament import Lineup, LineupRecipe
+
+# deals a worker must have before a run is split by default: a search agent plays ~30 ms a deal, a
+# network or a hand-written agent well under 1 ms, and a worker costs ~1-2 s to start (measured:
+# docs/evaluation.md#every-core); below this the start costs more than the split saves
+MIN_DEALS_PER_WORKER = 250
+# slices per worker: deals differ in cost (a search's endgame, a long Kakeya match), so each worker
+# takes a slice when it is free rather than one fixed share
+SLICES_PER_WORKER = 4
+# (decisions, CPU seconds) a side's agent made in a slice (kabu-eval reports a search's ms/decision)
+Counts = tuple[int, float]
+
+_IN_WORKER = False  # set in a worker process: it plays its slices in process
+
+
+def numba_threads() -> int:
+    """numba's thread setting: ``NUMBA_NUM_THREADS`` when set, else the machine's cores."""
+    import numba
+
+    return max(1, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))
+
+
+def default_workers() -> int:
+    """The worker processes of a run when none are asked for: numba's thread setting; 1 inside a worker
+    (no pool in a pool: the demo's jobs and the deal workers play in process)."""
+    return 1 if _IN_WORKER else numba_threads()
+
+
+def thread_share(workers: int) -> int:
+    """numba threads per worker: the setting divided among the workers (at least one each)."""
+    return max(1, numba_threads() // max(1, workers))
+
+
+def worker_count(deals: int, workers: int | None = None) -> int:
+    """How many processes play ``deals`` deals: ``workers`` when given (at most one per deal), else
+    ``default_workers()`` but none with fewer than ``MIN_DEALS_PER_WORKER`` deals; 1: in this process."""
+    if workers is not None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        return max(1, min(workers, deals))
+    return max(1, min(default_workers(), deals // MIN_DEALS_PER_WORKER))
+
+
+def deal_slices(deals: int, workers: int) -> list[tuple[int, int]]:
+    """``(lo, hi)`` slices covering ``range(deals)`` in order: ``SLICES_PER_WORKER`` per worker (fewer
+    when there are fewer deals), sizes differing by at most one."""
+    parts = max(1, min(deals, workers * SLICES_PER_WORKER)) if workers > 1 else 1
+    bounds = [deals * k // parts for k in range(parts + 1)]
+    return [(lo, hi) for lo, hi in zip(bounds, bounds[1:], strict=False) if hi > lo]
+
+
+def _start_worker(threads: int) -> None:
+    """A worker's initializer: its share of numba's threads; no pools of its own."""
+    global _IN_WORKER
+    _IN_WORKER = True
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """``workers`` spawned processes, each with its share of numba's threads (``thread_share``)."""
+    return ProcessPoolExecutor(
+        workers, mp_context=get_context("spawn"), initializer=_start_worker, initargs=(thread_share(workers),)
+    )
+
+
+_LINEUPS: dict[LineupRecipe, Lineup] = {}  # a worker's agents, built once per run's recipe
+
+
+def _lineup(recipe: LineupRecipe) -> Lineup:
+    if recipe not in _LINEUPS:
+        _LINEUPS.clear()  # (one run at a time: a new recipe is a new run)
+        _LINEUPS[recipe] = recipe.build()
+    return _LINEUPS[recipe]
+
+
+def play_slice(
+    recipe: LineupRecipe, agent: str, opponent: str, plan: DuplicatePlan, batched: bool | None
+) -> tuple[np.ndarray, list[Counts]]:
+    """One slice of a match in a worker: its plays' total rewards and each side's (decisions, seconds)
+    there. An exception that cannot cross back to the parent is raised as a RuntimeError with its
+    type and message."""
+    from kabu_envs.eval.games import plan_totals
+
+    try:
+        lineup = _lineup(recipe)
+        players = lineup.players(agent, opponent)
+        sides = [players["agent"], players["opponent"]]
+        before = [(p.decisions, p.seconds) for p in sides]
+        totals = plan_totals(plan, players, recipe.env_options, batched)
+        return totals, [(p.decisions - d, p.seconds - s) for p, (d, s) in zip(sides, before, strict=True)]
+    except Exception as exc:
+        try:
+            pickle.dumps(exc)
+        except Exception:
+            raise RuntimeError(f"{type(exc).__name__}: {exc}") from None
+        raise
+
+
+Match = tuple[str, str, DuplicatePlan]  # (agent name, opponent name, the match's plan)
+
+
+def play_matches(
+    recipe: LineupRecipe,
+    matches: Sequence[Match],
+    batched: bool | None,
+    workers: int,
+    progress: Callable[..., Any] | None = None,
+) -> list[tuple[MatchResult, list[Counts]]]:
+    """Every match's result and its sides' summed counts, its deals played in ``workers`` processes
+    (slices of ``deal_slices``, all matches' slices in one pool) and joined in deal order."""
+    jobs = [
+        (m, lo, hi) for m, (_, _, plan) in enumerate(matches) for lo, hi in deal_slices(plan.deals, workers)
+    ]
+    pool = process_pool(workers)
+    try:
+        futures: list[Future[tuple[np.ndarray, list[Counts]]]] = [
+            pool.submit(
+                play_slice, recipe, matches[m][0], matches[m][1], matches[m][2].deal_slice(lo, hi), batched
+            )
+            for m, lo, hi in jobs
+        ]
+        done = as_completed(futures)
+        for future in progress(done, total=len(futures), desc="deal slices") if progress else done:
+            if future.exception() is not None:
+                m, lo, hi = jobs[futures.index(future)]
+                exc = future.exception()
+                assert exc is not None
+                if hasattr(exc, "add_note"):  # (Python 3.11+) which slice failed
+                    exc.add_note(
+                        f"in a worker process playing deals {lo}-{hi - 1} of {matches[m][0]} "
+                        f"vs {matches[m][1]}"
+                    )
+                raise exc
+        parts = [f.result() for f in futures]
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    out = []
+    for m, (_, _, plan) in enumerate(matches):
+        mine = [parts[k] for k, job in enumerate(jobs) if job[0] == m]
+        totals = np.concatenate([t for t, _ in mine]) if mine else np.zeros((0, 0))
+        counts = [(sum(c[side][0] for _, c in mine), sum(c[side][1] for _, c in mine)) for side in range(2)]
+        out.append((score(plan, totals), counts))
+    return out
