@@ -23,6 +23,7 @@ in-process path does: the same per-deal advantages, mean, CI and ratings for any
 from __future__ import annotations
 
 import pickle
+import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
@@ -126,11 +127,32 @@ def play_slice(
         totals = plan_totals(plan, players, recipe.env_options, batched)
         return totals, [(p.decisions - d, p.seconds - s) for p, (d, s) in zip(sides, before, strict=True)]
     except Exception as exc:
+        crossing = crossable(exc)
+        if crossing is exc:
+            raise
+        raise crossing from None
+
+
+def crossable(exc: Exception) -> Exception:
+    """``exc`` when the parent can rebuild it (a builtin's or the package's exception that pickles),
+    else its nearest builtin class with the type, the message and the worker's traceback in the
+    message (a user's agent class loaded from a file is not importable in the parent)."""
+    kind = type(exc)
+    if kind.__module__ == "builtins" or kind.__module__.startswith("kabu_envs."):
         try:
-            pickle.dumps(exc)
+            pickle.loads(pickle.dumps(exc))
+            return exc
         except Exception:
-            raise RuntimeError(f"{type(exc).__name__}: {exc}") from None
-        raise
+            pass
+    base = next(
+        (k for k in kind.__mro__ if k.__module__ == "builtins" and issubclass(k, Exception)), RuntimeError
+    )
+    where = "".join(traceback.format_exception(kind, exc, exc.__traceback__))
+    text = f"{kind.__name__}: {exc}\n(the worker's traceback)\n{where}"
+    try:
+        return base(text)
+    except Exception:
+        return RuntimeError(text)
 
 
 Match = tuple[str, str, DuplicatePlan]  # (agent name, opponent name, the match's plan)
