@@ -156,3 +156,26 @@ def test_a_worker_runs_its_share_of_threads_and_starts_no_pool():
     with parallel.process_pool(1) as pool:
         workers, threads = pool.submit(_inside).result()
     assert workers == 1 and threads == parallel.thread_share(1)
+
+
+class _Started(Exception):
+    pass
+
+
+def test_the_demo_pool_is_a_deal_pool_of_the_thread_setting(monkeypatch, tmp_path):
+    """``make demo``'s jobs run in ``process_pool`` (spawned, a share of the threads each, no pool of
+    their own: the test above), as many as numba's thread setting unless ``--workers`` says."""
+    from kabu_envs.eval import demo
+
+    asked: list[int] = []
+
+    def pool(workers: int) -> ProcessPoolExecutor:
+        asked.append(workers)
+        raise _Started
+
+    monkeypatch.setattr(parallel, "process_pool", pool)
+    monkeypatch.setattr(parallel, "numba_threads", lambda: 3)
+    for extra, workers in (([], 3), (["--workers", "2"], 2)):
+        with pytest.raises(_Started):
+            demo.main(["--quick", "--deals", "3", "--out", str(tmp_path), *extra])
+        assert asked.pop() == workers
