@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 # docs/evaluation.md#every-core); below this the start costs more than the split saves
 MIN_DEALS_PER_WORKER = 250
 # slices per worker: deals differ in cost (a search's endgame, a long Kakeya match), so each worker
-# takes a slice when it is free rather than one fixed share
-SLICES_PER_WORKER = 4
+# takes a slice when it is free rather than one fixed share; small, so that the last ones end together
+SLICES_PER_WORKER = 16
 # (decisions, CPU seconds) a side's agent made in a slice (kabu-eval reports a search's ms/decision)
 Counts = tuple[int, float]
 
@@ -158,32 +158,41 @@ def crossable(exc: Exception) -> Exception:
 Match = tuple[str, str, DuplicatePlan]  # (agent name, opponent name, the match's plan)
 
 
+def warm_up(recipe: LineupRecipe) -> None:
+    """A worker's first task: build the run's agents while the parent still builds the plans."""
+    _lineup(recipe)
+
+
 def play_matches(
     recipe: LineupRecipe,
-    matches: Sequence[Match],
+    make_matches: Callable[[], Sequence[Match]],
     batched: bool | None,
     workers: int,
     progress: Callable[..., Any] | None = None,
 ) -> list[tuple[MatchResult, list[Counts]]]:
     """Every match's result and its sides' summed counts, its deals played in ``workers`` processes
-    (slices of ``deal_slices``, all matches' slices in one pool) and joined in deal order."""
-    jobs = [
-        (m, lo, hi) for m, (_, _, plan) in enumerate(matches) for lo, hi in deal_slices(plan.deals, workers)
-    ]
+    (slices of ``deal_slices``, all matches' slices in one pool) and joined in deal order.
+    ``make_matches`` is called once the workers are starting (their start-up and the plans overlap)."""
     pool = process_pool(workers)
     try:
+        warm = [pool.submit(warm_up, recipe) for _ in range(workers)]
+        matches = make_matches()
+        jobs = [
+            (m, lo, hi) for m, (_, _, p) in enumerate(matches) for lo, hi in deal_slices(p.deals, workers)
+        ]
         futures: list[Future[tuple[np.ndarray, list[Counts]]]] = [
             pool.submit(
                 play_slice, recipe, matches[m][0], matches[m][1], matches[m][2].deal_slice(lo, hi), batched
             )
             for m, lo, hi in jobs
         ]
+        for f in warm:
+            f.result()
         done = as_completed(futures)
         for future in progress(done, total=len(futures), desc="deal slices") if progress else done:
-            if future.exception() is not None:
+            exc = future.exception()
+            if exc is not None:
                 m, lo, hi = jobs[futures.index(future)]
-                exc = future.exception()
-                assert exc is not None
                 if hasattr(exc, "add_note"):  # (Python 3.11+) which slice failed
                     exc.add_note(
                         f"in a worker process playing deals {lo}-{hi - 1} of {matches[m][0]} "

@@ -12,7 +12,7 @@ import numpy as np
 from kabu_envs import registry
 from kabu_envs.agents.base import BaseAgent, as_agent
 from kabu_envs.agents.registry import make_agent
-from kabu_envs.eval.duplicate import MatchResult
+from kabu_envs.eval.duplicate import DuplicatePlan, MatchResult
 from kabu_envs.eval.games import default_role, duplicate_plan, matchup
 
 
@@ -225,19 +225,21 @@ def round_robin(
     if n > 1 and lineup.recipe is not None and record_dir is None and pairs:
         opts = dict(env_options or {})
         the_role = role or default_role(game)
-        matches = [
-            (
-                a,
-                o,
-                duplicate_plan(
-                    game, the_role, deals, match_seed(seed, i, j), opts, {"agent": a, "opponent": o}
-                ),
-            )
-            for i, a, j, o in pairs
-        ]
-        for (a, o, _), (res, counts) in zip(
-            matches, play_matches(lineup.recipe, matches, batched, n, progress), strict=True
-        ):
+
+        def plans() -> list[tuple[str, str, DuplicatePlan]]:
+            return [
+                (
+                    a,
+                    o,
+                    duplicate_plan(
+                        game, the_role, deals, match_seed(seed, i, j), opts, {"agent": a, "opponent": o}
+                    ),
+                )
+                for i, a, j, o in pairs
+            ]
+
+        played = play_matches(lineup.recipe, plans, batched, n, progress)
+        for (_, a, _, o), (res, counts) in zip(pairs, played, strict=True):
             rows.append(match_row(a, o, the_role, res, counts))
             raw.append((a, o, res.advantages))
         return {"matchups": rows, "ratings": openskill_ratings(raw, block=rating_block)}

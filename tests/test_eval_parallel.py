@@ -72,10 +72,12 @@ def test_a_play_does_not_depend_on_the_deals_played_before_it(game, names):
 
 def test_deal_slices_cover_the_deals_in_order():
     assert parallel.deal_slices(10, 1) == [(0, 10)]
-    slices = parallel.deal_slices(10, 2)
+    slices = parallel.deal_slices(1000, 2)
     assert len(slices) == 2 * parallel.SLICES_PER_WORKER
-    assert [d for lo, hi in slices for d in range(lo, hi)] == list(range(10))
+    assert {hi - lo for lo, hi in slices} <= {1000 // len(slices), 1000 // len(slices) + 1}
+    assert [d for lo, hi in slices for d in range(lo, hi)] == list(range(1000))
     assert parallel.deal_slices(3, 4) == [(0, 1), (1, 2), (2, 3)]
+    slices = parallel.deal_slices(6, 2)
     plan = duplicate_plan("oicho_kabu", "bettor", 6, seed=1)
     joined = [p for lo, hi in slices[:3] for p in plan.deal_slice(lo, hi).plays]
     assert len(joined) == 2 * slices[2][1]  # two plays a deal (seat format), deal numbers from 0 a slice
