@@ -22,10 +22,13 @@ in-process path does: the same per-deal advantages, mean, CI and ratings for any
 
 from __future__ import annotations
 
+import contextlib
 import pickle
+import threading
 import traceback
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +46,9 @@ MIN_DEALS_PER_WORKER = 250
 # slices per worker: deals differ in cost (a search's endgame, a long Kakeya match), so each worker
 # takes a slice when it is free rather than one fixed share; small, so that the last ones end together
 SLICES_PER_WORKER = 16
+# the calling process plays slices too (``workers - 1`` are spawned); False: the workers play every
+# slice (the tests use it to make sure that the workers' slices are the ones joined)
+CALLER_PLAYS = True
 # (decisions, CPU seconds) a side's agent made in a slice (kabu-eval reports a search's ms/decision)
 Counts = tuple[int, float]
 
@@ -94,11 +100,26 @@ def _start_worker(threads: int) -> None:
     numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
 
 
-def process_pool(workers: int) -> ProcessPoolExecutor:
-    """``workers`` spawned processes, each with its share of numba's threads (``thread_share``)."""
+def process_pool(workers: int, among: int | None = None) -> ProcessPoolExecutor:
+    """``workers`` spawned processes, each with its share of numba's threads (``thread_share`` of
+    ``among`` processes in all: default ``workers``; one more when the caller plays too)."""
+    share = thread_share(among or workers)
     return ProcessPoolExecutor(
-        workers, mp_context=get_context("spawn"), initializer=_start_worker, initargs=(thread_share(workers),)
+        workers, mp_context=get_context("spawn"), initializer=_start_worker, initargs=(share,)
     )
+
+
+@contextlib.contextmanager
+def numba_threads_at(threads: int) -> Iterator[None]:
+    """numba's threads of this process set to ``threads`` inside the block (restored after)."""
+    import numba
+
+    before = int(numba.get_num_threads())
+    numba.set_num_threads(max(1, min(threads, numba_threads())))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 _LINEUPS: dict[LineupRecipe, Lineup] = {}  # a worker's agents, built once per run's recipe
@@ -111,21 +132,27 @@ def _lineup(recipe: LineupRecipe) -> Lineup:
     return _LINEUPS[recipe]
 
 
+def slice_totals(
+    lineup: Lineup, agent: str, opponent: str, plan: DuplicatePlan, batched: bool | None
+) -> tuple[np.ndarray, list[Counts]]:
+    """One slice of a match: its plays' total rewards and each side's (decisions, seconds) there."""
+    from kabu_envs.eval.games import plan_totals
+
+    assert lineup.recipe is not None
+    players = lineup.players(agent, opponent)
+    sides = [players["agent"], players["opponent"]]
+    before = [(p.decisions, p.seconds) for p in sides]
+    totals = plan_totals(plan, players, lineup.recipe.env_options, batched)
+    return totals, [(p.decisions - d, p.seconds - s) for p, (d, s) in zip(sides, before, strict=True)]
+
+
 def play_slice(
     recipe: LineupRecipe, agent: str, opponent: str, plan: DuplicatePlan, batched: bool | None
 ) -> tuple[np.ndarray, list[Counts]]:
-    """One slice of a match in a worker: its plays' total rewards and each side's (decisions, seconds)
-    there. An exception that cannot cross back to the parent is raised as a RuntimeError with its
-    type and message."""
-    from kabu_envs.eval.games import plan_totals
-
+    """``slice_totals`` in a worker, with the worker's own agents. An exception the parent could not
+    rebuild is raised as its nearest builtin class (``crossable``)."""
     try:
-        lineup = _lineup(recipe)
-        players = lineup.players(agent, opponent)
-        sides = [players["agent"], players["opponent"]]
-        before = [(p.decisions, p.seconds) for p in sides]
-        totals = plan_totals(plan, players, recipe.env_options, batched)
-        return totals, [(p.decisions - d, p.seconds - s) for p, (d, s) in zip(sides, before, strict=True)]
+        return slice_totals(_lineup(recipe), agent, opponent, plan, batched)
     except Exception as exc:
         crossing = crossable(exc)
         if crossing is exc:
@@ -163,51 +190,120 @@ def warm_up(recipe: LineupRecipe) -> None:
     _lineup(recipe)
 
 
+Slice = tuple[np.ndarray, list[Counts]]
+
+
 def play_matches(
-    recipe: LineupRecipe,
+    lineup: Lineup,
     make_matches: Callable[[], Sequence[Match]],
     batched: bool | None,
     workers: int,
-    progress: Callable[..., Any] | None = None,
 ) -> list[tuple[MatchResult, list[Counts]]]:
-    """Every match's result and its sides' summed counts, its deals played in ``workers`` processes
-    (slices of ``deal_slices``, all matches' slices in one pool) and joined in deal order.
-    ``make_matches`` is called once the workers are starting (their start-up and the plans overlap)."""
-    pool = process_pool(workers)
+    """Every match's result and its sides' summed counts, played by ``workers`` processes: this one
+    (with ``lineup``, built from its recipe) and ``workers - 1`` spawned ones, each taking the next
+    slice (``deal_slices``, all matches' slices in turn) when it is free; the slices are joined in deal
+    order. ``make_matches`` is called once the workers are starting (their start-up and the plans
+    overlap). A worker is handed one slice at a time, so the processes end within a slice of each
+    other."""
+    from kabu_envs.eval.progress import bar
+
+    recipe = lineup.recipe
+    if recipe is None:
+        raise ValueError("a lineup built from objects plays in one process (no recipe for the workers)")
+    pool = process_pool(workers - 1, among=workers)
+    lock = threading.Lock()
+    queue: deque[int] = deque()
+    futures: dict[int, Future[Slice]] = {}
+    failed: list[BaseException] = []
+    matches: Sequence[Match] = ()
+    jobs: list[tuple[int, int, int]] = []
+    ticks = bar(0, "deal slices")
+
+    def take() -> int | None:
+        with lock:
+            return queue.popleft() if queue and not failed else None
+
+    def feed(done: Future[Slice] | None = None) -> None:
+        """Hand a worker the next slice when its last one is done (a done-callback). The slice is taken
+        and its future filed at once (under the lock), so every slice taken has its future."""
+        if done is not None:
+            if done.cancelled() or done.exception() is not None:
+                with lock:
+                    failed.append(RuntimeError("a worker's slice failed"))
+                return
+            ticks.update(1)
+        with lock:
+            if not queue or failed:
+                return
+            k = queue.popleft()
+            m, lo, hi = jobs[k]
+            agent, opponent, plan = matches[m]
+            future = futures[k] = pool.submit(
+                play_slice, recipe, agent, opponent, plan.deal_slice(lo, hi), batched
+            )
+        future.add_done_callback(feed)
+
+    mine: dict[int, Slice] = {}
     try:
-        warm = [pool.submit(warm_up, recipe) for _ in range(workers)]
+        warm = [pool.submit(warm_up, recipe) for _ in range(workers - 1)]
         matches = make_matches()
         jobs = [
             (m, lo, hi) for m, (_, _, p) in enumerate(matches) for lo, hi in deal_slices(p.deals, workers)
         ]
-        futures: list[Future[tuple[np.ndarray, list[Counts]]]] = [
-            pool.submit(
-                play_slice, recipe, matches[m][0], matches[m][1], matches[m][2].deal_slice(lo, hi), batched
-            )
-            for m, lo, hi in jobs
-        ]
+        queue.extend(range(len(jobs)))
+        ticks.reset(total=len(jobs))
+        for f in warm:
+            f.add_done_callback(lambda f: feed())  # each worker's first slice once it is up
+
+        def play_here(k: int) -> None:
+            m, lo, hi = jobs[k]
+            with numba_threads_at(thread_share(workers)):
+                mine[k] = slice_totals(
+                    lineup, matches[m][0], matches[m][1], matches[m][2].deal_slice(lo, hi), batched
+                )
+            ticks.update(1)
+
+        while CALLER_PLAYS and (k := take()) is not None:
+            play_here(k)
+        while True:  # the workers' last slices (every slice handed out, or a failure)
+            with lock:
+                waiting: list[Future[Any]] = [*futures.values(), *warm]
+                waiting = [f for f in waiting if not f.done()]
+                settled = bool(failed) or len(mine) + len(futures) == len(jobs)
+            if settled and not waiting:
+                break
+            if not waiting and (k := take()) is not None:  # (no worker left to hand it to)
+                play_here(k)
+                continue
+            wait(waiting, timeout=0.1)
         for f in warm:
             f.result()
-        done = as_completed(futures)
-        for future in progress(done, total=len(futures), desc="deal slices") if progress else done:
-            exc = future.exception()
-            if exc is not None:
-                m, lo, hi = jobs[futures.index(future)]
-                if hasattr(exc, "add_note"):  # (Python 3.11+) which slice failed
-                    exc.add_note(
-                        f"in a worker process playing deals {lo}-{hi - 1} of {matches[m][0]} "
-                        f"vs {matches[m][1]}"
-                    )
-                raise exc
-        parts = [f.result() for f in futures]
+        if failed or len(mine) + len(futures) < len(jobs):
+            bad = [k for k, f in sorted(futures.items()) if f.done() and f.exception() is not None]
+            if not bad:
+                raise RuntimeError("the workers stopped before every slice was played")
+            k = bad[0]
+            exc = futures[k].exception()
+            assert exc is not None
+            m, lo, hi = jobs[k]
+            if hasattr(exc, "add_note"):  # (Python 3.11+) which slice failed
+                exc.add_note(
+                    f"in a worker process playing deals {lo}-{hi - 1} of {matches[m][0]} vs {matches[m][1]}"
+                )
+            raise exc
+        parts = {**mine, **{k: f.result() for k, f in futures.items()}}
     except BaseException:
+        with lock:
+            failed.append(RuntimeError("stopped"))
         pool.shutdown(wait=True, cancel_futures=True)
         raise
+    finally:
+        ticks.close()
     pool.shutdown(wait=True)
     out = []
     for m, (_, _, plan) in enumerate(matches):
-        mine = [parts[k] for k, job in enumerate(jobs) if job[0] == m]
-        totals = np.concatenate([t for t, _ in mine]) if mine else np.zeros((0, 0))
-        counts = [(sum(c[side][0] for _, c in mine), sum(c[side][1] for _, c in mine)) for side in range(2)]
+        found = [parts[k] for k, job in enumerate(jobs) if job[0] == m]
+        totals = np.concatenate([t for t, _ in found]) if found else np.zeros((0, 0))
+        counts = [(sum(c[side][0] for _, c in found), sum(c[side][1] for _, c in found)) for side in range(2)]
         out.append((score(plan, totals), counts))
     return out

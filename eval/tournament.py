@@ -238,7 +238,7 @@ def round_robin(
                 for i, a, j, o in pairs
             ]
 
-        played = play_matches(lineup.recipe, plans, batched, n, progress)
+        played = play_matches(lineup, plans, batched, n)
         for (_, a, _, o), (res, counts) in zip(pairs, played, strict=True):
             rows.append(match_row(a, o, the_role, res, counts))
             raw.append((a, o, res.advantages))

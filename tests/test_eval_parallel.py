@@ -36,17 +36,20 @@ def _run(tmp_path: Path, name: str, argv: list[str]) -> str:
     ],
     ids=["kakeya-team", "oicho-seat"],
 )
-def test_two_workers_write_the_same_json_as_one(tmp_path, argv):
+def test_two_workers_write_the_same_json_as_one(tmp_path, argv, monkeypatch):
     one = _run(tmp_path, "one", [*argv, "--workers", "1"])
-    two = _run(tmp_path, "two", [*argv, "--workers", "2"])
+    two = _run(tmp_path, "two", [*argv, "--workers", "2"])  # this process and a worker
     assert two == one
+    monkeypatch.setattr(parallel, "CALLER_PLAYS", False)  # every slice in the two workers
+    assert _run(tmp_path, "three", [*argv, "--workers", "3"]) == one
     rows = json.loads(one)["matchups"]
     assert [r["games"] for r in rows] == [int(argv[-1])] * len(rows)
 
 
-def test_the_experts_play_the_same_deals_in_two_workers(tmp_path):
+def test_the_experts_play_the_same_deals_in_two_workers(tmp_path, monkeypatch):
     """The search agents of the done-when row (expert vs expert_0_2), on a few deals."""
     argv = ["--game", "kakeya", "--agents", "expert", "--opponents", "expert_0_2", "--deals", "3"]
+    monkeypatch.setattr(parallel, "CALLER_PLAYS", False)  # the slices played in the worker
     two = _run(tmp_path, "two", [*argv, "--workers", "2"])
     assert two == _run(tmp_path, "one", [*argv, "--workers", "1"])
 
@@ -119,16 +122,36 @@ def test_a_lineup_of_objects_or_a_recorded_run_plays_in_process(monkeypatch, tmp
 
 
 BROKEN = """
+import time
+from pathlib import Path
+
+import numpy as np
+
+from kabu_envs.eval import parallel
+
+FLAG = Path({flag!r})
+
+
 class Broken(Exception):
     pass
 
 
 class Raises:
+    # fails in a worker process; in the calling process (which plays slices too) its first move waits
+    # until a worker has begun to play, so that a worker surely plays a slice
+
     def __init__(self, seed=None):
         self.kind = {kind}
 
     def act(self, observation, action_mask):
-        raise self.kind("this agent always fails: deliberately")
+        if parallel._IN_WORKER:
+            FLAG.touch()
+            raise self.kind("this agent always fails in a worker: deliberately")
+        for _ in range(1200):
+            if FLAG.exists():
+                break
+            time.sleep(0.1)
+        return int(np.flatnonzero(action_mask)[0])
 """
 
 
@@ -140,10 +163,10 @@ def test_an_error_in_a_worker_is_raised_with_its_message(tmp_path, kind, raised,
     """A builtin exception crosses as it is (its traceback the worker's); one of a class the parent
     cannot import (a user's file) as its nearest builtin class, its type and message first."""
     path = tmp_path / "raises.py"
-    path.write_text(BROKEN.format(kind=kind))
+    path.write_text(BROKEN.format(kind=kind, flag=str(tmp_path / "a-worker-played")))
     with pytest.raises(raised, match=message) as info:
-        round_robin("toy_card", [f"{path}:Raises"], ["random"], deals=4, workers=2)
-    assert "this agent always fails: deliberately" in str(info.value)
+        round_robin("toy_card", [f"{path}:Raises"], ["random"], deals=40, workers=2)
+    assert "this agent always fails in a worker: deliberately" in str(info.value)
     if kind == "Broken":
         assert type(info.value) is Exception and "(the worker's traceback)" in str(info.value)
 
