@@ -8,16 +8,19 @@ decisions), so deals ``lo:hi`` played in a worker give the rewards they give in 
 parent joins the slices in deal order and scores the whole match (``duplicate.score``) as the
 in-process path does: the same per-deal advantages, mean, CI and ratings for any worker count.
 
-* How many: ``--workers N``; by default numba's thread setting (``NUMBA_NUM_THREADS`` when set, else
-  the machine's cores: ``default_workers``), so ``NUMBA_NUM_THREADS=1`` keeps everything in one process.
-  Each worker runs its share of numba's threads (``thread_share``), so workers x threads never exceed
+* How many: ``--workers N`` processes, the calling one included (it plays slices too, N - 1 are
+  spawned); by default numba's thread setting (``NUMBA_NUM_THREADS`` when set, else the machine's
+  cores: ``default_workers``), so ``NUMBA_NUM_THREADS=1`` keeps everything in one process. Each
+  process runs its share of numba's threads (``thread_share``), so processes x threads never exceed
   the setting. A worker never starts workers of its own (``default_workers`` is 1 inside one).
 * When: starting a worker costs about a second (a fresh interpreter imports the package and loads the
   compiled kernels), so a run of fewer than ``MIN_DEALS_PER_WORKER`` deals per worker stays in process
   unless the worker count is given (``worker_count``).
 * How: the spawn start method (numba's OpenMP threading layer is not fork-safe); each worker builds
   the run's agents once (from the ``LineupRecipe`` the lineup was built from) and keeps them for every
-  slice it plays. An error in a worker is raised in the parent with the worker's message and traceback.
+  slice it plays; a worker is handed its next slice when it is done with one, so the processes finish
+  within a slice of each other. An error in a worker is raised in the parent with the worker's message
+  and traceback.
 """
 
 from __future__ import annotations

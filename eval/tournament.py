@@ -27,6 +27,7 @@ class LineupRecipe:
     role: str | None
     seed: int
     options: str = "{}"
+    timed: bool = False  # the agents' side counts its decisions and their CPU time (kabu-eval bench)
 
     @property
     def env_options(self) -> dict[str, Any]:
@@ -34,7 +35,13 @@ class LineupRecipe:
         return found
 
     def build(self) -> Lineup:
-        return build_lineup(self.game, self.agents, self.opponents, self.role, self.seed, self.env_options)
+        lineup = build_lineup(self.game, self.agents, self.opponents, self.role, self.seed, self.env_options)
+        if not self.timed:
+            return lineup
+        from kabu_envs.eval.bench import Timed
+
+        timed = {name: Timed(agent) for name, agent in lineup.agents.items()}
+        return Lineup(timed, lineup.opponents, lineup.reference, self)
 
 
 @dataclass(frozen=True)

@@ -204,3 +204,20 @@ def test_the_demo_pool_is_a_deal_pool_of_the_thread_setting(monkeypatch, tmp_pat
         with pytest.raises(_Started):
             demo.main(["--quick", "--deals", "3", "--out", str(tmp_path), *extra])
         assert asked.pop() == workers
+
+
+def test_a_bench_card_is_the_same_in_workers(monkeypatch):
+    """``kabu-eval bench --workers``: every row's deals, mean, CI, rates and decisions as in one process
+    (its times are times)."""
+    from kabu_envs.eval.bench import run_bench
+
+    def fixed(card):
+        return [
+            {k: v for k, v in row.items() if k not in ("seconds", "ms_per_decision")} for row in card["rows"]
+        ]
+
+    one = run_bench("toy_card", "scripted", deals=12, workers=1)
+    monkeypatch.setattr(parallel, "CALLER_PLAYS", False)
+    two = run_bench("toy_card", "scripted", deals=12, workers=2)
+    assert fixed(two) == fixed(one) and all(r["decisions"] > 0 for r in one["rows"])
+    assert all(r["ms_per_decision"] is not None for r in two["rows"])
