@@ -229,7 +229,9 @@ def round_robin(
     rows, raw = [], []
     pairs = round_robin_pairs(agents, opponents, include_self)
     n = worker_count(deals * len(pairs), workers)
-    if n > 1 and lineup.recipe is not None and record_dir is None and pairs:
+    recipe = lineup.recipe  # (workers build the lineup again: only one built for this run's table)
+    same = recipe is not None and (recipe.game, recipe.env_options) == (game, dict(env_options or {}))
+    if n > 1 and same and record_dir is None and pairs:
         opts = dict(env_options or {})
         the_role = role or default_role(game)
 
