@@ -9,7 +9,9 @@ or an OpenSpiel search bot
 ``openspiel:ismcts`` / ``openspiel:pimc`` with parameters (``openspiel:ismcts:simulations=200,worlds=16``;
 the ``openspiel`` extra; they report ms/decision). ``--game`` is any registered
 game. Models play in numpy: evaluation needs no torch. ``--record-dir DIR`` writes every play as a game
-record (``kabu-replay`` replays it). ``--plan`` prints each matchup's duplicate plan (its deal seeds
+record (``kabu-replay`` replays it). ``--workers N`` plays the deals in N processes (default:
+numba's thread setting, ``NUMBA_NUM_THREADS`` or the cores, for a large enough run; the same results
+for any N: kabu_envs.eval.parallel). ``--plan`` prints each matchup's duplicate plan (its deal seeds
 and who sits where in every play) and stops before playing. Every agent is built once per run.
 
 ``kabu-eval bench --game G --agent SPEC [--deals N] [--json PATH] [--exploit]``: the benchmark
@@ -47,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from kabu_envs import registry
     from kabu_envs.core.options import parse_assignments, positive_int
+    from kabu_envs.eval.parallel import MIN_DEALS_PER_WORKER
 
     ap = argparse.ArgumentParser(prog="kabu-eval", description=__doc__)
     ap.add_argument("--game", required=True, choices=registry.game_ids())
@@ -72,6 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         "--scalar",
         action="store_true",
         help="play one decision at a time even where the batched path could (same results, slower)",
+    )
+    ap.add_argument(
+        "--workers",
+        type=positive_int,
+        help="processes playing the deals (default: numba's thread setting, NUMBA_NUM_THREADS or the "
+        f"cores, for runs of at least {MIN_DEALS_PER_WORKER} deals a worker; the same results for any N)",
     )
     ap.add_argument(
         "--plan",
@@ -140,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         batched=False if args.scalar or args.record_dir else None,
         record_dir=args.record_dir,
         lineup=lineup,
+        workers=args.workers,
     )
     print(format_table(args.game, out["matchups"]))
     for row in out["matchups"]:  # search bots (openspiel:...) report their CPU time per decision

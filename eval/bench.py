@@ -134,13 +134,18 @@ def run_bench(
     roles: Sequence[str] | None = None,
     seed: int = 0,
     progress: bool = False,
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """The report card of the agent ``spec`` on ``game``'s bench (module docstring). ``deals`` overrides
-    the protocol's per-row deals (the card says so); ``seed`` seeds the agents (not the deals)."""
+    the protocol's per-row deals (the card says so); ``seed`` seeds the agents (not the deals);
+    ``workers``: processes playing a row's deals (None: every core for a large enough row,
+    kabu_envs.eval.parallel; the same results for any number)."""
     import kabu_envs
     from kabu_envs.agents.registry import make_agent
-    from kabu_envs.eval.games import matchup
+    from kabu_envs.eval.games import duplicate_plan, matchup
+    from kabu_envs.eval.parallel import play_matches, worker_count
     from kabu_envs.eval.plans import bench_plan
+    from kabu_envs.eval.tournament import LineupRecipe
 
     game_spec = registry.get(game)
     plan = bench_plan(game)
@@ -155,18 +160,28 @@ def run_bench(
         raise ValueError(f"the {game} bench has the roles {sorted(plan.field)}, not {bad}")
     rows: list[dict[str, Any]] = []
     t0 = time.time()
+    split = worker_count(n, workers)
     for role in played:
-        agent = Timed(as_agent(make_agent(game, spec, seed, role=role)))
-        for opponent in plan.field[role]:
-            if opponent == spec:
-                continue  # (an agent of the field is not benched against itself)
-            other = make_agent(game, opponent, seed + 1, role=role)
+        # (the agents as a round robin's lineup builds them: the workers build the same)
+        field = tuple(o for o in plan.field[role] if o != spec)  # (not benched against itself)
+        recipe = LineupRecipe(game, (spec,), field, role, seed, timed=True)
+        lineup = recipe.build() if split > 1 else None
+        agent = Timed(as_agent(make_agent(game, spec, seed, role=role))) if lineup is None else None
+        for opponent in field:
             match_seed = bench_seed(plan, game, role, opponent)
-            before = (agent.decisions, agent.seconds)
             started = time.time()
-            res = matchup(game, agent, other, role, n, match_seed)
+            if lineup is not None:
+                sides = {"agent": spec, "opponent": opponent}
+                matches = [(spec, opponent, duplicate_plan(game, role, n, match_seed, {}, sides))]
+                ((res, counts),) = play_matches(lineup, matches.copy, None, split)
+                made, spent = counts[0]
+            else:
+                assert agent is not None
+                other = make_agent(game, opponent, seed + 1, role=role)
+                before = (agent.decisions, agent.seconds)
+                res = matchup(game, agent, other, role, n, match_seed)
+                made, spent = agent.decisions - before[0], agent.seconds - before[1]
             s = res.summary()
-            made = agent.decisions - before[0]
             row = {
                 "role": role,
                 "opponent": opponent,
@@ -175,7 +190,7 @@ def run_bench(
                 "ci95": [s.lo, s.hi],
                 "win_rate": s.win_rate,
                 "tie_rate": s.tie_rate,
-                "ms_per_decision": 1000.0 * (agent.seconds - before[1]) / made if made else None,
+                "ms_per_decision": 1000.0 * spent / made if made else None,
                 "decisions": made,
                 "seed": match_seed,
                 "seconds": time.time() - started,
@@ -395,12 +410,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deals", type=positive_int, help="duplicate deals per row (default: the protocol's)")
     ap.add_argument("--seed", type=int, default=0, help="the agents' seed (the deals are the protocol's)")
     ap.add_argument("--json", metavar="PATH", help="write the card as JSON")
+    ap.add_argument(
+        "--workers",
+        type=positive_int,
+        help="processes playing a row's deals (default: numba's thread setting, NUMBA_NUM_THREADS or the "
+        "cores, for rows large enough; the same results for any N)",
+    )
     ap.add_argument("--exploit", action="store_true", help="add the exploitability row (trains: needs torch)")
     args = ap.parse_args(args_in)
     if args.exploit and importlib.util.find_spec("torch") is None:
         ap.error('--exploit trains an exploiter and needs torch: from the repository, pip install ".[train]"')
     try:
-        card = run_bench(args.game, args.agent, args.deals, args.role, args.seed, progress=True)
+        card = run_bench(
+            args.game, args.agent, args.deals, args.role, args.seed, progress=True, workers=args.workers
+        )
         if args.exploit:
             with tempfile.TemporaryDirectory() as tmp:
                 card["rows"] += exploit_row(args.game, args.agent, Path(tmp))

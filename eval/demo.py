@@ -13,7 +13,9 @@ computes openskill ratings, writes ``reports/summary.json``, the matchup heatmap
 curves, prints the table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
 seats. The shipped exploiters of the exploitability table (``--exploiters``, reports/exploit/;
 kabu_envs.training.exploit) meet their frozen agents again on held-out deals (``summary[game]["exploit"]``).
-Matchups run in ``--workers`` processes (default 2; 1 runs them in this process). ``--game G`` plays
+Matchups run in ``--workers`` processes (default: numba's thread setting, ``NUMBA_NUM_THREADS`` or the
+cores; 1 runs them in this process), spawned, each with its share of numba's threads and playing its
+jobs in process (kabu_envs.eval.parallel: no pool inside a pool). ``--game G`` plays
 only G's rows and replaces G's section of the existing summary.json (a retrained model of one game).
 """
 
@@ -26,7 +28,6 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -320,7 +321,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help=r"models dir (default: \$KABU_MODELS_DIR or the shipped kabu_envs/models/)",
     )
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes running the jobs (default: numba's thread setting, NUMBA_NUM_THREADS or the cores)",
+    )
     ap.add_argument(
         "--best-response-deals",
         type=int,
@@ -352,6 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     batched = False if args.scalar else None
+    from kabu_envs.eval.parallel import default_workers, process_pool
+
+    if args.workers is None:
+        args.workers = default_workers()
+    elif args.workers < 1:
+        ap.error(f"--workers must be at least 1, got {args.workers}")
 
     from kabu_envs.agents.registry import models_dir
     from kabu_envs.eval.plots import learning_curves, matchup_heatmap
@@ -391,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     # the slow matchups (DemoPlan.agent_deals) first, so that the two workers share them
     first = sorted(range(len(jobs)), key=lambda i: not slow(jobs[i]))
     if args.workers > 1:
-        with ProcessPoolExecutor(args.workers) as pool:
+        with process_pool(args.workers) as pool:
             br_futures = [
                 pool.submit(_run_best_response, br_entries[i], lo, hi, str(models)) for i, lo, hi in br_jobs
             ]

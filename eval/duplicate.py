@@ -280,6 +280,17 @@ class DuplicatePlan:
     def deals(self) -> int:
         return len(self.deal_seeds)
 
+    def deal_slice(self, lo: int, hi: int) -> DuplicatePlan:
+        """The plan of deals ``lo:hi`` only (their seeds and plays, deal numbers from 0): what one worker
+        process plays (``kabu_envs.eval.parallel``). Every play depends only on its deal's seed and seats,
+        so the slices' rewards, joined in deal order, are the whole plan's."""
+        if not 0 <= lo <= hi <= self.deals:
+            raise ValueError(f"deal slice {lo}:{hi} of a plan of {self.deals} deals")
+        plays = tuple(Play(p.deal - lo, p.seats, p.scored) for p in self.plays if lo <= p.deal < hi)
+        return DuplicatePlan(
+            self.game, self.role, self.format, self.seed, self.deal_seeds[lo:hi], plays, self.sides
+        )
+
     def needed_sides(self) -> list[str]:
         """The sides some seat of some play is given to, in ``SIDES`` order."""
         used = {side for p in self.plays for side in p.seats}

@@ -121,6 +121,18 @@ def play_match(
     that cannot); False plays one decision at a time. ``record`` (a ``duplicate.Recorder``) records
     every play; recording plays the scalar path.
     """
+    return score(plan, plan_totals(plan, players, env_options, batched, record))
+
+
+def plan_totals(
+    plan: DuplicatePlan,
+    players: Mapping[str, Any],
+    env_options: Mapping[str, Any] | None = None,
+    batched: bool | None = None,
+    record: Recorder | None = None,
+) -> np.ndarray:
+    """Every play's total rewards ``(plays, seats)`` of ``plan`` (``play_match`` before the scoring; a
+    worker process plays a slice of a plan with it, ``kabu_envs.eval.parallel``)."""
     if record is not None:
         if batched:
             raise ValueError(
@@ -136,10 +148,8 @@ def play_match(
     if batched is None:
         batched = not scalar_only and kabu_batch.engine_factory(plan.game) is not None
     if batched:
-        totals = play_plan(plan, agents, batch=batch_factory(plan.game, opts))
-    else:
-        totals = play_plan(plan, agents, env=make_aec(plan.game, **opts), record=record)
-    return score(plan, totals)
+        return play_plan(plan, agents, batch=batch_factory(plan.game, opts))
+    return play_plan(plan, agents, env=make_aec(plan.game, **opts), record=record)
 
 
 def matchup(

@@ -8,7 +8,7 @@ wants to see they move, while logs and CI (no TTY) must stay free of bar noise. 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -18,3 +18,10 @@ def progress(items: Iterable[T], total: int | None = None, desc: str = "") -> It
     from tqdm.auto import tqdm
 
     yield from tqdm(items, total=total, desc=desc, disable=None, leave=False)
+
+
+def bar(total: int, desc: str = "") -> Any:
+    """A bar to ``update`` by hand (work done in other processes), drawn as ``progress`` draws it."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, disable=None, leave=False)

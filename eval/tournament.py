@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,8 +12,36 @@ import numpy as np
 from kabu_envs import registry
 from kabu_envs.agents.base import BaseAgent, as_agent
 from kabu_envs.agents.registry import make_agent
-from kabu_envs.eval.duplicate import MatchResult
-from kabu_envs.eval.games import default_role, matchup
+from kabu_envs.eval.duplicate import DuplicatePlan, MatchResult
+from kabu_envs.eval.games import default_role, duplicate_plan, matchup
+
+
+@dataclass(frozen=True)
+class LineupRecipe:
+    """How a lineup was built (``build_lineup``'s arguments, the rule options as sorted JSON): what a
+    worker process builds its own copy of the agents from (kabu_envs.eval.parallel)."""
+
+    game: str
+    agents: tuple[str, ...]
+    opponents: tuple[str, ...]
+    role: str | None
+    seed: int
+    options: str = "{}"
+    timed: bool = False  # the agents' side counts its decisions and their CPU time (kabu-eval bench)
+
+    @property
+    def env_options(self) -> dict[str, Any]:
+        found: dict[str, Any] = json.loads(self.options)
+        return found
+
+    def build(self) -> Lineup:
+        lineup = build_lineup(self.game, self.agents, self.opponents, self.role, self.seed, self.env_options)
+        if not self.timed:
+            return lineup
+        from kabu_envs.eval.bench import Timed
+
+        timed = {name: Timed(agent) for name, agent in lineup.agents.items()}
+        return Lineup(timed, lineup.opponents, lineup.reference, self)
 
 
 @dataclass(frozen=True)
@@ -20,17 +49,24 @@ class Lineup:
     """Every agent of a round robin, built once per run (``build_lineup``): the agents' side and the
     opponents' side by name, and the reference of a ``"seat"`` role (None: ``matchup`` builds the
     game's). A name on both sides is two copies (a control matchup needs two agents; every agent is
-    re-seeded per deal, so which copy plays changes no result)."""
+    re-seeded per deal, so which copy plays changes no result). ``recipe``: how it was built (None:
+    from objects, which only this process has; its matches are played here)."""
 
     agents: Mapping[str, BaseAgent]
     opponents: Mapping[str, BaseAgent]
     reference: BaseAgent | None = None
+    recipe: LineupRecipe | None = None
 
     def __post_init__(self) -> None:  # a user's act-only object is adapted here, once
         object.__setattr__(self, "agents", {k: as_agent(a) for k, a in self.agents.items()})
         object.__setattr__(self, "opponents", {k: as_agent(a) for k, a in self.opponents.items()})
         if self.reference is not None:
             object.__setattr__(self, "reference", as_agent(self.reference))
+
+    def players(self, agent: str, opponent: str) -> dict[str, BaseAgent]:
+        """The sides of the match ``agent`` vs ``opponent`` (and the reference, when there is one)."""
+        found = {"agent": self.agents[agent], "opponent": self.opponents[opponent]}
+        return found | ({"reference": self.reference} if self.reference is not None else {})
 
 
 def build_lineup(
@@ -46,10 +82,14 @@ def build_lineup(
     spec = registry.get(game)
     the_role = spec.role(role)
     seat = the_role.duplicate == "seat"
+    recipe = LineupRecipe(
+        game, tuple(agents), tuple(opponents), role, int(seed), json.dumps(opts, sort_keys=True)
+    )
     return Lineup(
         {a: make_agent(game, a, seed, role=the_role.name, **opts) for a in dict.fromkeys(agents)},
         {o: make_agent(game, o, seed + 1, role=the_role.name, **opts) for o in dict.fromkeys(opponents)},
         make_agent(game, spec.reference, seed, **opts) if seat else None,
+        recipe,
     )
 
 
@@ -87,6 +127,15 @@ def matchup_record(
         prefix = f"{game}-{role}-{agent_name}-vs-{opponent_name}-seed{seed}".replace("/", "_")
         record = DealRecorder(record_dir, game, opts, names, registry.get(game).reference, prefix)
     res = matchup(game, agent, opponent, role, deals, seed, opts, reference, batched, record)
+    counts = [(p.decisions - d, p.seconds - t) for p, (d, t) in zip(players, searched, strict=True)]
+    return match_row(agent_name, opponent_name, role, res, counts), res
+
+
+def match_row(
+    agent_name: str, opponent_name: str, role: str, res: MatchResult, counts: Sequence[tuple[int, float]]
+) -> dict[str, Any]:
+    """A matchup's row from its result; ``counts``: the (decisions, CPU seconds) each side's agent made
+    in the match (a search bot's ms per decision is reported when it counted any)."""
     s = res.summary()
     row = {
         "agent": agent_name,
@@ -101,12 +150,11 @@ def matchup_record(
         "agent_mean_reward": res.mean_reward,
         "plays": len(res.agent_rewards),
     }
-    for side, player, (decisions, seconds) in zip(("agent", "opponent"), players, searched, strict=True):
-        if player.decisions > decisions:  # this match's share of the agent's counts
-            n = player.decisions - decisions
-            row[f"{side}_ms_per_decision"] = 1000.0 * (player.seconds - seconds) / n
+    for side, (n, seconds) in zip(("agent", "opponent"), counts, strict=True):
+        if n > 0:  # this match's share of the agent's counts
+            row[f"{side}_ms_per_decision"] = 1000.0 * seconds / n
             row[f"{side}_decisions"] = n
-    return row, res
+    return row
 
 
 def openskill_ratings(
@@ -162,20 +210,48 @@ def round_robin(
     batched: bool | None = None,
     record_dir: str | None = None,
     lineup: Lineup | None = None,
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """Every agent against every opponent; rows + ratings.
 
     Self-matches (the same name on both sides) are skipped unless ``include_self``: then they are
     control rows between differently seeded copies (not rated). ``batched`` as in
     ``kabu_envs.eval.games.matchup``; ``record_dir``: write a game record of every play there;
-    ``lineup``: the agents, built once (``build_lineup``; else built here).
+    ``lineup``: the agents, built once (``build_lineup``; else built here). ``workers``: processes
+    playing the deals (None: every core when the run is large enough, kabu_envs.eval.parallel; the
+    same results for any number); a recorded run, or a lineup built from objects, plays in process.
     """
+    from kabu_envs.eval.parallel import play_matches, worker_count
     from kabu_envs.eval.progress import progress
 
     if lineup is None:
         lineup = build_lineup(game, agents, opponents, role, seed, env_options)
     rows, raw = [], []
     pairs = round_robin_pairs(agents, opponents, include_self)
+    n = worker_count(deals * len(pairs), workers)
+    recipe = lineup.recipe  # (workers build the lineup again: only one built for this run's table)
+    same = recipe is not None and (recipe.game, recipe.env_options) == (game, dict(env_options or {}))
+    if n > 1 and same and record_dir is None and pairs:
+        opts = dict(env_options or {})
+        the_role = role or default_role(game)
+
+        def plans() -> list[tuple[str, str, DuplicatePlan]]:
+            return [
+                (
+                    a,
+                    o,
+                    duplicate_plan(
+                        game, the_role, deals, match_seed(seed, i, j), opts, {"agent": a, "opponent": o}
+                    ),
+                )
+                for i, a, j, o in pairs
+            ]
+
+        played = play_matches(lineup, plans, batched, n)
+        for (_, a, _, o), (res, counts) in zip(pairs, played, strict=True):
+            rows.append(match_row(a, o, the_role, res, counts))
+            raw.append((a, o, res.advantages))
+        return {"matchups": rows, "ratings": openskill_ratings(raw, block=rating_block)}
     for i, a, j, o in progress(pairs, total=len(pairs), desc=f"{game} matchups"):
         players = (lineup.agents[a], lineup.opponents[o])
         row, res = matchup_record(

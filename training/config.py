@@ -123,6 +123,13 @@ class DaggerRefit:
     lr: float | None = None
 
 
+def _cores() -> int:
+    """numba's thread setting (``NUMBA_NUM_THREADS``, else the cores): the default collection workers."""
+    from kabu_envs.eval.parallel import default_workers
+
+    return default_workers()
+
+
 @dataclass(frozen=True)
 class Dagger:
     """DAgger after the warm start (training/dagger.py): ``iterations`` rounds in which the learner plays
@@ -132,7 +139,9 @@ class Dagger:
     iterations: int = 0
     steps: int = 50_000
     beta: float = 0.5
-    workers: int = 1
+    # the collection's shares (worker w: its own seeds and steps / workers, so the decisions depend on
+    # it); default numba's thread setting (the cores), resolved here and recorded in run.json
+    workers: int = field(default_factory=lambda: _cores())
     # per-round overrides (steps, beta, opponents), one per iteration; [] = every round the defaults
     rounds: list[DaggerRound] = field(default_factory=list)
     refit: DaggerRefit = field(default_factory=DaggerRefit)

@@ -17,9 +17,11 @@ then lead it to states the teacher never showed it, where it plays poorly (compo
 Only decisions with at least two legal actions are recorded (a forced move teaches nothing; its reward
 still counts in the returns). The teacher sees exactly the learner's observation and mask.
 
-Collection runs in ``dagger.workers`` processes (the expensive part when the teacher searches); each
-worker builds its own view, opponent pool and teacher from the config, with its own seeds, and the
-learner from the policy file, so the workers need no torch. Results do not depend on timing: worker w
+Collection is split in ``dagger.workers`` shares (default: numba's thread setting, the cores; recorded),
+run in as many processes as the cores allow, each with its share of numba's threads (the expensive
+part when the teacher searches); each worker builds its own view, opponent pool and teacher from the
+config, with its own seeds, and the learner from the policy file, so the workers need no torch. Results
+do not depend on timing: worker w
 of iteration k always gets the same seeds and the same share of the decisions.
 """
 
@@ -27,11 +29,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from kabu_envs.training.stage_log import say
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
+
+_J = TypeVar("_J")
+_R = TypeVar("_R")
 
 
 def collect_mixture(
@@ -117,9 +120,18 @@ def collect_parts(
     jobs = [(cfg, learner_dir, beta, n, seed + w) for w, n in enumerate(shares) if n > 0]
     if len(jobs) == 1:
         return [_collect_job(jobs[0])]
-    # spawn: the workers import numpy and the package only, never the parent's torch state
-    with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn")) as ex:
-        return list(ex.map(_collect_job, jobs))
+    return run_shares(_collect_job, jobs)
+
+
+def run_shares(job: Callable[[_J], _R], shares: Sequence[_J]) -> list[_R]:
+    """``job`` of every share, in the shares' order, in at most numba's thread setting (the cores) of
+    spawned processes, each with its share of the threads (``kabu_envs.eval.parallel.process_pool``:
+    spawn, so the workers import numpy and the package only, never the parent's torch state). How many
+    run at once changes no result: each share's decisions depend on its own seeds only."""
+    from kabu_envs.eval.parallel import numba_threads, process_pool
+
+    with process_pool(max(1, min(len(shares), numba_threads()))) as ex:
+        return list(ex.map(job, shares))
 
 
 def collect_parallel(

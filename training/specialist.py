@@ -8,8 +8,9 @@ decision spends
 most of its capacity elsewhere. The specialist starts from a generalist's weights (``--init``) and is
 fitted again on that stage's decisions alone, many more of them than a whole-game run labels.
 
-Collection (``--workers`` processes, worker w seeded from ``(seed, w)``, so the decisions do not depend
-on timing): deals of the base model's table on the batch engine, every seat played by the ``--base``
+Collection (``--workers`` shares, default numba's thread setting (the cores), in as many processes as
+the cores allow, worker w seeded from ``(seed, w)``, so the decisions do not depend on timing): deals of
+the base model's table on the batch engine, every seat played by the ``--base``
 model (its arg-max; before the stage, a move is drawn from its distribution instead with probability
 ``--explore``, for varied positions). Each decision of the stage with two or more legal moves is labelled
 by ``--teacher`` (its action, and its action values when it gives them), and the teacher's move is
@@ -30,9 +31,7 @@ import dataclasses
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from multiprocessing import get_context
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,14 @@ import numpy as np
 
 from kabu_envs.core.rng import make_rng
 from kabu_envs.training.bc import Demonstrations
+
+
+def _cores() -> int:
+    """numba's thread setting (``NUMBA_NUM_THREADS``, else the cores): the default collection workers."""
+    from kabu_envs.eval.parallel import default_workers
+
+    return default_workers()
+
 
 RECORD_KIND = "stage specialist"  # run.json's "kind": not a kabu_envs.training run (no TrainConfig)
 
@@ -55,7 +62,9 @@ class SpecialistConfig:
     stages: str
     stage: str
     deals: int = 120_000
-    workers: int = 2
+    # the collection's shares (worker w seeded from (seed, w): the decisions depend on it); default
+    # numba's thread setting (the cores), recorded in run.json
+    workers: int = field(default_factory=lambda: _cores())
     seed: int = 0
     beta: float = 0.5
     explore: float = 0.3
@@ -187,11 +196,12 @@ def _job(args: tuple[SpecialistConfig, int]) -> Demonstrations:
 
 def collect(cfg: SpecialistConfig) -> list[Demonstrations]:
     """Every worker's decisions, in worker order (processes when ``workers`` > 1)."""
+    from kabu_envs.training.dagger import run_shares
+
     jobs = [(cfg, w) for w in range(cfg.workers)]
     if len(jobs) == 1:
         return [_job(jobs[0])]
-    with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn")) as ex:
-        return list(ex.map(_job, jobs))
+    return run_shares(_job, jobs)
 
 
 def fit_specialist(cfg: SpecialistConfig, parts: list[Demonstrations], out: Path) -> dict[str, Any]:
@@ -312,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         if f.name == "name":
             continue
         flag = "--" + f.name.replace("_", "-")
-        if f.default is dataclasses.MISSING:
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             ap.add_argument(flag, required=True)
         else:
             ap.add_argument(flag, type=type(getattr(defaults, f.name)), default=getattr(defaults, f.name))

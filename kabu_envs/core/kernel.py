@@ -31,6 +31,7 @@ and what is not in it compiles in memory on every start, with one warning naming
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import warnings
 from collections.abc import Iterable, Sequence
@@ -306,9 +307,13 @@ def prepare(title: str, dispatchers: Sequence[Any], stamp: str, *, out: TextIO |
         print(compiling_line(title, dispatchers[0]), file=out or sys.stderr, flush=True)
         if not writable:
             warn_uncached()
-    if writable:
+    if writable and not fresh:  # a fresh stamp is never rewritten, a new one replaces the old at once:
+        # processes starting together (evaluation workers) never read a half-written stamp, which would
+        # drop a good cache and compile every kernel again
         folder.mkdir(parents=True, exist_ok=True)
-        stamp_file.write_text(stamp)
+        part = folder / f"{stem}.kabu-stamp.{os.getpid()}"
+        part.write_text(stamp)
+        os.replace(part, stamp_file)
     _PREPARED[title] = stamp
     return compiling
 

@@ -150,3 +150,29 @@ def test_a_dagger_run_is_reproduced_bit_for_bit_by_its_seed(tmp_path):
 def _untimed(record):
     """A run record's DAgger rows without their wall-clock seconds."""
     return [{k: v for k, v in row.items() if not k.endswith("_seconds")} for row in record["bc"]["dagger"]]
+
+
+def test_collection_defaults_to_the_cores_and_runs_its_shares_on_at_most_that_many(monkeypatch):
+    """dagger.workers (the shares: the decisions depend on it) defaults to numba's thread setting and is
+    recorded; the shares run in at most that many processes (the deal pool: spawned, a share of the
+    threads each), their results in the shares' order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kabu_envs.eval import parallel
+    from kabu_envs.training.specialist import SpecialistConfig
+
+    monkeypatch.setattr(parallel, "numba_threads", lambda: 3)
+    cfg = load_config({k: v for k, v in _cfg().to_dict().items() if k != "dagger"})
+    assert cfg.dagger.workers == 3 and cfg.to_dict()["dagger"]["workers"] == 3
+    assert _cfg().dagger.workers == 1  # given: kept
+    assert SpecialistConfig("s", "b", "i", "t", "x", "y").workers == 3
+    asked = []
+
+    def pool(workers):
+        asked.append(workers)
+        return ThreadPoolExecutor(workers)
+
+    monkeypatch.setattr(parallel, "process_pool", pool)
+    assert dagger.run_shares(lambda k: k * k, range(7)) == [k * k for k in range(7)]
+    assert dagger.run_shares(str, [5, 6]) == ["5", "6"]
+    assert asked == [3, 2]

@@ -123,12 +123,19 @@ def test_a_changed_constant_invalidates_the_cache(tmp_path: Path) -> None:
     (tmp_path / "table.py").write_text("VALUE = 1\n")
     first = _run(tmp_path)
     assert "compiling the Test kernel once; cached in" in first and "value 1 compiled True" in first
+    stamp = next((tmp_path / "__pycache__").glob("kern.kabu-stamp"))
+    before = stamp.stat()
     warm = _run(tmp_path)
     assert warm.strip() == "value 1 compiled False"  # no line: loaded from the cache
+    # a fresh stamp is not written again (a process starting beside it never reads it half-written)
+    after = stamp.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     # numba alone would load the stale code: kern.py is unchanged, only the module it reads changed
     (tmp_path / "table.py").write_text("VALUE = 2\n")
     changed = _run(tmp_path)
     assert "compiling the Test kernel" in changed and "value 2 compiled True" in changed
+    assert stamp.stat().st_ino != before.st_ino  # a new stamp replaces the file whole
+    assert [p.name for p in stamp.parent.glob("kern.kabu-stamp*")] == ["kern.kabu-stamp"]
 
 
 def test_a_read_only_source_folder_caches_in_the_user_folder() -> None:
