@@ -67,8 +67,10 @@ class KernelBatchEnv(BatchEnv):
         lazy: bool = False,
     ) -> None:
         from kabu_envs.core import kernel as core  # numba: only when a batch engine is made
+        from kabu_envs.core import threads
 
         self._core = core
+        self._threads = threads
         self._kernel = kernel
         self.config = config
         self.batch_size = B = check_batch_size(batch_size)
@@ -114,6 +116,7 @@ class KernelBatchEnv(BatchEnv):
         self.rewards = np.zeros((B, self.num_players), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
         self._buffers = [mask_rows, self._obs, self._packed, self._real, self.rewards, self.terminated]
+        self._taken = np.zeros(B, dtype=np.int8)  # (the parallel step's per-row fed-deck flags)
 
     def _episode_numbers(self) -> np.ndarray:
         """(B,) each game's episode number in its row stream (``reset(rows=)`` without seeds: the next)."""
@@ -144,11 +147,19 @@ class KernelBatchEnv(BatchEnv):
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
         """One action in every live game with ``moving[b]``; returns how many fed games may wait."""
         k = self._kernel
-        return int(
-            k.step(
-                acts, moving, self._arrays, self._opts, self.rewards, self.terminated, self._stream, self._out
-            )
+        args = (
+            acts,
+            moving,
+            self._arrays,
+            self._opts,
+            self.rewards,
+            self.terminated,
+            self._stream,
+            self._out,
         )
+        if self._threads.use_parallel(self.batch_size):
+            return int(parallel_call(k.step_parallel, *args, self._taken))
+        return int(k.step(*args))
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The fed games that wait for a shuffle and its length: here the games whose buffered deck was
@@ -176,7 +187,11 @@ class KernelBatchEnv(BatchEnv):
     def _encode_observation(self, rows: np.ndarray | None) -> None:
         """Write the mask and observation rows of the games ``rows`` (None: all) from the state."""
         target = np.arange(self.batch_size, dtype=np.int64) if rows is None else np.asarray(rows, np.int64)
-        self._kernel.encode_rows(target, self._arrays, self._opts, self._out)
+        k = self._kernel
+        if self._threads.use_parallel(len(target)):
+            parallel_call(k.encode_rows_parallel, target, self._arrays, self._opts, self._out)
+        else:
+            k.encode_rows(target, self._arrays, self._opts, self._out)
 
     # --- observations ----------------------------------------------------------------------------
     @property
@@ -295,3 +310,14 @@ class KernelBatchEnv(BatchEnv):
                     raise RuntimeError(f"game {b} waits for a shuffle but has no generator (not fed)")
                 perms[i, :n] = rng.permutation(n)
             waiting = self._resume(rows, perms)
+
+
+def parallel_call(entry: Any, *args: Any) -> Any:
+    """``entry(*args)`` for a kernel's parallel entry point; an error raised in one of its threads
+    reaches Python as a SystemError (numba's) whose cause is the kernel's own error: that is raised."""
+    try:
+        return entry(*args)
+    except SystemError as err:
+        if err.__cause__ is not None:
+            raise err.__cause__ from None
+        raise

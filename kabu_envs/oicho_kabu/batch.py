@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv
-from kabu_envs.batch.kernel_env import KernelBatchEnv
+from kabu_envs.batch.kernel_env import KernelBatchEnv, parallel_call
 from kabu_envs.core.rng import validate_deck_prefix
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.decision import DecisionView
@@ -115,15 +115,17 @@ class OichoKabuBatch(KernelBatchEnv):
 
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
         # (contiguous arguments only: one compiled version of each kernel function, see layout.state_dtype)
-        return int(
-            self._kernel.step(
-                self.state,
-                self.rules,
-                np.ascontiguousarray(acts),
-                np.ascontiguousarray(moving),
-                self.autoreset,
-            )
+        k = self._kernel
+        args = (
+            self.state,
+            self.rules,
+            np.ascontiguousarray(acts),
+            np.ascontiguousarray(moving),
+            self.autoreset,
         )
+        if self._threads.use_parallel(self.batch_size):
+            return int(parallel_call(k.step_parallel, *args))
+        return int(k.step(*args))
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The games paused at a shuffle, and how many cards it shuffles (those under the stacked ones)."""
@@ -137,16 +139,20 @@ class OichoKabuBatch(KernelBatchEnv):
     def _encode_observation(self, rows: np.ndarray | None) -> None:
         """The stale games' observations (float32); compact: every game's, in one call."""
         k, st, ru = self._kernel, self.state, self.rules
+        compact_all = self.observation_format == "compact" or rows is None  # (every game's, in one call)
+        wide = self._threads.use_parallel(self.batch_size if compact_all else len(rows))
         if self.observation_format == "compact":
             c, (lo, hi) = self._compact, self._real_columns  # (all contiguous)
             seats = self.current_player.copy()
-            k.encode_compact(st, ru, self._rows, seats, c, c.view(np.float32), lo, hi)
+            compact = k.encode_compact_parallel if wide else k.encode_compact
+            parallel_call(compact, st, ru, self._rows, seats, c, c.view(np.float32), lo, hi)
         elif rows is None:
             seats = self.current_player.copy()  # (a contiguous copy of the records' field)
-            k.encode(st, ru, self._rows, seats, self._obs)
+            parallel_call(k.encode_parallel if wide else k.encode, st, ru, self._rows, seats, self._obs)
         elif len(rows):
             out = np.empty((len(rows), self.obs_size), dtype=np.float32)
-            k.encode(st, ru, rows, self.current_player[rows], out)
+            encode = k.encode_parallel if wide else k.encode
+            parallel_call(encode, st, ru, rows, self.current_player[rows], out)
             self._obs[rows] = out
 
     @property

@@ -4,6 +4,7 @@ observations (``observation.Encoder.encode_with_mask`` bit for bit, or compact).
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
@@ -71,6 +72,7 @@ from kabu_envs.kakeya.kernel.spec import (
     State,
     kernel_jit,
     kernel_jit_inline,
+    kernel_jit_parallel,
 )
 
 
@@ -88,6 +90,70 @@ def reset_rows(
             rewards[b, s] = 0.0
         over[b] = False
         new_match(b, st, opts)
+
+
+@kernel_jit_inline
+def step_row(
+    b: int,
+    acts: np.ndarray,
+    active: np.ndarray,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+) -> int:  # pragma: no cover
+    """``step``'s work on row b (it reads and writes row b only); 1 when it took a fed deck."""
+    g, cur, rng = st.g, st.current_player, st.rng
+    n, P = opts[O_N], opts[O_P]
+    taken = 0
+    for s in range(n):
+        rewards[b, s] = 0.0
+    over[b] = cur[b] < 0
+    if cur[b] < 0 or not active[b]:
+        return 0
+    a = acts[b]
+    phase = g[b, PHASE]
+    fed = g[b, FEED] and g[b, READY]
+    if phase == PLAY_PHASE:
+        play(b, a, st, opts, rewards, over)
+    elif phase == TRUMP_PHASE:
+        g[b, TRUMP] = a - TRUMP_BASE
+        deal(b, st, opts)
+    else:  # LEAD: the chooser leads, or the partner (the other seat of the partnership)
+        chooser = cur[b]
+        g[b, PHASE] = PLAY_PHASE
+        leader = chooser if a == LEAD_SELF else (chooser + P) % n
+        start_trick(b, leader, st, n)
+    if fed and not g[b, READY]:
+        taken = 1
+    if over[b] and opts[O_AUTORESET]:
+        g[b, FEED] = 0
+        g[b, READY] = 0
+        g[b, PREFIX] = 0
+        g[b, EPISODE] += 1
+        rng[b] = core.seed_state(stream_seed, np.uint64(b), np.uint64(g[b, EPISODE]))
+        new_match(b, st, opts)
+    encode_row(b, st, opts, out)
+    return taken
+
+
+@kernel_jit
+def step_one(
+    b: int,
+    acts: np.ndarray,
+    active: np.ndarray,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+) -> int:  # pragma: no cover
+    """``step_row`` as a call of its own: the parallel loop's body (``step_row`` inlined by numba straight
+    into a ``prange`` body wrote wrong rows; inlined here, in a plain function, it does not)."""
+    return step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
 
 
 @kernel_jit
@@ -108,39 +174,34 @@ def step(
     match that ends starts anew at once from the row's generator (``seed_state(stream_seed, b,
     episode)``), its payout and end still reported."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    g, cur, rng = st.g, st.current_player, st.rng
-    n, P = opts[O_N], opts[O_P]
     taken = 0
-    for b in range(len(cur)):
-        for s in range(n):
-            rewards[b, s] = 0.0
-        over[b] = cur[b] < 0
-        if cur[b] < 0 or not active[b]:
-            continue
-        a = acts[b]
-        phase = g[b, PHASE]
-        fed = g[b, FEED] and g[b, READY]
-        if phase == PLAY_PHASE:
-            play(b, a, st, opts, rewards, over)
-        elif phase == TRUMP_PHASE:
-            g[b, TRUMP] = a - TRUMP_BASE
-            deal(b, st, opts)
-        else:  # LEAD: the chooser leads, or the partner (the other seat of the partnership)
-            chooser = cur[b]
-            g[b, PHASE] = PLAY_PHASE
-            leader = chooser if a == LEAD_SELF else (chooser + P) % n
-            start_trick(b, leader, st, n)
-        if fed and not g[b, READY]:
-            taken += 1
-        if over[b] and opts[O_AUTORESET]:
-            g[b, FEED] = 0
-            g[b, READY] = 0
-            g[b, PREFIX] = 0
-            g[b, EPISODE] += 1
-            rng[b] = core.seed_state(stream_seed, np.uint64(b), np.uint64(g[b, EPISODE]))
-            new_match(b, st, opts)
-        encode_row(b, st, opts, out)
+    for b in range(len(st.current_player)):
+        taken += step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
     return taken
+
+
+@kernel_jit_parallel
+def step_parallel(
+    acts: np.ndarray,
+    active: np.ndarray,
+    arrays: Fields,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+    taken: np.ndarray,
+) -> int:  # pragma: no cover
+    """``step`` with the rows spread over numba's threads (``core.threads``): the same games bit for bit
+    for any thread count. ``taken`` (B,) int8 is each row's fed-deck flag, summed after the parallel
+    loop (a reduction would need numba's reference counting, which the kernel goes without)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    for b in prange(len(st.current_player)):
+        taken[b] = step_one(b, acts, active, st, opts, rewards, over, stream_seed, out)
+    total = 0
+    for b in range(len(taken)):
+        total += taken[b]
+    return total
 
 
 @kernel_jit
@@ -149,6 +210,23 @@ def encode_rows(rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         encode_row(b, st, opts, out)
+
+
+@kernel_jit_parallel
+def encode_rows_parallel(
+    rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs
+) -> None:  # pragma: no cover
+    """``encode_rows`` with the rows spread over numba's threads (``core.threads``)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    for i in prange(len(rows)):
+        encode_one(rows[i], st, opts, out)
+
+
+@kernel_jit
+def encode_one(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
+    """``encode_row`` as a call of its own: the parallel loop's body (an ``inline="always"`` function
+    inlined into a ``prange`` body by numba wrote wrong rows; a call keeps the rows apart)."""
+    encode_row(b, st, opts, out)
 
 
 @kernel_jit
@@ -220,7 +298,8 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
         st.played,
         st.captured,
     )
-    layout, mask, obs, packed, real, w = out
+    layout, mask, obs, packed, real, words = out
+    w = words[0] if obs.shape[1] else words[b]  # (compact: the row's own bitset, rows run at once)
     n, P = opts[O_N], opts[O_P]
     nbits = layout[L_COUNTS]
     seat = cur[b]

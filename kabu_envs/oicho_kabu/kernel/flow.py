@@ -721,6 +721,27 @@ def resume_rows(st: State, ru: Rules, rows: np.ndarray, perms: np.ndarray) -> in
     return waiting
 
 
+@numba.njit
+def _step_row(
+    st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool, b: int
+) -> int:  # pragma: no cover
+    """``step``'s work on game b (its record only: rows may run at once); 1 when it waits for a shuffle
+    from Python."""
+    g = st[b]
+    g.rewards[:] = 0.0
+    over = g.current_player < 0
+    g.terminated = over
+    if over or not moving[b]:
+        return 0
+    _apply(g, ru, actions[b])
+    _run(g, ru)
+    if g.resume != R_NONE:
+        return 1
+    if autoreset and g.current_player < 0:
+        _restart(g, ru)
+    return 0
+
+
 @numba.njit(cache=True)
 def step(
     st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool
@@ -731,16 +752,18 @@ def step(
     fed games wait for a shuffle from Python (``resume_rows``)."""
     waiting = 0
     for b in range(len(actions)):
-        g = st[b]
-        g.rewards[:] = 0.0
-        over = g.current_player < 0
-        g.terminated = over
-        if over or not moving[b]:
-            continue
-        _apply(g, ru, actions[b])
-        _run(g, ru)
-        if g.resume != R_NONE:
-            waiting += 1
-        elif autoreset and g.current_player < 0:
-            _restart(g, ru)
+        waiting += _step_row(st, ru, actions, moving, autoreset, b)
+    return waiting
+
+
+@numba.njit(cache=True, parallel=True)
+def step_parallel(
+    st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool
+) -> int:  # pragma: no cover
+    """``step`` with the games spread over numba's threads (``core.threads``): each touches only its own
+    record, so any thread count plays the same games bit for bit (the count of waiting games is an
+    integer sum, exact in any order)."""
+    waiting = 0
+    for b in numba.prange(len(actions)):
+        waiting += _step_row(st, ru, actions, moving, autoreset, b)
     return waiting

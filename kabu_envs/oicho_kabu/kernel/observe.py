@@ -200,6 +200,17 @@ def encode(
         _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
 
 
+@_njit(cache=True, _nrt=False, parallel=True)
+def encode_parallel(
+    st: State, ru: Rules, rows: np.ndarray, seats: np.ndarray, out: np.ndarray
+) -> None:  # pragma: no cover
+    """``encode`` with the rows spread over numba's threads (``core.threads``; each writes its own row)."""
+    inv = _scales(ru)
+    for i in numba.prange(len(rows)):
+        out[i, :] = 0.0
+        _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
+
+
 @numba.njit
 def _pack(
     a: np.ndarray, start: int, end: int, row: np.ndarray, j: int, acc: int
@@ -215,6 +226,38 @@ def _pack(
     return j, acc
 
 
+@numba.njit
+def _compact_rows(
+    st: State,
+    ru: Rules,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    bits: np.ndarray,
+    numbers: np.ndarray,
+    lo: int,
+    hi: int,
+    start: int,
+    stop: int,
+    a: np.ndarray,
+) -> None:  # pragma: no cover
+    """``encode_compact`` of rows ``start:stop``, ``a`` the float32 row it encodes into first."""
+    size = ru[O_OBS]
+    inv = _scales(ru)
+    first = bits.shape[1] // 4 - (hi - lo)
+    for i in range(start, stop):
+        a[:] = 0.0
+        _encode_row(st[rows[i]], ru, seats[i], a, inv)
+        row = bits[i]
+        j, acc = _pack(a, 0, lo, row, 0, 0)
+        j, acc = _pack(a, hi, size, row, j, acc)
+        if j & 7:
+            row[j >> 3] = acc
+        for x in range(j + 7 >> 3, 4 * first):  # the padding
+            row[x] = 0
+        for x in range(hi - lo):
+            numbers[i, first + x] = a[lo + x]
+
+
 @numba.njit(cache=True)
 def encode_compact(
     st: State,
@@ -228,19 +271,28 @@ def encode_compact(
 ) -> None:  # pragma: no cover
     """``encode`` as bits and numbers: ``bits`` (k, C) uint8 and ``numbers`` its float32 view, the
     numbers at float32 column ``nbytes // 4`` on (``compact_layout``)."""
-    size = ru[O_OBS]
-    inv = _scales(ru)
-    a = np.empty(size, dtype=np.float32)
-    first = bits.shape[1] // 4 - (hi - lo)
-    for i in range(len(rows)):
-        a[:] = 0.0
-        _encode_row(st[rows[i]], ru, seats[i], a, inv)
-        row = bits[i]
-        j, acc = _pack(a, 0, lo, row, 0, 0)
-        j, acc = _pack(a, hi, size, row, j, acc)
-        if j & 7:
-            row[j >> 3] = acc
-        for x in range(j + 7 >> 3, 4 * first):  # the padding
-            row[x] = 0
-        for x in range(hi - lo):
-            numbers[i, first + x] = a[lo + x]
+    a = np.empty(ru[O_OBS], dtype=np.float32)
+    _compact_rows(st, ru, rows, seats, bits, numbers, lo, hi, 0, len(rows), a)
+
+
+COMPACT_CHUNK = 64  # rows a thread encodes with one float32 scratch row (``encode_compact_parallel``)
+
+
+@numba.njit(cache=True, parallel=True)
+def encode_compact_parallel(
+    st: State,
+    ru: Rules,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    bits: np.ndarray,
+    numbers: np.ndarray,
+    lo: int,
+    hi: int,
+) -> None:  # pragma: no cover
+    """``encode_compact`` with chunks of ``COMPACT_CHUNK`` rows spread over numba's threads, each chunk
+    with its own scratch row (every row's bytes are its own: the same output for any thread count)."""
+    chunks = (len(rows) + COMPACT_CHUNK - 1) // COMPACT_CHUNK
+    for c in numba.prange(chunks):
+        a = np.empty(ru[O_OBS], dtype=np.float32)
+        stop = min(len(rows), (c + 1) * COMPACT_CHUNK)
+        _compact_rows(st, ru, rows, seats, bits, numbers, lo, hi, c * COMPACT_CHUNK, stop, a)

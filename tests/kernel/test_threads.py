@@ -1,0 +1,108 @@
+"""The kernels' parallel entry points (``core.threads``): the same games, observations and rewards bit
+for bit whatever the thread count, and the serial entry below ``PARALLEL_MIN_ROWS`` rows.
+
+Each run is a fresh process with ``NUMBA_NUM_THREADS`` set (numba reads it once, at its first parallel
+call): one thread through the serial entry, one thread through the parallel entry (forced), and two
+threads through the parallel entry. Every game, both observation formats, autoreset, seeded and fed
+resets mid-play and partial steps; each run prints one digest per case."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kabu_envs.core import kernel as core
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_PLAY = """
+import hashlib
+import sys
+
+import numba
+import numpy as np
+
+from kabu_envs import batch
+from kabu_envs.batch import kernel_env
+from kabu_envs.core import threads
+
+mode = sys.argv[1]
+if mode == "forced":  # the parallel entry points even with one thread
+    threads.use_parallel = lambda rows, min_rows=0: True
+B = threads.PARALLEL_MIN_ROWS + 44
+CASES = [
+    ("kakeya", {}),
+    ("kakeya", {"num_players": 6, "six_player_mode": "dealers_sit_out", "max_deals": 2, "reward": "egara"}),
+    ("oicho_kabu", {}),
+    ("oicho_kabu", {"num_players": 8, "deck": "hanafuda"}),
+    ("toy_card", {"num_players": 3}),
+]
+use = threads.use_parallel
+print("threads", numba.get_num_threads(), "parallel", use(B), "small", use(64))
+for game, options in CASES:
+    for fmt in ("float32", "compact"):
+        env = batch.make(game, batch_size=B, autoreset=True, observation=fmt, **options)
+        env.reset(seed=11)
+        rng = np.random.default_rng(5)
+        digest = hashlib.sha256()
+        for t in range(120):
+            if t == 30:  # fed games (Python's shuffles) and stacked decks amid the stream rows
+                rows = np.arange(0, B, 7)
+                env.reset(rows=rows, seeds=[1000 + int(r) for r in rows])
+            if t == 60:
+                env.reset(rows=np.arange(3, B, 5))  # the rows' next episodes of the stream
+            mask = env.legal_action_mask
+            acts = np.argmax(mask * rng.random(mask.shape), axis=1)
+            if t % 4 == 3:
+                env.step(acts, active=rng.random(B) < 0.5)
+            else:
+                env.step(acts)
+            seen = (env.observation, env.legal_action_mask, env.rewards, env.terminated, env.current_player)
+            for a in seen:
+                digest.update(np.ascontiguousarray(a).tobytes())
+        print(game, fmt, sorted(options.items()), digest.hexdigest())
+if mode == "forced":  # an error raised in a thread reaches Python as the kernel's own
+    env = batch.make("kakeya", batch_size=B, max_deals=4)
+    env.reset(seeds=list(range(B)))
+    env.state.g[0, env._kernel.READY] = 0
+    try:
+        env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.legal_action_mask]))
+    except RuntimeError as err:
+        print("error:", err)
+"""
+
+
+def _run(threads: int, mode: str) -> list[str]:
+    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads), "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", _PLAY, mode], env=env, capture_output=True, text=True, cwd=ROOT, timeout=1500
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.splitlines()
+
+
+@pytest.mark.skipif(core.jit_disabled(), reason="plain Python: no threads")
+def test_any_thread_count_plays_the_same_games_bit_for_bit() -> None:
+    serial = _run(1, "serial")
+    forced = _run(1, "forced")
+    two = _run(2, "auto")
+    assert serial[0] == "threads 1 parallel False small False"
+    assert forced[0] == "threads 1 parallel True small True"
+    assert two[0] == "threads 2 parallel True small False"  # (below the threshold: the serial entry)
+    assert len(serial) == 1 + 5 * 2
+    assert serial[1:] == forced[1 : len(serial)] == two[1:]
+    assert forced[len(serial)] == "error: a fed game deals with no deck in its feed"
+
+
+def test_the_parallel_entry_needs_rows_and_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kabu_envs.core import threads
+
+    monkeypatch.setattr(threads, "threads", lambda: 4)
+    assert threads.use_parallel(threads.PARALLEL_MIN_ROWS)
+    assert not threads.use_parallel(threads.PARALLEL_MIN_ROWS - 1)
+    monkeypatch.setattr(threads, "threads", lambda: 1)
+    assert not threads.use_parallel(10**6)
