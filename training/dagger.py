@@ -107,6 +107,14 @@ def _collect_job(args: tuple[TrainConfig, str | None, float, int, int]) -> Demon
     return collect_mixture(*args)
 
 
+def _worker_job(args: tuple[TrainConfig, str | None, float, int, int]) -> Demonstrations:
+    """``_collect_job`` in one of the worker processes: numba's threads limited to its share of the cores."""
+    from kabu_envs.core import threads
+
+    threads.share_cores(args[0].dagger.workers)
+    return collect_mixture(*args)
+
+
 def collect_parts(
     cfg: TrainConfig, learner_dir: str | None, beta: float, steps: int, seed: int
 ) -> list[Demonstrations]:
@@ -119,7 +127,7 @@ def collect_parts(
         return [_collect_job(jobs[0])]
     # spawn: the workers import numpy and the package only, never the parent's torch state
     with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn")) as ex:
-        return list(ex.map(_collect_job, jobs))
+        return list(ex.map(_worker_job, jobs))
 
 
 def collect_parallel(

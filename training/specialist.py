@@ -185,13 +185,21 @@ def _job(args: tuple[SpecialistConfig, int]) -> Demonstrations:
     return collect_worker(*args)
 
 
+def _worker_job(args: tuple[SpecialistConfig, int]) -> Demonstrations:
+    """``_job`` in one of the worker processes: numba's threads limited to its share of the cores."""
+    from kabu_envs.core import threads
+
+    threads.share_cores(args[0].workers)
+    return collect_worker(*args)
+
+
 def collect(cfg: SpecialistConfig) -> list[Demonstrations]:
     """Every worker's decisions, in worker order (processes when ``workers`` > 1)."""
     jobs = [(cfg, w) for w in range(cfg.workers)]
     if len(jobs) == 1:
         return [_job(jobs[0])]
     with ProcessPoolExecutor(len(jobs), mp_context=get_context("spawn")) as ex:
-        return list(ex.map(_job, jobs))
+        return list(ex.map(_worker_job, jobs))
 
 
 def fit_specialist(cfg: SpecialistConfig, parts: list[Demonstrations], out: Path) -> dict[str, Any]:

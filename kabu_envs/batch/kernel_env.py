@@ -116,7 +116,7 @@ class KernelBatchEnv(BatchEnv):
         self.rewards = np.zeros((B, self.num_players), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
         self._buffers = [mask_rows, self._obs, self._packed, self._real, self.rewards, self.terminated]
-        self._taken = np.zeros(B, dtype=np.int8)  # (the parallel step's per-row fed-deck flags)
+        self._taken = np.zeros(self._threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks)
 
     def _episode_numbers(self) -> np.ndarray:
         """(B,) each game's episode number in its row stream (``reset(rows=)`` without seeds: the next)."""
@@ -189,7 +189,8 @@ class KernelBatchEnv(BatchEnv):
         target = np.arange(self.batch_size, dtype=np.int64) if rows is None else np.asarray(rows, np.int64)
         k = self._kernel
         if self._threads.use_parallel(len(target)):
-            parallel_call(k.encode_rows_parallel, target, self._arrays, self._opts, self._out)
+            chunks = self._threads.chunks(len(target))
+            parallel_call(k.encode_rows_parallel, target, self._arrays, self._opts, self._out, chunks)
         else:
             k.encode_rows(target, self._arrays, self._opts, self._out)
 

@@ -14,9 +14,12 @@ search, never by ``import kabu_envs``: it loads numba.
 
 from __future__ import annotations
 
+import os
+
 import numba
 
 PARALLEL_MIN_ROWS = 256  # below it a step is too short to pay for starting the threads
+CHUNK_ROWS = 128  # rows a parallel loop hands a thread at once (one call: per-call costs stay small)
 
 
 def threads() -> int:
@@ -28,3 +31,21 @@ def use_parallel(rows: int, min_rows: int = PARALLEL_MIN_ROWS) -> bool:
     """True when a kernel call over ``rows`` rows should take its parallel entry point: enough rows
     to pay for the threads, and more than one thread to run them."""
     return rows >= min_rows and threads() > 1
+
+
+def chunks(rows: int) -> int:
+    """The number of chunks of about ``CHUNK_ROWS`` rows a parallel entry point splits ``rows`` into
+    (each chunk one call of the serial per-row loop; which thread runs it changes nothing)."""
+    return max(1, -(-rows // CHUNK_ROWS))
+
+
+def share_cores(workers: int) -> int:
+    """In one of ``workers`` processes that share the machine (labelling or evaluation workers): this
+    process's numba threads become its share of the cores, at least one, so that the workers' parallel
+    kernels do not oversubscribe the cores (a thread waiting for a core it shares stalls a whole
+    parallel loop). Returns the thread count set."""
+    share = max(
+        1, min(int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)), (os.cpu_count() or 1) // max(1, workers))
+    )
+    numba.set_num_threads(share)
+    return share

@@ -124,7 +124,7 @@ class OichoKabuBatch(KernelBatchEnv):
             self.autoreset,
         )
         if self._threads.use_parallel(self.batch_size):
-            return int(parallel_call(k.step_parallel, *args))
+            return int(parallel_call(k.step_parallel, *args, self._threads.chunks(self.batch_size)))
         return int(k.step(*args))
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
@@ -139,20 +139,33 @@ class OichoKabuBatch(KernelBatchEnv):
     def _encode_observation(self, rows: np.ndarray | None) -> None:
         """The stale games' observations (float32); compact: every game's, in one call."""
         k, st, ru = self._kernel, self.state, self.rules
-        compact_all = self.observation_format == "compact" or rows is None  # (every game's, in one call)
-        wide = self._threads.use_parallel(self.batch_size if compact_all else len(rows))
+        every = self.observation_format == "compact" or rows is None  # (every game's, in one call)
+        n = self.batch_size if rows is None or every else len(rows)
+        wide = self._threads.use_parallel(n)
         if self.observation_format == "compact":
             c, (lo, hi) = self._compact, self._real_columns  # (all contiguous)
             seats = self.current_player.copy()
-            compact = k.encode_compact_parallel if wide else k.encode_compact
-            parallel_call(compact, st, ru, self._rows, seats, c, c.view(np.float32), lo, hi)
+            args = (st, ru, self._rows, seats, c, c.view(np.float32), lo, hi)
+            if wide:
+                parallel_call(k.encode_compact_parallel, *args, self._threads.chunks(n))
+            else:
+                k.encode_compact(*args)
         elif rows is None:
             seats = self.current_player.copy()  # (a contiguous copy of the records' field)
-            parallel_call(k.encode_parallel if wide else k.encode, st, ru, self._rows, seats, self._obs)
+            if wide:
+                parallel_call(
+                    k.encode_parallel, st, ru, self._rows, seats, self._obs, self._threads.chunks(n)
+                )
+            else:
+                k.encode(st, ru, self._rows, seats, self._obs)
         elif len(rows):
             out = np.empty((len(rows), self.obs_size), dtype=np.float32)
-            encode = k.encode_parallel if wide else k.encode
-            parallel_call(encode, st, ru, rows, self.current_player[rows], out)
+            if wide:
+                parallel_call(
+                    k.encode_parallel, st, ru, rows, self.current_player[rows], out, self._threads.chunks(n)
+                )
+            else:
+                k.encode(st, ru, rows, self.current_player[rows], out)
             self._obs[rows] = out
 
     @property

@@ -143,6 +143,24 @@ def step_row(
 
 
 @kernel_jit
+def step_range(
+    lo: int,
+    hi: int,
+    acts: np.ndarray,
+    active: np.ndarray,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+) -> None:  # pragma: no cover
+    """``step_row`` for rows ``lo:hi`` (the serial loop, and a parallel chunk's body)."""
+    for b in range(lo, hi):
+        step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
+
+
+@kernel_jit
 def step(
     acts: np.ndarray,
     active: np.ndarray,
@@ -155,8 +173,7 @@ def step(
 ) -> int:  # pragma: no cover
     """``step_row`` in every game; returns the fed decks taken (none: Toy Card deals only at a reset)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    for b in range(len(st.g)):
-        step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
+    step_range(0, len(st.g), acts, active, st, opts, rewards, over, stream_seed, out)
     return 0
 
 
@@ -172,10 +189,14 @@ def step_parallel(
     out: Outputs,
     taken: np.ndarray,
 ) -> int:  # pragma: no cover
-    """``step`` with the rows spread over numba's threads (``taken``: unused, no fed deck is taken)."""
+    """``step`` with the rows in ``len(taken)`` chunks spread over numba's threads (no fed deck is
+    taken: ``taken`` only gives the chunks)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    for b in numba.prange(len(st.g)):
-        step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
+    B, chunks = len(st.g), len(taken)
+    for c in numba.prange(chunks):
+        step_range(
+            c * B // chunks, (c + 1) * B // chunks, acts, active, st, opts, rewards, over, stream_seed, out
+        )
     return 0
 
 
@@ -188,12 +209,14 @@ def encode_rows(rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs
 
 @kernel_jit_parallel
 def encode_rows_parallel(
-    rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs
+    rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs, chunks: int
 ) -> None:  # pragma: no cover
-    """``encode_rows`` with the rows spread over numba's threads."""
+    """``encode_rows`` with the rows in ``chunks`` chunks spread over numba's threads."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    for i in numba.prange(len(rows)):
-        encode_row(rows[i], st, opts, out)
+    n = len(rows)
+    for c in numba.prange(chunks):
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            encode_row(rows[i], st, opts, out)
 
 
 @kernel_jit
@@ -248,7 +271,17 @@ def make_state(batch_size: int, cfg: Config) -> State:
     )
 
 
-DISPATCHERS = (deal, reset_rows, step_row, step, step_parallel, encode_rows, encode_rows_parallel, encode_row)
+DISPATCHERS = (
+    deal,
+    reset_rows,
+    step_row,
+    step_range,
+    step,
+    step_parallel,
+    encode_rows,
+    encode_rows_parallel,
+    encode_row,
+)
 
 
 def stamp() -> str:

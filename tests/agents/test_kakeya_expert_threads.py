@@ -57,6 +57,9 @@ def test_the_batched_searches_act_as_row_by_row_for_any_thread_count(
         again = [np.random.default_rng(i) for i in range(len(obs))]
         act_row_by_row(agent, obs, masks, again)
         assert [r.integers(1 << 62) for r in rngs] == [r.integers(1 << 62) for r in again]
+    from kabu_envs.kakeya.kernel import decide
+
+    assert len(decide.decide_cards.signatures) == 1  # (one version, from Python and from the workspaces)
     # the agent's own generator, row after row, when no generators are given
     first = make_agent("kakeya", "expert", seed=9, **options)
     second = make_agent("kakeya", "expert", seed=9, **options)

@@ -65,6 +65,21 @@ for game, options in CASES:
             for a in seen:
                 digest.update(np.ascontiguousarray(a).tobytes())
         print(game, fmt, sorted(options.items()), digest.hexdigest())
+if mode == "forced":  # every cached function, the parallel entries too, has one version (one type set)
+    import importlib
+
+    from kabu_envs.core import kernel as core
+
+    names = ["kakeya.kernel.rules", "kakeya.kernel.batch", "toy_card.kernel", "oicho_kabu.kernel.flow"]
+    names.append("oicho_kabu.kernel.observe")
+    many = []
+    for name in names:
+        module = importlib.import_module("kabu_envs." + name)
+        for f in vars(module).values():
+            if hasattr(f, "py_func") and f.__module__ == module.__name__ and core.is_cached(f):
+                if len(f.signatures) > 1:
+                    many.append(f.__name__)
+    print("versions", many)
 if mode == "forced":  # an error raised in a thread reaches Python as the kernel's own
     env = batch.make("kakeya", batch_size=B, max_deals=4)
     env.reset(seeds=list(range(B)))
@@ -95,7 +110,8 @@ def test_any_thread_count_plays_the_same_games_bit_for_bit() -> None:
     assert two[0] == "threads 2 parallel True small False"  # (below the threshold: the serial entry)
     assert len(serial) == 1 + 5 * 2
     assert serial[1:] == forced[1 : len(serial)] == two[1:]
-    assert forced[len(serial)] == "error: a fed game deals with no deck in its feed"
+    assert forced[len(serial)] == "versions []"
+    assert forced[len(serial) + 1] == "error: a fed game deals with no deck in its feed"
 
 
 def test_the_parallel_entry_needs_rows_and_threads(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,3 +122,16 @@ def test_the_parallel_entry_needs_rows_and_threads(monkeypatch: pytest.MonkeyPat
     assert not threads.use_parallel(threads.PARALLEL_MIN_ROWS - 1)
     monkeypatch.setattr(threads, "threads", lambda: 1)
     assert not threads.use_parallel(10**6)
+
+
+def test_a_worker_process_takes_its_share_of_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numba
+
+    from kabu_envs.core import threads
+
+    set_to: list[int] = []
+    monkeypatch.setattr(numba, "set_num_threads", set_to.append)
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 8)
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: 8)
+    assert [threads.share_cores(w) for w in (1, 3, 8, 20)] == [8, 2, 1, 1]
+    assert set_to == [8, 2, 1, 1]

@@ -140,8 +140,9 @@ def step_row(
 
 
 @kernel_jit
-def step_one(
-    b: int,
+def step_range(
+    lo: int,
+    hi: int,
     acts: np.ndarray,
     active: np.ndarray,
     st: Arrays,
@@ -151,9 +152,12 @@ def step_one(
     stream_seed: np.uint64,
     out: Outputs,
 ) -> int:  # pragma: no cover
-    """``step_row`` as a call of its own: the parallel loop's body (``step_row`` inlined by numba straight
-    into a ``prange`` body wrote wrong rows; inlined here, in a plain function, it does not)."""
-    return step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
+    """``step_row`` for rows ``lo:hi``; the fed decks taken. (The body of a parallel chunk: a call of its
+    own, as ``step_row`` inlined by numba straight into a ``prange`` body wrote wrong rows.)"""
+    taken = 0
+    for b in range(lo, hi):
+        taken += step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
+    return taken
 
 
 @kernel_jit
@@ -192,15 +196,18 @@ def step_parallel(
     out: Outputs,
     taken: np.ndarray,
 ) -> int:  # pragma: no cover
-    """``step`` with the rows spread over numba's threads (``core.threads``): the same games bit for bit
-    for any thread count. ``taken`` (B,) int8 is each row's fed-deck flag, summed after the parallel
-    loop (a reduction would need numba's reference counting, which the kernel goes without)."""
+    """``step`` with the rows in ``len(taken)`` chunks spread over numba's threads (``core.threads``):
+    the same games bit for bit for any thread count. ``taken[c]`` is chunk c's count of fed decks taken,
+    summed after the parallel loop (a reduction would need numba's reference counting, which the
+    kernel goes without)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    for b in prange(len(st.current_player)):
-        taken[b] = step_one(b, acts, active, st, opts, rewards, over, stream_seed, out)
+    B, chunks = len(st.current_player), len(taken)
+    for c in prange(chunks):
+        lo, hi = c * B // chunks, (c + 1) * B // chunks
+        taken[c] = step_range(lo, hi, acts, active, st, opts, rewards, over, stream_seed, out)
     total = 0
-    for b in range(len(taken)):
-        total += taken[b]
+    for c in range(chunks):
+        total += taken[c]
     return total
 
 
@@ -212,21 +219,24 @@ def encode_rows(rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs
         encode_row(b, st, opts, out)
 
 
+@kernel_jit
+def encode_range(
+    rows: np.ndarray, lo: int, hi: int, st: Arrays, opts: np.ndarray, out: Outputs
+) -> None:  # pragma: no cover
+    """``encode_row`` for ``rows[lo:hi]`` (a parallel chunk's body: see ``step_range``)."""
+    for i in range(lo, hi):
+        encode_row(rows[i], st, opts, out)
+
+
 @kernel_jit_parallel
 def encode_rows_parallel(
-    rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs
+    rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs, chunks: int
 ) -> None:  # pragma: no cover
-    """``encode_rows`` with the rows spread over numba's threads (``core.threads``)."""
+    """``encode_rows`` with the rows in ``chunks`` chunks spread over numba's threads."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    for i in prange(len(rows)):
-        encode_one(rows[i], st, opts, out)
-
-
-@kernel_jit
-def encode_one(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
-    """``encode_row`` as a call of its own: the parallel loop's body (an ``inline="always"`` function
-    inlined into a ``prange`` body by numba wrote wrong rows; a call keeps the rows apart)."""
-    encode_row(b, st, opts, out)
+    n = len(rows)
+    for c in prange(chunks):
+        encode_range(rows, c * n // chunks, (c + 1) * n // chunks, st, opts, out)
 
 
 @kernel_jit

@@ -721,7 +721,7 @@ def resume_rows(st: State, ru: Rules, rows: np.ndarray, perms: np.ndarray) -> in
     return waiting
 
 
-@numba.njit
+@numba.njit(inline="always")
 def _step_row(
     st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool, b: int
 ) -> int:  # pragma: no cover
@@ -742,6 +742,19 @@ def _step_row(
     return 0
 
 
+@numba.njit
+def _step_range(
+    st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool, lo: int, hi: int
+) -> int:  # pragma: no cover
+    """``_step_row`` for games ``lo:hi``: the games that wait for a shuffle. (A parallel chunk's body: a
+    call of its own, so that the arrays' reference counts move once a chunk, not once a row, and no
+    ``inline`` function lands straight in a ``prange`` body.)"""
+    waiting = 0
+    for b in range(lo, hi):
+        waiting += _step_row(st, ru, actions, moving, autoreset, b)
+    return waiting
+
+
 @numba.njit(cache=True)
 def step(
     st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool
@@ -758,12 +771,13 @@ def step(
 
 @numba.njit(cache=True, parallel=True)
 def step_parallel(
-    st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool
+    st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool, chunks: int
 ) -> int:  # pragma: no cover
-    """``step`` with the games spread over numba's threads (``core.threads``): each touches only its own
-    record, so any thread count plays the same games bit for bit (the count of waiting games is an
-    integer sum, exact in any order)."""
+    """``step`` with the games in ``chunks`` chunks spread over numba's threads (``core.threads``): each
+    touches only its own record, so any thread count plays the same games bit for bit (the count of
+    waiting games is an integer sum, exact in any order)."""
     waiting = 0
-    for b in numba.prange(len(actions)):
-        waiting += _step_row(st, ru, actions, moving, autoreset, b)
+    B = len(actions)
+    for c in numba.prange(chunks):
+        waiting += _step_range(st, ru, actions, moving, autoreset, c * B // chunks, (c + 1) * B // chunks)
     return waiting

@@ -202,13 +202,16 @@ def encode(
 
 @_njit(cache=True, _nrt=False, parallel=True)
 def encode_parallel(
-    st: State, ru: Rules, rows: np.ndarray, seats: np.ndarray, out: np.ndarray
+    st: State, ru: Rules, rows: np.ndarray, seats: np.ndarray, out: np.ndarray, chunks: int
 ) -> None:  # pragma: no cover
-    """``encode`` with the rows spread over numba's threads (``core.threads``; each writes its own row)."""
+    """``encode`` with the rows in ``chunks`` chunks spread over numba's threads (``core.threads``; each
+    row written by one thread, from its own record)."""
     inv = _scales(ru)
-    for i in numba.prange(len(rows)):
-        out[i, :] = 0.0
-        _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
+    n = len(rows)
+    for c in numba.prange(chunks):
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            out[i, :] = 0.0
+            _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
 
 
 @numba.njit
@@ -275,9 +278,6 @@ def encode_compact(
     _compact_rows(st, ru, rows, seats, bits, numbers, lo, hi, 0, len(rows), a)
 
 
-COMPACT_CHUNK = 64  # rows a thread encodes with one float32 scratch row (``encode_compact_parallel``)
-
-
 @numba.njit(cache=True, parallel=True)
 def encode_compact_parallel(
     st: State,
@@ -288,11 +288,11 @@ def encode_compact_parallel(
     numbers: np.ndarray,
     lo: int,
     hi: int,
+    chunks: int,
 ) -> None:  # pragma: no cover
-    """``encode_compact`` with chunks of ``COMPACT_CHUNK`` rows spread over numba's threads, each chunk
-    with its own scratch row (every row's bytes are its own: the same output for any thread count)."""
-    chunks = (len(rows) + COMPACT_CHUNK - 1) // COMPACT_CHUNK
+    """``encode_compact`` with the rows in ``chunks`` chunks spread over numba's threads, each chunk with
+    its own scratch row (every row's bytes are its own: the same output for any thread count)."""
+    n = len(rows)
     for c in numba.prange(chunks):
         a = np.empty(ru[O_OBS], dtype=np.float32)
-        stop = min(len(rows), (c + 1) * COMPACT_CHUNK)
-        _compact_rows(st, ru, rows, seats, bits, numbers, lo, hi, c * COMPACT_CHUNK, stop, a)
+        _compact_rows(st, ru, rows, seats, bits, numbers, lo, hi, c * n // chunks, (c + 1) * n // chunks, a)

@@ -1,0 +1,124 @@
+"""Decisions/s of the batch engines on 1 and more threads (numba's ``NUMBA_NUM_THREADS``), in one run.
+
+Each thread count runs in its own process (numba reads ``NUMBA_NUM_THREADS`` once); the processes are
+interleaved in rounds (1 thread, 2 threads, ..., then again) and each figure is the best of the rounds,
+so a burst of load on a shared machine hits every thread count alike. A process measures every (game,
+B) with ``bench_batch.bench_batch``'s loop (autoreset, the float32 observation read every step, random
+legal actions) and reports its CPU seconds per wall second while stepping (about the number of
+threads kept busy: the evidence of the split when the machine is too loaded for wall-clock speed-ups).
+
+``--baseline DIR`` adds another checkout of kabu-envs (e.g. the previous release) measured the same
+way at 1 thread in the same rounds: the single-thread speed and the B=1 latency before and after.
+Pgx's leduc_holdem (JAX CPU, one thread) is measured beside them when installed (``bench_batch``).
+
+    python benchmarks/bench_threads.py [--games kakeya oicho_kabu] [--sizes 1 64 256 1024 4096 8192]
+                                       [--threads 1 2] [--rounds 3] [--duration 1] [--baseline DIR]
+                                       [--no-pgx]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_MEASURE = """
+import json, os, sys, time
+sys.path.insert(0, os.path.join(sys.argv[1], "benchmarks"))
+sys.path.insert(0, sys.argv[1])
+import bench_batch
+games, sizes, duration = sys.argv[2].split(","), [int(b) for b in sys.argv[3].split(",")], float(sys.argv[4])
+for game in games:
+    bench_batch.bench_batch(game, 64, 0.2, 1)  # (loads the kernel, warms the threads)
+    for B in sizes:
+        start, cpu = time.perf_counter(), time.process_time()
+        rate, _ = bench_batch.bench_batch(game, B, duration, 1)
+        busy = (time.process_time() - cpu) / (time.perf_counter() - start)
+        print(json.dumps({"game": game, "B": B, "rate": rate, "busy": busy, "load": os.getloadavg()[0]}))
+"""
+
+
+BASELINE_CACHE = Path(os.environ.get("TMPDIR", "/tmp")) / "kabu-bench-baseline-numba"
+
+
+def measure(root: Path, threads: int, games: list[str], sizes: list[int], duration: float) -> list[dict]:
+    """One process of checkout ``root`` on ``threads`` numba threads: a record per (game, B). Another
+    checkout compiles into a cache folder of its own (its source folders are left as they are)."""
+    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1", "PYTHONPATH": str(root)}
+    if root != ROOT:
+        env["NUMBA_CACHE_DIR"] = str(BASELINE_CACHE)
+    args = [root, ",".join(games), ",".join(map(str, sizes)), str(duration)]
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *map(str, args)], env=env, capture_output=True, text=True, check=True
+    )
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", nargs="+", default=["kakeya", "oicho_kabu"])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 256, 1024, 4096, 8192])
+    ap.add_argument("--threads", type=int, nargs="+", default=sorted({1, os.cpu_count() or 1}))
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (the best is shown)")
+    ap.add_argument("--duration", type=float, default=1.0, help="seconds per measurement")
+    ap.add_argument("--baseline", type=Path, help="another checkout, measured at 1 thread beside this one")
+    ap.add_argument("--no-pgx", action="store_true", help="skip Pgx's leduc_holdem even if installed")
+    args = ap.parse_args()
+    runs = [("this", ROOT, t) for t in args.threads]
+    if args.baseline is not None:
+        runs.insert(0, ("baseline", args.baseline.resolve(), 1))
+    best: dict[tuple[str, int, str, int], dict] = {}
+    loads: list[float] = []
+    for _ in range(args.rounds):
+        for label, root, threads in runs:
+            for rec in measure(root, threads, args.games, args.sizes, args.duration):
+                key = (label, threads, rec["game"], rec["B"])
+                loads.append(rec["load"])
+                if key not in best or rec["rate"] > best[key]["rate"]:
+                    best[key] = rec
+    print(
+        f"best of {args.rounds} interleaved rounds of {args.duration} s; load average (1 min) during the "
+        f"runs: {min(loads):.2f} .. {max(loads):.2f}; {os.cpu_count()} CPUs"
+    )
+    head = "| game | B |" + "".join(f" {t} thr dec/s |" for t in args.threads)
+    head += "".join(f" {t} thr / 1 thr |" for t in args.threads[1:]) + " CPU s per s (most threads) |"
+    if args.baseline is not None:
+        head += " baseline 1 thr | 1 thr / baseline |"
+    print(head)
+    print("|---|---:|" + "---:|" * (head.count("|") - 3))
+    for game in args.games:
+        for B in args.sizes:
+            rates = [best[("this", t, game, B)]["rate"] for t in args.threads]
+            row = f"| {game} | {B} |" + "".join(f" {r:,.0f} |" for r in rates)
+            row += "".join(f" {r / rates[0]:.2f}x |" for r in rates[1:])
+            row += f" {best[('this', args.threads[-1], game, B)]['busy']:.2f} |"
+            if args.baseline is not None:
+                base = best[("baseline", 1, game, B)]["rate"]
+                row += f" {base:,.0f} | {rates[0] / base:.2f}x |"
+            print(row, flush=True)
+    for game in args.games:
+        if 1 in args.sizes:  # one game: a step's latency
+            line = f"B=1 latency, {game}: " + ", ".join(
+                f"{label} {t} thr {1e6 / best[(label, t, game, 1)]['rate']:.1f} us" for label, _, t in runs
+            )
+            print(line)
+    if not args.no_pgx:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        sys.path.insert(0, str(ROOT))
+        import bench_batch
+
+        for B in args.sizes:
+            rate = bench_batch.bench_pgx(B, args.duration, args.rounds)
+            if rate is None:
+                print("(Pgx leduc_holdem skipped: pgx is not installed; `pip install pgx` to add it)")
+                break
+            print(f"| Pgx leduc_holdem (JAX CPU, 1 thread) | {B} | {rate:,.0f} |")
+
+
+if __name__ == "__main__":
+    main()
