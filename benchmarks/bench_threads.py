@@ -13,7 +13,10 @@ Pgx's leduc_holdem (JAX CPU, one thread) is measured beside them when installed 
 
     python benchmarks/bench_threads.py [--games kakeya oicho_kabu] [--sizes 1 64 256 1024 4096 8192]
                                        [--threads 1 2] [--rounds 3] [--duration 1] [--baseline DIR]
-                                       [--no-pgx]
+                                       [--no-pgx] [--forced]
+
+``--forced`` takes the parallel entry point at every call from the threshold on (by default each
+engine picks the faster entry by measured speed, ``core.threads.Paths``: on a busy machine, serial).
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ import json, os, sys, time
 sys.path.insert(0, os.path.join(sys.argv[1], "benchmarks"))
 sys.path.insert(0, sys.argv[1])
 import bench_batch
+if sys.argv[5] == "forced":  # the parallel entry from the threshold on, whatever its measured speed
+    from kabu_envs.core import threads
+    threads.Paths.pick = lambda self, rows: threads.use_parallel(rows, self.min_rows)
 games, sizes, duration = sys.argv[2].split(","), [int(b) for b in sys.argv[3].split(",")], float(sys.argv[4])
 for game in games:
     bench_batch.bench_batch(game, 64, 0.2, 1)  # (loads the kernel, warms the threads)
@@ -46,13 +52,15 @@ for game in games:
 BASELINE_CACHE = Path(os.environ.get("TMPDIR", "/tmp")) / "kabu-bench-baseline-numba"
 
 
-def measure(root: Path, threads: int, games: list[str], sizes: list[int], duration: float) -> list[dict]:
+def measure(
+    root: Path, threads: int, games: list[str], sizes: list[int], duration: float, forced: bool = False
+) -> list[dict]:
     """One process of checkout ``root`` on ``threads`` numba threads: a record per (game, B). Another
     checkout compiles into a cache folder of its own (its source folders are left as they are)."""
     env = {**os.environ, "NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1", "PYTHONPATH": str(root)}
     if root != ROOT:
         env["NUMBA_CACHE_DIR"] = str(BASELINE_CACHE)
-    args = [root, ",".join(games), ",".join(map(str, sizes)), str(duration)]
+    args = [root, ",".join(games), ",".join(map(str, sizes)), str(duration), "forced" if forced else "auto"]
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE, *map(str, args)], env=env, capture_output=True, text=True, check=True
     )
@@ -68,6 +76,11 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=1.0, help="seconds per measurement")
     ap.add_argument("--baseline", type=Path, help="another checkout, measured at 1 thread beside this one")
     ap.add_argument("--no-pgx", action="store_true", help="skip Pgx's leduc_holdem even if installed")
+    ap.add_argument(
+        "--forced",
+        action="store_true",
+        help="the parallel entry point from the threshold on, even where it measures slower (busy machine)",
+    )
     args = ap.parse_args()
     runs = [("this", ROOT, t) for t in args.threads]
     if args.baseline is not None:
@@ -76,14 +89,17 @@ def main() -> None:
     loads: list[float] = []
     for _ in range(args.rounds):
         for label, root, threads in runs:
-            for rec in measure(root, threads, args.games, args.sizes, args.duration):
+            for rec in measure(
+                root, threads, args.games, args.sizes, args.duration, args.forced and label == "this"
+            ):
                 key = (label, threads, rec["game"], rec["B"])
                 loads.append(rec["load"])
                 if key not in best or rec["rate"] > best[key]["rate"]:
                     best[key] = rec
+    entry = "the parallel entry forced" if args.forced else "entries picked by measured speed"
     print(
-        f"best of {args.rounds} interleaved rounds of {args.duration} s; load average (1 min) during the "
-        f"runs: {min(loads):.2f} .. {max(loads):.2f}; {os.cpu_count()} CPUs"
+        f"best of {args.rounds} interleaved rounds of {args.duration} s ({entry}); load average (1 min) "
+        f"during the runs: {min(loads):.2f} .. {max(loads):.2f}; {os.cpu_count()} CPUs"
     )
     head = "| game | B |" + "".join(f" {t} thr dec/s |" for t in args.threads)
     head += "".join(f" {t} thr / 1 thr |" for t in args.threads[1:]) + " CPU s per s (most threads) |"

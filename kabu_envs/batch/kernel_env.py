@@ -32,6 +32,7 @@ columns ``FEED``, ``READY``, ``PREFIX``, ``EPISODE`` (docs/adding_a_game.md, "Th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from time import perf_counter
 from types import ModuleType
 from typing import Any
 
@@ -117,6 +118,8 @@ class KernelBatchEnv(BatchEnv):
         self.terminated = np.ones(B, dtype=bool)
         self._buffers = [mask_rows, self._obs, self._packed, self._real, self.rewards, self.terminated]
         self._taken = np.zeros(self._threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks)
+        # serial or parallel entry point, by measured speed (``core.threads.Paths``): steps and encodes
+        self._step_paths, self._encode_paths = self._threads.Paths(), self._threads.Paths()
 
     def _episode_numbers(self) -> np.ndarray:
         """(B,) each game's episode number in its row stream (``reset(rows=)`` without seeds: the next)."""
@@ -187,12 +190,16 @@ class KernelBatchEnv(BatchEnv):
     def _encode_observation(self, rows: np.ndarray | None) -> None:
         """Write the mask and observation rows of the games ``rows`` (None: all) from the state."""
         target = np.arange(self.batch_size, dtype=np.int64) if rows is None else np.asarray(rows, np.int64)
-        k = self._kernel
-        if self._threads.use_parallel(len(target)):
-            chunks = self._threads.chunks(len(target))
-            parallel_call(k.encode_rows_parallel, target, self._arrays, self._opts, self._out, chunks)
+        k, n = self._kernel, len(target)
+        wide = self._encode_paths.pick(n)
+        start = perf_counter()
+        if wide:
+            parallel_call(
+                k.encode_rows_parallel, target, self._arrays, self._opts, self._out, self._threads.chunks(n)
+            )
         else:
             k.encode_rows(target, self._arrays, self._opts, self._out)
+        self._encode_paths.record(wide, perf_counter() - start, n)
 
     # --- observations ----------------------------------------------------------------------------
     @property

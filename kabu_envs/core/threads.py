@@ -49,3 +49,53 @@ def share_cores(workers: int) -> int:
     )
     numba.set_num_threads(share)
     return share
+
+
+class Paths:
+    """Picks, call by call, a kernel's serial or parallel entry point by their measured speed.
+
+    Both give the same results, so the choice is speed only; but a parallel loop is only as fast as its
+    slowest thread, and on a machine whose cores are busy with other work a thread often waits for a
+    core: there the parallel entry was measured up to 100x slower than the serial one. So each engine
+    times its calls (seconds per row): the serial entry first, then the parallel one; then it uses the
+    faster and re-times the other after ``backoff`` calls, the wait doubling (up to ``MAX_BACKOFF``)
+    each time the other is still slower, so that trying the slow one costs little."""
+
+    FIRST_BACKOFF, MAX_BACKOFF = 8, 4096
+
+    def __init__(self, min_rows: int = PARALLEL_MIN_ROWS) -> None:
+        self.min_rows = min_rows
+        self.cost = [0.0, 0.0]  # seconds per row, serial and parallel (0: not timed yet)
+        self.backoff = self.FIRST_BACKOFF
+        self.wait = 0
+
+    def pick(self, rows: int) -> bool:
+        """True: the parallel entry point for this call of ``rows`` rows."""
+        if not use_parallel(rows, self.min_rows):
+            return False
+        serial, parallel = self.cost
+        if not serial or not parallel:
+            return bool(serial)  # (time the serial entry, then the parallel one)
+        faster = parallel < serial
+        if self.wait > 0:
+            self.wait -= 1
+            return faster
+        return not faster  # re-time the slower one
+
+    def record(self, parallel: bool, seconds: float, rows: int) -> None:
+        """The time a call of ``rows`` rows took on the entry ``pick`` chose (a serial call below the
+        threshold is not recorded: it says nothing of the threshold's rows)."""
+        if rows < self.min_rows:
+            return
+        k = int(parallel)
+        per = seconds / rows
+        was_faster = self.cost[k] and self.cost[k] < self.cost[1 - k]
+        if self.cost[k] and was_faster:  # the entry in use: a moving average
+            self.cost[k] = 0.8 * self.cost[k] + 0.2 * per
+            return
+        self.cost[k] = per  # a first or a fresh timing of the other entry
+        if self.cost[1 - k] and per >= self.cost[1 - k]:  # still slower: wait longer before trying again
+            self.backoff = min(2 * self.backoff, self.MAX_BACKOFF)
+        else:
+            self.backoff = self.FIRST_BACKOFF
+        self.wait = self.backoff

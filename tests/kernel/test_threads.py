@@ -33,6 +33,7 @@ from kabu_envs.core import threads
 mode = sys.argv[1]
 if mode == "forced":  # the parallel entry points even with one thread
     threads.use_parallel = lambda rows, min_rows=0: True
+    threads.Paths.pick = lambda self, rows: True
 B = threads.PARALLEL_MIN_ROWS + 44
 CASES = [
     ("kakeya", {}),
@@ -135,3 +136,36 @@ def test_a_worker_process_takes_its_share_of_the_cores(monkeypatch: pytest.Monke
     monkeypatch.setattr(threads.os, "cpu_count", lambda: 8)
     assert [threads.share_cores(w) for w in (1, 3, 8, 20)] == [8, 2, 1, 1]
     assert set_to == [8, 2, 1, 1]
+
+
+def test_the_faster_entry_is_used_and_the_slower_retimed_ever_more_rarely(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Paths``: the serial entry timed first, then the parallel one; the faster is used, the other
+    re-timed after a wait that doubles while it stays slower (a busy machine: parallel 100x slower),
+    and the choice follows the machine when the other becomes faster."""
+    from kabu_envs.core import threads
+
+    monkeypatch.setattr(threads, "threads", lambda: 2)
+    paths = threads.Paths()
+    assert not paths.pick(10)  # below the threshold: serial, and nothing learnt
+    paths.record(False, 1.0, 10)
+    assert paths.cost == [0.0, 0.0]
+    B = threads.PARALLEL_MIN_ROWS
+    cost = {False: 1.0, True: 100.0}  # a busy machine
+    picks = []
+    for _ in range(400):
+        wide = paths.pick(B)
+        picks.append(wide)
+        paths.record(wide, cost[wide] * B, B)
+    tried = [i for i, w in enumerate(picks) if w]
+    assert picks[:2] == [False, True]
+    gaps = [b - a for a, b in zip(tried, tried[1:], strict=False)]
+    assert gaps == sorted(gaps) and gaps[-1] > 4 * gaps[0]  # ever rarer
+    cost = {False: 1.0, True: 0.5}  # the machine is quiet again: parallel wins within the next wait
+    for _ in range(300):
+        wide = paths.pick(B)
+        paths.record(wide, cost[wide] * B, B)
+    assert paths.pick(B)
+    monkeypatch.setattr(threads, "threads", lambda: 1)
+    assert not paths.pick(B)  # one thread: always serial
