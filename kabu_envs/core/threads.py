@@ -58,10 +58,10 @@ class Paths:
     slowest thread, and on a machine whose cores are busy with other work a thread often waits for a
     core: there the parallel entry was measured up to 100x slower than the serial one. So each engine
     times its calls (seconds per row): the serial entry first, then the parallel one; then it uses the
-    faster and re-times the other after ``backoff`` calls, the wait doubling (up to ``MAX_BACKOFF``)
+    faster and re-times the other after ``backoff`` calls, the wait growing fourfold (up to ``MAX_BACKOFF``)
     each time the other is still slower, so that trying the slow one costs little."""
 
-    FIRST_BACKOFF, MAX_BACKOFF = 8, 4096
+    FIRST_BACKOFF, MAX_BACKOFF = 16, 4096
 
     def __init__(self, min_rows: int = PARALLEL_MIN_ROWS) -> None:
         self.min_rows = min_rows
@@ -95,7 +95,7 @@ class Paths:
             return
         self.cost[k] = per  # a first or a fresh timing of the other entry
         if self.cost[1 - k] and per >= self.cost[1 - k]:  # still slower: wait longer before trying again
-            self.backoff = min(2 * self.backoff, self.MAX_BACKOFF)
+            self.backoff = min(4 * self.backoff, self.MAX_BACKOFF)
         else:
             self.backoff = self.FIRST_BACKOFF
         self.wait = self.backoff

@@ -142,7 +142,7 @@ def test_the_faster_entry_is_used_and_the_slower_retimed_ever_more_rarely(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``Paths``: the serial entry timed first, then the parallel one; the faster is used, the other
-    re-timed after a wait that doubles while it stays slower (a busy machine: parallel 100x slower),
+    re-timed after a wait that grows while it stays slower (a busy machine: parallel 100x slower),
     and the choice follows the machine when the other becomes faster."""
     from kabu_envs.core import threads
 
