@@ -89,6 +89,9 @@ class KernelBatchEnv(BatchEnv):
         self._rngs: list[np.random.Generator | None] = [None] * B  # the fed games' generators
         self._stream = u64(0)  # the seed of the kernel's row streams (reset(seed=s): s)
         self._all_active = np.ones(B, dtype=bool)
+        self._taken = np.zeros(threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks)
+        # serial or parallel entry point, by measured speed (``core.threads.Paths``): steps and encodes
+        self._step_paths, self._encode_paths = threads.Paths(), threads.Paths()
         self._setup()
         self._first_illegal = core.legality_check(self.current_player, self._mask_rows)
         kernel.prepare()
@@ -117,9 +120,6 @@ class KernelBatchEnv(BatchEnv):
         self.rewards = np.zeros((B, self.num_players), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
         self._buffers = [mask_rows, self._obs, self._packed, self._real, self.rewards, self.terminated]
-        self._taken = np.zeros(self._threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks)
-        # serial or parallel entry point, by measured speed (``core.threads.Paths``): steps and encodes
-        self._step_paths, self._encode_paths = self._threads.Paths(), self._threads.Paths()
 
     def _episode_numbers(self) -> np.ndarray:
         """(B,) each game's episode number in its row stream (``reset(rows=)`` without seeds: the next)."""
