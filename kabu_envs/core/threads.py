@@ -51,6 +51,16 @@ def share_cores(workers: int) -> int:
     return share
 
 
+def busy() -> bool:
+    """Whether the machine's cores are all taken by other work (the load average, over a minute, at
+    least one above the number of cores): a parallel loop then waits for cores, and is not tried."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # (no load average on this system: assume idle cores)
+        return False
+    return load >= (os.cpu_count() or 1) + 1
+
+
 class Paths:
     """Picks, call by call, a kernel's serial or parallel entry point by their measured speed.
 
@@ -59,7 +69,8 @@ class Paths:
     core: there the parallel entry was measured up to 100x slower than the serial one. So each engine
     times its calls (seconds per row): the serial entry first, then the parallel one; then it uses the
     faster and re-times the other after ``backoff`` calls, the wait growing fourfold (up to ``MAX_BACKOFF``)
-    each time the other is still slower, so that trying the slow one costs little."""
+    each time the other is still slower, so that trying the slow one costs little. While the machine is
+    ``busy`` the parallel entry is not tried at all (one try there can cost a hundred serial steps)."""
 
     FIRST_BACKOFF, MAX_BACKOFF = 16, 4096
 
@@ -74,13 +85,16 @@ class Paths:
         if not use_parallel(rows, self.min_rows):
             return False
         serial, parallel = self.cost
-        if not serial or not parallel:
-            return bool(serial)  # (time the serial entry, then the parallel one)
-        faster = parallel < serial
-        if self.wait > 0:
+        if not serial:
+            return False  # (time the serial entry first)
+        faster = bool(parallel) and parallel < serial
+        if parallel and self.wait > 0:
             self.wait -= 1
             return faster
-        return not faster  # re-time the slower one
+        if not faster and busy():  # time the parallel entry only while the machine has idle cores
+            self.wait = self.backoff
+            return False
+        return not faster  # (time the parallel entry, or re-time the slower one)
 
     def record(self, parallel: bool, seconds: float, rows: int) -> None:
         """The time a call of ``rows`` rows took on the entry ``pick`` chose (a serial call below the

@@ -147,6 +147,7 @@ def test_the_faster_entry_is_used_and_the_slower_retimed_ever_more_rarely(
     from kabu_envs.core import threads
 
     monkeypatch.setattr(threads, "threads", lambda: 2)
+    monkeypatch.setattr(threads, "busy", lambda: False)
     paths = threads.Paths()
     assert not paths.pick(10)  # below the threshold: serial, and nothing learnt
     paths.record(False, 1.0, 10)
@@ -161,7 +162,7 @@ def test_the_faster_entry_is_used_and_the_slower_retimed_ever_more_rarely(
     tried = [i for i, w in enumerate(picks) if w]
     assert picks[:2] == [False, True]
     gaps = [b - a for a, b in zip(tried, tried[1:], strict=False)]
-    assert gaps == sorted(gaps) and gaps[-1] > 4 * gaps[0]  # ever rarer
+    assert len(gaps) >= 2 and gaps == sorted(gaps) and gaps[-1] > 3 * gaps[0]  # ever rarer
     cost = {False: 1.0, True: 0.5}  # the machine is quiet again: parallel wins within the next wait
     for _ in range(300):
         wide = paths.pick(B)
@@ -169,3 +170,18 @@ def test_the_faster_entry_is_used_and_the_slower_retimed_ever_more_rarely(
     assert paths.pick(B)
     monkeypatch.setattr(threads, "threads", lambda: 1)
     assert not paths.pick(B)  # one thread: always serial
+    monkeypatch.setattr(threads, "threads", lambda: 2)
+    monkeypatch.setattr(threads, "busy", lambda: True)
+    fresh = threads.Paths()
+    fresh.record(fresh.pick(B), 1.0, B)
+    assert not any(fresh.pick(B) for _ in range(100))  # a busy machine: the parallel entry never tried
+
+
+def test_busy_means_more_runnable_work_than_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kabu_envs.core import threads
+
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (2.5, 0.0, 0.0))
+    assert not threads.busy()
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (3.0, 0.0, 0.0))
+    assert threads.busy()
