@@ -164,7 +164,7 @@ def test_the_faster_entry_is_used_and_the_slower_retimed_ever_more_rarely(
     gaps = [b - a for a, b in zip(tried, tried[1:], strict=False)]
     assert len(gaps) >= 2 and gaps == sorted(gaps) and gaps[-1] > 3 * gaps[0]  # ever rarer
     cost = {False: 1.0, True: 0.5}  # the machine is quiet again: parallel wins within the next wait
-    for _ in range(300):
+    for _ in range(paths.wait + 2):
         wide = paths.pick(B)
         paths.record(wide, cost[wide] * B, B)
     assert paths.pick(B)
