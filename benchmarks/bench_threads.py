@@ -4,8 +4,9 @@ Each thread count runs in its own process (numba reads ``NUMBA_NUM_THREADS`` onc
 interleaved in rounds (1 thread, 2 threads, ..., then again) and each figure is the best of the rounds,
 so a burst of load on a shared machine hits every thread count alike. A process measures every (game,
 B) with ``bench_batch.bench_batch``'s loop (autoreset, the float32 observation read every step, random
-legal actions) and reports its CPU seconds per wall second while stepping (about the number of
-threads kept busy: the evidence of the split when the machine is too loaded for wall-clock speed-ups).
+legal actions), the engine's own wall time (its ``step`` and ``observation``) apart from the harness's
+(the copy of the observation, the action draw: numpy on one thread, the same for any thread count), and
+its CPU seconds per wall second (about the number of threads kept busy).
 
 ``--baseline DIR`` adds another checkout of kabu-envs (e.g. the previous release) measured the same
 way at 1 thread in the same rounds: the single-thread speed and the B=1 latency before and after.
@@ -34,18 +35,45 @@ _MEASURE = """
 import json, os, sys, time
 sys.path.insert(0, os.path.join(sys.argv[1], "benchmarks"))
 sys.path.insert(0, sys.argv[1])
-import bench_batch
+import numpy as np
+from kabu_envs import batch
 if sys.argv[5] == "forced":  # the parallel entry from the threshold on, whatever its measured speed
     from kabu_envs.core import threads
     threads.Paths.pick = lambda self, rows: threads.use_parallel(rows, self.min_rows)
 games, sizes, duration = sys.argv[2].split(","), [int(b) for b in sys.argv[3].split(",")], float(sys.argv[4])
+
+
+def run(game, B, duration):
+    # bench_batch.bench_batch's loop, with the engine's own wall time (step, observation) apart
+    env = batch.make(game, batch_size=B, autoreset=True)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    pool = rng.random((8, B, env.num_actions)).astype(np.float32) + np.float32(1e-3)
+    buf = np.empty_like(env.observation)
+    decisions, engine = 0, 0.0
+    start, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < duration:
+        for k in range(8):
+            t = time.perf_counter()
+            obs = env.observation
+            engine += time.perf_counter() - t
+            np.copyto(buf, obs)  # the policy reads the observation
+            live = env.current_player >= 0
+            acts = np.argmax(env.legal_action_mask * pool[k], axis=1)
+            t = time.perf_counter()
+            env.step(acts)
+            engine += time.perf_counter() - t
+            decisions += int(live.sum())
+    wall = time.perf_counter() - start
+    return decisions / wall, decisions / engine, (time.process_time() - cpu) / wall
+
+
 for game in games:
-    bench_batch.bench_batch(game, 64, 0.2, 1)  # (loads the kernel, warms the threads)
+    run(game, 64, 0.2)  # (loads the kernel, warms the threads)
     for B in sizes:
-        start, cpu = time.perf_counter(), time.process_time()
-        rate, _ = bench_batch.bench_batch(game, B, duration, 1)
-        busy = (time.process_time() - cpu) / (time.perf_counter() - start)
-        print(json.dumps({"game": game, "B": B, "rate": rate, "busy": busy, "load": os.getloadavg()[0]}))
+        rate, engine, busy = run(game, B, duration)
+        rec = {"game": game, "B": B, "rate": rate, "engine": engine, "busy": busy, "load": os.getloadavg()[0]}
+        print(json.dumps(rec))
 """
 
 
@@ -102,7 +130,10 @@ def main() -> None:
         f"during the runs: {min(loads):.2f} .. {max(loads):.2f}; {os.cpu_count()} CPUs"
     )
     head = "| game | B |" + "".join(f" {t} thr dec/s |" for t in args.threads)
-    head += "".join(f" {t} thr / 1 thr |" for t in args.threads[1:]) + " CPU s per s (most threads) |"
+    head += "".join(f" {t} thr / 1 thr |" for t in args.threads[1:])
+    head += (
+        "".join(f" engine-only {t} thr / 1 thr |" for t in args.threads[1:]) + " CPU s per s (most threads) |"
+    )
     if args.baseline is not None:
         head += " baseline 1 thr | 1 thr / baseline |"
     print(head)
@@ -112,6 +143,8 @@ def main() -> None:
             rates = [best[("this", t, game, B)]["rate"] for t in args.threads]
             row = f"| {game} | {B} |" + "".join(f" {r:,.0f} |" for r in rates)
             row += "".join(f" {r / rates[0]:.2f}x |" for r in rates[1:])
+            engines = [best[("this", t, game, B)]["engine"] for t in args.threads]
+            row += "".join(f" {r / engines[0]:.2f}x |" for r in engines[1:])
             row += f" {best[('this', args.threads[-1], game, B)]['busy']:.2f} |"
             if args.baseline is not None:
                 base = best[("baseline", 1, game, B)]["rate"]

@@ -160,9 +160,11 @@ class KernelBatchEnv(BatchEnv):
             self._stream,
             self._out,
         )
-        if self._threads.use_parallel(self.batch_size):
-            return int(parallel_call(k.step_parallel, *args, self._taken))
-        return int(k.step(*args))
+        wide = self._step_paths.pick(self.batch_size)
+        start = perf_counter()
+        taken = parallel_call(k.step_parallel, *args, self._taken) if wide else k.step(*args)
+        self._step_paths.record(wide, perf_counter() - start, self.batch_size)
+        return int(taken)
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The fed games that wait for a shuffle and its length: here the games whose buffered deck was
