@@ -393,10 +393,12 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
 
     @staticmethod
     def _parallel_threads() -> bool:
-        """More than one of numba's threads to search on (``core.threads``)."""
+        """More than one of numba's threads to search on, and idle cores to run them (``core.threads``:
+        on a busy machine a parallel search waits for its slowest thread; row by row gives the same
+        actions)."""
         from kabu_envs.core import threads
 
-        return threads.threads() > 1
+        return threads.threads() > 1 and not threads.busy()
 
     @property
     def batch_search(self) -> BatchSearch:
