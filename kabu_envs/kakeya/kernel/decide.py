@@ -315,7 +315,7 @@ def trump_totals(
 # ==================================================================================================
 # many card decisions at once: one per row of a batch, spread over numba's threads
 # ==================================================================================================
-@kernel_jit
+@core.inner_jit  # (compiled into ``decide_rows``, not cached: its parallel loop types it anew)
 def scratch_of(sms: Scratch, w: int) -> Scratch:  # pragma: no cover
     """Workspace ``w``'s sampler scratch: entry ``w`` of each stacked array of ``sms`` (``make_scratch``'s
     arrays with a leading workspace axis), as the tuple ``decide_cards`` reads."""
@@ -342,7 +342,7 @@ def scratch_of(sms: Scratch, w: int) -> Scratch:  # pragma: no cover
     )
 
 
-@kernel_jit
+@core.inner_jit  # (compiled into ``decide_rows``, not cached: its parallel loop types it anew)
 def decide_job(
     j: int,
     w: int,
@@ -353,7 +353,7 @@ def decide_job(
     samples: np.ndarray,
     rmin: int,
     race_params: np.ndarray,
-    st: Arrays,
+    arrays: Fields,
     opts: np.ndarray,
     rewards: np.ndarray,
     over: np.ndarray,
@@ -374,7 +374,9 @@ def decide_job(
     row, then ``decide_cards`` there with the workspace's table, sampler scratch, generator and values
     (``values[w]``); the results in row j of ``drawn``, ``weights`` (the deals' weights), ``alive`` and
     ``totals``. A decision's result depends on its template and key only (the table and the sampler's
-    memo are caches: a fresh stamp per decision), not on the workspace or what it decided before."""
+    memo are caches: a fresh stamp per decision), not on the workspace or what it decided before.
+    (``arrays``: the plain tuple, as Python passes ``decide_cards`` its state: one compiled version.)"""
+    st = State(*arrays)
     t = base[w]
     copy_row(j, t, st, opts, rewards, over)
     tstamp[w] += 1
@@ -390,7 +392,7 @@ def decide_job(
         race_params[2],
         race_params[3],
         race_params[4],
-        st,
+        arrays,
         opts,
         rewards,
         over,
@@ -439,7 +441,6 @@ def decide_rows(
     check_every, z, delta, eps) over ``len(base)`` workspaces, one per thread: workspace w decides j = w,
     w + W, ... in turn (``decide_job``). Each decision's result is its own, so any thread count gives the
     same actions."""
-    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     W = base.shape[0]
     J = keys.shape[0]
     for w in prange(W):
@@ -454,7 +455,7 @@ def decide_rows(
                 samples,
                 rmin,
                 race_params,
-                st,
+                arrays,
                 opts,
                 rewards,
                 over,
