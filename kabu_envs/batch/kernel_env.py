@@ -150,6 +150,19 @@ class KernelBatchEnv(BatchEnv):
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
         """One action in every live game with ``moving[b]``; returns how many fed games may wait."""
         k = self._kernel
+        if self.batch_size < self._step_paths.min_rows:  # (a small batch: the serial call, as it was)
+            return int(
+                k.step(
+                    acts,
+                    moving,
+                    self._arrays,
+                    self._opts,
+                    self.rewards,
+                    self.terminated,
+                    self._stream,
+                    self._out,
+                )
+            )
         args = (
             acts,
             moving,

@@ -124,6 +124,8 @@ class OichoKabuBatch(KernelBatchEnv):
             np.ascontiguousarray(moving),
             self.autoreset,
         )
+        if self.batch_size < self._step_paths.min_rows:  # (a small batch: the serial call, as it was)
+            return int(k.step(*args))
         wide = self._step_paths.pick(self.batch_size)
         start = perf_counter()
         if wide:
