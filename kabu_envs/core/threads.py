@@ -66,11 +66,11 @@ class Paths:
 
     Both give the same results, so the choice is speed only; but a parallel loop is only as fast as its
     slowest thread, and on a machine whose cores are busy with other work a thread often waits for a
-    core: there the parallel entry was measured up to 100x slower than the serial one. So each engine
+    core: there the parallel entry can be far slower than the serial one. So each engine
     times its calls (seconds per row): the serial entry first, then the parallel one; then it uses the
     faster and re-times the other after ``backoff`` calls, the wait growing fourfold (up to ``MAX_BACKOFF``)
     each time the other is still slower, so that trying the slow one costs little. While the machine is
-    ``busy`` the parallel entry is not tried at all (one try there can cost a hundred serial steps)."""
+    ``busy`` the parallel entry is not tried at all (one try there can cost many serial steps)."""
 
     FIRST_BACKOFF, MAX_BACKOFF = 16, 4096
 
