@@ -173,7 +173,8 @@ def step(
 ) -> int:  # pragma: no cover
     """``step_row`` in every game; returns the fed decks taken (none: Toy Card deals only at a reset)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    step_range(0, len(st.g), acts, active, st, opts, rewards, over, stream_seed, out)
+    for b in range(len(st.g)):  # (not ``step_range(0, ...)``: a literal 0 would type a second version)
+        step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
     return 0
 
 
