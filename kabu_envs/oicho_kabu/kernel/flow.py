@@ -762,10 +762,22 @@ def step(
     """One action per live game with ``moving[b]`` (legal: the caller checks against the mask): the
     rewards of this step, ``terminated`` (a game over or not moving reports "over"), the new masks.
     With ``autoreset`` a game that ends starts its next episode at once (``_restart``). Returns how many
-    fed games wait for a shuffle from Python (``resume_rows``)."""
+    fed games wait for a shuffle from Python (``resume_rows``). (The loop written out: ``_step_row``'s
+    work, as it was before the parallel entry; inlined, it measured about 10% slower.)"""
     waiting = 0
     for b in range(len(actions)):
-        waiting += _step_row(st, ru, actions, moving, autoreset, b)
+        g = st[b]
+        g.rewards[:] = 0.0
+        over = g.current_player < 0
+        g.terminated = over
+        if over or not moving[b]:
+            continue
+        _apply(g, ru, actions[b])
+        _run(g, ru)
+        if g.resume != R_NONE:
+            waiting += 1
+        elif autoreset and g.current_player < 0:
+            _restart(g, ru)
     return waiting
 
 
