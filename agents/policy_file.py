@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import zipfile
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -64,7 +65,23 @@ _ARCH_KEYS = {"type", "activation", "policy_layers", "value_layers"}
 _FOR_KEYS = {"game", "role", "num_players", "env_options"}
 _TRAINING_KEYS = {"name": str, "seed": int, "timesteps": int, "package_version": str, "converted_from": dict}
 # provenance (kabu_envs/training/provenance.py): the env ids, the resolved rule options, the source commit
-_PROVENANCE_KEYS = {"env_id": str, "view_id": str, "rule_options": dict, "git_commit": str}
+_PROVENANCE_KEYS = {
+    "env_id": str,
+    "view_id": str,
+    "rule_options": dict,
+    "git_commit": str,
+    "reconstructed": dict,
+}
+# a provenance written after the fact (models trained before 0.3.0): where it was read, and how the rules
+# it names compare with those of the env's id today (``differences``: that id's values, {} = the same)
+_RECONSTRUCTED_KEYS = {
+    "from": str,
+    "from_commits": list,
+    "compared_with": str,
+    "differences": dict,
+    "note": str,
+}
+_OPTIONAL_RECONSTRUCTED_KEYS = {"models_as_trained"}
 _CONVERTED_KEYS = {"file": str, "sha256": str}
 
 
@@ -414,7 +431,9 @@ def _check_training(t: Any, where: str) -> None:
         v = t.get(k)
         if v is None:  # absent (a file of 0.2) or null (no view, no git checkout)
             continue
-        if kind is str:
+        if k == "reconstructed":
+            _check_reconstructed(v, f"{where}.{k}")
+        elif kind is str:
             _str(v, f"{where}.{k}")
         elif not isinstance(v, dict) or not all(isinstance(kk, str) for kk in v):
             raise _bad(f"{where}.{k}", f"must be a JSON object of rule options, got {v!r}")
@@ -430,6 +449,21 @@ def _check_training(t: Any, where: str) -> None:
             _obj(v, f"{where}.{k}", set(_CONVERTED_KEYS))
             for kk in _CONVERTED_KEYS:
                 _str(v[kk], f"{where}.{k}.{kk}")
+
+
+def _check_reconstructed(r: Any, where: str) -> None:
+    """A provenance reconstructed from git history names the full commits it was read at."""
+    _obj(r, where, set(_RECONSTRUCTED_KEYS), _OPTIONAL_RECONSTRUCTED_KEYS)
+    for k, kind in _RECONSTRUCTED_KEYS.items():
+        if not isinstance(r[k], kind):
+            raise _bad(
+                f"{where}.{k}", f"must be a JSON {'string' if kind is str else kind.__name__}, got {r[k]!r}"
+            )
+    commits = r["from_commits"]
+    if not commits or not all(isinstance(c, str) and re.fullmatch(r"[0-9a-f]{40}", c) for c in commits):
+        raise _bad(
+            f"{where}.from_commits", f"must be a non-empty list of full git commit ids, got {commits!r}"
+        )
 
 
 def looks_like_sb3_zip(path: Path) -> bool:

@@ -1,4 +1,4 @@
-"""Gap to a best response: an absolute quality number for any agent in a role (issue #11).
+"""Gap to a best response: an absolute quality number for any agent in a role.
 
 For a game whose ``plans.py`` names a best-response factory (``BEST_RESPONSE``, see
 ``kabu_envs.eval.plans``), and a role of the ``"seat"`` duplicate format (the other seats are the

@@ -13,7 +13,8 @@ computes openskill ratings, writes ``reports/summary.json``, the matchup heatmap
 curves, prints the table, and prints one rendered Oicho-Kabu round and one Kakeya deal between scripted
 seats. The shipped exploiters of the exploitability table (``--exploiters``, reports/exploit/;
 kabu_envs.training.exploit) meet their frozen agents again on held-out deals (``summary[game]["exploit"]``).
-Matchups run in ``--workers`` processes (default 2; 1 runs them in this process).
+Matchups run in ``--workers`` processes (default 2; 1 runs them in this process). ``--game G`` plays
+only G's rows and replaces G's section of the existing summary.json (a retrained model of one game).
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ def plan(models: Path, full: bool = True) -> list[Job]:
     always) gets the game's reference rows, and each model meets the game's opponents at its own
     table; rows of the standard rules come first, as before settings existed. ``full=False`` (the short
     demo): each model meets the plan's ``short_opponents``, and the reference rows are its
-    ``headline_rows`` at the standard rules (a row naming a model that is not shipped is left out)."""
+    ``headline_rows`` at the standard rules, and at every setting too where the plan says
+    ``headline_settings`` (a row naming a model that is not shipped is left out)."""
     jobs: list[Job] = []
     found = shipped(models)
     for spec, plan_ in demo_games():
@@ -105,13 +107,18 @@ def plan(models: Path, full: bool = True) -> list[Job]:
                     if m["role"] == role and m["rules"] == rules:
                         jobs += [Job(spec.id, m["name"], o, role, key) for o in opponents]
                 if not full:
-                    if rules == "standard":
+                    if rules == "standard" or (plan_.headline_settings and _trained(mine, rules, role)):
                         rows = [r for r in plan_.headline_rows if set(r) <= known and _plays(found, r, role)]
                         jobs += [Job(spec.id, a, o, role, key) for a, o in rows]
                     continue
-                if rules == "standard" or any(m["role"] == role and m["rules"] == rules for m in mine):
+                if rules == "standard" or _trained(mine, rules, role):
                     jobs += [Job(spec.id, a, o, role, key) for a, o in plan_.reference_rows]
     return jobs
+
+
+def _trained(mine: list[dict[str, Any]], rules: str, role: str) -> bool:
+    """Whether a shipped model of the game plays ``role`` under the rule setting ``rules``."""
+    return any(m["role"] == role and m["rules"] == rules for m in mine)
 
 
 def _plays(found: list[dict[str, Any]], row: tuple[str, str], role: str) -> bool:
@@ -333,6 +340,12 @@ def main(argv: list[str] | None = None) -> int:
         help="held-out deals per exploiter (default: each game's ExploitPlan.demo_deals; quick 20; 0: none)",
     )
     ap.add_argument(
+        "--game",
+        action="append",
+        help="only this game (repeatable): its rows are played and its section of the existing "
+        "summary.json replaced, the other games' sections kept (one game's models retrained)",
+    )
+    ap.add_argument(
         "--scalar",
         action="store_true",
         help="play every deal one decision at a time (the reference path; same results, slower)",
@@ -348,10 +361,14 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     models = Path(args.models) if args.models else models_dir()
     games = [g.id for g, _ in demo_games()]
+    unknown = sorted(set(args.game or ()) - set(games))
+    if unknown:
+        ap.error(f"--game {', '.join(unknown)}: the demo evaluates {', '.join(games)}")
+    games = [g for g in games if not args.game or g in args.game]
     deals = {g.id: args.deals or (30 if args.quick else plan_.deals) for g, plan_ in demo_games()}
     out = Path(args.out or ("reports" if args.full else "reports/short"))
     out.mkdir(parents=True, exist_ok=True)
-    jobs = plan(models, full=args.full)
+    jobs = [job for job in plan(models, full=args.full) if job.game in games]
     if not shipped(models):
         print(f"note: no trained models under {models}; only reference rows are evaluated")
     seeds = [matchup_seed(args.seed, job) for job in jobs]
@@ -360,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.best_response_deals is not None
         else (0 if not args.full else 20 if args.quick else None)
     )
-    br_entries = best_response_plan(models, args.seed, br_deals)
+    # (seeds over every game's entries, so that one game's entries keep the seeds of a whole run)
+    br_entries = [e for e in best_response_plan(models, args.seed, br_deals) if e["game"] in games]
     # each role's deals in chunks, one per worker (the best response is the demo's longest job)
     br_jobs = [(i, lo, hi) for i, e in enumerate(br_entries) for lo, hi in _chunks(e["deals"], args.workers)]
     n = [job_deals(j, args.deals, args.quick) for j in jobs]
@@ -369,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.exploit_deals is not None
         else (0 if not args.full else 20 if args.quick else None)
     )
-    ex_jobs = exploit_jobs(Path(args.exploiters), ex_deals)
+    ex_jobs = [job for job in exploit_jobs(Path(args.exploiters), ex_deals) if job[1]["game"] in games]
     # the slow matchups (DemoPlan.agent_deals) first, so that the two workers share them
     first = sorted(range(len(jobs)), key=lambda i: not slow(jobs[i]))
     if args.workers > 1:
@@ -403,6 +421,8 @@ def main(argv: list[str] | None = None) -> int:
     br_rows = best_response_rows(br_entries, br_results)
 
     summary: dict[str, Any] = {}
+    if args.game and (out / "summary.json").is_file():  # the other games' sections as they were
+        summary = {g: v for g, v in json.loads((out / "summary.json").read_text()).items() if g not in games}
     for game in games:
         idx = [i for i, j in enumerate(jobs) if j.game == game]
         rows = [results[i].row for i in idx]
@@ -429,6 +449,10 @@ def main(argv: list[str] | None = None) -> int:
             matchup_heatmap(rows, title, out / f"heatmap_{game}.png")
     curves = {m["name"]: m["dir"] for m in shipped(models)}
     learning_curves(curves, out / "learning_curves.png")
+    order = [g.id for g, _ in demo_games()]  # the plans' order, whichever games were played
+    summary = {
+        g: summary[g] for g in sorted(summary, key=lambda g: order.index(g) if g in order else len(order))
+    }
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
 
     print(render_samples(args.seed))

@@ -1,6 +1,6 @@
 """Kakeya, version 1 (deprecated): v2's env with v1's defaults, kept for one release.
 
-v2 changed two defaults to follow the Kakeya text (issue #24; docs/kakeya.md#version-history):
+v2 changed two defaults to follow the Kakeya text (docs/kakeya.md#version-history):
 ``rensho_rule="seed"`` (the ace of clubs is Rensho when clubs are trumps) and, with six players,
 ``six_player_mode="all_play"``. This module keeps v1's results reproducible: its ``env`` and ``raw_env``
 default to ``rensho_rule="traditional"`` and, with ``num_players=6``, ``six_player_mode="dealers_sit_out"``

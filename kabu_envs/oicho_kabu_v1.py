@@ -1,6 +1,6 @@
 """Oicho-Kabu, version 1 (deprecated): v2's env with v1's defaults (``options.v1_options``).
 
-v2 (issue #24) changed defaults to follow the sources: the encyclopedia's dealer selection, its four
+v2 changed defaults to follow the sources: the encyclopedia's dealer selection, its four
 dealer-change conditions and its unbacked spread dealt a card (``standard``, ``kansai``), and in
 ``kabufuda_site`` no third card on 7 or more, 0-0 by the tie rule,
 decisions in asking order and stakes that reach the whole domae (docs/oicho_kabu.md#version-history).

@@ -1,7 +1,7 @@
 """Oicho-Kabu, version 2: ``env(**options)`` (wrapped) and ``raw_env(**options)``.
 
-See ``kabu_envs.oicho_kabu.env`` for the environment card and its version history (what v2 changed,
-issue #24) and docs/oicho_kabu.md for the rules and API. Importing it registers the game's id
+See ``kabu_envs.oicho_kabu.env`` for the environment card and its version history (what v2 changed)
+and docs/oicho_kabu.md for the rules and API. Importing it registers the game's id
 (``ENV_ID``, ``kabu_envs/OichoKabu-v2``, from its registry record) in PettingZoo's AEC registry when the
 installed PettingZoo has one. ``kabu_envs.oicho_kabu_v1`` still plays v1's rules, for one release.
 """

@@ -188,3 +188,29 @@ def test_the_history_check_spares_game_terms_and_code(tmp_path):
         "Links such as [Options](#options) and `action #12 (57)` or\n```\nissue #3\n```\nare no history.\n"
     )
     assert history_phrases(page) == []
+
+
+# what the API reference and ``help()`` show: the library's docstrings and comments name no issue of this
+# project (another project's issue, e.g. "PettingZoo issue #1147", is a citation and stays)
+OUR_ISSUE = re.compile(r"(?<!PettingZoo )(?<!sb3-contrib )(?<!numba )\bissues? #\d+", re.I)
+
+
+def our_issue_numbers(folders: list[Path]) -> list[str]:
+    """``path:line: text`` of every mention of this project's issue numbers in the Python sources."""
+    return [
+        f"{path}:{n}: {line.strip()}"
+        for folder in folders
+        for path in sorted(folder.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if OUR_ISSUE.search(line)
+    ]
+
+
+def test_the_sources_name_no_issue_of_ours():
+    root = Path(kabu_envs.__file__).resolve().parent.parent
+    assert our_issue_numbers([root / d for d in ("kabu_envs", "agents", "eval", "training")]) == []
+
+
+def test_the_source_check_finds_one_and_spares_a_citation(tmp_path):
+    (tmp_path / "m.py").write_text('"""A view (issue #25)."""\n# the PettingZoo issue #1147 tutorial\n')
+    assert our_issue_numbers([tmp_path]) == [f'{tmp_path / "m.py"}:1: """A view (issue #25)."""']

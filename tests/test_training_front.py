@@ -26,6 +26,8 @@ from kabu_envs.training.__main__ import main as train_main
 from kabu_envs.training.config import load_config, preset_estimate, presets
 from kabu_envs.training.stage_log import StageProgress
 
+ROOT = Path(kabu_envs.__file__).resolve().parent.parent  # the source tree under test
+
 torch.set_num_threads(1)
 
 TINY_BC = (
@@ -145,8 +147,40 @@ def test_run_and_policy_records_name_env_ids_rules_version_and_commit(tmp_path: 
         assert {k: record[k] for k in expect} == expect
         commit = record["git_commit"]
         assert commit is None or re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", commit)
+        if (ROOT / ".git").exists():  # run from a checkout (a worktree's .git is a file): its commit
+            head = subprocess.run(
+                ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
+            )
+            assert commit is not None and commit.split("+")[0] == head.stdout.strip()
     assert kabu_envs.__version__ == "0.3.0"
     read_policy(out / "model")  # the strict reader takes the new fields
+
+
+def test_the_commit_is_the_checkout_that_tracks_the_source_and_not_a_repository_around_a_copy(
+    tmp_path: Path,
+) -> None:
+    """From a development checkout the record names its commit (it was null: the lookup started one
+    folder above the repository); an installed copy inside another project's repository names none."""
+    from kabu_envs.training import provenance
+
+    source = Path(provenance.__file__).resolve()
+    git = ["git", "-C", str(source.parent)]
+    if subprocess.run([*git, "ls-files", "--error-unmatch", source.name], capture_output=True).returncode:
+        pytest.skip("not run from a git checkout of kabu-envs")
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert provenance.git_commit() is not None and provenance.git_commit().split("+")[0] == head
+    # a copy inside another repository (a virtualenv's site-packages in a user's project), untracked there
+    other = tmp_path / "project"
+    (other / ".venv" / "site-packages" / "kabu_envs").mkdir(parents=True)
+    for args in (
+        ["init", "-q"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x"],
+    ):
+        subprocess.run(["git", "-C", str(other), *args], check=True, capture_output=True)
+    copy = other / ".venv" / "site-packages" / "kabu_envs" / "provenance.py"
+    copy.write_bytes(source.read_bytes())
+    assert provenance.git_commit(copy) is None
+    assert provenance.git_commit(tmp_path / "nowhere" / "provenance.py") is None  # no checkout at all
 
 
 def test_the_kakeya_compile_notice_names_the_parts_that_compile(

@@ -34,11 +34,13 @@ def test_every_registered_view_passes_both_checkers_with_defaults(env_id: str) -
 
 def test_the_registry_lists_the_views_the_checkers_cover() -> None:
     assert {"kabu_envs/Kakeya-v2", "kabu_envs/OichoKabuBettor-v2", "kabu_envs/ToyCard-v1"} <= set(VIEW_IDS)
-    assert "kabu_envs/ToyCard-v0" not in VIEW_IDS  # a legacy id, kept with its old default
+    assert set(VIEW_IDS) == {k for k in gymnasium.registry if k.startswith("kabu_envs/")}
 
 
-def test_the_legacy_id_keeps_its_released_default() -> None:
-    old = gymnasium.make("kabu_envs/ToyCard-v0").unwrapped
+def test_the_retired_id_points_to_its_successor_and_raise_stays_an_option() -> None:
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match="ToyCard-v1"):
+        gymnasium.make("kabu_envs/ToyCard-v0")
+    old = gymnasium.make("kabu_envs/ToyCard-v1", illegal_action="raise").unwrapped
     _, info = old.reset(seed=0)
     with pytest.raises(IllegalActionError, match=r"illegal action 2 \(RAISE\)"):
         old.step(_illegal(info["action_mask"]))

@@ -101,15 +101,16 @@ def make_ensemble(
     if plays and stages is None:
         raise ValueError("--plays needs --stages (the split whose stages it names)")
     member_stages = parse_plays(plays, members, names)
-    from kabu_envs import __version__
+    from kabu_envs.training.provenance import provenance
 
+    table = read_policy(records[0]).trained_for  # write_ensemble holds every member to it
     paths = RunPaths(out)
     stage = paths.staging()
     named = shipped_members(members, names)
     write_ensemble(
         dict(zip(names, records, strict=True)),
         stage,
-        {"name": name, "package_version": __version__},
+        {"name": name, **provenance(table["game"], table["role"], table["env_options"])},
         views=views,
         stages=stages,
         member_stages=member_stages or None,

@@ -1,6 +1,7 @@
 """What a trained model was trained on, recorded beside it so that models of different rules or code
 can be told apart: the env ids with their versions, the resolved rule options, the package version and
-the git commit of the source tree (None outside a git checkout, e.g. an installed wheel).
+the git commit of the source tree (None outside a git checkout, e.g. an installed wheel, even one
+installed inside another project's repository).
 
 Why the resolved options and not only the ones given: ``env_options: {}`` means "the defaults of the
 version that trained it", which changes between rule versions; the resolved set does not.
@@ -16,22 +17,27 @@ from typing import Any
 
 
 @cache
-def git_commit() -> str | None:
-    """The commit of the source tree this package is imported from, with ``+dirty`` when files tracked
-    by git differ from it; None without git or outside a checkout (once per process)."""
-    root = Path(__file__).resolve().parent.parent.parent
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+def git_commit(source: Path | None = None) -> str | None:
+    """The commit of the git checkout whose tracked files hold this module (or ``source``), with
+    ``+dirty`` when tracked files differ from it; None without git, outside a checkout, or when the
+    file is not tracked there (once per process).
+
+    Why "tracked": an installed copy (a wheel in a virtualenv) may sit inside some other project's
+    repository; that repository's commit says nothing about this code, so it is not recorded."""
+    path = (source or Path(__file__)).resolve()
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", "-C", str(path.parent), *args], capture_output=True, text=True, timeout=10
         )
+
+    try:
+        if git("ls-files", "--error-unmatch", path.name).returncode != 0:
+            return None  # no git, no checkout, or an untracked copy (an installed package)
+        head = git("rev-parse", "HEAD")
         if head.returncode != 0:
             return None
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
+        dirty = git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return None
     commit = head.stdout.strip()

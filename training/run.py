@@ -49,7 +49,7 @@ from kabu_envs.training.outputs import (
     versions,
     write_json,
 )
-from kabu_envs.training.provenance import provenance
+from kabu_envs.training.provenance import git_commit, provenance
 from kabu_envs.training.stage_log import StageProgress, say
 from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView
 
@@ -437,6 +437,7 @@ def train(
     yardstick's frozen table, whose seats may route to different agents by role); the config's
     ``opponents`` then only names it in the record. SIGTERM is handled as Ctrl-C while it runs
     (``sigterm_as_interrupt``): PPO saves a checkpoint to ``--resume`` from."""
+    git_commit()  # read now (cached): the commit of the code this run imported, not of a later edit
     with sigterm_as_interrupt():
         return _train(cfg, out, progress_bar, resume, publish, opponents)
 

@@ -209,7 +209,6 @@ def fit_specialist(cfg: SpecialistConfig, parts: list[Demonstrations], out: Path
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from kabu_envs import __version__
     from kabu_envs.agents.features import feature_inputs
     from kabu_envs.agents.policy_file import (
         load_into_sb3,
@@ -222,6 +221,7 @@ def fit_specialist(cfg: SpecialistConfig, parts: list[Demonstrations], out: Path
     from kabu_envs.agents.registry import models_dir
     from kabu_envs.training.bc import agreement, fit, holdout_rows
     from kabu_envs.training.dagger import concat
+    from kabu_envs.training.provenance import provenance
 
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
@@ -254,8 +254,8 @@ def fit_specialist(cfg: SpecialistConfig, parts: list[Demonstrations], out: Path
         "cosine",
         held,
     )
-    training = {"name": cfg.name, "seed": cfg.seed, "timesteps": 0, "package_version": __version__}
     role, opts = table["role"], table["env_options"]
+    training = {"name": cfg.name, "seed": cfg.seed, "timesteps": 0, **provenance(table["game"], role, opts)}
     write_policy(policy_from_sb3(policy, table["game"], role, opts, training, init.features), out)
     return {"holdout_agreement_before": round(before, 4), **{k: round(v, 4) for k, v in stats.items()}}
 
@@ -264,10 +264,11 @@ def run(cfg: SpecialistConfig, root: Path) -> dict[str, Any]:
     """Collect, save the decisions, fit and write ``root/model/`` with its ``run.json``; the record."""
     from kabu_envs.training.dagger import concat, save_demonstrations
     from kabu_envs.training.outputs import RunPaths, swap_into_place, versions, write_json
+    from kabu_envs.training.provenance import provenance
     from kabu_envs.training.run import PACKAGES
 
     cfg.check()
-    _table(cfg)  # a bad base fails before any work
+    _, table = _table(cfg)  # a bad base fails before any work
     paths = RunPaths(root)
     paths.work.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
@@ -300,6 +301,7 @@ def run(cfg: SpecialistConfig, root: Path) -> dict[str, Any]:
             **stats,
         },
         "models": {k: _record_sha(getattr(cfg, k)) for k in ("base", "init")},  # what the names meant
+        "provenance": provenance(table["game"], table["role"], table["env_options"]),
         "versions": versions(PACKAGES),
         "command": " ".join(["python", "-m", "kabu_envs.training.specialist", *sys.argv[1:]]),
     }

@@ -56,8 +56,10 @@ class DemoPlan:
     deals instead (the smallest, if both are listed), and the demo starts those matchups first.
 
     That is the full demo (``make demo-full``). The short one (``make demo``, minutes) plays each model
-    against ``short_opponents`` only and, of the reference rows, the ``headline_rows`` (standard rules),
-    with the same deal counts, and leaves out the best-response gaps and the exploiters.
+    against ``short_opponents`` only and, of the reference rows, the ``headline_rows`` (standard rules;
+    with ``headline_settings`` also at each richer rule setting a shipped model was trained for, so that
+    the short demo shows the reference player of that table too), with the same deal counts, and leaves
+    out the best-response gaps and the exploiters.
     """
 
     roles: tuple[str, ...]
@@ -76,6 +78,7 @@ class DemoPlan:
     agent_deals: Mapping[str, int] = field(default_factory=dict)
     short_opponents: tuple[str, ...] = ("random", "scripted")
     headline_rows: tuple[tuple[str, str], ...] = ()
+    headline_settings: bool = False
 
     def deals_for(self, agent: str, opponent: str) -> int:
         """Duplicate deals of the ``agent`` vs ``opponent`` matchup."""
@@ -251,8 +254,9 @@ HOOKS: tuple[Hook, ...] = (
         "`kabu-play`, `kabu-replay`, the OpenSpiel adapter",
         "view",
         "VIEWER",
-        "a `kabu_envs.core.views.Viewer`: `seat_view(raw_env, seat)`, `action_label(raw_env, action)`, "
-        "`move_text(raw_env, actor, action, viewer)`, `action_card(raw_env, action)` (7. below)",
+        "a `kabu_envs.core.views.Viewer`: `seat_view(raw_env, seat)`, `action_say(raw_env, action)`, "
+        "`move_say(raw_env, actor, action, viewer)`, `action_card(raw_env, action)` and `messages`, the "
+        "templates of its lines in English and Japanese (`kabu_envs.core.messages`; 7. below)",
         "the raw observation and the engine's action names",
     ),
     Hook(

@@ -20,14 +20,19 @@ cached kernel function's index). numba keys its cache on the kernel file alone, 
 constant the kernel reads from another module (the observation layout, a table) would load stale
 machine code. ``prepare`` keeps a stamp beside the cache (a hash of the kernel's sources and
 constants) and drops the module's cache files when it differs. It also prints the one line a user sees
-when a kernel compiles. numba picks the cache folder: ``__pycache__`` beside the source, or the user's
-cache folder when that is read-only (site-packages installed by root).
+when a kernel compiles. numba picks the cache folder: ``NUMBA_CACHE_DIR`` when set, ``__pycache__``
+beside the source, or the user's cache folder when that is read-only (site-packages installed by root).
+When none of them is writable, numba alone refuses to load a kernel module (``no locator available``);
+this module adds a last resort for the package's own kernels (``ReadOnlyCacheLocator``): the cache beside
+the sources is read (a cache warmed when the package was installed still serves), nothing is written,
+and what is not in it compiles in memory on every start, with one warning naming ``NUMBA_CACHE_DIR``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sys
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -35,10 +40,85 @@ from typing import Any, TextIO
 
 import numba
 import numpy as np
+from numba.core import caching
 
 _njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
 # a kernel helper called with several argument types: compiled into each caller, never cached (above)
 inner_jit = _njit(_nrt=False)
+
+_PACKAGE = Path(__file__).resolve().parents[1]  # kabu_envs/: the sources the last resort serves
+UNCACHED_WARNING = (
+    "no writable folder for numba's cache (the package's folder, NUMBA_CACHE_DIR and the user's cache "
+    "folder under XDG_CACHE_HOME or HOME are read-only or unusable): the kabu_envs kernels compile in "
+    "memory on every start (a cache beside the sources is still read). Set NUMBA_CACHE_DIR to a "
+    "writable folder to cache them."
+)
+_warned = False
+
+
+def warn_uncached() -> None:
+    """Say once a process that kernels compile without a cache, and how to get it back."""
+    global _warned
+    if not _warned:
+        _warned = True
+        warnings.warn(UNCACHED_WARNING, RuntimeWarning, stacklevel=3)
+
+
+class ReadOnlyCacheLocator(caching.InTreeCacheLocator):
+    """numba's last cache locator, for this package's kernels only: ``__pycache__`` beside the source,
+    read but never written. numba asks it only when no other locator found a writable folder."""
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> ReadOnlyCacheLocator | None:
+        """A locator for a function of this package (other code keeps numba's own error)."""
+        path = Path(py_file).resolve()
+        if not path.is_file() or not path.is_relative_to(_PACKAGE):
+            return None
+        return cls(py_func, py_file)
+
+    def ensure_cache_path(self) -> None:
+        """Nothing to make: nothing is written."""
+
+
+def read_only(dispatcher_cache: Any) -> bool:
+    """Whether a numba function cache is served by the read-only last resort."""
+    locator = getattr(getattr(dispatcher_cache, "_impl", None), "locator", None)
+    return isinstance(locator, ReadOnlyCacheLocator)
+
+
+def _install_read_only_cache() -> None:
+    """Add the last resort to numba's locators, and make numba's cache skip writing through it (a
+    result compiled in memory is kept in memory; the first says so: ``warn_uncached``) and treat a cache
+    it cannot read as empty. Once a process (a reload of this module keeps the first install)."""
+    classes = caching.CacheImpl._locator_classes
+    key = (__name__, ReadOnlyCacheLocator.__name__)
+    mine = [i for i, c in enumerate(classes) if (c.__module__, c.__name__) == key]
+    if mine:  # a reload: the wrappers below are in place, the locator class is the new one
+        classes[mine[0]] = ReadOnlyCacheLocator
+        return
+    classes.append(ReadOnlyCacheLocator)
+    cache = caching.Cache
+    numba_load, numba_save = cache.load_overload, cache.save_overload
+
+    def load_overload(self: Any, sig: Any, target_context: Any) -> Any:
+        if not read_only(self):
+            return numba_load(self, sig, target_context)
+        try:
+            return numba_load(self, sig, target_context)
+        except OSError:  # an unreadable folder or file beside the sources: compile instead
+            return None
+
+    def save_overload(self: Any, sig: Any, data: Any) -> None:
+        if not read_only(self):
+            numba_save(self, sig, data)
+        elif self._enabled:
+            warn_uncached()
+
+    cache.load_overload = load_overload  # type: ignore[method-assign]
+    cache.save_overload = save_overload  # type: ignore[method-assign]
+
+
+_install_read_only_cache()
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: SplitMix64's increment
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -207,16 +287,36 @@ def prepare(title: str, dispatchers: Sequence[Any], stamp: str, *, out: TextIO |
     folder = Path(dispatchers[0]._cache._cache_path)
     stem = Path(dispatchers[0].py_func.__code__.co_filename).stem
     stamp_file = folder / f"{stem}.kabu-stamp"
-    cached = sorted(folder.glob(f"{stem}.*.nbi")) if folder.is_dir() else []
-    fresh = stamp_file.is_file() and stamp_file.read_text() == stamp
+    writable = not read_only(dispatchers[0]._cache)
+    try:
+        cached = sorted(folder.glob(f"{stem}.*.nbi")) if folder.is_dir() else []
+        fresh = stamp_file.is_file() and stamp_file.read_text() == stamp
+    except OSError:  # (a read-only cache folder we may not read)
+        cached, fresh = [], False
     if not fresh:
-        for path in [*cached, *folder.glob(f"{stem}.*.nbc")]:
-            path.unlink(missing_ok=True)
+        if writable:
+            for path in [*cached, *folder.glob(f"{stem}.*.nbc")]:
+                path.unlink(missing_ok=True)
+        else:  # a stale read-only cache cannot be dropped: not read at all
+            for dispatcher in dispatchers:
+                dispatcher._cache.disable()
         cached = []
     compiling = not cached
     if compiling:
-        print(f"compiling the {title} kernel once; cached in {folder}", file=out or sys.stderr, flush=True)
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp_file.write_text(stamp)
+        print(compiling_line(title, dispatchers[0]), file=out or sys.stderr, flush=True)
+        if not writable:
+            warn_uncached()
+    if writable:
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp_file.write_text(stamp)
     _PREPARED[title] = stamp
     return compiling
+
+
+def compiling_line(title: str, dispatcher: Any, parts: str = "") -> str:
+    """The line a user sees when a kernel compiles (``parts``: which of its modules): where it is
+    cached, or that it is not."""
+    name = f"the {title} kernel" + (f" ({parts})" if parts else "")
+    if read_only(dispatcher._cache):
+        return f"compiling {name} (not cached: no writable cache folder)"
+    return f"compiling {name} once; cached in {dispatcher._cache._cache_path}"

@@ -7,9 +7,10 @@ from kabu_envs.core.declared import BenchPlan, DemoPlan, Evaluation, ExploitPlan
 
 EVALUATION = Evaluation(opponents=("random", "scripted"), deals=1000)
 
-# the searches (`expert` and the fixed reference `expert_0_2`) decide one move at a time (their
-# cost: docs/studies/speed.md): their matchups play 1000 deals, the batched ones 2000;
-# the shipped models meet both, and `expert` meets `expert_0_2`
+# the searches (`expert` and the fixed references `expert_0_2` and `expert_0_3`) decide one move at a
+# time (their cost: docs/studies/speed.md): their matchups play 1000 deals, the batched ones 2000;
+# the shipped models meet `expert` and `expert_0_2`, and `expert` meets both references (`expert_0_3`,
+# today's `expert` pinned, in the full demo only: the short one keeps its headline rows)
 DEMO = DemoPlan(
     roles=("partnership",),
     opponents=("random", "scripted", "expert", "expert_0_2"),
@@ -18,11 +19,12 @@ DEMO = DemoPlan(
         ("expert", "random"),
         ("expert", "scripted"),
         ("expert", "expert_0_2"),
+        ("expert", "expert_0_3"),
     ),
     deals=2000,
     sample_title="Kakeya deal",
     order=1,
-    agent_deals={"expert": 1000, "expert_0_2": 1000},
+    agent_deals={"expert": 1000, "expert_0_2": 1000, "expert_0_3": 1000},
     # the short demo's headline: the strongest network against the search, the search against its
     # 0.2 version
     headline_rows=(("ens_kakeya", "expert"), ("expert", "expert_0_2")),

@@ -37,6 +37,7 @@ SPEC = register(
             "scripted": "kabu_envs.kakeya.agents.scripted:KakeyaScriptedAgent",
             "expert": "kabu_envs.kakeya.agents.kernel_expert:KakeyaKernelExpertAgent",
             "expert_0_2": "kabu_envs.kakeya.agents.expert:KakeyaExpert02Agent",
+            "expert_0_3": "kabu_envs.kakeya.agents.kernel_expert:KakeyaExpert03Agent",
         },
         reference="scripted",
         pettingzoo_id="kabu_envs/Kakeya-v2",

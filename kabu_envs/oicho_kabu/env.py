@@ -43,7 +43,7 @@ Version history:
     observation is larger, so policies trained on it do not fit any more.
   * ``Game.log`` holds the events of the current deal only (bounded memory in long episodes).
 - v2 — (``oicho_kabu_v2``, ids ``kabu_envs/OichoKabu-v2``, ``kabu_envs/OichoKabuBettor-v2``,
-  ``kabu_envs/OichoKabuDealer-v2``; issue #24) the presets follow their sources.
+  ``kabu_envs/OichoKabuDealer-v2``) the presets follow their sources.
   ``oicho_kabu_v1`` is v2 with v1's values (deprecated, kept for one release).
 
   * ``standard``: the dealer is chosen by the draw closest to 9 (``dealer_selection="fixed"`` keeps

@@ -20,7 +20,7 @@ from kabu_envs.oicho_kabu.yaku import CORE_YAKU, LOCAL_YAKU, ROLES, YAKU_BY_NAME
 
 # Presets are data: option -> value, applied before the caller's options (docs/oicho_kabu.md#presets).
 PRESETS: dict[str, dict[str, Any]] = {
-    # issue #24: the encyclopedia's dealer selection (closest to 9), its four dealer-change conditions
+    # the encyclopedia's dealer selection (closest to 9), its four dealer-change conditions
     # and its unbacked spread, turned up and dealt one face-up card; the dealer's shippin (the arashi
     # sentence names it, and the Kansai section lists "shippin for players only" as a change)
     "standard": {
@@ -41,7 +41,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "kuppin_four_one": True,
         "core_yaku": ("arashi", "kuppin"),
         "yaku_overrides": {"kuppin": {"rank": 62}},
-        # issue #24: no third card on 7 or more for anyone; 0-0 goes by the tie rule; decisions in
+        # no third card on 7 or more for anyone; 0-0 goes by the tie rule; decisions in
         # asking order; one bettor can reach the whole domae (25 + 25)
         "pair_may_draw": False,
         "zero_zero": "tie",
@@ -51,7 +51,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "unbacked_spread_card": False,
     },
     "kansai": {
-        # the main game's rules the Kansai "main changes" leave alone, as in `standard` (issue #24): its
+        # the main game's rules the Kansai "main changes" leave alone, as in `standard`: its
         # dealer selection and dealer changes, the unbacked spread's card
         "dealer_selection": "closest_to_nine",
         "dealer_change": ("deals", "bust", "doubled", "low_hand"),
@@ -72,7 +72,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 DEALER_CHANGES = ("deals", "bust", "doubled", "low_hand", "lost_all")
 
-# v1's values where v2 changed a preset (issue #24). ``v1_options`` puts them under the caller's
+# v1's values where v2 changed a preset. ``v1_options`` puts them under the caller's
 # options, so ``kabu_envs.oicho_kabu_v1`` stays an exact alias of v1 for one release.
 V1_PRESETS: dict[str, dict[str, Any]] = {
     "standard": {

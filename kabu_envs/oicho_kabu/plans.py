@@ -24,6 +24,7 @@ DEMO = DemoPlan(
     best_response_deals=1000,
     best_response_setting_deals=300,
     headline_rows=(("expert", "scripted"),),
+    headline_settings=True,  # each rule set's expert against scripted, beside its own bettor network
 )
 
 # The benchmark (kabu-eval bench, docs/benchmark.md): each role meets random, the two hand-written

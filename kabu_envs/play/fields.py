@@ -1,6 +1,6 @@
 """Strict readers of the web API's JSON fields: one type each, as the envs check their arguments.
 
-Why: ``int(body["action"])`` played ``8.9`` as 8, ``1.7`` as seat 1, ``true`` as seed 1 (issue #25). A
+Why: ``int(body["action"])`` played ``8.9`` as 8, ``1.7`` as seat 1, ``true`` as seed 1. A
 field here is an integer (not a bool, not a float, not a string of digits), a string, a list of
 strings or an object, or it is refused with ``FieldError`` naming the field, the value and what is
 allowed. Values are cut short in messages (a request may be large).

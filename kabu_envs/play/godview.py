@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from kabu_envs.core.messages import CORE, render, say
 from kabu_envs.core.views import View, Viewer, zone
 
 
@@ -34,6 +35,11 @@ def god_view(viewer: Viewer, raw_env: Any, n: int, eye: int = 0) -> View:
             for z in out["zones"]:
                 if z.get("seat") == q:
                     z["backs"] = 0
-            out["zones"].append(zone(f"player_{q}'s hand", [dict(c) for c in hand["cards"]], seat=q))
-    out["status"] = ["god view: every seat's cards", *out["status"][1:]]
+            label = say("core.hand_of", p=q)
+            z = zone(label, [dict(c) for c in hand["cards"]], seat=q)
+            z["label"] = render(label, CORE, me=eye)
+            out["zones"].append(z)
+    god = say("core.god")
+    out["status"] = [render(god, CORE), *out["status"][1:]]
+    out["say"]["status"] = [god, *out["say"]["status"][1:]]
     return out

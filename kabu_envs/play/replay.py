@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from kabu_envs.core.messages import Msg
 from kabu_envs.play.godview import god_view
 from kabu_envs.play.records import (
     GameRecord,
@@ -27,7 +28,7 @@ from kabu_envs.play.records import (
     read_record,
     step_rewards,
 )
-from kabu_envs.play.session import name_new_card, viewer_for
+from kabu_envs.play.session import move_text, name_new_cards, viewer_for
 from kabu_envs.play.terminal import format_frame, format_view
 
 
@@ -66,12 +67,12 @@ def iter_frames(
     view = see(env, seat) if shown or first == 1 else None
     if shown:
         yield {"move": None, "actor": None, "view": view, "rewards": None, "round_over": False}
-    text: list[str | None] = [None]
+    text: list[Msg | None] = [None]
     plays = [False]
 
     def describe(env: Any, i: int, actor: int, action: int) -> None:
         if first <= i + 1 < end:
-            text[0] = viewer.move_text(env, actor, action, seat)
+            text[0] = viewer.move_say(env, actor, action, seat)
             plays[0] = viewer.action_card(env, action) is not None
 
     for _, i, actor, _ in iter_replay(record, env, describe):
@@ -88,8 +89,10 @@ def iter_frames(
                     hook = getattr(viewer, "round_end_env", None)
                     stand_in = hook(env) if hook is not None else None
                     picture = see(stand_in, seat) if stand_in is not None else view
+                said = name_new_cards(text[0], before, picture, plays[0])
                 yield {
-                    "move": name_new_card(text[0], before, picture, plays[0]),
+                    "move": move_text(viewer, said, seat),
+                    "say": said,
                     "actor": actor,
                     "view": picture,
                     "rewards": paid.tolist() if paid.any() else None,

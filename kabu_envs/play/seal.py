@@ -2,7 +2,7 @@
 
 Why: a saved game (an incomplete record with a person's seat) holds what determines every card. Shown
 in the clear, it lets the person read the other hands (replay another seat, or deal the seed again)
-before the game is over (issue #25). So ``GameRecord.to_json`` seals them: ``"seed"`` and ``"deck"``
+before the game is over. So ``GameRecord.to_json`` seals them: ``"seed"`` and ``"deck"``
 are null and ``"sealed"`` holds them encrypted, with a tag over the whole record, under a key kept on
 this machine (``key_file()``). ``kabu-play --resume``, ``kabu-replay`` and the web page open it with
 that key; an edited record (other actions, seats, rewards, options) no longer opens. A finished game's

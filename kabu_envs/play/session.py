@@ -21,6 +21,7 @@ import numpy as np
 
 from kabu_envs import registry
 from kabu_envs.agents.base import as_agent
+from kabu_envs.core.messages import CORE, Msg, render, say
 from kabu_envs.core.views import GenericViewer, View, Viewer
 from kabu_envs.play.godview import god_view
 from kabu_envs.play.records import GameRecord, RecordError, check_end, episode_over, iter_replay, step_rewards
@@ -88,27 +89,44 @@ def fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def name_new_card(text: str | None, before: View, after: View, plays_card: bool = False) -> str | None:
-    """``text`` naming each card a move turned up, where the seat sees it, and the zone it landed in: a
-    zone grown by exactly one face-up card (a draw: ``player_1: draw (spread 2) -> 7♠ [spread 2]``). The
-    zone is named so the log credits no one with a card that is not theirs (the dealer's card a stand
-    turns up). A move that plays a card (``plays_card``) names only that card: what lands elsewhere
-    (a finished trick's egara) is not the mover's. Game-generic: it reads the two views, nothing else."""
-    if text is None or plays_card:
-        return text
+def name_new_cards(said: Msg | None, before: View, after: View, plays_card: bool = False) -> Msg | None:
+    """The move ``said`` (a message), with each card it turned up where the seat sees it and the zone it
+    landed in: a zone grown by exactly one face-up card (a draw: "seat 2 draws for spread 3 (dealt: 7♠
+    to spread 3)"). The zone is named so the log credits no one with a card that is not theirs (the
+    dealer's card a stand turns up). A move that plays a card (``plays_card``) names only that card:
+    what lands elsewhere (a finished trick's egara) is not the mover's. Game-generic: it reads the two
+    views, nothing else."""
+    if said is None or plays_card:
+        return said
     old = {z["label"]: len(z["cards"]) for z in before["zones"]}
+    dealt = []
     for z in after["zones"]:
         if len(z["cards"]) != old.get(z["label"], -9) + 1 or z["cards"][-1].get("hidden"):
             continue
-        text = f"{text} -> {z['cards'][-1]['name']} [{z['label']}]"
-    return text
+        label = z["say"].get("label") or say("core.title", name=z["label"])
+        named = z["cards"][-1].get("say") or say("core.card", name=z["cards"][-1]["name"])
+        dealt.append(say("core.dealt", card=named, zone=label))
+    return say("core.moved_dealt", move=said, dealt=dealt) if dealt else said
+
+
+def move_text(viewer: Viewer, said: Msg | None, seat: int) -> str | None:
+    """A move's message in English, as ``seat`` was told it (the terminal's log, the frames' ``move``)."""
+    return None if said is None else render(said, {**CORE, **viewer.messages}, me=seat)
+
+
+class SeatError(ValueError):
+    """A seat that is not at the table (``seat``: the one asked for, ``n``: the table's seats)."""
+
+    def __init__(self, seat: int, n: int) -> None:
+        super().__init__(f"seat {seat}: this table has seats 0..{n - 1}")
+        self.seat, self.n = seat, n
 
 
 def seat_list(seat: int, opponents: Sequence[str], n: int) -> list[str]:
     """The seats of a table of ``n``: the person on ``seat``, ``opponents`` on the others (one name
     for all of them, or one per other seat in seat order)."""
     if not 0 <= seat < n:
-        raise ValueError(f"seat {seat}: this table has seats 0..{n - 1}")
+        raise SeatError(seat, n)
     if len(opponents) not in (1, n - 1):
         raise ValueError(f"opponents: give one name, or {n - 1} (one per other seat), not {len(opponents)}")
     others = iter(list(opponents) * (n - 1) if len(opponents) == 1 else opponents)
@@ -130,7 +148,12 @@ def seed_was_given(record: GameRecord) -> bool:
 
 
 class IllegalMove(ValueError):
-    """The person chose a move that is not legal now; the message lists the legal ones."""
+    """The person chose a move that is not legal now; the message lists the legal ones, ``said`` is
+    the same as a message (``kabu_envs.play.errors``)."""
+
+    def __init__(self, message: str, said: Msg) -> None:
+        super().__init__(message)
+        self.said = said
 
 
 class Match:
@@ -247,6 +270,7 @@ class Match:
             {
                 "action": int(a),
                 "label": self.viewer.action_label(self.env, a),
+                "say": self.viewer.action_say(self.env, a),
                 "card": self.viewer.action_card(self.env, a),
             }
             for a in self.env.legal_actions()
@@ -258,12 +282,17 @@ class Match:
         seat = self._eye(eye)
         actor = self.to_act
         if actor is None:
-            raise IllegalMove("the game is over")
+            raise IllegalMove("the game is over", say("error.game_over"))
         legal = [int(a) for a in self.env.legal_actions()]
         if action not in legal:
             names = ", ".join(f"{a} ({self.viewer.action_label(self.env, a)})" for a in legal)
-            raise IllegalMove(f"{action} is not a legal move now; legal: {names}")
-        text = self.viewer.move_text(self.env, actor, int(action), seat)
+            items = [
+                say("error.legal_item", action=int(a), label=self.viewer.action_say(self.env, a))
+                for a in legal
+            ]
+            refusal = say("error.illegal_move", action=int(action), legal=items)
+            raise IllegalMove(f"{action} is not a legal move now; legal: {names}", refusal)
+        said: Msg | None = self.viewer.move_say(self.env, actor, int(action), seat)
         plays = self.viewer.action_card(self.env, int(action)) is not None  # (before the move changes it)
         seen = self._see(seat)
         before = seen["round"]
@@ -281,10 +310,11 @@ class Match:
         end = None
         if not over and view["round"] != before:  # the frame shows the showdown; the next one the deal
             end = self._round_end(seat)
-        text = name_new_card(text, seen, view if end is None else end, plays)
+        said = name_new_cards(said, seen, view if end is None else end, plays)
         return {
             "actor": actor,
-            "move": text,
+            "move": move_text(self.viewer, said, seat),
+            "say": said,
             "view": view if end is None else end,
             "showdown": end is not None,  # a round's end the next deal replaced: the page holds it
             "rewards": paid.tolist() if paid.any() else None,
@@ -296,7 +326,9 @@ class Match:
     def play(self, action: int) -> dict[str, Any]:
         """The person's move (``IllegalMove`` when it is not their turn or not legal)."""
         if not self.human_to_act:
-            raise IllegalMove("it is not your turn" if not self.over else "the game is over")
+            if self.over:
+                raise IllegalMove("the game is over", say("error.game_over"))
+            raise IllegalMove("it is not your turn", say("error.not_your_turn"))
         return self.step(action)
 
     def advance(self, limit: int = 100_000) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """The games a web server holds, by token: least recently used first out, idle ones expired.
 
-Why (issue #25): the old table dropped the *oldest created* game beyond 64, so a game someone was
+Why: the old table dropped the *oldest created* game beyond 64, so a game someone was
 playing vanished after 64 new games elsewhere. Here:
 
 * a request for a game makes it the most recently used;

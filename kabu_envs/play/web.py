@@ -28,7 +28,7 @@ API (JSON bodies):
   seat may be shown).
 * ``POST /api/resume`` ``{record}`` -> ``{token, frames, state}``: continue a saved (incomplete) game.
 
-Hostile and careless requests (issue #25): every field has one type (``fields``); a request costs a
+Hostile and careless requests: every field has one type (``fields``); a request costs a
 bounded amount (body ``MAX_BODY``, replays ``MAX_REPLAY_ACTIONS`` actions and ``MAX_PAGE`` frames,
 ``HEAVY`` replays at a time, sockets time out after ``SOCKET_TIMEOUT`` s, ``MAX_CONNECTIONS`` at
 once); requests from other sites are refused (``Origin``, ``Sec-Fetch-Site``, JSON bodies only);
@@ -58,11 +58,14 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from kabu_envs import registry
+from kabu_envs.core.messages import CORE, Msg, catalogue, say
 from kabu_envs.play import fields
+from kabu_envs.play.errors import MESSAGES as ERROR_MESSAGES
+from kabu_envs.play.errors import error_body, field_error, record_error
 from kabu_envs.play.fields import FieldError
 from kabu_envs.play.records import GameRecord, RecordError, parse_json, write_record
 from kabu_envs.play.seal import SealError, load_key
-from kabu_envs.play.session import IllegalMove, Match, seat_list
+from kabu_envs.play.session import IllegalMove, Match, SeatError, seat_list, viewer_for
 from kabu_envs.play.store import Entry, GameStore, StoreFull
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -92,7 +95,7 @@ STATIC = {
 
 
 # the JSON API (docs/play.md's table is checked against these): path -> App method
-GET_API = {"/api/games": "games", "/api/record": "record"}
+GET_API = {"/api/games": "games", "/api/record": "record", "/api/messages": "messages"}
 POST_API = {
     "/api/new": "new",
     "/api/watch": "watch",
@@ -107,12 +110,18 @@ class ServeError(Exception):
 
 
 class ApiError(Exception):
-    """A request the API refuses, with the HTTP status and a message for the page."""
+    """A request the API refuses, with the HTTP status, an English message and the same as a message
+    of ``errors.MESSAGES`` (``said``) the page writes in its language."""
 
     def __init__(
-        self, message: str, status: HTTPStatus = HTTPStatus.BAD_REQUEST, retry_after: float | None = None
+        self,
+        message: str,
+        said: Msg,
+        status: HTTPStatus = HTTPStatus.BAD_REQUEST,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
+        self.said = said
         self.status = status
         self.retry_after = retry_after  # seconds, for a 429 (sent as ``Retry-After``)
 
@@ -195,7 +204,7 @@ class App:
             deck = fields.int_list(body, "deck")
             match = Match(spec.id, seats, options, seed, deck, created_by="kabu-play --web")
         except (ValueError, TypeError) as exc:
-            raise ApiError(str(exc)) from None
+            raise ApiError(str(exc), _start_error(exc)) from None
         return self._start(match)
 
     def watch(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -209,7 +218,10 @@ class App:
             if len(agents) == 1:
                 agents = agents * n
             if len(agents) != n:
-                raise ValueError(f"agents: give one name, or {n} (one per seat), not {len(agents)}")
+                raise ApiError(
+                    f"agents: give one name, or {n} (one per seat), not {len(agents)}",
+                    say("error.agent_count", n=n, got=len(agents)),
+                )
             self._check_agents(spec.id, agents)
             eye = fields.optional_integer(body, "view")
             god = fields.boolean(body, "god")
@@ -218,7 +230,7 @@ class App:
                 spec.id, agents, options, seed, created_by="kabu-play --web (watch)", eye=eye, god=god
             )
         except (ValueError, TypeError) as exc:
-            raise ApiError(str(exc)) from None
+            raise ApiError(str(exc), _start_error(exc)) from None
         return self._start(match)
 
     def resume(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -230,9 +242,11 @@ class App:
                 self._check_agents(rec.game, [s["agent"] for s in rec.seats if s["agent"] != "human"])
                 match = Match.from_record(rec)
             except (ValueError, TypeError) as exc:
-                raise ApiError(f"cannot continue this record: {exc}") from None
+                raise ApiError(f"cannot continue this record: {exc}", record_error(exc)) from None
         if match.seat is None:
-            raise ApiError("this record is not a game in progress with a person's seat")
+            raise ApiError(
+                "this record is not a game in progress with a person's seat", say("error.not_resumable")
+            )
         return self._start(match)
 
     def _start(self, match: Match) -> dict[str, Any]:
@@ -240,7 +254,15 @@ class App:
         try:
             entry = self.store.add(token, match)
         except StoreFull as exc:
-            raise ApiError(str(exc), HTTPStatus.TOO_MANY_REQUESTS, retry_after=exc.retry_after) from None
+            said = say(
+                "error.too_many_games",
+                capacity=self.store.capacity,
+                protect=f"{self.store.protect_seconds / 60:g}",
+                minutes=max(1, math.ceil(exc.retry_after / 60)),
+            )
+            raise ApiError(
+                str(exc), said, HTTPStatus.TOO_MANY_REQUESTS, retry_after=exc.retry_after
+            ) from None
         with entry.lock:
             frames = match.advance(limit=MAX_ADVANCE)
             return {"token": token, "frames": frames, "state": self._state(token, entry)}
@@ -253,7 +275,7 @@ class App:
             if action is not None and not fields.is_int(action):
                 raise FieldError(f"'action' must be an integer action id, got {str(action)[:40]!r}")
         except FieldError as exc:
-            raise ApiError(f"bad move: {exc}") from None
+            raise ApiError(f"bad move: {exc}", say("error.bad_action", detail=str(exc))) from None
         entry = self._get(token)
         with entry.lock:
             match = entry.match
@@ -262,9 +284,12 @@ class App:
                 try:
                     frames.append(match.play(int(action)))
                 except IllegalMove as exc:
-                    raise ApiError(str(exc), HTTPStatus.CONFLICT) from None
+                    raise ApiError(str(exc), exc.said, HTTPStatus.CONFLICT) from None
             elif match.human_to_act:
-                raise ApiError("bad move: 'action' is required (your turn): one of the legal moves' ids")
+                raise ApiError(
+                    "bad move: 'action' is required (your turn): one of the legal moves' ids",
+                    say("error.action_required"),
+                )
             frames += match.advance(limit=MAX_ADVANCE)
             return {"frames": frames, "state": self._state(token, entry)}
 
@@ -284,29 +309,45 @@ class App:
             seat = fields.optional_integer(body, "seat")
             god = fields.boolean(body, "god")
         except FieldError as exc:
-            raise ApiError(f"cannot replay this record: {exc}") from None
+            raise ApiError(f"cannot replay this record: {exc}", field_error(str(exc))) from None
         with self._heavy():
             try:
                 record = GameRecord.from_json(data, self.key)
                 if seat is None:
                     seat = record.viewer if record.viewer is not None else 0
-                if seat >= len(record.seats):
-                    raise RecordError(f"seat {seat} is not a seat of this game (0..{len(record.seats) - 1})")
+                n = len(record.seats)
+                if seat >= n:
+                    said = say("error.seat_not_in_record", seat=seat, n=n, last=n - 1)
+                    raise ApiError(
+                        f"cannot replay this record: seat {seat} is not a seat of this game (0..{n - 1})",
+                        said,
+                    )
                 total = len(record.actions) + 1
                 if first >= total:
-                    raise RecordError(f"'first' = {first}: this record has frames 0..{total - 1}")
+                    said = say("error.first_out_of_range", first=first, last=total - 1)
+                    raise ApiError(
+                        f"cannot replay this record: 'first' = {first}: "
+                        f"this record has frames 0..{total - 1}",
+                        said,
+                    )
                 for s in range(len(record.seats)) if god else (seat,):
-                    record.check_seat(s)
+                    try:
+                        record.check_seat(s)
+                    except RecordError as exc:
+                        said = say("error.record_in_progress", viewer=record.viewer, seat=s)
+                        raise ApiError(
+                            f"cannot replay this record: {exc}", said, HTTPStatus.FORBIDDEN
+                        ) from None
             except RecordError as exc:
                 status = HTTPStatus.FORBIDDEN if "game in progress" in str(exc) else HTTPStatus.BAD_REQUEST
-                raise ApiError(f"cannot replay this record: {exc}", status) from None
+                raise ApiError(f"cannot replay this record: {exc}", record_error(exc), status) from None
             digest = hashlib.sha256(json.dumps([data, seat, god], sort_keys=True).encode()).digest()
             with self.verified_lock:
                 known = digest in self.verified
             try:
                 frames = list(iter_frames(record, seat, first, first + count, verify=not known, god=god))
             except RecordError as exc:
-                raise ApiError(f"cannot replay this record: {exc}") from None
+                raise ApiError(f"cannot replay this record: {exc}", record_error(exc)) from None
             with self.verified_lock:
                 self.verified[digest] = True
                 while len(self.verified) > 256:
@@ -327,12 +368,13 @@ class App:
         try:
             data = fields.obj(body, "record")
         except FieldError as exc:
-            raise ApiError(str(exc)) from None
+            raise ApiError(str(exc), field_error(str(exc))) from None
         actions = data.get("actions")
         if isinstance(actions, list) and len(actions) > MAX_REPLAY_ACTIONS:
             raise ApiError(
                 f"this record has {len(actions)} actions; the page replays at most {MAX_REPLAY_ACTIONS} "
                 "(kabu-replay FILE replays any record)",
+                say("error.record_too_long", actions=len(actions), max=MAX_REPLAY_ACTIONS),
                 HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
             )
         return data
@@ -341,7 +383,11 @@ class App:
     def _heavy(self) -> Iterator[None]:
         """One of the ``HEAVY`` slots for a replay or a resume (429 when none frees in time)."""
         if not self.heavy.acquire(timeout=SOCKET_TIMEOUT):
-            raise ApiError("the server is busy replaying records; try again", HTTPStatus.TOO_MANY_REQUESTS)
+            raise ApiError(
+                "the server is busy replaying records; try again",
+                say("error.busy"),
+                HTTPStatus.TOO_MANY_REQUESTS,
+            )
         try:
             yield
         finally:
@@ -357,7 +403,8 @@ class App:
         for name in names:
             if name not in allowed:
                 title = registry.get(game).title
-                raise ApiError(f"unknown agent {str(name)[:40]!r} for {title}; use one of {allowed}")
+                said = say("error.unknown_agent", name=str(name)[:40], game=game, allowed=", ".join(allowed))
+                raise ApiError(f"unknown agent {str(name)[:40]!r} for {title}; use one of {allowed}", said)
 
     def _get(self, token: str) -> Entry:
         entry = self.store.get(token)
@@ -365,6 +412,7 @@ class App:
             raise ApiError(
                 "this game is no longer on the server (idle too long, or the server restarted); "
                 "start a new one",
+                say("error.game_gone"),
                 HTTPStatus.NOT_FOUND,
             )
         return entry
@@ -373,12 +421,12 @@ class App:
         """What the page shows between moves: the seat's view, its legal moves, the totals at the end."""
         match = entry.match
         over = entry.finished = match.over
-        error = None
+        error: Msg | None = None
         if over and self.record_dir is not None and entry.record_file is None:
             try:
                 entry.record_file = str(write_record(match.record(), self.record_dir / f"game-{token}.json"))
             except OSError:
-                error = "the game record could not be written (the record folder is not writable)"
+                error = say("error.record_unwritable")
         names = [
             f"player_{i} (you)" if i == match.seat else f"player_{i} ({s['agent']})"
             for i, s in enumerate(match.record().seats)
@@ -394,9 +442,36 @@ class App:
             "names": names,
             "totals": match.totals.tolist() if over else None,
             "record_file": entry.record_file,
-            "record_error": error,
+            "record_error": None if error is None else ERROR_MESSAGES["error.record_unwritable"][0],
+            "record_error_say": error,
+            "agents": [s["agent"] for s in match.record().seats],
             "rules": rules_info(match),
         }
+
+
+def _start_error(exc: Exception) -> Msg:
+    """The message of a game that cannot start: a request field, a seat, an unknown game, the rule
+    options (their checks explain in English: the ``detail``)."""
+    text = str(exc)
+    if isinstance(exc, FieldError):
+        return field_error(text)
+    if isinstance(exc, SeatError):
+        return say("error.seat_range", seat=exc.seat, n=exc.n, last=exc.n - 1)
+    if text.startswith("unknown game "):
+        return say("error.unknown_game", game=text.split("'")[1] if text.count("'") >= 2 else "?")
+    return say("error.bad_options", detail=text)
+
+
+def messages_table() -> dict[str, dict[str, str]]:
+    """Every message key the server writes, with its page templates (``en``, ``ja``): the shared ones,
+    each registered game's (its viewer's ``messages``) and the errors'."""
+    tables: list[Any] = [CORE, ERROR_MESSAGES]
+    for spec in registry.games():
+        viewer = viewer_for(spec.id)
+        tables.append(viewer.messages)
+        if f"game.{spec.id}" not in viewer.messages:  # (a game without its own name: its title)
+            tables.append({f"game.{spec.id}": (spec.title, spec.title, spec.title)})
+    return catalogue(tables)
 
 
 def rules_info(match: Match) -> dict[str, Any]:
@@ -503,7 +578,8 @@ class Handler(BaseHTTPRequestHandler):
             self.request_version = "HTTP/1.0"  # answer with a status line and headers all the same
         # (called by the base class outside ``_guard``: e.g. > 100 headers, then the client left)
         with contextlib.suppress(OSError):
-            self._json({"error": message or status.phrase}, status)
+            said = say("error.http", status=int(status), phrase=message or status.phrase)
+            self._json(error_body(said, message or status.phrase), status)
 
     def _host_ok(self) -> bool:
         """Answer only requests made to a name this server was given: a web site cannot then reach the
@@ -515,13 +591,17 @@ class Handler(BaseHTTPRequestHandler):
         if not getattr(self.server, "loopback", False):
             if host == getattr(self.server, "host_name", None) or _is_ip(host):
                 return True
+            said = say("error.bad_host", allowed="its address or the --host name", host=repr(host[:60]))
             self._json(
-                {"error": f"this page answers to its address or to the --host name, not {host[:60]!r}"},
+                error_body(
+                    said, f"this page answers to its address or to the --host name, not {host[:60]!r}"
+                ),
                 HTTPStatus.FORBIDDEN,
             )
             return False
+        said = say("error.bad_host", allowed="127.0.0.1, [::1], localhost", host=repr(host[:60]))
         self._json(
-            {"error": f"this page answers on 127.0.0.1, [::1] or localhost, not {host[:60]!r}"},
+            error_body(said, f"this page answers on 127.0.0.1, [::1] or localhost, not {host[:60]!r}"),
             HTTPStatus.FORBIDDEN,
         )
         return False
@@ -535,7 +615,10 @@ class Handler(BaseHTTPRequestHandler):
         own = "http://" + (self.headers.get("Host") or "").strip().lower()
         if site in ("same-origin", "none") and (origin is None or origin.strip().lower() == own):
             return True
-        self._json({"error": "a request from another site is refused"}, HTTPStatus.FORBIDDEN)
+        self._json(
+            error_body(say("error.cross_site"), "a request from another site is refused"),
+            HTTPStatus.FORBIDDEN,
+        )
         return False
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
@@ -552,12 +635,15 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         except TimeoutError:
             self.close_connection = True
-            self._json({"error": "the request did not arrive in time"}, HTTPStatus.REQUEST_TIMEOUT)
+            self._json(
+                error_body(say("error.timeout"), "the request did not arrive in time"),
+                HTTPStatus.REQUEST_TIMEOUT,
+            )
         except Exception as exc:  # noqa: BLE001 - the last resort of a request
             print(f"kabu-play: internal error on {self.command} {urlparse(self.path).path}: "
                   f"{type(exc).__name__}: {exc}"[:300], file=sys.stderr, flush=True)  # fmt: skip
             self.close_connection = True
-            self._json({"error": "internal error"}, HTTPStatus.INTERNAL_SERVER_ERROR)
+            self._json(error_body(say("error.internal"), "internal error"), HTTPStatus.INTERNAL_SERVER_ERROR)
 
     def _get(self) -> None:
         if not self._host_ok():
@@ -572,18 +658,24 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if url.path == "/api/games":
                 self._call(self.server.app.games)
+            elif url.path == "/api/messages":
+                self._call(messages_table)
             else:
                 token = parse_qs(url.query).get("token", [""])[0]
                 self._call(lambda: self.server.app.record(token))
         else:
-            self._json({"error": f"no page {url.path[:80]}"}, HTTPStatus.NOT_FOUND)
+            self._json(
+                error_body(say("error.no_page", path=url.path[:80]), f"no page {url.path[:80]}"),
+                HTTPStatus.NOT_FOUND,
+            )
 
     def _post(self) -> None:
         if not self._host_ok() or not self._same_origin():
             return
         name = POST_API.get(urlparse(self.path).path)
         if name is None:
-            self._json({"error": f"no API {urlparse(self.path).path[:80]}"}, HTTPStatus.NOT_FOUND)
+            path = urlparse(self.path).path[:80]
+            self._json(error_body(say("error.no_page", path=path), f"no API {path}"), HTTPStatus.NOT_FOUND)
             return
         route = getattr(self.server.app, name)
         body = self._body()
@@ -594,36 +686,53 @@ class Handler(BaseHTTPRequestHandler):
         """The request's JSON object (None once a refusal is sent): ``application/json`` only (a page of
         another site cannot send that without asking first), a byte count, at most ``MAX_BODY``."""
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-        refusal: tuple[str, HTTPStatus] | None = None
+        refusal: tuple[str, HTTPStatus, Msg] | None = None
         length = self.headers.get("Content-Length")
         if ctype != "application/json":
             refusal = (
                 "the body must be JSON (Content-Type: application/json)",
                 HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                say("error.body_type"),
             )
         elif self.headers.get("Transfer-Encoding") is not None or length is None:
-            refusal = ("a body needs a Content-Length (no chunked encoding)", HTTPStatus.LENGTH_REQUIRED)
+            refusal = (
+                "a body needs a Content-Length (no chunked encoding)",
+                HTTPStatus.LENGTH_REQUIRED,
+                say("error.no_length"),
+            )
         elif not (length.strip().isascii() and length.strip().isdigit()):
-            refusal = (f"Content-Length {length[:20]!r} is not a byte count", HTTPStatus.BAD_REQUEST)
+            said = say("error.bad_length", length=repr(length[:20]))
+            refusal = (f"Content-Length {length[:20]!r} is not a byte count", HTTPStatus.BAD_REQUEST, said)
         elif int(length) > MAX_BODY:
-            refusal = (f"request too large: at most {MAX_BODY} bytes", HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+            refusal = (
+                f"request too large: at most {MAX_BODY} bytes",
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                say("error.too_large", max=MAX_BODY),
+            )
         if refusal is not None:
             self.close_connection = True  # (the body, if any, is not read)
-            self._json({"error": refusal[0]}, refusal[1])
+            self._json(error_body(refusal[2], refusal[0]), refusal[1])
             return None
         assert length is not None
         raw = self.rfile.read(int(length))  # (the socket times out: TimeoutError -> 408)
         if len(raw) < int(length):
             self.close_connection = True
-            self._json({"error": "the body ended before its Content-Length"}, HTTPStatus.BAD_REQUEST)
+            self._json(
+                error_body(say("error.body_short"), "the body ended before its Content-Length"),
+                HTTPStatus.BAD_REQUEST,
+            )
             return None
         try:
             body = parse_json(raw or b"{}")
         except ValueError as exc:
-            self._json({"error": f"bad JSON: {str(exc)[:200]}"}, HTTPStatus.BAD_REQUEST)
+            said = say("error.bad_json", detail=str(exc)[:200])
+            self._json(error_body(said, f"bad JSON: {str(exc)[:200]}"), HTTPStatus.BAD_REQUEST)
             return None
         if not isinstance(body, dict):
-            self._json({"error": "bad JSON: the body must be a JSON object"}, HTTPStatus.BAD_REQUEST)
+            self._json(
+                error_body(say("error.not_object"), "bad JSON: the body must be a JSON object"),
+                HTTPStatus.BAD_REQUEST,
+            )
             return None
         return body
 
@@ -632,10 +741,13 @@ class Handler(BaseHTTPRequestHandler):
             out = fn()
         except ApiError as exc:
             extra = {} if exc.retry_after is None else {"retry_after": math.ceil(exc.retry_after)}
-            self._json({"error": str(exc), **extra}, exc.status, extra)
+            self._json(error_body(exc.said, str(exc), **extra), exc.status, extra)
             return
         except RecursionError:
-            self._json({"error": "the request is nested too deeply"}, HTTPStatus.BAD_REQUEST)
+            self._json(
+                error_body(say("error.too_nested"), "the request is nested too deeply"),
+                HTTPStatus.BAD_REQUEST,
+            )
             return
         self._json(out)
 

@@ -1,4 +1,4 @@
-"""The Toy Card rules kernel (numba): the template every game's kernel follows (issue #26).
+"""The Toy Card rules kernel (numba): the template every game's kernel follows.
 
 A kernel holds B games as arrays (one row per game) and plays them with ``@numba.njit(cache=True)``
 functions written as per-row loops that read like the scalar engine (``game.py``); the docstrings name

@@ -10,13 +10,13 @@ MaskablePPO calls) and ``info["action_mask"]``. ``make_view(game, role=...)`` bu
 directly. An illegal action ends the episode with a penalty and a warning (``illegal_action="raise"``
 raises), so Gymnasium's and SB3's ``check_env`` pass with the defaults.
 
-``LEGACY_IDS`` stay registered with the defaults they were released with: ``kabu_envs/ToyCard-v0``
-(0.2.0) raised on an illegal action; ``ToyCard-v1`` is the same game with the new default.
+A view whose default changes gets a new version, and the old id is retired rather than kept with
+the old default, so that every registered id passes the checkers: ``gymnasium.make`` of a retired id
+(``kabu_envs/ToyCard-v0``, 0.2.0's toy view that raised on an illegal action) fails with Gymnasium's
+own "deprecated, use ``ToyCard-v1``" error; ``illegal_action="raise"`` gives the old behaviour.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from gymnasium.envs.registration import register, registry
 
@@ -24,16 +24,10 @@ from kabu_envs import registry as games
 from kabu_envs.wrappers.single_agent import OpponentPool, SingleAgentView, any_seat_of
 from kabu_envs.wrappers.views import make_view
 
-# ids of released views whose defaults changed since: id -> (game id, the view kwargs they had)
-LEGACY_IDS: dict[str, tuple[str, dict[str, Any]]] = {
-    "kabu_envs/ToyCard-v0": ("toy_card", {"role": "seat", "illegal_action": "raise"}),
-}
-
 
 def register_envs() -> None:
     """Register every game's view ids (idempotent). No step limit: every episode ends by the rules."""
-    legacy = [(env_id, game, kwargs) for env_id, (game, kwargs) in LEGACY_IDS.items()]
-    for env_id, game, kwargs in [*games.iter_gym_ids(), *legacy]:
+    for env_id, game, kwargs in games.iter_gym_ids():
         if env_id not in registry:
             register(
                 id=env_id,

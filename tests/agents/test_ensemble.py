@@ -319,6 +319,18 @@ def viewed(tmp_path_factory) -> Path:
     return out / "model"
 
 
+def test_a_new_ensemble_records_its_provenance(viewed):
+    """Its table's env id with its version and the resolved rules, as a training run's policy file."""
+    from kabu_envs import __version__, registry
+
+    training = json.loads((viewed / "policy.json").read_text())["training"]
+    spec = registry.get("kakeya")
+    assert training["env_id"] == spec.pettingzoo_id == "kabu_envs/Kakeya-v2"
+    assert training["view_id"] == "kabu_envs/Kakeya-v2" and training["package_version"] == __version__
+    assert training["rule_options"] == spec.config().as_dict() and "git_commit" in training
+    assert read_model(viewed).training == training
+
+
 def test_over_views_it_plays_the_mean_of_the_renamed_decisions(viewed, real):
     """Each decision: the member's masked log-probabilities on every renaming that applies (the
     decision's suits renamed, its moves renamed back), averaged; the trump choice has the identity only."""

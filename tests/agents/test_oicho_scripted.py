@@ -153,6 +153,11 @@ def test_bettor_decision(options, values, params, expect):
         "dealer_model_threshold",
         "model_trust",
         "edge_samples",
+        "edges",
+        "dealer_model_shift",
+        "exact_min_edge",
+        "exact_strong_edge",
+        "exact_strong_fraction",
     }
     assert bettor_decision(make_config(**options), tuple(ids(*values)), p) == expect
 

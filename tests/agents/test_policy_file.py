@@ -25,11 +25,12 @@ SHIPPED = {"ppo_oicho_bettor": ("oicho_kabu", "bettor"), "ppo_oicho_dealer": ("o
 SHIPPED["ppo_kakeya"] = ("kakeya", "partnership")
 SHIPPED["ei_kakeya"] = ("kakeya", "partnership")  # the expert-iteration clone (issue #27), no PPO
 SHIPPED["ei2_kakeya"] = ("kakeya", "partnership")  # the same with the card features
+SHIPPED["ei6p_kakeya"] = ("kakeya", "partnership")  # the six-player clone (all play)
 # the richer Oicho-Kabu settings (docs/studies/oicho_models.md)
 SHIPPED |= {f"ppo_oicho_bettor_{r}": ("oicho_kabu", "bettor") for r in ("kansai", "kabufuda_site")}
-ENSEMBLES = {
-    "ens_kakeya"
-}  # several policy files played as one (agents/ensemble.py, tests/agents/test_ensemble.py)
+# several policy files played as one (agents/ensemble.py, tests/agents/test_ensemble.py); ens6p_kakeya:
+# ei6p_kakeya over the suit rotations, six players
+ENSEMBLES = {"ens_kakeya", "ens6p_kakeya"}
 
 
 def test_shipped_models_are_policy_files_recording_what_they_were_trained_for():
@@ -42,7 +43,7 @@ def test_shipped_models_are_policy_files_recording_what_they_were_trained_for():
         assert policy.trained_for == {
             "game": game,
             "role": role,
-            "num_players": 4,
+            "num_players": run["config"]["env_options"].get("num_players", 4),
             "env_options": run["config"]["env_options"],
         }
         assert policy.training["name"] == name and policy.training["seed"] == run["seed"]

@@ -35,7 +35,11 @@ def _check_schema(summary, deals):
         assert {"agent", "role", "rules", "gap", "ci95", "deals"} <= set(r)
         assert r["ci95"][0] <= r["gap"] <= r["ci95"][1]
     # and each richer rule setting a shipped bettor was trained for: its model with the same agents
-    richer = {m["rules"]: m["name"] for m in demo.shipped(models_dir()) if m["rules"] != "standard"}
+    richer = {
+        m["rules"]: m["name"]
+        for m in demo.shipped(models_dir())
+        if m["rules"] != "standard" and m["game"] == "oicho_kabu"
+    }
     assert set(richer) == {"kansai", "kabufuda_site"}
     assert {r["rules"] for r in rows} == {"standard", *richer}
     for rules, model in richer.items():
@@ -68,6 +72,13 @@ def test_demo_quick_writes_schema_valid_summary_and_plots(tmp_path, capsys, monk
         assert {"random", "scripted"} <= {m["opponent"] for m in rows}
         assert {m["role"] for m in rows} == {model["role"]}
         assert {m["rules"] for m in rows} == {model["rules"]}  # each model plays at its own table
+    # the six-player (all play) table of the shipped six-player model gets the reference rows too
+    six = {
+        (m["agent"], m["opponent"])
+        for m in summary["kakeya"]["matchups"]
+        if m["rules"] == '{"num_players":6}'
+    }
+    assert {("ei6p_kakeya", "scripted"), ("expert", "scripted"), ("expert", "expert_0_2")} <= six
     for game, block in summary.items():  # in plan order, though the slow matchups ran first
         planned = [(j.agent, j.opponent, j.role) for j in demo.plan(models_dir()) if j.game == game]
         assert [(m["agent"], m["opponent"], m["role"]) for m in block["matchups"]] == planned
@@ -95,6 +106,20 @@ def test_the_short_demo_plays_every_model_against_random_and_scripted_and_the_he
         }
         assert headline == set(plan_.headline_rows), spec.id
     assert len(jobs) < len(demo.plan(models_dir(), full=True))
+    for spec, plan_ in demo_games():  # headline rows at a richer setting: only where the plan asks
+        mine = [m for m in demo.shipped(models_dir()) if m["game"] == spec.id]
+        richer = {
+            (json.dumps(m["env_options"], sort_keys=True), m["role"])
+            for m in mine
+            if m["rules"] != "standard"
+        }
+        at_settings = {
+            (j.options, j.role)
+            for j in jobs
+            if j.game == spec.id and j.options != "{}" and (j.agent, j.opponent) in plan_.headline_rows
+        }
+        assert at_settings == (richer if plan_.headline_settings else set()), spec.id
+    assert any(j.options == '{"rules": "kabufuda_site"}' and j.agent == "expert" for j in jobs)
     assert demo.main(["--quick", "--deals", "3", "--out", str(tmp_path), "--workers", "1"]) == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert "best_response" not in summary["oicho_kabu"] and "exploit" not in summary["oicho_kabu"]
@@ -133,7 +158,12 @@ def test_demo_defaults_meet_the_bar_and_models_record_their_warm_start():
     for model in demo.shipped(models_dir()):
         runs = [model["dir"] / "run.json"] if (model["dir"] / "run.json").is_file() else []
         runs = runs or sorted(model["dir"].glob("members/*/run.json"))
-        assert runs, model["name"]
+        if not runs:  # an ensemble of shipped models only: each member's run is checked as its own model
+            from kabu_envs.agents.ensemble import member_records
+
+            members = member_records(model["dir"]).values()
+            assert members and all(p.parent.parent == models_dir() for p in members), model["name"]
+            continue
         records += [(model | {"name": f"{model['name']}: {r.parent.name}"}, r) for r in runs]
     for model, path in records:
         run = json.loads(path.read_text())
@@ -207,9 +237,9 @@ def test_best_response_plan_adds_each_richer_setting_it_models(tmp_path, capsys)
 
 
 def test_slow_agents_play_their_own_deal_count_and_start_first():
-    """Kakeya's searches (``expert`` and the fixed reference ``expert_0_2``) decide one move at a time:
-    their matchups play DemoPlan.agent_deals (1000, the bar) while the batched ones keep the plan's
-    deals; --deals and --quick override both."""
+    """Kakeya's searches (``expert``, the fixed references ``expert_0_2`` and ``expert_0_3``) decide one
+    move at a time: their matchups play DemoPlan.agent_deals (1000, the bar) while the batched ones keep
+    the plan's deals; --deals and --quick override both."""
     plan_ = demo_plan("kakeya")
     assert plan_.deals_for("expert", "scripted") == plan_.deals_for("ppo_kakeya", "expert") == 1000
     assert plan_.deals_for("expert", "expert_0_2") == plan_.deals_for("ppo_kakeya", "expert_0_2") == 1000
@@ -219,8 +249,10 @@ def test_slow_agents_play_their_own_deal_count_and_start_first():
     assert {("expert", "random"), ("expert", "scripted"), ("scripted", "random")} <= pairs
     # issue #27: the expert against the fixed reference, the learned agent against both
     assert {("expert", "expert_0_2"), ("ppo_kakeya", "expert"), ("ppo_kakeya", "expert_0_2")} <= pairs
+    # the fixed reference of 0.3 (today's expert, pinned): the expert meets it
+    assert ("expert", "expert_0_3") in pairs and plan_.deals_for("expert", "expert_0_3") == 1000
     slow = [j for j in jobs if demo.slow(j)]
-    searches = {"expert", "expert_0_2"}
+    searches = {"expert", "expert_0_2", "expert_0_3"}
     assert {(j.agent, j.opponent) for j in slow} == {p for p in pairs if searches & set(p)}
     assert all(demo.job_deals(j) == 1000 and demo.job_deals(j, 50) == 50 for j in slow)
     assert all(demo.job_deals(j, quick=True) == 30 for j in jobs)
@@ -280,3 +312,22 @@ def test_a_rows_deals_are_keyed_by_what_it_meets_and_replay_with_kabu_eval(tmp_p
     )
     (again,) = json.loads(path.read_text())["matchups"]
     assert (again["mean"], again["ci95"], again["games"]) == (row["mean"], row["ci95"], row["games"])
+
+
+def test_the_demo_of_one_game_replaces_its_section_and_keeps_the_others(tmp_path, capsys, monkeypatch):
+    """``--game``: after one game's models are retrained, only its rows are played again."""
+    monkeypatch.delenv("KABU_MODELS_DIR", raising=False)
+    before = {"kakeya": {"matchups": ["kept as it was"]}, "oicho_kabu": {"matchups": ["stale"]}}
+    (tmp_path / "summary.json").write_text(json.dumps(before))
+    args = ["--quick", "--deals", "3", "--out", str(tmp_path), "--workers", "1"]
+    assert demo.main([*args, "--game", "oicho_kabu"]) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert list(summary) == ["oicho_kabu", "kakeya"] and summary["kakeya"] == before["kakeya"]
+    planned = [
+        (j.agent, j.opponent, j.role) for j in demo.plan(models_dir(), full=False) if j.game == "oicho_kabu"
+    ]
+    assert [(m["agent"], m["opponent"], m["role"]) for m in summary["oicho_kabu"]["matchups"]] == planned
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        demo.main([*args, "--game", "chess"])
+    assert "--game chess" in capsys.readouterr().err

@@ -63,6 +63,10 @@ def test_the_run_writes_a_policy_for_the_base_table_with_its_record(tmp_path, mo
     policy = read_policy(tmp_path / "run" / "model")
     assert policy.training["name"] == "spec"
     assert policy.trained_for == read_policy(models / "ei_kakeya").trained_for
+    # what it trained on, in both records (env id with its version, resolved rules, package, commit)
+    assert policy.training["env_id"] == record["provenance"]["env_id"] == "kabu_envs/Kakeya-v2"
+    assert policy.training["rule_options"] == record["provenance"]["rule_options"]
+    assert record["provenance"]["rule_options"]["rensho_rule"] == "seed"
     assert read_model(models / "spec").training["name"] == "spec"  # published
     saved = np.load(tmp_path / "run" / "work" / "decisions.npz", allow_pickle=False)
     assert len(saved["actions"]) == out["decisions"]

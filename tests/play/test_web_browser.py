@@ -27,6 +27,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -124,10 +125,39 @@ def browser(chromium):
     assert not problems, problems
 
 
+# seconds a page may take for one event on a loaded machine before a test calls it a hang (waits are
+# event-driven: a quiet machine does not wait them out)
+WAIT = 120
+
+
+def _until_mine(driver) -> None:
+    """Wait until the person has a legal move, a showdown is held, or the game is over."""
+    WebDriverWait(driver, WAIT).until(
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, "#moves button.move.legal")
+            or d.find_element(By.ID, "result-continue").is_displayed()
+            or d.find_element(By.ID, "summary-box").is_displayed()
+        )
+    )
+
+
+def _settled(count: Callable[[], int]) -> int:
+    """``count()`` once two reads 0.6 s apart agree (at most ``WAIT`` seconds)."""
+    deadline = time.monotonic() + WAIT
+    last = count()
+    while True:
+        time.sleep(0.6)
+        now = count()
+        if now == last:
+            return now
+        assert time.monotonic() < deadline, "the page kept moving"
+        last = now
+
+
 def _start(driver, url: str, query: str, lang: str = "en") -> WebDriverWait:
     driver.set_window_size(*WINDOW)
     driver.get(f"{url}/?{query}&delay=0&anim=0&lang={lang}")
-    wait = WebDriverWait(driver, 30)
+    wait = WebDriverWait(driver, WAIT)
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
     turn = driver.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
     driver.find_element(By.ID, "start").click()
@@ -263,13 +293,13 @@ def test_the_replay_viewer_steps_through_a_record(server, browser, tmp_path):
     path = write_record(match.record(), tmp_path / "kakeya.json")
     record = read_record(path)
     browser.get(f"{url}/?delay=0&lang=en")
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
     )
     browser.find_element(By.ID, "tab-replay").click()
     browser.find_element(By.ID, "replay-file").send_keys(str(path))
     browser.find_element(By.ID, "replay-load").click()
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-controls").is_displayed())
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-controls").is_displayed())
     assert browser.find_element(By.ID, "replay-pos").text == f"move 0 / {len(record.actions)}"
     browser.find_element(By.ID, "replay-last").click()
     assert (
@@ -318,19 +348,20 @@ def test_a_game_saved_in_progress_replays_only_as_its_seat_and_continues(live, b
     browser.find_element(By.ID, "replay-file").send_keys(str(path))
     browser.find_element(By.ID, "replay-seat").send_keys("2")  # (seats count from 1 on the page)
     browser.find_element(By.ID, "replay-load").click()
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-error").text)
-    assert "player_0's game in progress" in browser.find_element(By.ID, "replay-error").text
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-error").text)
+    assert "seat 1's game in progress" in browser.find_element(By.ID, "replay-error").text
     browser.get_log("browser")  # (Chromium logs the 403 of that refusal: expected, not an error)
     browser.find_element(By.ID, "replay-seat").clear()
     browser.find_element(By.ID, "replay-load").click()
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-controls").is_displayed())
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-controls").is_displayed())
     assert browser.find_element(By.ID, "replay-error").text == ""
     browser.find_element(By.ID, "replay-last").click()
     n = len(saved["actions"])
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "replay-pos").text == f"move {n} / {n}")
+    last = f"move {n} / {n}"
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-pos").text == last)
     turn = browser.find_element(By.TAG_NAME, "body").get_attribute("data-turn")
     browser.find_element(By.ID, "replay-resume").click()
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != turn
     )
     assert browser.find_element(By.ID, "table").is_displayed()
@@ -338,7 +369,7 @@ def test_a_game_saved_in_progress_replays_only_as_its_seat_and_continues(live, b
     _click_move(browser, wait)  # the game goes on
     srv.app.store._entries.clear()  # the server forgets it (idle too long, or restarted)
     browser.find_elements(By.CSS_SELECTOR, "#moves button.move.legal")[0].click()
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "setup").is_displayed())
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "setup").is_displayed())
     assert "no longer on the server" in browser.find_element(By.ID, "error").text
     browser.get_log("browser")  # (the 404 of that move is logged by Chromium: expected)
 
@@ -351,7 +382,7 @@ def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
     assert n > 300  # several pages of 100 frames
     path = write_record(match.record(), tmp_path / "long.json")
     browser.get(f"{url}/?delay=0&lang=en")
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
     )
     browser.find_element(By.ID, "tab-replay").click()
@@ -359,7 +390,7 @@ def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
     browser.find_element(By.ID, "replay-seat").send_keys("3")  # (seat 2 of the server's)
     browser.find_element(By.ID, "replay-load").click()
     pos = browser.find_element(By.ID, "replay-pos")
-    WebDriverWait(browser, 30).until(lambda d: pos.text == f"move 0 / {n}")
+    WebDriverWait(browser, WAIT).until(lambda d: pos.text == f"move 0 / {n}")
     assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#replay-controls button")][:4] == [
         "First",
         "Back",
@@ -367,9 +398,9 @@ def test_a_long_record_is_stepped_through_in_pages(server, browser, tmp_path):
         "Last",
     ]  # fmt: skip (words, not glyphs a font may lack)
     browser.find_element(By.ID, "replay-last").click()
-    WebDriverWait(browser, 30).until(lambda d: pos.text == f"move {n} / {n}")
+    WebDriverWait(browser, WAIT).until(lambda d: pos.text == f"move {n} / {n}")
     browser.find_element(By.ID, "replay-prev").click()
-    WebDriverWait(browser, 30).until(lambda d: pos.text == f"move {n - 1} / {n}")
+    WebDriverWait(browser, WAIT).until(lambda d: pos.text == f"move {n - 1} / {n}")
     frames = replay_frames(read_record(path), 2)
     shown = browser.find_element(By.ID, "replay-move")
     assert shown.get_attribute("data-text") == (frames[n - 1]["move"] or "")
@@ -385,7 +416,7 @@ def test_agents_are_watched_through_a_whole_game_with_pause_and_step(server, bro
     before = set(records.iterdir())
     browser.set_window_size(*WINDOW)
     browser.get(f"{url}/?game=kakeya&seed=7&delay=250&anim=0&lang=en")
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
     )
     browser.find_element(By.ID, "tab-watch").click()
@@ -395,19 +426,18 @@ def test_agents_are_watched_through_a_whole_game_with_pause_and_step(server, bro
     browser.execute_script("document.getElementById('watch-view').value = '2'")
     browser.find_element(By.ID, "watch-start").click()
     log = browser.find_elements(By.CSS_SELECTOR, "#log")[0]
-    WebDriverWait(browser, 30).until(lambda d: log.find_elements(By.TAG_NAME, "li"))
+    WebDriverWait(browser, WAIT).until(lambda d: log.find_elements(By.TAG_NAME, "li"))
     browser.find_element(By.ID, "watch-pause").click()
-    moved = len(log.find_elements(By.TAG_NAME, "li"))
-    WebDriverWait(browser, 5, poll_frequency=0.6).until(
-        lambda d: len(log.find_elements(By.TAG_NAME, "li")) == moved  # paused: nothing moves
-    )
+    moved = _settled(lambda: len(log.find_elements(By.TAG_NAME, "li")))  # (a move in flight lands)
+    time.sleep(1.0)
+    assert len(log.find_elements(By.TAG_NAME, "li")) == moved  # paused: nothing moves
     browser.find_element(By.ID, "watch-step").click()
-    WebDriverWait(browser, 5).until(lambda d: len(log.find_elements(By.TAG_NAME, "li")) == moved + 1)
+    WebDriverWait(browser, WAIT).until(lambda d: len(log.find_elements(By.TAG_NAME, "li")) == moved + 1)
     browser.execute_script(
         "const s = document.getElementById('watch-speed'); s.value = '4'; s.dispatchEvent(new Event('input'))"
     )
     browser.find_element(By.ID, "watch-pause").click()  # go on, at full speed
-    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
     [path] = set(records.iterdir()) - before
     record = read_record(path)
     assert [s["agent"] for s in record.seats] == ["scripted", "random", "scripted", "scripted"]
@@ -521,6 +551,7 @@ def test_a_language_switch_writes_the_log_again_and_the_history_keeps_each_round
         if browser.find_element(By.ID, "result-continue").is_displayed():
             showdowns += 1
             if showdowns == 1:  # the first round's showdown, held: a whole round on the table
+                browser.execute_script("window.scrollTo(0, 0)")  # (a click scrolled to the moves)
                 _check_screen(browser, "oicho_kabu-showdown-en", tmp_path)
             turn = body.get_attribute("data-turn")
             browser.find_element(By.ID, "result-continue").click()
@@ -541,8 +572,8 @@ def test_a_language_switch_writes_the_log_again_and_the_history_keeps_each_round
                     or d.find_element(By.ID, "result-continue").is_displayed()
                 )
             )
-        else:
-            time.sleep(0.05)
+        else:  # the others' turns: wait for one of mine, a showdown or the end (event-driven)
+            _until_mine(browser)
     assert showdowns == 2
     english = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
     assert not any(" -> " in line or "player_" in line for line in english), english
@@ -591,6 +622,7 @@ def test_a_whole_oicho_kabu_round_in_japanese(server, browser, deck, tmp_path):
     named = r"(ブタ|ピン|ニゾウ|サンタ|ヨツヤ|ゴケ|ロッポウ|ナキ|おいちょ|カブ) \(\d\)"  # a hand by its name
     assert re.search(named, notes), notes
     assert not_japanese(browser) == []
+    browser.execute_script("window.scrollTo(0, 0)")  # (a click scrolled to the moves)
     _check_screen(browser, f"oicho_kabu-{deck}-showdown-ja", tmp_path)
 
 
@@ -617,12 +649,12 @@ def test_a_finished_game_is_listed_under_saved_games_and_replays(server, browser
     [path] = set(records.iterdir()) - before
     n = len(read_record(path).actions)
     browser.find_element(By.ID, "tab-replay").click()
-    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#saved li"))
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#saved li"))
     newest = browser.find_elements(By.CSS_SELECTOR, "#saved li")[0]
     assert "Oicho-Kabu (standard rules)" in newest.text and "(finished)" in newest.text, newest.text
     newest.find_element(By.CLASS_NAME, "saved-load").click()
     pos = browser.find_element(By.ID, "replay-pos")
-    WebDriverWait(browser, 30).until(lambda d: pos.text == f"move 0 / {n}")
+    WebDriverWait(browser, WAIT).until(lambda d: pos.text == f"move 0 / {n}")
     browser.find_element(By.ID, "lang").click()  # the tabs of the Japanese page: Japanese too
     assert browser.find_element(By.ID, "replay-pos").text == f"0手目 / 全{n}手"
     for name in ["replay", "watch", "play"]:
@@ -631,22 +663,48 @@ def test_a_finished_game_is_listed_under_saved_games_and_replays(server, browser
     browser.find_element(By.ID, "lang").click()
 
 
+def test_a_game_saved_before_titles_were_messages_is_listed_in_japanese(server, browser):
+    """An entry of this browser's saved games kept by an older page (its title an English line, not a
+    message) is still listed, in the page's language, and its record replays."""
+    url, _ = server
+    match = Match("kakeya", ["random"] * 4, seed=3)
+    match.advance()
+    old = [{"token": "t", "title": "Kakeya (4 players), deal 1/1", "when": "2026-01-02T03:04:05Z",
+            "record": match.record().to_json()}]  # fmt: skip
+    browser.get(f"{url}/?delay=0&lang=ja")
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    browser.execute_script("localStorage.setItem('kabu-saved-games', JSON.stringify(arguments[0]))", old)
+    browser.get(f"{url}/?delay=0&lang=ja")
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    browser.find_element(By.ID, "tab-replay").click()
+    entry = browser.find_element(By.CSS_SELECTOR, "#saved li")
+    assert "カケヤ (4人) 第1回 / 全1回" in entry.text and "(終局)" in entry.text, entry.text
+    entry.find_element(By.CLASS_NAME, "saved-load").click()
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-pos").text.startswith("0手目"))
+    assert not_japanese(browser) == []
+    browser.execute_script("localStorage.removeItem('kabu-saved-games')")
+
+
 def test_the_page_remembers_its_language(server, browser):
     url, _ = server
     browser.get(f"{url}/?delay=0&lang=ja")
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
     )
     assert browser.find_element(By.ID, "start").text == "対局開始"
     browser.get(f"{url}/?delay=0")  # no lang= : the stored choice
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
     )
     assert browser.find_element(By.ID, "start").text == "対局開始"
     browser.find_element(By.ID, "lang").click()
     assert browser.find_element(By.ID, "start").text == "Start a game"
     browser.get(f"{url}/?delay=0")
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
     )
     assert browser.find_element(By.ID, "start").text == "Start a game"
@@ -675,22 +733,22 @@ def test_moves_are_animated_unless_switched_off(server, browser):
     browser.set_window_size(*WINDOW)
     browser.get(f"{url}/?game=oicho_kabu&seed=4&delay=60&lang=en")
     body = browser.find_element(By.TAG_NAME, "body")
-    WebDriverWait(browser, 30).until(lambda d: body.get_attribute("data-ready"))
+    WebDriverWait(browser, WAIT).until(lambda d: body.get_attribute("data-ready"))
     if not browser.find_element(By.ID, "anim").is_selected():
         browser.find_element(By.ID, "anim").click()
     browser.find_element(By.ID, "tab-watch").click()
     browser.find_element(By.ID, "watch-start").click()
-    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
     assert int(body.get_attribute("data-animations") or 0) > 3
     browser.find_element(By.ID, "anim").click()  # off, remembered
     browser.get(f"{url}/?game=oicho_kabu&seed=4&delay=0&lang=en")
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
     )
     assert not browser.find_element(By.ID, "anim").is_selected()
     browser.find_element(By.ID, "tab-watch").click()
     browser.find_element(By.ID, "watch-start").click()
-    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
     assert not browser.find_element(By.TAG_NAME, "body").get_attribute("data-animations")
 
 
@@ -725,12 +783,147 @@ def test_each_rounds_showdown_is_held_until_the_player_continues(server, browser
         if moves:
             turn = body.get_attribute("data-turn")
             moves[0].click()
-            WebDriverWait(browser, 30).until(
+            WebDriverWait(browser, WAIT).until(
                 lambda d, t=turn: (
                     d.find_element(By.TAG_NAME, "body").get_attribute("data-turn") != t
                     or d.find_element(By.ID, "result-continue").is_displayed()
                 )
             )
-        else:
-            time.sleep(0.05)
+        else:  # the others' turns: wait for one of mine, a showdown or the end (event-driven)
+            _until_mine(browser)
     assert held == 2 and browser.find_element(By.ID, "summary-box").is_displayed()
+
+
+WATCHED_GAMES = [
+    ("oicho_kabu", {"rules": "standard", "deck": "hanafuda", "max_rounds": 3}, "0"),
+    ("oicho_kabu", {"rules": "kansai", "deck": "kabufuda", "max_rounds": 3}, "god"),
+    ("oicho_kabu", {"rules": "kabufuda_site", "deck": "western", "max_rounds": 3}, "1"),
+    ("kakeya", {"num_players": 6, "max_deals": 2}, "god"),
+    ("toy_card", {}, "1"),
+]
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "view"), WATCHED_GAMES, ids=lambda x: x if isinstance(x, str) else None
+)
+def test_whole_games_of_every_game_watched_in_japanese_have_no_english(server, browser, game, options, view):
+    """Every game and rule set watched to its end in Japanese (a seat's view or the god view): the
+    whole log, the table, the result and the history are Japanese; no message lacks a template (the
+    page would write ``[key]`` and complain on the console, which the fixture checks)."""
+    url, _ = server
+    browser.set_window_size(*WINDOW)
+    query = f"game={game}&seed=3&delay=0&anim=0&lang=ja&options={json.dumps(options, separators=(',', ':'))}"
+    browser.get(f"{url}/?{query}")
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    browser.find_element(By.ID, "tab-watch").click()
+    browser.execute_script(f"document.getElementById('watch-view').value = '{view}'")
+    browser.find_element(By.ID, "watch-start").click()
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "summary-box").is_displayed())
+    assert browser.find_element(By.ID, "watch-error").text == ""
+    log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert len(log) >= 2 and all(JAPANESE.search(line) for line in log), log
+    assert not any("[" in line and "." in line.split("[", 1)[1] for line in log), log  # (no [key])
+    browser.find_element(By.CSS_SELECTOR, "#history-box summary").click()
+    browser.execute_script("document.getElementById('record-file').textContent = ''")  # (a temp path)
+    assert not_japanese(browser) == []
+
+
+def test_the_servers_errors_are_written_in_japanese(server, browser, tmp_path):
+    """Errors from the server, on the Japanese page: an unknown agent, a record that is not one, an
+    illegal move (its legal moves named), a game gone; each a Japanese sentence (the Latin left is an
+    argument: the name as typed, a record's own explanation)."""
+    url, _ = server
+    _start(browser, url, "game=kakeya&seat=0&seed=2&options={}", "ja")
+    answer = browser.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        api("/api/move", { token, action: 9999 })
+          .then(() => done("no error"), (e) => done(errorMessage(e)));"""
+    )
+    assert answer.startswith("今はその手は打てません。打てる手: ") and "を出す" in answer, answer
+    gone = browser.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        api("/api/move", { token: "nope", action: 1 })
+          .then(() => done("no error"), (e) => done(errorMessage(e)));"""
+    )
+    assert gone.startswith("この対局はもうサーバーにありません"), gone
+    error = browser.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        api("/api/new", { game: "kakeya", seat: 0, opponents: ["alphago"] })
+          .then(() => done("no error"), (e) => done(errorMessage(e)));"""
+    )
+    assert error.startswith("カケヤに「alphago」というエージェントはいません"), error
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "a shopping list"}')
+    browser.find_element(By.ID, "tab-replay").click()
+    browser.find_element(By.ID, "replay-file").send_keys(str(bad))
+    browser.find_element(By.ID, "replay-load").click()
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-error").text)
+    error = browser.find_element(By.ID, "replay-error").text
+    assert error.startswith("この棋譜は使えません ("), error
+    too_many = browser.execute_script(
+        "return renderMsg({key: 'error.too_many_games', args: {capacity: 64, protect: '10', minutes: 3}})"
+    )
+    assert "約3分後" in too_many and "64局" in too_many, too_many
+    refused = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    assert all(
+        e["source"] == "network" and "the server responded with a status of 4" in e["message"]
+        for e in refused
+    )
+
+
+def test_the_page_writes_each_message_as_the_server_would(server, browser):
+    """The page's renderer (i18n.js) and the library's (kabu_envs.core.messages) agree on every message
+    of a whole game, in both languages, as a person's game and as a watched seat."""
+    from kabu_envs.core.messages import render
+    from kabu_envs.play.web import messages_table
+
+    url, _ = server
+    browser.get(f"{url}/?lang=en")
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    table = {k: ("", v["en"], v["ja"]) for k, v in messages_table().items()}
+    messages = []
+    for game, options in [
+        ("oicho_kabu", {"deck": "hanafuda", "max_rounds": 2}),
+        ("kakeya", {}),
+        ("toy_card", {}),
+    ]:
+        n = len(
+            Match(
+                game, ["random"] * 2 if game == "toy_card" else ["random"] * 4, options, 1
+            ).env.possible_agents
+        )
+        match = Match(game, ["random"] * n, options, seed=1)
+        frames = match.advance()
+        for f in frames[:: max(1, len(frames) // 40)]:
+            messages += [
+                f["say"],
+                f["view"]["say"]["title"],
+                *f["view"]["say"]["status"],
+                *f["view"]["say"]["result"],
+            ]
+            messages += [
+                m for z in f["view"]["zones"] for m in [z["say"].get("label"), *z["say"].get("note", [])]
+            ]
+    messages = [m for m in messages if m is not None]
+    cases = [
+        (m, lang, me, person)
+        for m in messages
+        for lang in ("en", "ja")
+        for me, person in ((0, True), (1, False))
+    ]
+    script = """
+      const out = [];
+      for (const [m, l, me, person] of arguments[0]) {
+        lang = l; speaker = { me, person }; out.push(renderMsg(m));
+      }
+      lang = "en";
+      return out;
+    """
+    page = browser.execute_script(script, cases)
+    expected = [render(m, table, lang, me=me, person=person) for m, lang, me, person in cases]
+    assert len(page) == len(expected) > 200
+    assert page == expected

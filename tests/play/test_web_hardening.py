@@ -10,6 +10,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 
 import pytest
 
@@ -36,6 +37,17 @@ def _get(url: str, headers: dict[str, str] | None = None, timeout: float = 30) -
         return e.code, dict(e.headers), json.loads(e.read())
 
 
+WAIT = 120.0  # seconds an event may take on a loaded machine before the test calls it a hang
+
+
+def _until(condition: Callable[[], bool]) -> None:
+    """Wait for ``condition`` (polled), at most ``WAIT`` seconds."""
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, "the server did not get there in time"
+        time.sleep(0.01)
+
+
 def _address(url: str) -> tuple[str, int]:
     host, port = url.rsplit("/", 1)[-1].rsplit(":", 1)
     return host.strip("[]"), int(port)
@@ -47,11 +59,14 @@ def test_slow_clients_cannot_hold_the_server(server, monkeypatch):
     url, _ = server
     monkeypatch.setattr(web, "REQUEST_DEADLINE", 1.0)
     stop = threading.Event()
-    socks = []
+    socks, started = [], []
 
     def trickle(sock: socket.socket) -> None:
         try:
-            sock.sendall(b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            try:
+                sock.sendall(b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            finally:
+                started.append(sock)
             while not stop.wait(0.3):
                 sock.sendall(b"X-Slow: 1\r\n")
         except OSError:
@@ -65,15 +80,11 @@ def test_slow_clients_cannot_hold_the_server(server, monkeypatch):
     for t in threads:
         t.start()
     try:
-        time.sleep(0.5)  # every slot a slow client could take is taken
-        served = None
-        for _ in range(40):  # the trickling goes on for all of them; before the fix: never served
-            try:
-                served = _get(url + "/api/games", timeout=2)[0]
-                break
-            except OSError:
-                time.sleep(0.1)
-        assert served == 200
+        # every slow client is trickling (and, accepted in order, ahead of the request below)
+        _until(lambda: len(started) == len(socks))
+        # the trickling goes on for all of them: before the fix never served; now once the deadline cut
+        # them off (event-driven, with a generous bound: a loaded machine is slow, not stuck)
+        assert _get(url + "/api/games", timeout=WAIT)[0] == 200
     finally:
         stop.set()
         for sock in socks:
@@ -82,12 +93,12 @@ def test_slow_clients_cannot_hold_the_server(server, monkeypatch):
 
 def test_one_address_cannot_take_every_slot(server, monkeypatch):
     # hardening #13: a cap per client address; its further connections wait their turn
-    url, _ = server
+    url, srv = server
     monkeypatch.setattr(web, "MAX_PER_CLIENT", 3)
     host, port = _address(url)
     idle = [socket.create_connection((host, port), timeout=30) for _ in range(3)]  # hold 127.0.0.1's
     try:
-        time.sleep(0.2)
+        _until(lambda: srv.per_client.get(host) == 3)  # the server holds the three
         other = socket.create_connection((host, port), timeout=30, source_address=("127.0.0.2", 0))
         with other:  # another address is served at once
             other.sendall(b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
@@ -99,7 +110,7 @@ def test_one_address_cannot_take_every_slot(server, monkeypatch):
             with pytest.raises(TimeoutError):
                 waiting.recv(64)
             idle.pop().close()
-            waiting.settimeout(30)
+            waiting.settimeout(WAIT)
             assert waiting.recv(64).startswith(b"HTTP/1.0 200")
     finally:
         for sock in idle:

@@ -2,7 +2,7 @@
 
 ``KakeyaExpertAgent`` is the search as it shipped in 0.2 (its ``DEFAULT_PARAMS`` are 0.2's, so agent files
 saved then load as the same player); the registry names it with those parameters ``expert_0_2``. The
-registry's ``expert`` is its kernel version with more deals and a race (``kernel_expert.py``, issue #27).
+registry's ``expert`` is its kernel version with more deals and a race (``kernel_expert.py``).
 
 Every decision is made from the seat's own observation (``knowledge.py`` decodes it; hidden cards
 are never read):
@@ -370,7 +370,16 @@ class KakeyaExpertAgent(BaseAgent):
         return current if current in ties else ties[0]
 
 
-# the expert as it shipped in 0.2: a fixed reference player (issue #27), whatever ``DEFAULT_PARAMS`` become
+def pinned(name: str, params: dict[str, Any], options: dict[str, Any], instead: str) -> dict[str, Any]:
+    """``options`` with a fixed reference's ``params`` laid over them; refuses a change to any of them
+    (rule options pass), so a frozen player cannot be built with other settings by mistake."""
+    changed = sorted(k for k, v in options.items() if k in params and v != params[k])
+    if changed:
+        raise ValueError(f"{name} is a fixed reference: its parameters {changed} cannot change ({instead})")
+    return {**options, **params}
+
+
+# the expert as it shipped in 0.2: a fixed reference player, whatever ``DEFAULT_PARAMS`` become
 EXPERT_0_2: dict[str, Any] = {
     "samples": 16,
     "lead_samples": 12,
@@ -390,10 +399,5 @@ class KakeyaExpert02Agent(KakeyaExpertAgent):
     name = "kakeya_expert_0_2"
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
-        changed = sorted(k for k, v in options.items() if k in EXPERT_0_2 and v != EXPERT_0_2[k])
-        if changed:
-            raise ValueError(
-                f"expert_0_2 is a fixed reference: its parameters {changed} cannot change "
-                "(use 'expert', the stronger search, or KakeyaExpertAgent for other settings)"
-            )
-        super().__init__(seed=seed, **{**options, **EXPERT_0_2})
+        use = "use 'expert', the stronger search, or KakeyaExpertAgent for other settings"
+        super().__init__(seed=seed, **pinned("expert_0_2", EXPERT_0_2, options, use))

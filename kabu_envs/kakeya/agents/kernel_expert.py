@@ -1,5 +1,5 @@
 """The Kakeya expert (the registry's ``expert``): the search of ``expert.py`` with the sampling, the
-inference and the budget inside the kernel, up to ten times the deals, raced (issue #27, items 1-2).
+inference and the budget inside the kernel, up to ten times the deals, raced.
 ``expert_0_2``, the fixed reference it is measured against, is ``expert.py``'s search with 0.2's
 parameters.
 
@@ -35,7 +35,7 @@ import numpy as np
 from kabu_envs.agents.base import legal_from_mask, loadable
 from kabu_envs.agents.batching import act_row_by_row, check_batch, check_rngs
 from kabu_envs.kakeya.actions import TRUMP_BASE
-from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent
+from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent, pinned
 from kabu_envs.kakeya.agents.search import Deal, Position, Search
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_SUITS
 from kabu_envs.kakeya.game import Phase
@@ -466,3 +466,34 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         best = float(totals.max())
         ties = [TRUMP_BASE + s for s, t in zip(suits, totals, strict=True) if t >= best - 1e-9]
         return current if current in ties else ties[0]
+
+
+# the expert as it stood in 0.3: a fixed reference player, whatever ``KERNEL_PARAMS`` (or the registry's
+# ``expert``) become; every parameter spelled out, the race's and the play-out policy's included
+EXPERT_0_3: dict[str, Any] = {
+    "samples": 160,
+    "min_samples": 16,
+    "check_every": 8,
+    "z": 2.0,
+    "delta": 0.0,
+    "eps": 1.0,
+    "lead_samples": 12,
+    "trump_samples": 8,
+    "dd_tricks": 2,
+    "max_ms": None,
+    "rensho_min_egara": 2,
+    "lead_self_strength": 2,
+}
+
+
+@loadable
+class KakeyaExpert03Agent(KakeyaKernelExpertAgent):
+    """``expert_0_3``: the kernel expert with 0.3's parameters, pinned so that later searches are measured
+    against the same player (its decisions are held to a fixture recorded in 0.3, bit for bit:
+    tests/agents/test_kakeya_expert_0_3.py)."""
+
+    name = "kakeya_expert_0_3"
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        use = "use 'expert', or KakeyaKernelExpertAgent for other settings"
+        super().__init__(seed=seed, **pinned("expert_0_3", EXPERT_0_3, options, use))

@@ -1,4 +1,4 @@
-"""The Kakeya rules kernel (numba): B matches as arrays, stepped by per-row loops (issue #26).
+"""The Kakeya rules kernel (numba): B matches as arrays, stepped by per-row loops.
 
 The scalar engine (``game.py``, ``tricks.py``, ``scoring.py``, ``observation.py``) is the reference;
 every function here names the one it mirrors, and the lockstep suites (tests/test_batch.py,
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import io
 import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -219,7 +218,6 @@ def prepare(parts: tuple[ModuleType, ...] = (rules, batch)) -> bool:
     signed = stamp()
     compiling = [m for m in parts if core.prepare(f"Kakeya {m.__name__}", _dispatchers(m), signed, out=sink)]
     if compiling:  # one line naming the parts that compile now (each part at most once a process)
-        folder = Path(_dispatchers(rules)[0]._cache._cache_path)
         names = ", ".join(m.__name__.rpartition(".")[2] for m in compiling)
-        print(f"compiling the Kakeya kernel ({names}) once; cached in {folder}", file=sys.stderr, flush=True)
+        print(core.compiling_line("Kakeya", _dispatchers(rules)[0], names), file=sys.stderr, flush=True)
     return bool(compiling)

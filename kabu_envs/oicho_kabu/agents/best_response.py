@@ -1,4 +1,4 @@
-"""A best response for one Oicho-Kabu seat against fixed seats (issue #11): the evaluator's yardstick.
+"""A best response for one Oicho-Kabu seat against fixed seats: the evaluator's yardstick.
 
 ``OichoBestResponse`` plays the bettor or the dealer seat of a round in which every other seat is a
 fixed, known, deterministic policy (the evaluation's reference seats: hand-written players). It sees

@@ -4,11 +4,18 @@ This is the reference ceiling of the suite's baselines (``make_agent("oicho_kabu
 shares the observation reading and the bettor's draw rule with the rule-of-thumb
 ``OichoScriptedAgent`` (``kabu_envs/oicho_kabu/agents/common.py``) and differs where expectation matters:
 
-- **Bets.** A spread's only public fact at betting time is its first card. The agent estimates the
-  bettor's edge of each first-card value once per rule set (a seeded Monte Carlo of one spread against a
-  threshold dealer, both drawing as this agent would) and backs a spread when its edge is above
-  ``min_edge``, staking about ``bet_fraction`` of the domae (more, ``strong_factor`` times, when the edge
-  exceeds ``strong_edge``), capped by the stake room the mask allows.
+- **Bets.** A spread's only public fact at betting time is its first card. By default
+  (``edges="sampled"``) the agent estimates the bettor's edge of each first-card value once per rule
+  set (a seeded Monte Carlo of one spread against a threshold dealer, both drawing as this agent
+  would) and backs a spread when its edge is above ``min_edge``, staking about ``bet_fraction`` of the
+  domae (more, ``strong_factor`` times, when the edge exceeds ``strong_edge``), capped by the stake
+  room the mask allows. With ``edges="exact"`` (the default, ``"auto"``, where each bettor holds a
+  private info card: the kabufuda site) the edge is exact for the cards the seat has seen — the
+  table's first cards and its own info card out of the pool — against the threshold dealer drawing
+  one higher when the spread stood (the reference dealer's reaction, ``dealer_model_shift``;
+  ``pool_edges.py``); it stakes ``bet_fraction`` of the domae above ``exact_min_edge`` and
+  ``exact_strong_fraction`` above ``exact_strong_edge``. Why: there the per-value edges are a few
+  hundredths of a chip either side of 0, and which side depends on the cards gone.
 - **Dealer draw.** Expected value of STAND vs DRAW against every backed spread, weighted by its stakes:
   the spread's face-down second card is enumerated over the unseen cards and weighted by how well it
   explains what the decider did (stood, drew: modelled as a player using the shared draw rule); the
@@ -48,6 +55,7 @@ from kabu_envs.oicho_kabu.agents.common import (
     dealer_threshold_decision,
     representative_ids,
 )
+from kabu_envs.oicho_kabu.agents.pool_edges import pool_edges
 from kabu_envs.oicho_kabu.config import Config
 from kabu_envs.oicho_kabu.deck import COPIES, DECK_SIZE, NUM_VALUES, VALUES, card_id
 from kabu_envs.oicho_kabu.game import NUM_SPREADS
@@ -68,9 +76,17 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "strong_factor": 2.0,
     "minso_margin": 0.0,
     "dealer_model_threshold": 5,
-    "model_trust": 0.95,  # 0.8 until issue #11: the gap to a best response measured the difference
+    "model_trust": 0.95,  # 0.8 until the gap to a best response measured the difference
     "edge_samples": 1500,
+    # "exact": each bet's edge exact for the cards the seat has seen (``pool_edges``); "sampled": the
+    # per-value Monte Carlo above; "auto": exact where a bettor holds a private card (``info_cards``)
+    "edges": "auto",
+    "dealer_model_shift": 1,  # the exact edges' dealer draws one higher when the spread stood
+    "exact_min_edge": 0.0,  # exact edges: stake bet_fraction x domae above this edge ...
+    "exact_strong_edge": 0.01,  # ... and exact_strong_fraction x domae above this one
+    "exact_strong_fraction": 0.5,
 }
+EDGE_MODES = ("auto", "sampled", "exact")
 
 
 @lru_cache(maxsize=32)
@@ -236,6 +252,9 @@ class OichoExpertAgent(OichoAgentBase):
 
     def __init__(self, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(seed, **kwargs)
+        if self.p["edges"] not in EDGE_MODES:
+            raise ValueError(f"edges={self.p['edges']!r}; allowed: {', '.join(EDGE_MODES)}")
+        self._exact = self.p["edges"] == "exact" or (self.p["edges"] == "auto" and self.cfg.info_cards)
         self._edges = first_card_edges(self.cfg, tuple(sorted(self.p.items())))
         self._mean_edge = float(np.mean(self._edges))
         # per first-card value 0..10 (0 = unseen: the mean edge), what ``_bet`` decides
@@ -247,10 +266,42 @@ class OichoExpertAgent(OichoAgentBase):
     def _bet(self, obs: np.ndarray, mask: np.ndarray) -> int:
         s = self._active_spread(obs)
         v = self._spread(obs, s)[0]
+        if self._exact and v:
+            return int(self._exact_bets(obs[None], np.array([v]), mask[None])[0])
         edge = self._edges[v - 1] if v else self._mean_edge
         if edge <= self.p["min_edge"]:
             return BET_BASE
         return self._stake_to(mask, self._bet_target(edge), at_least_one=True)
+
+    def _pools(self, obs: np.ndarray) -> np.ndarray:
+        """``(n, 10)``: per row, the cards of value 1..10 this seat has not seen (the table's cards,
+        the dealer's, its own info card)."""
+        seen = [
+            obs[:, self.sl[p]].reshape(obs.shape[0], -1, NUM_VALUES) > 0.5
+            for p in ("spread_cards", "dealer_cards")
+        ]
+        counts = seen[0].sum(axis=1) + seen[1].sum(axis=1)
+        if "info_card" in self.sl:
+            counts = counts + (obs[:, self.sl["info_card"]] > 0.5)
+        return np.maximum(COPIES - counts, 0)
+
+    def _exact_bets(self, obs: np.ndarray, first: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The stakes of ``edges="exact"``: each row's edge for its spread's first value ``first``
+        (1..10) over the cards its seat has not seen (``pool_edges``), staked as the parameters say."""
+        p = self.p
+        key = tuple((k, p[k]) for k in BETTOR_KEYS)
+        thr, shift = int(p["dealer_model_threshold"]), int(p["dealer_model_shift"])
+        pools = self._pools(obs)
+        edge = np.array(
+            [
+                pool_edges(self.cfg, key, thr, shift, tuple(pool))[v - 1]
+                for pool, v in zip(pools.tolist(), first.tolist(), strict=True)
+            ]
+        )
+        strong = edge > p["exact_strong_edge"]
+        target = self.cfg.domae * np.where(strong, p["exact_strong_fraction"], p["bet_fraction"])
+        stakes = self._stake_to_batch(masks, target, at_least_one=True)
+        return np.where(edge > p["exact_min_edge"], stakes, BET_BASE)
 
     def _bet_target(self, edge: float) -> float:
         target = self.p["bet_fraction"] * self.cfg.domae
@@ -330,7 +381,11 @@ class OichoExpertAgent(OichoAgentBase):
     def _bet_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
         first = d.values[np.arange(d.phase.size), d.active, 0]
         stakes = self._stake_to_batch(masks, self._bet_targets[first], at_least_one=True)
-        return np.where(self._no_bet[first], BET_BASE, stakes)
+        out = np.where(self._no_bet[first], BET_BASE, stakes)
+        if self._exact and (first > 0).any():
+            rows = np.flatnonzero(first > 0)
+            out[rows] = self._exact_bets(d.obs[rows], first[rows], masks[rows])
+        return out
 
     def _minso_batch(self, d: Decoded, masks: np.ndarray) -> np.ndarray:
         firsts = d.values[:, :, 0]

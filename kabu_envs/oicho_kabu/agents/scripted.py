@@ -107,7 +107,7 @@ class OichoScriptedAgent(OichoAgentBase):
     def passive_reason(self) -> str | None:
         """Why this agent never bets under its rules (its largest stake target is below the smallest
         bet size), else None. A dealer learner seated among such bettors never gets a turn; the
-        single-agent view asks its opponents this so that it can say so at once (issue #25)."""
+        single-agent view asks its opponents this so that it can say so at once."""
         largest = float(self._bet_targets.max())
         smallest = min(self.cfg.bet_sizes)
         if largest >= smallest:

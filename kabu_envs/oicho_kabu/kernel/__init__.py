@@ -1,4 +1,4 @@
-"""Oicho-Kabu's compiled rules kernel (numba, issue #26): B games as arrays, stepped by per-row loops.
+"""Oicho-Kabu's compiled rules kernel (numba): B games as arrays, stepped by per-row loops.
 
 The kernel is the scalar engine (``game.py``, ``session.py``, ``deck.py``, ``observation.Encoder``)
 written again as plain loops over rows, so that numba compiles one step of B games into one call. Each

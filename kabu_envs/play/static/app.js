@@ -18,7 +18,7 @@ let animate = params.get("anim") !== "0" && localStorage.getItem("kabu-anim") !=
 function cardEl(card, fresh) {
   const div = document.createElement("div");
   div.className = "card" + (fresh ? " fresh" : "") + (card.hidden ? " back" : "");
-  div.title = card.hidden ? t("faceDown") : cardName(card.name);
+  div.title = card.hidden ? t("faceDown") : say(card.say ?? card.name);
   if (!card.hidden) div.dataset.card = card.id;
   div.append(cardSvg(card));
   return div;
@@ -63,11 +63,11 @@ function chipsEl(stakes, names) {
   return box;
 }
 
-// An element showing one of the server's lines in the page's language (its English kept in data-en).
-function textEl(tag, cls, text) {
+// An element showing one of the server's lines (a message) in the page's language.
+function textEl(tag, cls, line) {
   const el = document.createElement(tag);
   if (cls) el.className = cls;
-  el.append(trText(text));
+  el.append(say(line));
   return el;
 }
 
@@ -75,11 +75,11 @@ function zoneEl(z, fresh, before, names) {
   const div = document.createElement("div");
   div.className = "zone" + (z.active ? " active" : "") + (z.cards.length > 5 ? " many" : "");
   div.dataset.label = z.label;
-  div.append(textEl("div", "label", z.label));
+  div.append(textEl("div", "label", z.say && z.say.label ? z.say.label : z.label));
   if (z.cards.length) div.append(cardsEl(z.cards, fresh, before[z.label]));
   if (z.backs) div.append(backsEl(z.backs));
   if (z.stakes && z.stakes.length) div.append(chipsEl(z.stakes, names));
-  if (z.note) div.append(textEl("div", "note", z.note));
+  if (z.note) div.append(textEl("div", "note", noteMsg(z)));
   return div;
 }
 
@@ -105,8 +105,8 @@ function drawView(view, ids, fresh, ctx) {
   const from = fresh && ctx.actor !== null && ctx.actor !== undefined ? seatRect(ids.root, ctx.actor) : null;
   speaker = { me: ctx.me ?? 0, person: Boolean(ctx.person) }; // whose "you" the server's lines mean
   ids.last = view;
-  ids.title.replaceChildren(trText(view.title));
-  ids.status.replaceChildren(...view.status.map((line) => textEl("li", "", line)));
+  ids.title.replaceChildren(say(view.say.title));
+  ids.status.replaceChildren(...view.say.status.map((line) => textEl("li", "", line)));
   const n = Math.max(ctx.n || 0, ...view.zones.map((z) => (z.seat ?? -1) + 1));
   const me = ctx.me ?? 0;
   const bySeat = new Map();
@@ -135,7 +135,7 @@ function drawView(view, ids, fresh, ctx) {
   if (ids.hand) {
     ids.handBox.classList.toggle("hidden", !view.hand);
     if (view.hand) {
-      ids.handLabel.replaceChildren(trText(view.hand.label));
+      ids.handLabel.replaceChildren(say(view.hand.say ?? view.hand.label));
       ids.hand.replaceChildren(...view.hand.cards.map((c) => cardEl(c, false)));
     }
   }
@@ -186,11 +186,15 @@ async function api(path, body) {
   try {
     data = await res.json();
   } catch (e) {
-    data = { error: `the server answered ${res.status} ${res.statusText}` };
+    data = {
+      error: `the server answered ${res.status} ${res.statusText}`,
+      say: { key: "error.no_answer", args: { status: res.status, phrase: res.statusText } },
+    };
   }
   if (!res.ok) {
     const err = new Error(data.error || res.statusText);
     err.status = res.status;
+    err.say = data.say; // (the error as a message: written in the page's language)
     throw err;
   }
   return data;
@@ -214,7 +218,7 @@ function seatField(id, what) {
   return n === null ? null : Math.max(0, n - 1);
 }
 
-const errorText = (e) => (e.local ? e.message : trError(e.message));
+const errorText = errorMessage;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -224,14 +228,14 @@ let logLines = [];
 
 function logLi(entry) {
   speaker = entry.speaker;
-  const li = textEl("li", entry.mine ? "mine" : "", entry.text);
+  const li = textEl("li", entry.mine ? "mine" : "", entry.said);
   li.dataset.text = entry.text;
   return li;
 }
 
-function logMove(text, mine) {
-  if (!text) return;
-  const entry = { text, mine, speaker: { ...speaker } };
+function logMove(frame, mine) {
+  if (!frame.move) return;
+  const entry = { text: frame.move, said: frame.say, mine, speaker: { ...speaker } };
   logLines.push(entry);
   $("log").append(logLi(entry));
   $("log").scrollTop = $("log").scrollHeight;
@@ -246,12 +250,12 @@ function redrawLog() {
 
 // The result lines of a frame: the server's, then the rewards (written by the page in its language).
 function resultLines(view, rewards, names) {
-  const lines = [...view.result];
+  const lines = [...view.say.result];
   if (rewards) lines.push(`${t("rewards")}: ` + rewards.map((r, i) => `${playerName(names[i] ?? "player_" + i)} ${r >= 0 ? "+" : ""}${r}`).join(JA() ? "、" : ", "));
   return lines;
 }
 
-const isKakeya = (view) => /^Kakeya /.test(view.title);
+const isKakeya = (view) => view.say.title.key === "kakeya.title";
 
 // "Result of round 2" / "Result of deal 2" / 「第2勝負の結果」 / 「第2回の結果」.
 function roundTitle(view, n) {
@@ -264,9 +268,9 @@ let shownResult = null; // the result on screen: {view, rewards, names} (written
 function showResult(view, rewards, names) {
   shownResult = { view, rewards, names, speaker: { ...speaker } };
   $("result-title").textContent = roundTitle(view, view.round);
-  $("result").replaceChildren(...resultLines(view, rewards, names).map((line) => {
+  $("result").replaceChildren(...resultLines(view, rewards, names).map((line, i) => {
     const li = textEl("li", "", line);
-    li.dataset.text = line; // (the server's words: the test compares them with the engine's)
+    li.dataset.text = view.result[i] ?? ""; // (the server's English: the test compares it with the engine's)
     return li;
   }));
   $("result-box").classList.remove("hidden");
@@ -293,7 +297,7 @@ function drawHistory() {
     const chips = (h.rewards || []).map((r, i) => `${playerName(h.names[i] ?? "player_" + i)} ${r >= 0 ? "+" : ""}${r}`).join(JA() ? "、" : ", ");
     const sum = totals.map((x, i) => `${playerName(h.names[i] ?? "player_" + i)} ${x >= 0 ? "+" : ""}${x}`).join(JA() ? "、" : ", ");
     const lines = document.createElement("ul");
-    lines.append(...h.view.result.map((line) => textEl("li", "", line)));
+    lines.append(...h.view.say.result.map((line) => textEl("li", "", line)));
     if (chips) lines.append(textEl("li", "", `${t("rewards")}: ${chips}`), textEl("li", "h-total", `${t("total")}: ${sum}`));
     const show = document.createElement("button");
     show.className = "h-show";
@@ -357,7 +361,7 @@ async function play(frames, state) {
       $("turn-banner").replaceChildren(`${t("waiting")} ${playerName(state.names[f.to_act] ?? "")}`);
       $("turn-banner").classList.remove("mine");
     }
-    logMove(f.move, f.actor === state.seat);
+    logMove(f, f.actor === state.seat);
     if (f.round_over) {
       showResult(f.view, f.rewards, state.names);
       addHistory(f.view, f.rewards, state.names);
@@ -392,12 +396,6 @@ function gameGone(message) {
   $("error").textContent = message;
 }
 
-// The zone a move acts on (the active zone of no seat: a spread), named on the move buttons.
-function activeTarget(view) {
-  const z = view.zones.find((z) => z.active && (z.seat === null || z.seat === undefined));
-  return z ? z.label : null;
-}
-
 // The keys of the moves, in order: 1-9, 0 (the 10th), then letters (a Kakeya hand has 13 cards).
 const MOVE_KEYS = "1234567890abcdefghijklmnopqrstuvwxyz";
 
@@ -407,7 +405,6 @@ function drawState(state) {
   drawRules(state);
   for (const id of ["download", "save"]) $(id).href = `/api/record?token=${encodeURIComponent(token)}`;
   const moves = state.moves;
-  const target = activeTarget(state.view);
   $("moves-box").classList.toggle("hidden", state.over || watching !== null);
   const watched = watching ? `${t("watching")}: ${seatLabel(state.eye ?? 0)} — ` : "";
   $("turn-banner").replaceChildren(
@@ -425,7 +422,7 @@ function drawState(state) {
       b.append(k);
       b.dataset.key = MOVE_KEYS[i];
     }
-    b.append(moveLabel(m.label, m.card === null ? target : null));
+    b.append(say(m.say ?? m.label));
     b.dataset.label = m.label;
     b.dataset.action = m.action;
     if (m.card !== null && m.card !== undefined) b.dataset.card = m.card;
@@ -447,7 +444,7 @@ function drawState(state) {
   });
   if (state.over && !state.kept && token) {
     state.kept = true;
-    keepRecord(token, state.view.title);
+    keepRecord(token, state.view.say.title);
   }
   if (state.over) {
     $("summary").replaceChildren(...state.totals.map((total, i) => {
@@ -457,7 +454,9 @@ function drawState(state) {
       li.dataset.total = total;
       return li;
     }));
-    $("record-file").textContent = state.record_file ? `${t("recordWritten")} ${state.record_file}` : "";
+    $("record-file").textContent = state.record_file
+      ? `${t("recordWritten")} ${state.record_file}`
+      : state.record_error_say ? renderMsg(state.record_error_say) : "";
     $("summary-box").classList.remove("hidden");
   }
   document.body.dataset.turn = String(++turns);
@@ -602,7 +601,7 @@ function showReplayFrame(f, fresh) {
   const lines = f.round_over ? resultLines(f.view, f.rewards, names) : [];
   $("replay-result").replaceChildren(...lines.map((line) => textEl("li", "", line)));
   $("replay-pos").textContent = JA() ? `${pos}手目 / 全${total - 1}手` : `${t("move")} ${pos} / ${total - 1}`;
-  $("replay-move").replaceChildren(f.move ? trText(f.move) : pos === 0 ? t("deal") : t("unseen"));
+  $("replay-move").replaceChildren(f.move ? say(f.say ?? f.move) : pos === 0 ? t("deal") : t("unseen"));
   $("replay-move").dataset.text = f.move || "";
 }
 
@@ -686,7 +685,7 @@ function drawSaved() {
     const when = new Date(g.when);
     const stamp = Number.isNaN(when.getTime()) ? "" : when.toLocaleString(JA() ? "ja-JP" : "en-GB");
     const state = g.record && g.record.complete ? t("finished") : t("inProgress");
-    li.append(`${stamp} — ${tr(g.title)} (${state}) `);
+    li.append(`${stamp} — ${say(g.title)} (${state}) `);
     const b = document.createElement("button");
     b.className = "saved-load";
     b.textContent = t("load");
@@ -781,6 +780,7 @@ async function init() {
   setLang(params.get("lang") || lang);
   $("anim").checked = animate;
   document.body.classList.toggle("no-anim", !animate);
+  await loadMessages();
   games = await api("/api/games");
   for (const id of ["game", "watch-game"]) {
     $(id).replaceChildren(...games.map((g) => {
@@ -825,7 +825,7 @@ async function init() {
   $("watch-step").addEventListener("click", () => { if (watching) { watching.paused = true; watching.step = true; $("watch-pause").textContent = t("playBtn"); } });
   $("watch-speed").addEventListener("input", () => { if (watching) watching.delay = speedDelay(true); });
   $("replay-load").addEventListener("click", () => loadReplay());
-  $("save").addEventListener("click", () => { if (token && last) keepRecord(token, last.view.title); });
+  $("save").addEventListener("click", () => { if (token && last) keepRecord(token, last.view.say.title); });
   drawSaved();
   $("replay-resume").addEventListener("click", resumeGame);
   $("replay-first").addEventListener("click", () => replayGo(0));

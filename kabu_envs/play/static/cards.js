@@ -13,52 +13,103 @@ function svgEl(tag, attrs, text) {
   return el;
 }
 
-// Kabufuda: the pips of values 2..9 as (x, y) on the card (the playing-card layouts the kabufuda
-// figures follow); 1 (pin) and 10 (jack) are figures.
+// Kabufuda (株札): one suit of 1..10 on a cream ground inside a black border with a red inner rule, as
+// the hanafuda makers print them. 2..9 are pip cards: the dense pattern of black lozenges (each with a
+// cream rim, a red heart and a black eye, whiskers at its points) joined by a red lattice; 1 (ピン) is
+// the crest card, 10 the standing court figure (a jack-like retainer). The pips' places, (x, y):
 const KABU_PIPS = {
-  2: [[32, 28], [32, 66]],
-  3: [[32, 24], [32, 47], [32, 70]],
-  4: [[21, 30], [43, 30], [21, 64], [43, 64]],
-  5: [[21, 28], [43, 28], [32, 47], [21, 66], [43, 66]],
-  6: [[21, 26], [43, 26], [21, 47], [43, 47], [21, 68], [43, 68]],
-  7: [[21, 24], [43, 24], [32, 36], [21, 50], [43, 50], [21, 70], [43, 70]],
-  8: [[21, 22], [43, 22], [21, 38], [43, 38], [21, 55], [43, 55], [21, 71], [43, 71]],
-  9: [[21, 22], [43, 22], [21, 38], [43, 38], [32, 47], [21, 56], [43, 56], [21, 72], [43, 72]],
+  2: [[32, 29], [32, 61]],
+  3: [[32, 21], [32, 45], [32, 69]],
+  4: [[21, 28], [43, 28], [21, 62], [43, 62]],
+  5: [[21, 24], [43, 24], [32, 45], [21, 66], [43, 66]],
+  6: [[21, 22], [43, 22], [21, 45], [43, 45], [21, 68], [43, 68]],
+  7: [[20, 21], [44, 21], [32, 33], [20, 45], [44, 45], [20, 69], [44, 69]],
+  8: [[20, 19], [44, 19], [20, 36], [44, 36], [20, 54], [44, 54], [20, 71], [44, 71]],
+  9: [[20, 19], [44, 19], [20, 36], [44, 36], [32, 45], [20, 54], [44, 54], [20, 71], [44, 71]],
 };
-const KANJI = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十"];
+const KABU = { ground: "#f1e4c0", ink: "#161616", red: "#b3261e", gold: "#b8912c", flesh: "#f0cfa8" };
+
+// The frame every kabufuda shares: cream card, black border, red rule, a fine black rule inside.
+function kabuFrame(s) {
+  s.append(svgEl("rect", { x: 1, y: 1, width: 62, height: 88, rx: 5, fill: KABU.ground, stroke: KABU.ink, "stroke-width": 2 }));
+  s.append(svgEl("rect", { x: 4, y: 4, width: 56, height: 82, rx: 2.5, fill: "none", stroke: KABU.ink, "stroke-width": 2.2 }));
+  s.append(svgEl("rect", { x: 6.6, y: 6.6, width: 50.8, height: 76.8, rx: 1.5, fill: "none", stroke: KABU.red, "stroke-width": 1.3 }));
+}
+
+// One lozenge pip of half-width w and half-height h.
+function kabuPip(s, x, y, w, h) {
+  const diamond = (a, b) => `M${x} ${y - b} L${x + a} ${y} L${x} ${y + b} L${x - a} ${y} Z`;
+  s.append(svgEl("path", { d: `M${x} ${y - h - 3} V${y - h} M${x} ${y + h} V${y + h + 3} M${x - w - 2.5} ${y} H${x - w} M${x + w} ${y} H${x + w + 2.5}`, stroke: KABU.ink, "stroke-width": 1.1 }));
+  s.append(svgEl("path", { d: diamond(w, h), fill: KABU.ink }));
+  s.append(svgEl("path", { d: diamond(w * 0.68, h * 0.68), fill: "none", stroke: KABU.ground, "stroke-width": 0.9 }));
+  s.append(svgEl("path", { d: diamond(w * 0.45, h * 0.45), fill: KABU.red }));
+  s.append(svgEl("circle", { cx: x, cy: y, r: Math.min(w, h) * 0.14, fill: KABU.ink }));
+}
+
+function kabuPips(s, v) {
+  const pips = KABU_PIPS[v] || [];
+  const [w, h] = v >= 7 ? [6.4, 7.6] : v >= 4 ? [8, 9.6] : [9.5, 11];
+  // the ground's diaper: a fine red lattice of small lozenges, with black beads down both sides
+  const lattice = [];
+  for (let k = -80; k <= 80; k += 8) lattice.push(`M${10 + k} 10 L${10 + k + 70} 80`, `M${54 - k} 10 L${54 - k - 70} 80`);
+  const clip = `kabu-clip-${v}`;
+  const defs = svgEl("defs", {});
+  const cp = svgEl("clipPath", { id: clip });
+  cp.append(svgEl("rect", { x: 12.5, y: 10, width: 39, height: 70 }));
+  defs.append(cp);
+  s.append(defs);
+  s.append(svgEl("path", { d: lattice.join(" "), stroke: KABU.red, "stroke-width": 0.5, opacity: 0.45, "clip-path": `url(#${clip})` }));
+  for (let y = 12; y <= 78; y += 5.5) {
+    for (const x of [10, 54]) s.append(svgEl("rect", { x: x - 1.1, y: y - 1.1, width: 2.2, height: 2.2, fill: KABU.ink, transform: `rotate(45 ${x} ${y})` }));
+  }
+  for (const [x, y] of pips) kabuPip(s, x, y, w, h);
+}
+
+// ピン: the crest card: a black field framed in gold, the crest (a three-comma tomoe in a red disc
+// ringed in gold) and a lozenge above and below.
+function kabuPin(s) {
+  s.append(svgEl("rect", { x: 11, y: 13, width: 42, height: 64, rx: 2, fill: KABU.ink }));
+  s.append(svgEl("rect", { x: 13.5, y: 15.5, width: 37, height: 59, rx: 1.5, fill: "none", stroke: KABU.gold, "stroke-width": 1 }));
+  s.append(svgEl("circle", { cx: 32, cy: 45, r: 15, fill: KABU.red, stroke: KABU.gold, "stroke-width": 2.6 }));
+  for (let k = 0; k < 3; k++) {
+    s.append(svgEl("path", { d: "M32 45 m0 -10.5 a5.25 5.25 0 1 1 0 10.5 a10.5 10.5 0 0 0 -9 -5.25 a10.5 10.5 0 0 1 9 -5.25 Z",
+      fill: KABU.ink, transform: `rotate(${k * 120} 32 45)` }));
+  }
+  s.append(svgEl("circle", { cx: 32, cy: 45, r: 1.8, fill: KABU.gold }));
+  for (const y of [22, 68]) {
+    s.append(svgEl("path", { d: `M32 ${y - 4} L36 ${y} L32 ${y + 4} L28 ${y} Z`, fill: KABU.red, stroke: KABU.gold, "stroke-width": 0.8 }));
+    s.append(svgEl("path", { d: `M18 ${y} H27 M37 ${y} H46`, stroke: KABU.gold, "stroke-width": 0.9 }));
+  }
+}
+
+// 10: the court card: a retainer standing full length, eboshi, face, wide-shouldered kataginu over a
+// robe, hakama to the feet, a sword at the hip and a staff in hand, on a pale panel.
+function kabuCourt(s) {
+  s.append(svgEl("rect", { x: 11, y: 11, width: 42, height: 68, rx: 1.5, fill: "#e7d6a6", stroke: KABU.ink, "stroke-width": 0.8 }));
+  s.append(svgEl("path", { d: "M46 14 L46 76", stroke: "#6d4c2f", "stroke-width": 1.8 })); // the staff
+  s.append(svgEl("path", { d: "M43.5 14 L48.5 14 L46 10 Z", fill: KABU.ink }));
+  s.append(svgEl("path", { d: "M28 21 L30 11 L36.5 13 L35.5 21 Z", fill: KABU.ink })); // eboshi
+  s.append(svgEl("ellipse", { cx: 32, cy: 25, rx: 5.2, ry: 6, fill: KABU.flesh, stroke: KABU.ink, "stroke-width": 0.8 }));
+  s.append(svgEl("path", { d: "M29.3 24 h2 M33 24 h2 M30.5 28 q1.5 1 3 0", stroke: KABU.ink, "stroke-width": 0.7, fill: "none" }));
+  s.append(svgEl("path", { d: "M29 31 L35 31 L36 35 L28 35 Z", fill: "#fafafa", stroke: KABU.ink, "stroke-width": 0.6 })); // collar
+  s.append(svgEl("path", { d: "M15 38 L28 32 L36 32 L49 38 L45 42 L37 40 L27 40 L19 42 Z", fill: "#1f3f8f", stroke: KABU.ink, "stroke-width": 0.8 })); // kataginu
+  s.append(svgEl("path", { d: "M24 40 L40 40 L41 54 L23 54 Z", fill: KABU.red, stroke: KABU.ink, "stroke-width": 0.8 })); // robe
+  s.append(svgEl("path", { d: "M32 40 L32 54 M26 47 L38 47", stroke: KABU.gold, "stroke-width": 1 }));
+  s.append(svgEl("path", { d: "M23 54 L41 54 L45 75 L34 75 L32 60 L30 75 L19 75 Z", fill: KABU.ink })); // hakama
+  s.append(svgEl("path", { d: "M25 58 L23 72 M39 58 L41 72", stroke: "#555", "stroke-width": 0.7 }));
+  s.append(svgEl("path", { d: "M18 76 h9 M37 76 h9", stroke: KABU.ink, "stroke-width": 1.6 })); // feet
+  s.append(svgEl("path", { d: "M21 50 L13 60", stroke: "#444", "stroke-width": 2.2 })); // the sword's hilt and sheath
+  s.append(svgEl("circle", { cx: 43.5, cy: 44, r: 2, fill: KABU.flesh, stroke: KABU.ink, "stroke-width": 0.6 })); // the hand on the staff
+  s.append(svgEl("circle", { cx: 32, cy: 36.5, r: 1.6, fill: "#fafafa" })); // the crest on the chest
+}
 
 function kabufuda(s, card) {
   const v = Number(card.rank);
-  s.append(svgEl("rect", { x: 1, y: 1, width: 62, height: 88, rx: 5, fill: "#f6efd9", stroke: "#1a1a1a", "stroke-width": 2 }));
-  s.append(svgEl("rect", { x: 5, y: 5, width: 54, height: 80, rx: 3, fill: "none", stroke: "#1a1a1a", "stroke-width": 1 }));
-  if (v === 1) { // pin: the crest (mon) of the 株札 ace, a three-comma tomoe in a gold ring, on black
-    s.append(svgEl("rect", { x: 10, y: 14, width: 44, height: 62, rx: 3, fill: "#1a1a1a" }));
-    s.append(svgEl("circle", { cx: 32, cy: 45, r: 16, fill: "#c62828", stroke: "#c9a22a", "stroke-width": 3 }));
-    for (let k = 0; k < 3; k++) {
-      s.append(svgEl("path", { d: "M32 45 m0 -11 a5.5 5.5 0 1 1 0 11 a11 11 0 0 0 -9.5 -5.5 a11 11 0 0 1 9.5 -5.5 Z",
-        fill: "#1a1a1a", transform: `rotate(${k * 120} 32 45)` }));
-    }
-    s.append(svgEl("circle", { cx: 32, cy: 45, r: 2, fill: "#c9a22a" }));
-    for (const y of [20, 70]) s.append(svgEl("path", { d: `M16 ${y} H48`, stroke: "#c9a22a", "stroke-width": 1.5, "stroke-dasharray": "3 2" }));
-  } else if (v === 10) { // the court card (the 株札 "jack"): a retainer in eboshi and kamishimo with a sword
-    s.append(svgEl("rect", { x: 10, y: 12, width: 44, height: 66, rx: 3, fill: "#e9dcb5" }));
-    s.append(svgEl("path", { d: "M27 20 L31 10 L37 20 Z", fill: "#1a1a1a" }));
-    s.append(svgEl("circle", { cx: 32, cy: 25, r: 6.5, fill: "#f3d2b0", stroke: "#1a1a1a" }));
-    s.append(svgEl("path", { d: "M29 24 h2 M33 24 h2 M30 28 q2 1.5 4 0", stroke: "#1a1a1a", "stroke-width": 0.8, fill: "none" }));
-    s.append(svgEl("path", { d: "M14 42 L24 32 L40 32 L50 42 L44 46 L20 46 Z", fill: "#1a3fa6", stroke: "#1a1a1a" }));
-    s.append(svgEl("path", { d: "M22 46 L20 74 L44 74 L42 46 Z", fill: "#c62828", stroke: "#1a1a1a" }));
-    s.append(svgEl("path", { d: "M32 46 L32 74 M26 56 L38 56", stroke: "#c9a22a", "stroke-width": 1.5 }));
-    s.append(svgEl("path", { d: "M40 48 L52 70", stroke: "#5d4037", "stroke-width": 2.5 }));
-    s.append(svgEl("circle", { cx: 32, cy: 39, r: 2.5, fill: "#fafafa" }));
-  } else {
-    // the 株札 pips: black lozenges with a red heart and a white rim, on a frame of black bands
-    s.append(svgEl("rect", { x: 9, y: 9, width: 46, height: 72, fill: "none", stroke: "#1a1a1a", "stroke-width": 2.5 }));
-    for (const [x, y] of KABU_PIPS[v] || []) {
-      s.append(svgEl("path", { d: `M${x} ${y - 7.5} L${x + 6.5} ${y} L${x} ${y + 7.5} L${x - 6.5} ${y} Z`, fill: "#1a1a1a", stroke: "#fbf7ea", "stroke-width": 1 }));
-      s.append(svgEl("circle", { cx: x, cy: y, r: 2.6, fill: "#d32f2f" }));
-    }
-  }
-  cornerValue(s, card.rank, v === 1 ? "#c62828" : "#1a1a1a", "#f6efd9");
+  kabuFrame(s);
+  if (v === 1) kabuPin(s);
+  else if (v === 10) kabuCourt(s);
+  else kabuPips(s, v);
+  cornerValue(s, card.rank, v === 1 ? KABU.red : KABU.ink, KABU.ground);
 }
 
 // The value in two corners, on a patch of the card's ground so it reads over any figure.

@@ -58,7 +58,7 @@ function drawRules(state) {
   const parts = [];
   const head = document.createElement("p");
   if (info.game === "oicho_kabu") {
-    const rules = RULESETS[info.rules] ? RULESETS[info.rules][ja ? 1 : 0] : info.rules;
+    const rules = rulesName(info.rules);
     const bets = (info.bets || []).join(ja ? "・" : ", ");
     head.textContent = ja
       ? `おいちょかぶ (${rules})、胴前 ${info.domae}点、張れる点: ${bets}、全${info.max_rounds}勝負。`

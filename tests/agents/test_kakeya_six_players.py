@@ -1,0 +1,84 @@
+"""The six-player Kakeya networks (all play, the v2 default for six): ``ei6p_kakeya``, the clone of the
+six-player ``expert`` (preset ``kakeya_ei6p``), and ``ens6p_kakeya``, that clone over the suit
+rotations. Each is what its command wrote, plays legal moves at its table only, and plays a batch as it
+plays one row."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from kabu_envs import kakeya_v2
+from kabu_envs.agents.ensemble import member_records, read_ensemble
+from kabu_envs.agents.policy_file import read_policy
+from kabu_envs.agents.registry import SHIPPED_MODELS, make_agent
+from kabu_envs.eval.curve_file import read_curve
+from kabu_envs.training.config import load_config, load_run_config
+
+SIX = {"num_players": 6}
+
+
+def test_ei6p_kakeya_is_its_presets_run():
+    """The preset's resolved config, seed and rounds (behaviour cloning, then one DAgger round against
+    the searches), no PPO, trained for six players all playing, and a curve point per round."""
+    d = SHIPPED_MODELS / "ei6p_kakeya"
+    run = json.loads((d / "run.json").read_text())
+    cfg = load_config("kakeya_ei6p")
+    assert load_run_config(d / "run.json") == cfg
+    assert cfg.env_options == SIX and run["seed"] == 61 and run["timesteps"] == 0
+    rounds = run["bc"]["dagger"]
+    assert [r["beta"] for r in rounds] == [1.0, 0.25]
+    assert all(r["decisions"] >= s for r, s in zip(rounds, (100_000, 60_000), strict=True))
+    assert rounds[1]["opponents"] == {"expert_0_2": 0.5, "expert": 0.5}
+    policy = read_policy(d)
+    table = {"game": "kakeya", "role": "partnership", "num_players": 6, "env_options": SIX}
+    assert policy.trained_for == table
+    assert policy.training["rule_options"]["six_player_mode"] == "all_play"
+    assert policy.features == "cards" and list(policy.policy_layers) == [512, 512]
+    curve = read_curve(d / "curve.csv")
+    assert sorted(curve) == ["expert", "scripted"]
+    assert all(c["samples"] == [r["aggregate"] for r in rounds] for c in curve.values())
+
+
+def test_ens6p_kakeya_is_the_shipped_clone_over_the_suit_rotations():
+    d = SHIPPED_MODELS / "ens6p_kakeya"
+    ens = read_ensemble(d)
+    assert ens.names == ("ei6p_kakeya",) and ens.views == "suit_rotations"
+    assert member_records(d) == {"ei6p_kakeya": SHIPPED_MODELS / "ei6p_kakeya" / "policy.json"}
+    recipe = json.loads((d / "recipe.json").read_text())
+    assert recipe["command"] == (
+        "python -m kabu_envs.training.ensemble ens6p_kakeya ei6p_kakeya --views suit_rotations"
+    )
+
+
+@pytest.mark.parametrize("name", ["ei6p_kakeya", "ens6p_kakeya"])
+def test_a_six_player_model_refuses_four_players(name):
+    with pytest.raises(ValueError, match=r"does not fit.*6 players.*players 6 != 4"):
+        make_agent("kakeya", name, 0)
+
+
+@pytest.mark.parametrize("name", ["ei6p_kakeya", "ens6p_kakeya"])
+def test_a_six_player_model_plays_every_seat_of_six_player_deals(name):
+    """Legal moves on every seat of three six-player deals, and a batch of the observations met played
+    as each row alone (the same greedy actions)."""
+    agent = make_agent("kakeya", name, 0, role="partnership", **SIX)
+    obs_seen, masks_seen, actions = [], [], []
+    for seed in range(3):
+        env = kakeya_v2.env(**SIX)
+        env.reset(seed=seed)
+        for seat in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = agent.act(obs["observation"], obs["action_mask"])
+            assert obs["action_mask"][action] == 1, (seat, action)
+            obs_seen.append(obs["observation"])
+            masks_seen.append(obs["action_mask"])
+            actions.append(action)
+            env.step(action)
+    assert len(actions) > 100
+    batch = agent.act_batch(np.stack(obs_seen), np.stack(masks_seen))
+    np.testing.assert_array_equal(batch, actions)
