@@ -32,7 +32,6 @@ columns ``FEED``, ``READY``, ``PREFIX``, ``EPISODE`` (docs/adding_a_game.md, "Th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from time import perf_counter
 from types import ModuleType
 from typing import Any
 
@@ -90,8 +89,6 @@ class KernelBatchEnv(BatchEnv):
         self._stream = u64(0)  # the seed of the kernel's row streams (reset(seed=s): s)
         self._all_active = np.ones(B, dtype=bool)
         self._taken = np.zeros(threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks)
-        # serial or parallel entry point, by measured speed (``core.threads.Paths``): steps and encodes
-        self._step_paths, self._encode_paths = threads.Paths(), threads.Paths()
         self._setup()
         self._first_illegal = core.legality_check(self.current_player, self._mask_rows)
         kernel.prepare()
@@ -150,19 +147,6 @@ class KernelBatchEnv(BatchEnv):
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
         """One action in every live game with ``moving[b]``; returns how many fed games may wait."""
         k = self._kernel
-        if self.batch_size < self._step_paths.min_rows:  # (a small batch: the serial call, as it was)
-            return int(
-                k.step(
-                    acts,
-                    moving,
-                    self._arrays,
-                    self._opts,
-                    self.rewards,
-                    self.terminated,
-                    self._stream,
-                    self._out,
-                )
-            )
         args = (
             acts,
             moving,
@@ -173,11 +157,9 @@ class KernelBatchEnv(BatchEnv):
             self._stream,
             self._out,
         )
-        wide = self._step_paths.pick(self.batch_size)
-        start = perf_counter()
-        taken = parallel_call(k.step_parallel, *args, self._taken) if wide else k.step(*args)
-        self._step_paths.record(wide, perf_counter() - start, self.batch_size)
-        return int(taken)
+        if self._threads.use_parallel(self.batch_size):
+            return int(parallel_call(k.step_parallel, *args, self._taken))
+        return int(k.step(*args))
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The fed games that wait for a shuffle and its length: here the games whose buffered deck was
@@ -206,15 +188,12 @@ class KernelBatchEnv(BatchEnv):
         """Write the mask and observation rows of the games ``rows`` (None: all) from the state."""
         target = np.arange(self.batch_size, dtype=np.int64) if rows is None else np.asarray(rows, np.int64)
         k, n = self._kernel, len(target)
-        wide = self._encode_paths.pick(n)
-        start = perf_counter()
-        if wide:
+        if self._threads.use_parallel(n):
             parallel_call(
                 k.encode_rows_parallel, target, self._arrays, self._opts, self._out, self._threads.chunks(n)
             )
         else:
             k.encode_rows(target, self._arrays, self._opts, self._out)
-        self._encode_paths.record(wide, perf_counter() - start, n)
 
     # --- observations ----------------------------------------------------------------------------
     @property

@@ -6,10 +6,19 @@ and writes only its own rows of the arrays (its own generator, its own scratch),
 games, observations and rewards bit for bit, for any thread count. The thread count is numba's own:
 ``NUMBA_NUM_THREADS`` (default: every core) or ``numba.set_num_threads`` at run time.
 
-The parallel entry is used from ``PARALLEL_MIN_ROWS`` rows on, and only with more than one thread:
-starting a parallel loop costs tens of microseconds (more on a busy machine), far more than a step of a
-few games (docs/batch.md#threads has the measurements). Imported only by the batch engines and the
-search, never by ``import kabu_envs``: it loads numba.
+The parallel entry is used from ``PARALLEL_MIN_ROWS`` rows on, and only with more than one thread: a
+fixed rule (not a measured speed), so which entry runs is known in advance and the speed of a call does
+not depend on the timing of earlier ones. Starting a parallel loop costs tens of microseconds, far more
+than a step of a few games (docs/batch.md#threads has the measurements). A machine whose cores are taken
+by other work is the caller's to handle with numba's own means: ``NUMBA_NUM_THREADS=1`` or
+``numba.set_num_threads``; worker processes take their share of the cores (``share_cores``).
+
+Fork safety: GNU OpenMP (numba's ``omp`` threading layer, its first choice on Linux when TBB is absent)
+cannot run a parallel loop in a process forked from one that ran one (the child is terminated). Unless
+the user picked a layer (``NUMBA_THREADING_LAYER``), importing this module asks numba for a fork-safe
+layer (``forksafe``: TBB if installed, else numba's own ``workqueue``), so that a worker pool forked by
+an evaluation runs the parallel kernels too. Imported only by the batch engines and the search, never by
+``import kabu_envs``: it loads numba.
 """
 
 from __future__ import annotations
@@ -17,6 +26,9 @@ from __future__ import annotations
 import os
 
 import numba
+
+if "NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "default":
+    numba.config.THREADING_LAYER = "forksafe"  # (read at the first parallel call: see the docstring)
 
 PARALLEL_MIN_ROWS = 256  # below it a step is too short to pay for starting the threads
 CHUNK_ROWS = 128  # rows a parallel loop hands a thread at once (one call: per-call costs stay small)
@@ -49,67 +61,3 @@ def share_cores(workers: int) -> int:
     )
     numba.set_num_threads(share)
     return share
-
-
-def busy() -> bool:
-    """Whether the machine's cores are all taken by other work (the load average, over a minute, at
-    least one above the number of cores): a parallel loop then waits for cores, and is not tried."""
-    try:
-        load = os.getloadavg()[0]
-    except OSError:  # (no load average on this system: assume idle cores)
-        return False
-    return load >= (os.cpu_count() or 1) + 1
-
-
-class Paths:
-    """Picks, call by call, a kernel's serial or parallel entry point by their measured speed.
-
-    Both give the same results, so the choice is speed only; but a parallel loop is only as fast as its
-    slowest thread, and on a machine whose cores are busy with other work a thread often waits for a
-    core: there the parallel entry can be far slower than the serial one. So each engine
-    times its calls (seconds per row): the serial entry first, then the parallel one; then it uses the
-    faster and re-times the other after ``backoff`` calls, the wait growing fourfold (up to ``MAX_BACKOFF``)
-    each time the other is still slower, so that trying the slow one costs little. While the machine is
-    ``busy`` the parallel entry is not tried at all (one try there can cost many serial steps)."""
-
-    FIRST_BACKOFF, MAX_BACKOFF = 16, 4096
-
-    def __init__(self, min_rows: int = PARALLEL_MIN_ROWS) -> None:
-        self.min_rows = min_rows
-        self.cost = [0.0, 0.0]  # seconds per row, serial and parallel (0: not timed yet)
-        self.backoff = self.FIRST_BACKOFF
-        self.wait = 0
-
-    def pick(self, rows: int) -> bool:
-        """True: the parallel entry point for this call of ``rows`` rows."""
-        if not use_parallel(rows, self.min_rows):
-            return False
-        serial, parallel = self.cost
-        if not serial:
-            return False  # (time the serial entry first)
-        faster = bool(parallel) and parallel < serial
-        if parallel and self.wait > 0:
-            self.wait -= 1
-            return faster
-        if not faster and busy():  # time the parallel entry only while the machine has idle cores
-            self.wait = self.backoff
-            return False
-        return not faster  # (time the parallel entry, or re-time the slower one)
-
-    def record(self, parallel: bool, seconds: float, rows: int) -> None:
-        """The time a call of ``rows`` rows took on the entry ``pick`` chose (a serial call below the
-        threshold is not recorded: it says nothing of the threshold's rows)."""
-        if rows < self.min_rows:
-            return
-        k = int(parallel)
-        per = seconds / rows
-        was_faster = self.cost[k] and self.cost[k] < self.cost[1 - k]
-        if self.cost[k] and was_faster:  # the entry in use: a moving average
-            self.cost[k] = 0.8 * self.cost[k] + 0.2 * per
-            return
-        self.cost[k] = per  # a first or a fresh timing of the other entry
-        if self.cost[1 - k] and per >= self.cost[1 - k]:  # still slower: wait longer before trying again
-            self.backoff = min(4 * self.backoff, self.MAX_BACKOFF)
-        else:
-            self.backoff = self.FIRST_BACKOFF
-        self.wait = self.backoff

@@ -25,7 +25,6 @@ the kernel's per-row generators seeded from (s, row, episode).
 
 from __future__ import annotations
 
-from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -124,16 +123,9 @@ class OichoKabuBatch(KernelBatchEnv):
             np.ascontiguousarray(moving),
             self.autoreset,
         )
-        if self.batch_size < self._step_paths.min_rows:  # (a small batch: the serial call, as it was)
-            return int(k.step(*args))
-        wide = self._step_paths.pick(self.batch_size)
-        start = perf_counter()
-        if wide:
-            waiting = parallel_call(k.step_parallel, *args, self._threads.chunks(self.batch_size))
-        else:
-            waiting = k.step(*args)
-        self._step_paths.record(wide, perf_counter() - start, self.batch_size)
-        return int(waiting)
+        if self._threads.use_parallel(self.batch_size):
+            return int(parallel_call(k.step_parallel, *args, self._threads.chunks(self.batch_size)))
+        return int(k.step(*args))
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The games paused at a shuffle, and how many cards it shuffles (those under the stacked ones)."""
@@ -149,8 +141,7 @@ class OichoKabuBatch(KernelBatchEnv):
         k, st, ru = self._kernel, self.state, self.rules
         every = self.observation_format == "compact" or rows is None  # (every game's, in one call)
         n = self.batch_size if rows is None or every else len(rows)
-        wide = self._encode_paths.pick(n)
-        start = perf_counter()
+        wide = self._threads.use_parallel(n)
         if self.observation_format == "compact":
             c, (lo, hi) = self._compact, self._real_columns  # (all contiguous)
             seats = self.current_player.copy()
@@ -176,7 +167,6 @@ class OichoKabuBatch(KernelBatchEnv):
             else:
                 k.encode(st, ru, rows, self.current_player[rows], out)
             self._obs[rows] = out
-        self._encode_paths.record(wide, perf_counter() - start, n)
 
     @property
     def observation_compact(self) -> np.ndarray:

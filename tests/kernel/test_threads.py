@@ -33,7 +33,6 @@ from kabu_envs.core import threads
 mode = sys.argv[1]
 if mode == "forced":  # the parallel entry points even with one thread
     threads.use_parallel = lambda rows, min_rows=0: True
-    threads.Paths.pick = lambda self, rows: True
 B = threads.PARALLEL_MIN_ROWS + 44
 CASES = [
     ("kakeya", {}),
@@ -138,50 +137,56 @@ def test_a_worker_process_takes_its_share_of_the_cores(monkeypatch: pytest.Monke
     assert set_to == [8, 2, 1, 1]
 
 
-def test_the_faster_entry_is_used_and_the_slower_retimed_ever_more_rarely(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """``Paths``: the serial entry timed first, then the parallel one; the faster is used, the other
-    re-timed after a wait that grows while it stays slower (a busy machine: parallel 100x slower),
-    and the choice follows the machine when the other becomes faster."""
-    from kabu_envs.core import threads
+_FORK = """
+import hashlib
+import multiprocessing
+import sys
+from concurrent.futures import ProcessPoolExecutor
 
-    monkeypatch.setattr(threads, "threads", lambda: 2)
-    monkeypatch.setattr(threads, "busy", lambda: False)
-    paths = threads.Paths()
-    assert not paths.pick(10)  # below the threshold: serial, and nothing learnt
-    paths.record(False, 1.0, 10)
-    assert paths.cost == [0.0, 0.0]
-    B = threads.PARALLEL_MIN_ROWS
-    cost = {False: 1.0, True: 100.0}  # a busy machine
-    picks = []
-    for _ in range(400):
-        wide = paths.pick(B)
-        picks.append(wide)
-        paths.record(wide, cost[wide] * B, B)
-    tried = [i for i, w in enumerate(picks) if w]
-    assert picks[:2] == [False, True]
-    gaps = [b - a for a, b in zip(tried, tried[1:], strict=False)]
-    assert len(gaps) >= 2 and gaps == sorted(gaps) and gaps[-1] > 3 * gaps[0]  # ever rarer
-    cost = {False: 1.0, True: 0.5}  # the machine is quiet again: parallel wins within the next wait
-    for _ in range(paths.wait + 2):
-        wide = paths.pick(B)
-        paths.record(wide, cost[wide] * B, B)
-    assert paths.pick(B)
-    monkeypatch.setattr(threads, "threads", lambda: 1)
-    assert not paths.pick(B)  # one thread: always serial
-    monkeypatch.setattr(threads, "threads", lambda: 2)
-    monkeypatch.setattr(threads, "busy", lambda: True)
-    fresh = threads.Paths()
-    fresh.record(fresh.pick(B), 1.0, B)
-    assert not any(fresh.pick(B) for _ in range(100))  # a busy machine: the parallel entry never tried
+import numba
+import numpy as np
+
+from kabu_envs import batch
+from kabu_envs.core import threads
 
 
-def test_busy_means_more_runnable_work_than_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kabu_envs.core import threads
+def play(_: int = 0) -> str:
+    B = threads.PARALLEL_MIN_ROWS + 44
+    assert threads.use_parallel(B)  # (two threads: the parallel entry points)
+    env = batch.make("kakeya", batch_size=B, autoreset=True)
+    env.reset(seed=3)
+    rng = np.random.default_rng(4)
+    digest = hashlib.sha256()
+    for _ in range(30):
+        acts = np.argmax(env.legal_action_mask * rng.random(env.legal_action_mask.shape), axis=1)
+        env.step(acts)
+        digest.update(env.observation.tobytes())
+        digest.update(env.rewards.tobytes())
+    return digest.hexdigest()
 
-    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(threads.os, "getloadavg", lambda: (2.5, 0.0, 0.0))
-    assert not threads.busy()
-    monkeypatch.setattr(threads.os, "getloadavg", lambda: (3.0, 0.0, 0.0))
-    assert threads.busy()
+
+if __name__ == "__main__":
+    parent = play()  # the parent's threads run first, then it forks (or spawns) a worker
+    print(numba.threading_layer())
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(sys.argv[1])) as pool:
+        print(pool.submit(play).result() == parent)  # (a worker that dies: BrokenProcessPool)
+"""
+
+
+@pytest.mark.skipif(core.jit_disabled(), reason="plain Python: no threads")
+@pytest.mark.parametrize("start", ["fork", "spawn"])
+def test_a_worker_forked_after_the_parallel_kernels_runs_them_too(start: str, tmp_path: Path) -> None:
+    """GNU OpenMP terminates a forked child's parallel loop; ``core.threads`` asks numba for a fork-safe
+    threading layer, so a pool forked (the default on Linux) by a process that ran the parallel kernels
+    runs them too, with the same games."""
+    script = tmp_path / "fork_play.py"
+    script.write_text(_FORK)
+    env = {**os.environ, "NUMBA_NUM_THREADS": "2", "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    env.pop("NUMBA_THREADING_LAYER", None)
+    done = subprocess.run(
+        [sys.executable, str(script), start], env=env, capture_output=True, text=True, cwd=ROOT, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    layer, same = done.stdout.split()
+    assert layer in ("workqueue", "tbb")
+    assert same == "True"

@@ -393,12 +393,11 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
 
     @staticmethod
     def _parallel_threads() -> bool:
-        """More than one of numba's threads to search on, and idle cores to run them (``core.threads``:
-        on a busy machine a parallel search waits for its slowest thread; row by row gives the same
+        """More than one of numba's threads to search on (``core.threads``; row by row gives the same
         actions)."""
         from kabu_envs.core import threads
 
-        return threads.threads() > 1 and not threads.busy()
+        return threads.threads() > 1
 
     @property
     def batch_search(self) -> BatchSearch:
