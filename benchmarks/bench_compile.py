@@ -32,6 +32,7 @@ parallel = sys.argv[1] == "parallel"
 if parallel:  # the parallel entry points too (numba compiles a function on its first call)
     from kabu_envs.core import threads
     from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
+    threads.PARALLEL_MIN_ROWS = 1  # (its batches of 4 games too)
     threads.use_parallel = lambda rows, min_rows=0: True
     KakeyaKernelExpertAgent._parallel_threads = staticmethod(lambda: True)
 for game in registry.game_ids():

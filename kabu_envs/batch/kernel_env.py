@@ -89,6 +89,7 @@ class KernelBatchEnv(BatchEnv):
         self._stream = u64(0)  # the seed of the kernel's row streams (reset(seed=s): s)
         self._all_active = np.ones(B, dtype=bool)
         self._taken = np.zeros(threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks)
+        self._wide = B >= threads.PARALLEL_MIN_ROWS  # (below: the serial step, no thread count asked)
         self._setup()
         self._first_illegal = core.legality_check(self.current_player, self._mask_rows)
         kernel.prepare()
@@ -157,7 +158,7 @@ class KernelBatchEnv(BatchEnv):
             self._stream,
             self._out,
         )
-        if self._threads.use_parallel(self.batch_size):
+        if self._wide and self._threads.use_parallel(self.batch_size):
             return int(parallel_call(k.step_parallel, *args, self._taken))
         return int(k.step(*args))
 
@@ -188,7 +189,7 @@ class KernelBatchEnv(BatchEnv):
         """Write the mask and observation rows of the games ``rows`` (None: all) from the state."""
         target = np.arange(self.batch_size, dtype=np.int64) if rows is None else np.asarray(rows, np.int64)
         k, n = self._kernel, len(target)
-        if self._threads.use_parallel(n):
+        if self._wide and self._threads.use_parallel(n):
             parallel_call(
                 k.encode_rows_parallel, target, self._arrays, self._opts, self._out, self._threads.chunks(n)
             )

@@ -123,7 +123,7 @@ class OichoKabuBatch(KernelBatchEnv):
             np.ascontiguousarray(moving),
             self.autoreset,
         )
-        if self._threads.use_parallel(self.batch_size):
+        if self._wide and self._threads.use_parallel(self.batch_size):
             return int(parallel_call(k.step_parallel, *args, self._threads.chunks(self.batch_size)))
         return int(k.step(*args))
 
@@ -141,7 +141,7 @@ class OichoKabuBatch(KernelBatchEnv):
         k, st, ru = self._kernel, self.state, self.rules
         every = self.observation_format == "compact" or rows is None  # (every game's, in one call)
         n = self.batch_size if rows is None or every else len(rows)
-        wide = self._threads.use_parallel(n)
+        wide = self._wide and self._threads.use_parallel(n)
         if self.observation_format == "compact":
             c, (lo, hi) = self._compact, self._real_columns  # (all contiguous)
             seats = self.current_player.copy()
