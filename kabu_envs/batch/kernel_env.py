@@ -85,6 +85,7 @@ class KernelBatchEnv(BatchEnv):
         self._lazy = bool(lazy)
         self._stale = np.zeros(B, dtype=bool)  # (lazy) games whose observation is out of date
         self._any_stale = False
+        self._read = self._encoded = False  # (lazy) observation read since the last step; step encoded
         self._rngs: list[np.random.Generator | None] = [None] * B  # the fed games' generators
         self._stream = u64(0)  # the seed of the kernel's row streams (reset(seed=s): s)
         self._all_active = np.ones(B, dtype=bool)
@@ -204,6 +205,7 @@ class KernelBatchEnv(BatchEnv):
             return decode_compact(
                 self.observation_packed, self.observation_real, self._real_columns[0], self.obs_size
             )
+        self._read = True  # (a lazy engine may then encode the next step's observations in the step)
         if self._any_stale:
             self._flush_observation()
         return self._obs
@@ -281,10 +283,12 @@ class KernelBatchEnv(BatchEnv):
     def step(self, actions: Any, active: Any = None) -> None:
         moving = self._all_active if active is None else self._check_active(active)
         acts = self._check_actions(actions, None if active is None else moving)
+        self._encoded = False
         waiting = self._advance(acts, moving)
+        self._read = False
         if waiting:
             self._feed(waiting)
-        if self._lazy:
+        if self._lazy and not self._encoded:  # (``_encoded``: the step wrote the observations itself)
             self._mark_stale(None if active is None else np.flatnonzero(moving))
 
     def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:

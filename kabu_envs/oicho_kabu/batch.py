@@ -123,9 +123,17 @@ class OichoKabuBatch(KernelBatchEnv):
             np.ascontiguousarray(moving),
             self.autoreset,
         )
-        if self._wide and self._threads.use_parallel(self.batch_size):
-            return int(parallel_call(k.step_parallel, *args, self._threads.chunks(self.batch_size)))
-        return int(k.step(*args))
+        chunks = self._threads.chunks(self.batch_size)
+        if not (self._wide and self._threads.use_parallel(self.batch_size)):
+            return int(k.step(*args))
+        if not self._read or self.observation_format != "float32":
+            return int(parallel_call(k.step_parallel, *args, chunks))
+        # the observations were read after the last step: each chunk encodes its games as it steps them
+        waiting = int(parallel_call(k.step_encode_parallel, *args, chunks, self._obs))
+        self._encoded = True
+        if waiting:  # (games paused at a shuffle: encoded when read, once Python resumed them)
+            self._mark_stale(np.flatnonzero(self.state["resume"]))
+        return waiting
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The games paused at a shuffle, and how many cards it shuffles (those under the stacked ones)."""

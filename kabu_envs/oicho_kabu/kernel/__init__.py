@@ -59,6 +59,7 @@ from kabu_envs.oicho_kabu.kernel.observe import (
     encode_compact,
     encode_compact_parallel,
     encode_parallel,
+    step_encode_parallel,
 )
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "reset_rows",
     "resume_rows",
     "step",
+    "step_encode_parallel",
     "step_parallel",
 ]
 
@@ -90,9 +92,9 @@ def prepare() -> bool:
     """Ready both compiled modules' caches before the first call (``core.kernel.prepare``): one line
     says so when the kernel compiles. True when it will.
 
-    Only the entry points (``reset_rows``, ``resume_rows``, ``step``, ``encode``,
-    ``encode_compact`` and the parallel ``step_parallel``, ``encode_parallel``,
-    ``encode_compact_parallel``) are cached, each with the callees compiled into it, and each is called
+    Only the entry points (``reset_rows``, ``resume_rows``, ``step``, ``encode``, ``encode_compact``
+    and the parallel ``step_parallel``, ``encode_parallel``, ``encode_compact_parallel``,
+    ``step_encode_parallel``) are cached, each with the callees compiled into it, and each is called
     with the same types whatever the rule set (``layout.state_dtype``): numba's cache index then holds
     one version of each, so processes that compile at once (test or training workers) write the same
     code. (With several versions, two processes adding different ones at once can pair an index entry
@@ -102,5 +104,5 @@ def prepare() -> bool:
     compiling = core.prepare("Oicho-Kabu", flow, mark)
     quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
     observe = [_observe.encode, _observe.encode_compact]
-    observe += [_observe.encode_parallel, _observe.encode_compact_parallel]
+    observe += [_observe.encode_parallel, _observe.encode_compact_parallel, _observe.step_encode_parallel]
     return core.prepare("Oicho-Kabu observation", observe, mark, out=quiet) or compiling

@@ -10,6 +10,7 @@ import numpy as np
 
 from kabu_envs.oicho_kabu.deck import NUM_VALUES
 from kabu_envs.oicho_kabu.game import MAX_CARDS, NUM_SPREADS
+from kabu_envs.oicho_kabu.kernel import flow as _flow
 from kabu_envs.oicho_kabu.kernel.layout import (
     CHOICE,
     F_ACTIVE,
@@ -212,6 +213,51 @@ def encode_parallel(
         for i in range(c * n // chunks, (c + 1) * n // chunks):
             out[i, :] = 0.0
             _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
+
+
+@numba.njit
+def _step_encode_range(
+    st: State,
+    ru: Rules,
+    actions: np.ndarray,
+    moving: np.ndarray,
+    autoreset: bool,
+    lo: int,
+    hi: int,
+    out: np.ndarray,
+    inv: tuple[float, float, float, float, float],
+) -> int:  # pragma: no cover
+    """``flow._step_range`` of games ``lo:hi``, then the observation of each that moved and does not wait
+    for a shuffle (a waiting game is encoded once Python resumed it); the games that wait. (A parallel
+    chunk's body: its games' records are still in the core's cache when they are encoded.)"""
+    waiting = _flow._step_range(st, ru, actions, moving, autoreset, lo, hi)
+    for b in range(lo, hi):
+        if moving[b] and st[b].resume == _flow.R_NONE:
+            out[b, :] = 0.0
+            _encode_row(st[b], ru, st[b].current_player, out[b], inv)
+    return waiting
+
+
+@numba.njit(cache=True, parallel=True)
+def step_encode_parallel(
+    st: State,
+    ru: Rules,
+    actions: np.ndarray,
+    moving: np.ndarray,
+    autoreset: bool,
+    chunks: int,
+    out: np.ndarray,
+) -> int:  # pragma: no cover
+    """``flow.step_parallel`` and the float32 observations of the games that moved (``out``: (B, size)), in
+    one parallel call: each chunk steps its games and encodes them. Returns how many games wait for a
+    shuffle (their observations are left to the caller)."""
+    inv = _scales(ru)
+    waiting = 0
+    B = len(actions)
+    for c in numba.prange(chunks):
+        lo, hi = c * B // chunks, (c + 1) * B // chunks
+        waiting += _step_encode_range(st, ru, actions, moving, autoreset, lo, hi, out, inv)
+    return waiting
 
 
 @numba.njit
