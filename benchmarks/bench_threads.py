@@ -100,7 +100,8 @@ for game in games:
         rate, engine, busy, digest = run(game, B, duration, False, check=40)
         fast = run(game, B, duration, True)[0]
         rec = {"game": game, "B": B, "rate": rate, "engine": engine, "busy": busy, "threaded": fast}
-        rec.update(digest=digest, load=os.getloadavg()[0], threads=numba.get_num_threads())
+        layer = numba.threading_layer() if numba.get_num_threads() > 1 else "-"
+        rec.update(digest=digest, load=os.getloadavg()[0], threads=numba.get_num_threads(), layer=layer)
         print(json.dumps(rec))
 """
 
@@ -148,7 +149,9 @@ def main() -> None:
                 else:  # the best of each figure over the rounds
                     for name in ("rate", "engine", "threaded"):
                         best[key][name] = max(best[key][name], rec[name])
+    layers = sorted({rec["layer"] for rec in best.values() if rec["layer"] != "-"})
     print(
+        f"threading layer: {', '.join(layers) or '-'} (NUMBA_THREADING_LAYER to choose); "
         f"best of {args.rounds} interleaved rounds of {args.duration} s; load average (1 min) "
         f"during the runs: {min(loads):.2f} .. {max(loads):.2f}; {os.cpu_count()} CPUs"
     )
