@@ -24,11 +24,13 @@ an evaluation runs the parallel kernels too. Imported only by the batch engines 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numba
 
-if "NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "default":
-    numba.config.THREADING_LAYER = "forksafe"  # (read at the first parallel call: see the docstring)
+_config: Any = numba.config  # (its settings are absent from numba's type stubs)
+if "NUMBA_THREADING_LAYER" not in os.environ and _config.THREADING_LAYER == "default":
+    _config.THREADING_LAYER = "forksafe"  # (read at the first parallel call: see the docstring)
 
 PARALLEL_MIN_ROWS = 256  # below it a step is too short to pay for starting the threads
 CHUNK_ROWS = 128  # rows a parallel loop hands a thread at once (one call: per-call costs stay small)
