@@ -123,9 +123,9 @@ class OichoKabuBatch(KernelBatchEnv):
             np.ascontiguousarray(moving),
             self.autoreset,
         )
-        chunks = self._threads.chunks(self.batch_size)
         if not (self._wide and self._threads.use_parallel(self.batch_size)):
             return int(k.step(*args))
+        chunks = self._threads.chunks(self.batch_size)
         if not self._read or self.observation_format != "float32":
             return int(parallel_call(k.step_parallel, *args, chunks))
         # the observations were read after the last step: each chunk encodes its games as it steps them
