@@ -39,6 +39,7 @@ CASES = [
     ("kakeya", {"num_players": 6, "six_player_mode": "dealers_sit_out", "max_deals": 2, "reward": "egara"}),
     ("oicho_kabu", {}),
     ("oicho_kabu", {"num_players": 8, "deck": "hanafuda"}),
+    ("oicho_kabu", {"max_rounds": 4, "minso": True, "redeal_on_triple_table": True}),
     ("toy_card", {"num_players": 3}),
 ]
 use = threads.use_parallel
@@ -108,7 +109,7 @@ def test_any_thread_count_plays_the_same_games_bit_for_bit() -> None:
     assert serial[0] == "threads 1 parallel False small False"
     assert forced[0] == "threads 1 parallel True small True"
     assert two[0] == "threads 2 parallel True small False"  # (below the threshold: the serial entry)
-    assert len(serial) == 1 + 5 * 2
+    assert len(serial) == 1 + 6 * 2
     assert serial[1:] == forced[1 : len(serial)] == two[1:]
     assert forced[len(serial)] == "versions []"
     assert forced[len(serial) + 1] == "error: a fed game deals with no deck in its feed"
@@ -190,3 +191,44 @@ def test_a_worker_forked_after_the_parallel_kernels_runs_them_too(start: str, tm
     layer, same = done.stdout.split()
     assert layer in ("workqueue", "tbb")
     assert same == "True"
+
+
+@pytest.mark.skipif(core.jit_disabled(), reason="plain Python: no threads")
+def test_oicho_kabu_encodes_in_the_parallel_step_when_the_observations_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After a step whose observations were read, Oicho-Kabu's parallel step encodes them itself (one
+    kernel call: ``step_encode_parallel``); the observations equal the serial engine's, games paused at
+    a shuffle included, and a step not followed by a read leaves the encoding to the read."""
+    import numpy as np
+
+    from kabu_envs import batch
+    from kabu_envs.core import threads
+    from kabu_envs.oicho_kabu import kernel
+
+    B = threads.PARALLEL_MIN_ROWS + 44
+    monkeypatch.setattr(threads, "use_parallel", lambda rows, min_rows=0: True)  # (any thread count)
+    fused, calls = kernel.step_encode_parallel, []
+    monkeypatch.setattr(kernel, "step_encode_parallel", lambda *a: calls.append(1) or fused(*a))
+    rules = {"max_rounds": 6, "minso": True, "redeal_on_triple_table": True}  # (shuffles mid-episode)
+    serial = batch.make("oicho_kabu", batch_size=B, autoreset=True, **rules)
+    serial._wide = False  # type: ignore[attr-defined]  # (the serial entry points)
+    wide = batch.make("oicho_kabu", batch_size=B, autoreset=True, **rules)
+    for env in (serial, wide):
+        env.reset(seed=4)
+    rng = np.random.default_rng(6)
+    steps = 80
+    for t in range(steps):
+        if t == 20:  # fed games: they pause at each shuffle for Python's permutation
+            rows = np.arange(0, B, 3)
+            for env in (serial, wide):
+                env.reset(rows=rows, seeds=[500 + int(r) for r in rows])
+        acts = np.argmax(serial.legal_action_mask * rng.random(serial.legal_action_mask.shape), axis=1)
+        active = rng.random(B) < 0.6 if t % 5 == 4 else None
+        for env in (serial, wide):
+            env.step(acts, active=active)
+        if t % 7 != 3:  # (some steps not read: the next step takes the two-call path)
+            assert np.array_equal(wide.observation, serial.observation)
+        assert np.array_equal(wide.rewards, serial.rewards)
+        assert np.array_equal(wide.legal_action_mask, serial.legal_action_mask)
+    assert 0 < len(calls) < steps
