@@ -148,20 +148,11 @@ class KernelBatchEnv(BatchEnv):
 
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
         """One action in every live game with ``moving[b]``; returns how many fed games may wait."""
-        k = self._kernel
-        args = (
-            acts,
-            moving,
-            self._arrays,
-            self._opts,
-            self.rewards,
-            self.terminated,
-            self._stream,
-            self._out,
-        )
-        if self._wide and self._threads.use_parallel(self.batch_size):
-            return int(parallel_call(k.step_parallel, *args, self._taken))
-        return int(k.step(*args))
+        k, B = self._kernel, self.batch_size
+        args = (acts, moving, self._arrays, self._opts, self.rewards, self.terminated, self._stream)
+        if self._wide and self._threads.use_parallel(B):
+            return int(parallel_call(k.step_parallel, *args, self._out, self._taken))
+        return int(k.step(*args, self._out))
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The fed games that wait for a shuffle and its length: here the games whose buffered deck was
