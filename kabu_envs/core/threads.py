@@ -17,8 +17,9 @@ Fork safety: GNU OpenMP (numba's ``omp`` threading layer, its first choice on Li
 cannot run a parallel loop in a process forked from one that ran one (the child is terminated). Unless
 the user picked a layer (``NUMBA_THREADING_LAYER``), importing this module asks numba for a fork-safe
 layer (``forksafe``: TBB if installed, else numba's own ``workqueue``), so that a worker pool forked by
-an evaluation runs the parallel kernels too. Imported only by the batch engines and the search, never by
-``import kabu_envs``: it loads numba.
+an evaluation runs the parallel kernels too (``workqueue`` drops an error raised in a thread: the
+parallel steps check that every chunk finished, ``core.kernel.THREAD_ERROR``). Imported only by the
+batch engines and the search, never by ``import kabu_envs``: it loads numba.
 """
 
 from __future__ import annotations

@@ -191,13 +191,20 @@ def step_parallel(
     taken: np.ndarray,
 ) -> int:  # pragma: no cover
     """``step`` with the rows in ``len(taken)`` chunks spread over numba's threads (no fed deck is
-    taken: ``taken`` only gives the chunks)."""
+    taken: ``taken`` gives the chunks, and a chunk that did not finish, its thread raised, raises
+    ``THREAD_ERROR``)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     B, chunks = len(st.g), len(taken)
+    for c in range(chunks):
+        taken[c] = -1  # (left so by a chunk whose thread raised: see below)
     for c in numba.prange(chunks):
         step_range(
             c * B // chunks, (c + 1) * B // chunks, acts, active, st, opts, rewards, over, stream_seed, out
         )
+        taken[c] = 0
+    for c in range(chunks):
+        if taken[c] < 0:  # numba's workqueue layer drops an error raised in a thread: raised here
+            raise RuntimeError(core.THREAD_ERROR)
     return 0
 
 

@@ -81,7 +81,7 @@ if mode == "forced":  # every cached function, the parallel entries too, has one
                 if len(f.signatures) > 1:
                     many.append(f.__name__)
     print("versions", many)
-if mode == "forced":  # an error raised in a thread reaches Python as the kernel's own
+if mode == "forced":  # an error raised in a thread reaches Python
     env = batch.make("kakeya", batch_size=B, max_deals=4)
     env.reset(seeds=list(range(B)))
     env.state.g[0, env._kernel.READY] = 0
@@ -112,7 +112,8 @@ def test_any_thread_count_plays_the_same_games_bit_for_bit() -> None:
     assert len(serial) == 1 + 6 * 2
     assert serial[1:] == forced[1 : len(serial)] == two[1:]
     assert forced[len(serial)] == "versions []"
-    assert forced[len(serial) + 1] == "error: a fed game deals with no deck in its feed"
+    # an error raised in a thread: numba's workqueue layer drops it, the parallel step still raises
+    assert forced[len(serial) + 1] == f"error: {core.THREAD_ERROR}"
 
 
 def test_the_parallel_entry_needs_rows_and_threads(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ import numpy as np
 from numba import prange
 
 from kabu_envs.core import kernel as core
+from kabu_envs.core.kernel import THREAD_ERROR
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.cards import ACE_OF_CLUBS, NUM_CARDS
 from kabu_envs.kakeya.kernel.rules import (
@@ -228,14 +229,18 @@ def step_parallel(
     """``step`` with the rows in ``len(taken)`` chunks spread over numba's threads (``core.threads``):
     the same games bit for bit for any thread count. ``taken[c]`` is chunk c's count of fed decks taken,
     summed after the parallel loop (a reduction would need numba's reference counting, which the
-    kernel goes without)."""
+    kernel goes without); a chunk that did not finish (its thread raised) raises ``THREAD_ERROR``."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     B, chunks = len(st.current_player), len(taken)
+    for c in range(chunks):
+        taken[c] = -1  # (left so by a chunk whose thread raised: see below)
     for c in prange(chunks):
         lo, hi = c * B // chunks, (c + 1) * B // chunks
         taken[c] = step_range(lo, hi, acts, active, st, opts, rewards, over, stream_seed, out)
     total = 0
     for c in range(chunks):
+        if taken[c] < 0:  # numba's workqueue layer drops an error raised in a thread: raised here
+            raise RuntimeError(THREAD_ERROR)
         total += taken[c]
     return total
 
