@@ -148,11 +148,27 @@ class KernelBatchEnv(BatchEnv):
 
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
         """One action in every live game with ``moving[b]``; returns how many fed games may wait."""
-        k, B = self._kernel, self.batch_size
-        args = (acts, moving, self._arrays, self._opts, self.rewards, self.terminated, self._stream)
-        if self._wide and self._threads.use_parallel(B):
-            return int(parallel_call(k.step_parallel, *args, self._out, self._taken))
-        return int(k.step(*args, self._out))
+        k = self._kernel
+        if self._wide and self._threads.use_parallel(self.batch_size):
+            return int(
+                parallel_call(
+                    k.step_parallel,
+                    acts,
+                    moving,
+                    self._arrays,
+                    self._opts,
+                    self.rewards,
+                    self.terminated,
+                    self._stream,
+                    self._out,
+                    self._taken,
+                )
+            )
+        return int(
+            k.step(
+                acts, moving, self._arrays, self._opts, self.rewards, self.terminated, self._stream, self._out
+            )
+        )
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The fed games that wait for a shuffle and its length: here the games whose buffered deck was
@@ -196,7 +212,8 @@ class KernelBatchEnv(BatchEnv):
             return decode_compact(
                 self.observation_packed, self.observation_real, self._real_columns[0], self.obs_size
             )
-        self._read = True  # (a lazy engine may then encode the next step's observations in the step)
+        if self._lazy:  # (read: the next step may encode the observations in the same call)
+            self._read = True
         if self._any_stale:
             self._flush_observation()
         return self._obs
@@ -274,13 +291,15 @@ class KernelBatchEnv(BatchEnv):
     def step(self, actions: Any, active: Any = None) -> None:
         moving = self._all_active if active is None else self._check_active(active)
         acts = self._check_actions(actions, None if active is None else moving)
-        self._encoded = False
         waiting = self._advance(acts, moving)
-        self._read = False
         if waiting:
             self._feed(waiting)
-        if self._lazy and not self._encoded:  # (``_encoded``: the step wrote the observations itself)
-            self._mark_stale(None if active is None else np.flatnonzero(moving))
+        if self._lazy:
+            self._read = False
+            if self._encoded:  # (the step wrote the observations itself)
+                self._encoded = False
+            else:
+                self._mark_stale(None if active is None else np.flatnonzero(moving))
 
     def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
         """``BatchEnv._check_actions`` with the legality test run by the kernel (``core.first_illegal``:
