@@ -212,8 +212,6 @@ class KernelBatchEnv(BatchEnv):
             return decode_compact(
                 self.observation_packed, self.observation_real, self._real_columns[0], self.obs_size
             )
-        if self._lazy:  # (read: the next step may encode the observations in the same call)
-            self._read = True
         if self._any_stale:
             self._flush_observation()
         return self._obs

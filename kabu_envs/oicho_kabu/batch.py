@@ -176,6 +176,13 @@ class OichoKabuBatch(KernelBatchEnv):
             self._obs[rows] = out
 
     @property
+    def observation(self) -> np.ndarray:  # type: ignore[override]  # (read-only, as the base's)
+        """``KernelBatchEnv.observation``; a float32 read also lets the next parallel step encode the
+        observations in the same call (``_advance``)."""
+        self._read = True
+        return KernelBatchEnv.observation.fget(self)  # type: ignore[attr-defined]
+
+    @property
     def observation_compact(self) -> np.ndarray:
         """(B, C) uint8: the compact observations as one buffer (``observation_packed``, then
         ``observation_real``'s bytes; ``kernel.compact_layout``)."""
