@@ -212,6 +212,7 @@ class KernelBatchEnv(BatchEnv):
             return decode_compact(
                 self.observation_packed, self.observation_real, self._real_columns[0], self.obs_size
             )
+        self._read = True  # (a lazy engine's next parallel step may encode the observations itself)
         if self._any_stale:
             self._flush_observation()
         return self._obs

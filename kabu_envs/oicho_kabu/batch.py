@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv
-from kabu_envs.batch.feed import decode_compact
 from kabu_envs.batch.kernel_env import KernelBatchEnv, parallel_call
 from kabu_envs.core.rng import validate_deck_prefix
 from kabu_envs.oicho_kabu.config import make_config
@@ -175,19 +174,6 @@ class OichoKabuBatch(KernelBatchEnv):
             out = np.empty((len(rows), self.obs_size), dtype=np.float32)
             parallel_call(k.encode_parallel, st, ru, rows, self.current_player[rows], out, chunks)
             self._obs[rows] = out
-
-    @property
-    def observation(self) -> np.ndarray:  # type: ignore[override]  # (read-only, as the base's)
-        """``KernelBatchEnv.observation`` (its body: a call of the base property costs a B = 1 step 1%);
-        a float32 read also lets the next parallel step encode the observations in the same call."""
-        if self.observation_format == "compact":
-            return decode_compact(
-                self.observation_packed, self.observation_real, self._real_columns[0], self.obs_size
-            )
-        self._read = True
-        if self._any_stale:
-            self._flush_observation()
-        return self._obs
 
     @property
     def observation_compact(self) -> np.ndarray:
