@@ -67,8 +67,10 @@ class KernelBatchEnv(BatchEnv):
         lazy: bool = False,
     ) -> None:
         from kabu_envs.core import kernel as core  # numba: only when a batch engine is made
+        from kabu_envs.core import threads
 
         self._core = core
+        self._threads = threads
         self._kernel = kernel
         self.config = config
         self.batch_size = B = check_batch_size(batch_size)
@@ -83,9 +85,12 @@ class KernelBatchEnv(BatchEnv):
         self._lazy = bool(lazy)
         self._stale = np.zeros(B, dtype=bool)  # (lazy) games whose observation is out of date
         self._any_stale = False
+        self._read = self._encoded = False  # (lazy) observation read since the last step; step encoded
         self._rngs: list[np.random.Generator | None] = [None] * B  # the fed games' generators
         self._stream = u64(0)  # the seed of the kernel's row streams (reset(seed=s): s)
         self._all_active = np.ones(B, dtype=bool)
+        self._taken = np.zeros(threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks)
+        self._wide = B >= threads.PARALLEL_MIN_ROWS  # (below: the serial step, no thread count asked)
         self._setup()
         self._first_illegal = core.legality_check(self.current_player, self._mask_rows)
         kernel.prepare()
@@ -144,6 +149,21 @@ class KernelBatchEnv(BatchEnv):
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
         """One action in every live game with ``moving[b]``; returns how many fed games may wait."""
         k = self._kernel
+        if self._wide and self._threads.use_parallel(self.batch_size):
+            return int(
+                parallel_call(
+                    k.step_parallel,
+                    acts,
+                    moving,
+                    self._arrays,
+                    self._opts,
+                    self.rewards,
+                    self.terminated,
+                    self._stream,
+                    self._out,
+                    self._taken,
+                )
+            )
         return int(
             k.step(
                 acts, moving, self._arrays, self._opts, self.rewards, self.terminated, self._stream, self._out
@@ -176,7 +196,13 @@ class KernelBatchEnv(BatchEnv):
     def _encode_observation(self, rows: np.ndarray | None) -> None:
         """Write the mask and observation rows of the games ``rows`` (None: all) from the state."""
         target = np.arange(self.batch_size, dtype=np.int64) if rows is None else np.asarray(rows, np.int64)
-        self._kernel.encode_rows(target, self._arrays, self._opts, self._out)
+        k, n = self._kernel, len(target)
+        if self._wide and self._threads.use_parallel(n):
+            parallel_call(
+                k.encode_rows_parallel, target, self._arrays, self._opts, self._out, self._threads.chunks(n)
+            )
+        else:
+            k.encode_rows(target, self._arrays, self._opts, self._out)
 
     # --- observations ----------------------------------------------------------------------------
     @property
@@ -186,6 +212,7 @@ class KernelBatchEnv(BatchEnv):
             return decode_compact(
                 self.observation_packed, self.observation_real, self._real_columns[0], self.obs_size
             )
+        self._read = True  # (a lazy engine's next parallel step may encode the observations itself)
         if self._any_stale:
             self._flush_observation()
         return self._obs
@@ -267,7 +294,11 @@ class KernelBatchEnv(BatchEnv):
         if waiting:
             self._feed(waiting)
         if self._lazy:
-            self._mark_stale(None if active is None else np.flatnonzero(moving))
+            self._read = False
+            if self._encoded:  # (the step wrote the observations itself)
+                self._encoded = False
+            else:
+                self._mark_stale(None if active is None else np.flatnonzero(moving))
 
     def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
         """``BatchEnv._check_actions`` with the legality test run by the kernel (``core.first_illegal``:
@@ -295,3 +326,14 @@ class KernelBatchEnv(BatchEnv):
                     raise RuntimeError(f"game {b} waits for a shuffle but has no generator (not fed)")
                 perms[i, :n] = rng.permutation(n)
             waiting = self._resume(rows, perms)
+
+
+def parallel_call(entry: Any, *args: Any) -> Any:
+    """``entry(*args)`` for a kernel's parallel entry point; an error raised in one of its threads
+    reaches Python as a SystemError (numba's) whose cause is the kernel's own error: that is raised."""
+    try:
+        return entry(*args)
+    except SystemError as err:
+        if err.__cause__ is not None:
+            raise err.__cause__ from None
+        raise

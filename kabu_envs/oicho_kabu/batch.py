@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.batch.base import BatchEnv
-from kabu_envs.batch.kernel_env import KernelBatchEnv
+from kabu_envs.batch.kernel_env import KernelBatchEnv, parallel_call
 from kabu_envs.core.rng import validate_deck_prefix
 from kabu_envs.oicho_kabu.config import make_config
 from kabu_envs.oicho_kabu.decision import DecisionView
@@ -115,15 +115,18 @@ class OichoKabuBatch(KernelBatchEnv):
 
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
         # (contiguous arguments only: one compiled version of each kernel function, see layout.state_dtype)
-        return int(
-            self._kernel.step(
-                self.state,
-                self.rules,
-                np.ascontiguousarray(acts),
-                np.ascontiguousarray(moving),
-                self.autoreset,
-            )
-        )
+        k, acts, moving = self._kernel, np.ascontiguousarray(acts), np.ascontiguousarray(moving)
+        if not (self._wide and self._threads.use_parallel(self.batch_size)):
+            return int(k.step(self.state, self.rules, acts, moving, self.autoreset))
+        args = (self.state, self.rules, acts, moving, self.autoreset, self._threads.chunks(self.batch_size))
+        if not self._read or self.observation_format != "float32":
+            return int(parallel_call(k.step_parallel, *args))
+        # the observations were read after the last step: each chunk encodes its games as it steps them
+        waiting = int(parallel_call(k.step_encode_parallel, *args, self._obs))
+        self._encoded = True
+        if waiting:  # (games paused at a shuffle: encoded when read, once Python resumed them)
+            self._mark_stale(np.flatnonzero(self.state["resume"]))
+        return waiting
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The games paused at a shuffle, and how many cards it shuffles (those under the stacked ones)."""
@@ -137,6 +140,12 @@ class OichoKabuBatch(KernelBatchEnv):
     def _encode_observation(self, rows: np.ndarray | None) -> None:
         """The stale games' observations (float32); compact: every game's, in one call."""
         k, st, ru = self._kernel, self.state, self.rules
+        if self._wide:
+            every = self.observation_format == "compact" or rows is None  # (every game's, in one call)
+            n = self.batch_size if every or rows is None else len(rows)
+            if self._threads.use_parallel(n):
+                self._encode_parallel(rows, n)
+                return
         if self.observation_format == "compact":
             c, (lo, hi) = self._compact, self._real_columns  # (all contiguous)
             seats = self.current_player.copy()
@@ -147,6 +156,23 @@ class OichoKabuBatch(KernelBatchEnv):
         elif len(rows):
             out = np.empty((len(rows), self.obs_size), dtype=np.float32)
             k.encode(st, ru, rows, self.current_player[rows], out)
+            self._obs[rows] = out
+
+    def _encode_parallel(self, rows: np.ndarray | None, n: int) -> None:
+        """``_encode_observation`` on numba's threads (``n`` rows in chunks)."""
+        k, st, ru, chunks = self._kernel, self.state, self.rules, self._threads.chunks(n)
+        if self.observation_format == "compact":
+            c, (lo, hi) = self._compact, self._real_columns
+            seats = self.current_player.copy()
+            parallel_call(
+                k.encode_compact_parallel, st, ru, self._rows, seats, c, c.view(np.float32), lo, hi, chunks
+            )
+        elif rows is None:
+            seats = self.current_player.copy()
+            parallel_call(k.encode_parallel, st, ru, self._rows, seats, self._obs, chunks)
+        elif len(rows):
+            out = np.empty((len(rows), self.obs_size), dtype=np.float32)
+            parallel_call(k.encode_parallel, st, ru, rows, self.current_player[rows], out, chunks)
             self._obs[rows] = out
 
     @property

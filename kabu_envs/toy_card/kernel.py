@@ -57,6 +57,8 @@ _ONE = np.uint64(1)
 # increments on each array taken from the state tuple would cost more than the game's own work.
 _njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
 kernel_jit = _njit(cache=True, _nrt=False)
+# the entry points that spread the rows over numba's threads (``core.threads``: same games, any count)
+kernel_jit_parallel = _njit(cache=True, _nrt=False, parallel=True)
 
 
 @kernel_jit
@@ -99,6 +101,66 @@ def reset_rows(
 
 
 @kernel_jit
+def step_row(
+    b: int,
+    acts: np.ndarray,
+    active: np.ndarray,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+) -> None:  # pragma: no cover
+    """``Game.apply_action`` in game b if it is live and ``active[b]``: the seat stakes 0/1/2; after the
+    last seat, score = stake * (+1 if value >= threshold else -1), reward = score - the table's mean
+    (row b's arrays only: rows may run at once)."""
+    g, cur, values, stakes, rng = st.g, st.current_player, st.values, st.stakes, st.rng
+    n = opts[O_N]
+    for s in range(n):
+        rewards[b, s] = 0.0
+    over[b] = cur[b] < 0
+    if cur[b] < 0 or not active[b]:
+        return
+    stakes[b, cur[b]] = acts[b]
+    cur[b] += 1
+    if cur[b] == n:
+        total = 0.0
+        for s in range(n):
+            total += stakes[b, s] * (1.0 if values[b, s] >= opts[O_THRESHOLD] else -1.0)
+        mean = total / n
+        for s in range(n):
+            rewards[b, s] = stakes[b, s] * (1.0 if values[b, s] >= opts[O_THRESHOLD] else -1.0) - mean
+        over[b] = True
+        cur[b] = -1
+        if opts[O_AUTORESET]:
+            g[b, FEED] = 0
+            g[b, PREFIX] = 0
+            g[b, EPISODE] += 1
+            rng[b] = core.seed_state(stream_seed, np.uint64(b), np.uint64(g[b, EPISODE]))
+            deal(b, st, opts)
+    encode_row(b, st, opts, out)
+
+
+@kernel_jit
+def step_range(
+    lo: int,
+    hi: int,
+    acts: np.ndarray,
+    active: np.ndarray,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+) -> None:  # pragma: no cover
+    """``step_row`` for rows ``lo:hi`` (the serial loop, and a parallel chunk's body)."""
+    for b in range(lo, hi):
+        step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
+
+
+@kernel_jit
 def step(
     acts: np.ndarray,
     active: np.ndarray,
@@ -109,36 +171,40 @@ def step(
     stream_seed: np.uint64,
     out: Outputs,
 ) -> int:  # pragma: no cover
-    """``Game.apply_action`` in every live game with ``active[b]``: the seat stakes 0/1/2; after the
-    last seat, score = stake * (+1 if value >= threshold else -1), reward = score - the table's mean.
-    Returns the fed decks taken (none: Toy Card deals only at a reset)."""
+    """``step_row`` in every game; returns the fed decks taken (none: Toy Card deals only at a reset)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    g, cur, values, stakes, rng = st.g, st.current_player, st.values, st.stakes, st.rng
-    n = opts[O_N]
-    for b in range(len(g)):
-        for s in range(n):
-            rewards[b, s] = 0.0
-        over[b] = cur[b] < 0
-        if cur[b] < 0 or not active[b]:
-            continue
-        stakes[b, cur[b]] = acts[b]
-        cur[b] += 1
-        if cur[b] == n:
-            total = 0.0
-            for s in range(n):
-                total += stakes[b, s] * (1.0 if values[b, s] >= opts[O_THRESHOLD] else -1.0)
-            mean = total / n
-            for s in range(n):
-                rewards[b, s] = stakes[b, s] * (1.0 if values[b, s] >= opts[O_THRESHOLD] else -1.0) - mean
-            over[b] = True
-            cur[b] = -1
-            if opts[O_AUTORESET]:
-                g[b, FEED] = 0
-                g[b, PREFIX] = 0
-                g[b, EPISODE] += 1
-                rng[b] = core.seed_state(stream_seed, np.uint64(b), np.uint64(g[b, EPISODE]))
-                deal(b, st, opts)
-        encode_row(b, st, opts, out)
+    for b in range(len(st.g)):  # (not ``step_range(0, ...)``: a literal 0 would type a second version)
+        step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
+    return 0
+
+
+@kernel_jit_parallel
+def step_parallel(
+    acts: np.ndarray,
+    active: np.ndarray,
+    arrays: Fields,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+    taken: np.ndarray,
+) -> int:  # pragma: no cover
+    """``step`` with the rows in ``len(taken)`` chunks spread over numba's threads (no fed deck is
+    taken: ``taken`` gives the chunks, and a chunk that did not finish, its thread raised, raises
+    ``THREAD_ERROR``)."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    B, chunks = len(st.g), len(taken)
+    for c in range(chunks):
+        taken[c] = -1  # (left so by a chunk whose thread raised: see below)
+    for c in numba.prange(chunks):
+        step_range(
+            c * B // chunks, (c + 1) * B // chunks, acts, active, st, opts, rewards, over, stream_seed, out
+        )
+        taken[c] = 0
+    for c in range(chunks):
+        if taken[c] < 0:  # numba's workqueue layer drops an error raised in a thread: raised here
+            raise RuntimeError(core.THREAD_ERROR)
     return 0
 
 
@@ -147,6 +213,18 @@ def encode_rows(rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         encode_row(b, st, opts, out)
+
+
+@kernel_jit_parallel
+def encode_rows_parallel(
+    rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs, chunks: int
+) -> None:  # pragma: no cover
+    """``encode_rows`` with the rows in ``chunks`` chunks spread over numba's threads."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    n = len(rows)
+    for c in numba.prange(chunks):
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            encode_row(rows[i], st, opts, out)
 
 
 @kernel_jit
@@ -201,7 +279,17 @@ def make_state(batch_size: int, cfg: Config) -> State:
     )
 
 
-DISPATCHERS = (deal, reset_rows, step, encode_rows, encode_row)
+DISPATCHERS = (
+    deal,
+    reset_rows,
+    step_row,
+    step_range,
+    step,
+    step_parallel,
+    encode_rows,
+    encode_rows_parallel,
+    encode_row,
+)
 
 
 def stamp() -> str:

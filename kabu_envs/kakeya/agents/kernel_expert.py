@@ -26,15 +26,19 @@ so it depends on the machine).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from kabu_envs.agents.base import loadable
+from kabu_envs.agents.base import legal_from_mask, loadable
+from kabu_envs.agents.batching import act_row_by_row, check_batch, check_rngs
 from kabu_envs.kakeya.actions import TRUMP_BASE
 from kabu_envs.kakeya.agents.expert import KakeyaExpertAgent, pinned
-from kabu_envs.kakeya.agents.search import Position, Search
+from kabu_envs.kakeya.agents.search import Deal, Position, Search
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_SUITS
+from kabu_envs.kakeya.game import Phase
 from kabu_envs.kakeya.knowledge import SeatView
 
 KERNEL_PARAMS: dict[str, Any] = {
@@ -122,6 +126,117 @@ class KernelSearch(Search):
         return int(k)
 
 
+@dataclass(frozen=True)
+class CardJob:
+    """A card decision ready for its search: the seat's view, the template row's position and deal, the
+    candidates, the scripted policy's card (the tie-break) and the search's exactness and key."""
+
+    view: SeatView
+    position: Position | None
+    deal: Deal | None
+    cards: list[int]
+    preferred: int
+    exact: bool
+    key: int
+
+
+@dataclass(frozen=True)
+class RowResults:
+    """``BatchSearch.decide_rows``'s results, one row per decision."""
+
+    drawn: np.ndarray  # (J,) the deals drawn (< 0: the sampler found no deal)
+    totals: np.ndarray  # (J, 52) each candidate's weighted total
+    alive: np.ndarray  # (J, 52) the candidates left in the race
+    weights: np.ndarray  # (J, samples) the deals' weights
+
+
+class BatchSearch(Search):
+    """The workspaces of the batched card searches (``decide.decide_rows``): one template row per
+    decision, then per thread ``NUM_CARDS + 8`` work rows, a transposition table, the sampler's scratch
+    and a generator, grown on demand and reused (tables and memos are caches: stamps keep decisions
+    apart, so a decision's result never depends on its workspace)."""
+
+    ROWS = NUM_CARDS + 8  # a workspace's rows: the template's copy, then the work and the solver's plies
+
+    def __init__(self, cfg: Any, rensho_min_egara: int = 2, table_bits: int = 16) -> None:
+        super().__init__(cfg, rensho_min_egara, table_bits=1)  # (the tables are per workspace, below)
+        from kabu_envs.kakeya import kernel
+
+        kernel.prepare((kernel.sample, kernel.decide))
+        self._size = 1 << table_bits
+        self._workspaces = 0
+        self._grow_workspaces(1)
+
+    def _grow_workspaces(self, W: int) -> None:
+        if self._workspaces >= W:
+            return
+        k, size = self._k, self._size
+        self.tkeys = np.zeros((W, size, k.search.KEY_WORDS), dtype=np.uint64)
+        self.tbounds = np.zeros((W, size, 2), dtype=np.float64)
+        self.tstamps = np.zeros((W, size), dtype=np.int64)
+        self.tstamp = np.zeros(W, dtype=np.int64)
+        self.sms = tuple(np.repeat(a[None], W, axis=0) for a in k.sample.make_scratch())
+        self.rngs = np.zeros((W, 1), dtype=np.uint64)
+        self._workspaces = W
+
+    def decide_rows(self, jobs: Sequence[CardJob], params: dict[str, Any]) -> RowResults:
+        """Every job's ``decide_cards`` (``params``: the agent's race parameters and ``samples``), the
+        jobs spread over numba's threads."""
+        from kabu_envs.core import threads
+
+        J = len(jobs)
+        W = max(1, min(threads.threads(), J))
+        self._grow_workspaces(W)
+        self._grow(J + W * self.ROWS)
+        for j, job in enumerate(jobs):
+            if job.position is None or job.deal is None:
+                raise ValueError("BatchSearch: a card job needs its position and deal")
+            self.load(j, job.position, job.deal, job.view.hand_counts)
+        samples = int(params["samples"])
+        cards = np.zeros((J, NUM_CARDS), dtype=np.int64)
+        ncards = np.zeros(J, dtype=np.int64)
+        for j, job in enumerate(jobs):
+            cards[j, : len(job.cards)] = job.cards
+            ncards[j] = len(job.cards)
+        exact = np.array([job.exact for job in jobs], dtype=np.bool_)
+        keys = np.array([job.key for job in jobs], dtype=np.uint64)
+        race = np.array([params[name] for name in RACE], dtype=np.float64)
+        base = (J + self.ROWS * np.arange(W)).astype(np.int64)
+        out = RowResults(
+            drawn=np.zeros(J, dtype=np.int64),
+            totals=np.zeros((J, NUM_CARDS), dtype=np.float64),
+            alive=np.zeros((J, NUM_CARDS), dtype=np.bool_),
+            weights=np.zeros((J, samples), dtype=np.float64),
+        )
+        values = np.zeros((W, samples, NUM_CARDS), dtype=np.float64)
+        self._k.decide.decide_rows(
+            cards,
+            ncards,
+            exact,
+            keys,
+            np.full(J, samples, dtype=np.int64),
+            self.rmin,
+            race,
+            self.st,
+            self.opts,
+            self.rewards,
+            self.over,
+            base,
+            self.tkeys,
+            self.tbounds,
+            self.tstamps,
+            self.tstamp,
+            self.sms,
+            self.rngs,
+            values,
+            out.weights,
+            out.alive,
+            out.totals,
+            out.drawn,
+        )
+        return out
+
+
 @loadable
 class KakeyaKernelExpertAgent(KakeyaExpertAgent):
     """``expert``: the search with its card decisions made in one kernel call (module docstring);
@@ -145,6 +260,7 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         if isinstance(p["eps"], bool) or not isinstance(p["eps"], (int, float)) or not 0 < p["eps"] <= 1:
             raise ValueError(f"KakeyaKernelExpertAgent: eps must be in (0, 1], got {p['eps']!r}")
         self._ksearch: KernelSearch | None = None
+        self._bsearch: BatchSearch | None = None
 
     @property
     def search(self) -> KernelSearch:
@@ -153,43 +269,141 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         return self._ksearch
 
     def _choose_card(self, view: SeatView, legal: list[int]) -> int:
+        job = self._card_job(view, legal)
+        if isinstance(job, int):
+            return job
+        values = self._decided_values(job, self._decide(job))
+        return self._finish_card(job, values, self.search.weights[: self._drawn])
+
+    def _card_job(self, view: SeatView, legal: list[int]) -> int | CardJob:
+        """A card decision up to its search: the action itself when the search is not needed (one
+        candidate), else what the search needs (the template row loaded in ``search``, the generator's
+        key drawn from ``rng``: the decision's one draw)."""
         if any(a >= NUM_CARDS for a in legal):
             raise ValueError(f"KakeyaExpertAgent: a play decision with non-card actions legal: {legal}")
         cards = self.candidates(view, legal)
         search = self.search
         deal = self._deal(view, view.trump)
-        search.load(search.TEMPLATE, self.position(view, {}), deal, view.hand_counts)
+        position = self.position(view, {})
+        search.load(search.TEMPLATE, position, deal, view.hand_counts)
         preferred = int(search._k.search.policy_row(search.TEMPLATE, search.rmin, search.st, search.opts))
         if len(cards) == 1:
             return cards[0]
-        values = self.decision_values(view, cards)
-        # act_with_values: the weighted mean of each candidate left in the race (a dropped one: NaN)
-        weight = float(search.weights[: self._drawn].sum())
-        self._values = {c: v / weight for c, v in zip(cards, values, strict=True) if np.isfinite(v)}
+        exact = self._exact(view)
+        key = int(self.rng.integers(0, 1 << 63))
+        return CardJob(view, position, deal, cards, preferred, exact, key)
+
+    def _exact(self, view: SeatView) -> bool:
+        """Whether the decision is solved exactly: at most ``dd_tricks`` tricks left."""
+        remaining = view.hand.bit_count() + view.unseen.bit_count()
+        playing = sum(1 for c in view.hand_counts if c > 0) + sum(
+            1 for k, c in enumerate(view.trick) if c >= 0 and view.hand_counts[k] == 0
+        )
+        return -(-remaining // max(playing, 1)) <= self.params["dd_tricks"]
+
+    def _decide(self, job: CardJob) -> int:
+        """``job``'s search in the agent's own workspace (the template row loaded); the deals drawn."""
+        p = self.params
+        array = np.asarray(job.cards, dtype=np.int64)
+        samples = p["samples"]
+        if p["max_ms"] is not None:
+            samples = self._capped(job.key, array, job.exact)
+        return self.search.decide(
+            job.key,
+            array,
+            job.exact,
+            samples,
+            p["min_samples"],
+            p["check_every"],
+            p["z"],
+            p["delta"],
+            p["eps"],
+        )
+
+    def _decided_values(self, job: CardJob, drawn: int, out: Any = None) -> list[float]:
+        """Each candidate's weighted total over the ``drawn`` deals (a candidate that dropped out of the
+        race: -inf), from the agent's search (``out`` None) or a row of the batched search's results."""
+        self._drawn = drawn
+        totals, alive = (self.search.totals, self.search.alive) if out is None else out
+        c = len(job.cards)
+        return [float(t) if a else -np.inf for t, a in zip(totals[:c], alive[:c], strict=True)]
+
+    def _finish_card(self, job: CardJob, values: list[float], weights: np.ndarray) -> int:
+        """The decision from the candidates' totals: the best (ties: the scripted policy's card, else the
+        first), the means kept for ``act_with_values`` (a dropped candidate: none)."""
+        weight = float(weights.sum())
+        self._values = {c: v / weight for c, v in zip(job.cards, values, strict=True) if np.isfinite(v)}
         best = max(values)
-        ties = [c for c, v in zip(cards, values, strict=True) if v >= best - 1e-9]
-        return preferred if preferred in ties else ties[0]
+        ties = [c for c, v in zip(job.cards, values, strict=True) if v >= best - 1e-9]
+        return job.preferred if job.preferred in ties else ties[0]
 
     def decision_values(self, view: SeatView, cards: list[int]) -> list[float]:
         """Each candidate's weighted total over the deals drawn (the template row loaded; their number in
         ``_drawn``, their weights in ``search.weights``); a candidate that dropped out of the race gets
         -inf."""
-        search, p = self.search, self.params
-        remaining = view.hand.bit_count() + view.unseen.bit_count()
-        playing = sum(1 for c in view.hand_counts if c > 0) + sum(
-            1 for k, c in enumerate(view.trick) if c >= 0 and view.hand_counts[k] == 0
-        )
-        exact = -(-remaining // max(playing, 1)) <= p["dd_tricks"]
-        key = int(self.rng.integers(0, 1 << 63))
-        array = np.asarray(cards, dtype=np.int64)
-        samples = p["samples"]
-        if p["max_ms"] is not None:
-            samples = self._capped(key, array, exact)
-        self._drawn = search.decide(
-            key, array, exact, samples, p["min_samples"], p["check_every"], p["z"], p["delta"], p["eps"]
-        )
-        c = len(cards)
-        return [float(t) if a else -np.inf for t, a in zip(search.totals[:c], search.alive[:c], strict=True)]
+        job = CardJob(view, None, None, cards, -1, self._exact(view), int(self.rng.integers(0, 1 << 63)))
+        return self._decided_values(job, self._decide(job))
+
+    # --- the batched path: the rows' card searches on every core ------------------------------------
+    def act_batch(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        rngs: Sequence[np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        """``act`` on every row, bit for bit (``KakeyaExpertAgent.act_batch``), with the rows' card
+        searches run at once on numba's threads (``decide.decide_rows``) when there are several threads
+        and no time cap: each row is prepared in row order (its generator's one draw), then searched,
+        then decided. The trump and lead choices stay row by row."""
+        obs, masks = check_batch(observations, action_masks, self.decoder.size)
+        check_rngs(rngs, obs.shape[0])
+        if self.params["max_ms"] is not None or len(obs) < 2 or not self._parallel_threads():
+            return act_row_by_row(self, obs, masks, rngs)
+        out = np.empty(len(obs), dtype=np.int64)
+        jobs: list[tuple[int, CardJob]] = []
+        own = self.rng
+        try:
+            for k in range(len(obs)):
+                if rngs is not None:
+                    self.rng = rngs[k]
+                legal = [int(a) for a in legal_from_mask(masks[k])]
+                view = self.decoder.decode(np.asarray(obs[k])) if len(legal) > 1 else None
+                if view is None or view.phase is not Phase.PLAY:
+                    out[k] = self.act(obs[k], masks[k])
+                    continue
+                self._values = {}
+                job = self._card_job(view, legal)
+                if isinstance(job, int):
+                    out[k] = job
+                else:
+                    jobs.append((k, job))
+        finally:
+            self.rng = own
+        if jobs:
+            rows = self.batch_search.decide_rows([job for _, job in jobs], self.params)
+            for i, (k, job) in enumerate(jobs):
+                drawn = int(rows.drawn[i])
+                if drawn < 0:
+                    raise ValueError(
+                        "KakeyaKernelExpertAgent: no deal of the unseen cards fits the counts and the voids"
+                    )
+                values = self._decided_values(job, drawn, (rows.totals[i], rows.alive[i]))
+                out[k] = self._finish_card(job, values, rows.weights[i, :drawn])
+        return out
+
+    @staticmethod
+    def _parallel_threads() -> bool:
+        """More than one of numba's threads to search on (``core.threads``; row by row gives the same
+        actions)."""
+        from kabu_envs.core import threads
+
+        return threads.threads() > 1
+
+    @property
+    def batch_search(self) -> BatchSearch:
+        if self._bsearch is None:
+            self._bsearch = BatchSearch(self.cfg, self.params["rensho_min_egara"])
+        return self._bsearch
 
     def _capped(self, key: int, cards: np.ndarray, exact: bool) -> int:
         """Under ``max_ms``: time ``min_samples`` deals (a probe, no race), then allow as many deals as

@@ -42,7 +42,15 @@ from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.cards import NUM_CARDS
 from kabu_envs.kakeya.config import Config
 from kabu_envs.kakeya.kernel import batch, decide, rules, sample, search, spec
-from kabu_envs.kakeya.kernel.batch import encode_row, encode_rows, legal_bits, reset_rows, step
+from kabu_envs.kakeya.kernel.batch import (
+    encode_row,
+    encode_rows,
+    encode_rows_parallel,
+    legal_bits,
+    reset_rows,
+    step,
+    step_parallel,
+)
 from kabu_envs.kakeya.kernel.rules import legal_plays, trick_winner
 from kabu_envs.kakeya.kernel.spec import (
     EPISODE,
@@ -89,6 +97,7 @@ __all__ = [  # what the batch engine and the search use
     "decide",
     "encode_row",
     "encode_rows",
+    "encode_rows_parallel",
     "layout",
     "legal_bits",
     "legal_plays",
@@ -102,6 +111,7 @@ __all__ = [  # what the batch engine and the search use
     "spec",
     "stamp",
     "step",
+    "step_parallel",
     "trick_winner",
 ]
 
@@ -128,11 +138,13 @@ def outputs(
 ) -> Outputs:
     """The kernel's output tuple: the layout, the mask (its bool rows padded to whole 8-byte words,
     ``KernelBatchEnv``, seen as uint64 words: ``batch.encode_row`` writes eight entries at once), the
-    observation (float32, or packed and real), and the compact encoder's bitset."""
+    observation (float32, or packed and real), and the compact encoder's bitsets (one per row: rows
+    are encoded at once on several threads)."""
     width = -(-NUM_ACTIONS // 8) * 8
     if mask.dtype != np.bool_ or mask.shape[1:] != (width,) or not mask.flags.c_contiguous:
         raise ValueError(f"the mask must be C-contiguous bool rows of {width} entries, got {mask.shape}")
-    return (layout, mask.view(np.uint64), obs, packed, real, np.zeros(WORDS, dtype=np.uint64))
+    words = np.zeros((1 if obs.shape[1] else mask.shape[0], WORDS), dtype=np.uint64)  # (compact: a row's own)
+    return (layout, mask.view(np.uint64), obs, packed, real, words)
 
 
 def layout(cfg: Config) -> np.ndarray:
@@ -170,7 +182,7 @@ def make_state(batch_size: int, cfg: Config) -> State:
         captured=np.zeros((B, P), dtype=np.uint64),
         decks=np.zeros((B, NUM_CARDS), dtype=np.int8),
         rng=np.zeros(B, dtype=np.uint64),
-        scratch=np.zeros((3, 8), dtype=np.int64),
+        scratch=np.zeros((B, 3, 8), dtype=np.int64),
     )
 
 

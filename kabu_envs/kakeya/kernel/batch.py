@@ -4,8 +4,10 @@ observations (``observation.Encoder.encode_with_mask`` bit for bit, or compact).
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from kabu_envs.core import kernel as core
+from kabu_envs.core.kernel import THREAD_ERROR
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.cards import ACE_OF_CLUBS, NUM_CARDS
 from kabu_envs.kakeya.kernel.rules import (
@@ -71,6 +73,7 @@ from kabu_envs.kakeya.kernel.spec import (
     State,
     kernel_jit,
     kernel_jit_inline,
+    kernel_jit_parallel,
 )
 
 
@@ -88,6 +91,74 @@ def reset_rows(
             rewards[b, s] = 0.0
         over[b] = False
         new_match(b, st, opts)
+
+
+@kernel_jit_inline
+def step_row(
+    b: int,
+    acts: np.ndarray,
+    active: np.ndarray,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+) -> int:  # pragma: no cover
+    """``step``'s work on row b (it reads and writes row b only); 1 when it took a fed deck."""
+    g, cur, rng = st.g, st.current_player, st.rng
+    n, P = opts[O_N], opts[O_P]
+    taken = 0
+    for s in range(n):
+        rewards[b, s] = 0.0
+    over[b] = cur[b] < 0
+    if cur[b] < 0 or not active[b]:
+        return 0
+    a = acts[b]
+    phase = g[b, PHASE]
+    fed = g[b, FEED] and g[b, READY]
+    if phase == PLAY_PHASE:
+        play(b, a, st, opts, rewards, over)
+    elif phase == TRUMP_PHASE:
+        g[b, TRUMP] = a - TRUMP_BASE
+        deal(b, st, opts)
+    else:  # LEAD: the chooser leads, or the partner (the other seat of the partnership)
+        chooser = cur[b]
+        g[b, PHASE] = PLAY_PHASE
+        leader = chooser if a == LEAD_SELF else (chooser + P) % n
+        start_trick(b, leader, st, n)
+    if fed and not g[b, READY]:
+        taken = 1
+    if over[b] and opts[O_AUTORESET]:
+        g[b, FEED] = 0
+        g[b, READY] = 0
+        g[b, PREFIX] = 0
+        g[b, EPISODE] += 1
+        rng[b] = core.seed_state(stream_seed, np.uint64(b), np.uint64(g[b, EPISODE]))
+        new_match(b, st, opts)
+    encode_row(b, st, opts, out)
+    return taken
+
+
+@kernel_jit
+def step_range(
+    lo: int,
+    hi: int,
+    acts: np.ndarray,
+    active: np.ndarray,
+    st: Arrays,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+) -> int:  # pragma: no cover
+    """``step_row`` for rows ``lo:hi``; the fed decks taken. (The body of a parallel chunk: a call of its
+    own, as ``step_row`` inlined by numba straight into a ``prange`` body wrote wrong rows.)"""
+    taken = 0
+    for b in range(lo, hi):
+        taken += step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
+    return taken
 
 
 @kernel_jit
@@ -111,7 +182,7 @@ def step(
     g, cur, rng = st.g, st.current_player, st.rng
     n, P = opts[O_N], opts[O_P]
     taken = 0
-    for b in range(len(cur)):
+    for b in range(len(cur)):  # (``step_row``'s work written out, as before the parallel entry)
         for s in range(n):
             rewards[b, s] = 0.0
         over[b] = cur[b] < 0
@@ -143,12 +214,63 @@ def step(
     return taken
 
 
+@kernel_jit_parallel
+def step_parallel(
+    acts: np.ndarray,
+    active: np.ndarray,
+    arrays: Fields,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    stream_seed: np.uint64,
+    out: Outputs,
+    taken: np.ndarray,
+) -> int:  # pragma: no cover
+    """``step`` with the rows in ``len(taken)`` chunks spread over numba's threads (``core.threads``):
+    the same games bit for bit for any thread count. ``taken[c]`` is chunk c's count of fed decks taken,
+    summed after the parallel loop (a reduction would need numba's reference counting, which the
+    kernel goes without); a chunk that did not finish (its thread raised) raises ``THREAD_ERROR``."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    B, chunks = len(st.current_player), len(taken)
+    for c in range(chunks):
+        taken[c] = -1  # (left so by a chunk whose thread raised: see below)
+    for c in prange(chunks):
+        lo, hi = c * B // chunks, (c + 1) * B // chunks
+        taken[c] = step_range(lo, hi, acts, active, st, opts, rewards, over, stream_seed, out)
+    total = 0
+    for c in range(chunks):
+        if taken[c] < 0:  # numba's workqueue layer drops an error raised in a thread: raised here
+            raise RuntimeError(THREAD_ERROR)
+        total += taken[c]
+    return total
+
+
 @kernel_jit
 def encode_rows(rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs) -> None:  # pragma: no cover
     """``encode_row`` for each of ``rows``."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     for b in rows:
         encode_row(b, st, opts, out)
+
+
+@kernel_jit
+def encode_range(
+    rows: np.ndarray, lo: int, hi: int, st: Arrays, opts: np.ndarray, out: Outputs
+) -> None:  # pragma: no cover
+    """``encode_row`` for ``rows[lo:hi]`` (a parallel chunk's body: see ``step_range``)."""
+    for i in range(lo, hi):
+        encode_row(rows[i], st, opts, out)
+
+
+@kernel_jit_parallel
+def encode_rows_parallel(
+    rows: np.ndarray, arrays: Fields, opts: np.ndarray, out: Outputs, chunks: int
+) -> None:  # pragma: no cover
+    """``encode_rows`` with the rows in ``chunks`` chunks spread over numba's threads."""
+    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    n = len(rows)
+    for c in prange(chunks):
+        encode_range(rows, c * n // chunks, (c + 1) * n // chunks, st, opts, out)
 
 
 @kernel_jit
@@ -166,25 +288,25 @@ def legal_bits(b: int, st: Arrays, opts: np.ndarray) -> np.uint64:  # pragma: no
 
 
 @kernel_jit_inline
-def set_bits(w: np.ndarray, at: int, v: np.uint64) -> None:  # pragma: no cover
-    """OR the bit set ``v`` into the bitset ``w`` (uint64 words) from bit ``at`` on."""
+def set_bits(words: np.ndarray, wb: np.uint64, at: int, v: np.uint64) -> None:  # pragma: no cover
+    """OR the bit set ``v`` into the bitset ``words[wb]`` (uint64 words) from bit ``at`` on."""
     if v == ZERO:
         return
     word, shift = np.uint64(at >> 6), at & 63  # (unsigned indices: see ``put_bits``)
-    w[word] |= v << np.uint64(shift)
+    words[wb, word] |= v << np.uint64(shift)
     if shift:
-        w[word + ONE] |= v >> np.uint64(64 - shift)
+        words[wb, word + ONE] |= v >> np.uint64(64 - shift)
 
 
 @kernel_jit_inline
 def put_bits(
-    obs: np.ndarray, ub: np.uint64, w: np.ndarray, at: int, v: np.uint64, k: int
+    obs: np.ndarray, ub: np.uint64, words: np.ndarray, wb: np.uint64, at: int, v: np.uint64, k: int
 ) -> None:  # pragma: no cover
     """The ``k`` bits of ``v`` as entries ``at``.. of row ``ub``: float32 1.0 / 0.0 entries of ``obs``, a
     byte of bits at a time (``BYTE_FLOATS``: each byte's 8 entries, one 32-byte copy from an 8 KB table),
     whole bytes, so up to 7 entries past the piece are written too (``encode_row`` writes the pieces in
     layout order: the next piece, or the real-valued entries, overwrite them); or, compact (``obs``
-    has no columns), OR-ed into the bitset ``w``.
+    has no columns), OR-ed into the bitset ``words[wb]``.
 
     Unsigned indices: numba wraps a signed index that may be negative (``a[-1]``), and that test kept
     LLVM from writing the 8 entries as one block (docs/batch.md#speed)."""
@@ -196,7 +318,7 @@ def put_bits(
             for j in range(8):
                 obs[ub, col + np.uint64(j)] = BYTE_FLOATS[byte, j]
     else:
-        set_bits(w, at, v)
+        set_bits(words, wb, at, v)
 
 
 @kernel_jit_inline
@@ -220,7 +342,9 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
         st.played,
         st.captured,
     )
-    layout, mask, obs, packed, real, w = out
+    layout, mask, obs, packed, real, words = out
+    wb = np.uint64(0 if obs.shape[1] else b)  # (compact: the row's own bitset, rows run at once; an
+    # index, not a view of the row: a view made per row cost the float32 step a few per cent)
     n, P = opts[O_N], opts[O_P]
     nbits = layout[L_COUNTS]
     seat = cur[b]
@@ -230,8 +354,8 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
         mask[ub, np.uint64(i)] = BYTE_BOOLS[(legal >> np.uint64(8 * i)) & np.uint64(0xFF)]
     f32 = obs.shape[1] > 0
     if not f32:  # the bitset: the words in use and the one ``set_bits`` may spill into
-        for k in range(min((nbits >> 6) + 2, len(w))):
-            w[np.uint64(k)] = ZERO
+        for k in range(min((nbits >> 6) + 2, words.shape[1])):
+            words[wb, np.uint64(k)] = ZERO
     if seat < 0:
         if f32:
             for j in range(obs.shape[1]):
@@ -260,16 +384,17 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
     small |= ONE << np.uint64(layout[L_ROLE] + (1 if sits_out else 2))
     for k in range(n):
         small |= np.uint64(voids[b, ahead(seat + k - n, n)]) << np.uint64(layout[L_VOIDS] + SUITS * k)
-    put_bits(obs, ub, w, 0, small, layout[L_EGARA])
+    put_bits(obs, ub, words, wb, 0, small, layout[L_EGARA])
     for k in range(P):
         p = ahead(mine + k - P, P)
-        put_bits(obs, ub, w, layout[L_EGARA] + 16 * k, egara16(captured[b, p]), 16)
+        put_bits(obs, ub, words, wb, layout[L_EGARA] + 16 * k, egara16(captured[b, p]), 16)
     hand = hands[b, seat]
-    put_bits(obs, ub, w, layout[L_HAND], hand, NUM_CARDS)
-    put_bits(obs, ub, w, layout[L_PLAYED], played[b], NUM_CARDS)
-    put_bits(obs, ub, w, layout[L_GONE], played[b] | hand, NUM_CARDS)
+    put_bits(obs, ub, words, wb, layout[L_HAND], hand, NUM_CARDS)
+    put_bits(obs, ub, words, wb, layout[L_PLAYED], played[b], NUM_CARDS)
+    put_bits(obs, ub, words, wb, layout[L_GONE], played[b] | hand, NUM_CARDS)
     for k in range(n):
-        put_bits(obs, ub, w, layout[L_TRICK] + NUM_CARDS * k, t_bits[b, ahead(seat + k - n, n)], NUM_CARDS)
+        trick = t_bits[b, ahead(seat + k - n, n)]
+        put_bits(obs, ub, words, wb, layout[L_TRICK] + NUM_CARDS * k, trick, NUM_CARDS)
     # the real-valued entries, last (they overwrite what the last piece's whole bytes wrote past it)
     dest, first = (obs, 0) if f32 else (real, nbits)
     for k in range(n):
@@ -281,4 +406,5 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
         dest[ub, np.uint64(layout[L_STONES] + k - first)] = (stones[b, p] + stones[b, p + P]) * inv_stones
     if not f32:
         for j in range(packed.shape[1]):
-            packed[ub, np.uint64(j)] = np.uint8((w[j >> 3] >> np.uint64(8 * (j & 7))) & np.uint64(0xFF))
+            byte = (words[wb, j >> 3] >> np.uint64(8 * (j & 7))) & np.uint64(0xFF)
+            packed[ub, np.uint64(j)] = np.uint8(byte)

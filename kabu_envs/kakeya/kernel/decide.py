@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import prange
 
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.kernel.rules import bit, legal_plays, play, popcount, start_trick
@@ -45,6 +46,7 @@ from kabu_envs.kakeya.kernel.spec import (
     Fields,
     State,
     kernel_jit,
+    kernel_jit_parallel,
 )
 
 
@@ -308,3 +310,165 @@ def trump_totals(
             sure = lead_strength(hands[work, chooser], g[work, TRUMP], g[work, RENSHO])
             start_trick(work, chooser if sure >= strength else partner, st, n)
             totals[j] += playout(work, st, opts, rewards, over, rmin)
+
+
+# ==================================================================================================
+# many card decisions at once: one per row of a batch, spread over numba's threads
+# ==================================================================================================
+@core.inner_jit  # (compiled into ``decide_rows``, not cached: its parallel loop types it anew)
+def scratch_of(sms: Scratch, w: int) -> Scratch:  # pragma: no cover
+    """Workspace ``w``'s sampler scratch: entry ``w`` of each stacked array of ``sms`` (``make_scratch``'s
+    arrays with a leading workspace axis), as the tuple ``decide_cards`` reads."""
+    return (
+        sms[0][w],
+        sms[1][w],
+        sms[2][w],
+        sms[3][w],
+        sms[4][w],
+        sms[5][w],
+        sms[6][w],
+        sms[7][w],
+        sms[8][w],
+        sms[9][w],
+        sms[10][w],
+        sms[11][w],
+        sms[12][w],
+        sms[13][w],
+        sms[14][w],
+        sms[15][w],
+        sms[16][w],
+        sms[17][w],
+        sms[18][w],
+    )
+
+
+@core.inner_jit  # (compiled into ``decide_rows``, not cached: its parallel loop types it anew)
+def decide_job(
+    j: int,
+    w: int,
+    cards: np.ndarray,
+    ncards: np.ndarray,
+    exact: np.ndarray,
+    keys: np.ndarray,
+    samples: np.ndarray,
+    rmin: int,
+    race_params: np.ndarray,
+    arrays: Fields,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    base: np.ndarray,
+    tkeys: np.ndarray,
+    tbounds: np.ndarray,
+    tstamps: np.ndarray,
+    tstamp: np.ndarray,
+    sms: Scratch,
+    rngs: np.ndarray,
+    values: np.ndarray,
+    weights: np.ndarray,
+    alive: np.ndarray,
+    totals: np.ndarray,
+    drawn: np.ndarray,
+) -> None:  # pragma: no cover
+    """Decision ``j`` (template row j) in workspace ``w``: its template copied to the workspace's first
+    row, then ``decide_cards`` there with the workspace's table, sampler scratch, generator and values
+    (``values[w]``); the results in row j of ``drawn``, ``weights`` (the deals' weights), ``alive`` and
+    ``totals``. A decision's result depends on its template and key only (the table and the sampler's
+    memo are caches: a fresh stamp per decision), not on the workspace or what it decided before.
+    (``arrays``: the plain tuple, as Python passes ``decide_cards`` its state: one compiled version.)"""
+    st = State(*arrays)
+    t = base[w]
+    copy_row(j, t, st, opts, rewards, over)
+    tstamp[w] += 1
+    c = ncards[j]
+    s = samples[j]
+    drawn[j] = decide_cards(
+        t,
+        cards[j, :c],
+        exact[j],
+        rmin,
+        np.int64(race_params[0]),
+        np.int64(race_params[1]),
+        race_params[2],
+        race_params[3],
+        race_params[4],
+        arrays,
+        opts,
+        rewards,
+        over,
+        tkeys[w],
+        tbounds[w],
+        tstamps[w],
+        tstamp[w],
+        scratch_of(sms, w),
+        rngs[w],
+        keys[j],
+        values[w, :s],
+        weights[j, :s],
+        alive[j, :c],
+        totals[j, :c],
+    )
+
+
+@kernel_jit_parallel
+def decide_rows(
+    cards: np.ndarray,
+    ncards: np.ndarray,
+    exact: np.ndarray,
+    keys: np.ndarray,
+    samples: np.ndarray,
+    rmin: int,
+    race_params: np.ndarray,
+    arrays: Fields,
+    opts: np.ndarray,
+    rewards: np.ndarray,
+    over: np.ndarray,
+    base: np.ndarray,
+    tkeys: np.ndarray,
+    tbounds: np.ndarray,
+    tstamps: np.ndarray,
+    tstamp: np.ndarray,
+    sms: Scratch,
+    rngs: np.ndarray,
+    values: np.ndarray,
+    weights: np.ndarray,
+    alive: np.ndarray,
+    totals: np.ndarray,
+    drawn: np.ndarray,
+) -> None:  # pragma: no cover
+    """``len(keys)`` card decisions (``decide_cards`` each: decision j's template in row j, its candidates
+    ``cards[j, :ncards[j]]``, its generator's key, its budget ``samples[j]``; ``race_params`` min_samples,
+    check_every, z, delta, eps) over ``len(base)`` workspaces, one per thread: workspace w decides j = w,
+    w + W, ... in turn (``decide_job``). Each decision's result is its own, so any thread count gives the
+    same actions."""
+    W = base.shape[0]
+    J = keys.shape[0]
+    for w in prange(W):
+        for j in range(w, J, W):
+            decide_job(
+                j,
+                w,
+                cards,
+                ncards,
+                exact,
+                keys,
+                samples,
+                rmin,
+                race_params,
+                arrays,
+                opts,
+                rewards,
+                over,
+                base,
+                tkeys,
+                tbounds,
+                tstamps,
+                tstamp,
+                sms,
+                rngs,
+                values,
+                weights,
+                alive,
+                totals,
+                drawn,
+            )

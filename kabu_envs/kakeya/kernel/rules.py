@@ -474,10 +474,10 @@ def end_deal(
     dp = g[b, DEALER_P]
     winner = deal_winner(b, st, opts)
     change, egara, playing = (
-        st.scratch[0],
-        st.scratch[1],
-        st.scratch[2],
-    )  # (scratch: the kernel allocates nothing)
+        st.scratch[b, 0],
+        st.scratch[b, 1],
+        st.scratch[b, 2],
+    )  # (the row's scratch: the kernel allocates nothing, and rows may run at once)
     nplay = 0
     total = 0
     for p in range(P):

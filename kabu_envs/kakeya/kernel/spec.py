@@ -31,7 +31,8 @@ class State(NamedTuple):
     captured: np.ndarray  # (B, P) uint64: each partnership's captured cards
     decks: np.ndarray  # (B, 52) int8: the next deal's order (fed, or a stacked prefix)
     rng: np.ndarray  # (B,) uint64: core.kernel generator states
-    scratch: np.ndarray  # (3, 8) int64: end_deal's per-partnership numbers (the kernel allocates nothing)
+    scratch: np.ndarray  # (B, 3, 8) int64: end_deal's per-partnership numbers, a row's own (rows run in
+    # parallel: ``batch.step_parallel``; the kernel allocates nothing)
 
 
 Arrays = State  # (the annotation of the kernel functions' state argument)
@@ -99,4 +100,7 @@ kernel_jit = _njit(cache=True, _nrt=False)
 # The functions run once per row and step are inlined by numba (``inline="always"``): a call passes the
 # state tuple as every field of every array, and LLVM does not inline a callee that large by itself.
 kernel_jit_inline = _njit(cache=True, _nrt=False, inline="always")
+# The entry points that step rows on every core (``prange``; ``core.threads``): each row touches only its
+# own rows of the arrays, so any thread count gives the same games bit for bit.
+kernel_jit_parallel = _njit(cache=True, _nrt=False, parallel=True)
 WORDS = 16  # the 0/1 entries as a bitset: up to 960 bits and a spare word (four players 438, six 571)

@@ -45,7 +45,7 @@ from kabu_envs.oicho_kabu import observation as _observation
 from kabu_envs.oicho_kabu.kernel import flow as _flow
 from kabu_envs.oicho_kabu.kernel import layout as _layout
 from kabu_envs.oicho_kabu.kernel import observe as _observe
-from kabu_envs.oicho_kabu.kernel.flow import reset_rows, resume_rows, step
+from kabu_envs.oicho_kabu.kernel.flow import reset_rows, resume_rows, step, step_parallel
 from kabu_envs.oicho_kabu.kernel.layout import (
     O_OBS,
     Rules,
@@ -54,7 +54,13 @@ from kabu_envs.oicho_kabu.kernel.layout import (
     make_rules,
     make_state,
 )
-from kabu_envs.oicho_kabu.kernel.observe import encode, encode_compact
+from kabu_envs.oicho_kabu.kernel.observe import (
+    encode,
+    encode_compact,
+    encode_compact_parallel,
+    encode_parallel,
+    step_encode_parallel,
+)
 
 __all__ = [
     "O_OBS",
@@ -63,12 +69,16 @@ __all__ = [
     "compact_layout",
     "encode",
     "encode_compact",
+    "encode_compact_parallel",
+    "encode_parallel",
     "make_rules",
     "make_state",
     "prepare",
     "reset_rows",
     "resume_rows",
     "step",
+    "step_encode_parallel",
+    "step_parallel",
 ]
 
 
@@ -82,15 +92,17 @@ def prepare() -> bool:
     """Ready both compiled modules' caches before the first call (``core.kernel.prepare``): one line
     says so when the kernel compiles. True when it will.
 
-    Only the entry points (``reset_rows``, ``resume_rows``, ``step``, ``encode``,
-    ``encode_compact``) are cached, each with the callees compiled into it, and each is called with the
-    same types whatever the rule set
-    (``layout.state_dtype``): numba's cache index then holds one version of each, so processes that
-    compile at once (test or training workers) write the same code. (With several versions, two
-    processes adding different ones at once can pair an index entry with the other's machine code.)"""
+    Only the entry points (``reset_rows``, ``resume_rows``, ``step``, ``encode``, ``encode_compact``
+    and the parallel ``step_parallel``, ``encode_parallel``, ``encode_compact_parallel``,
+    ``step_encode_parallel``) are cached, each with the callees compiled into it, and each is called
+    with the same types whatever the rule set (``layout.state_dtype``): numba's cache index then holds
+    one version of each, so processes that compile at once (test or training workers) write the same
+    code. (With several versions, two processes adding different ones at once can pair an index entry
+    with the other's machine code.)"""
     mark = stamp()
-    flow = [_flow.reset_rows, _flow.resume_rows, _flow.step]
+    flow = [_flow.reset_rows, _flow.resume_rows, _flow.step, _flow.step_parallel]
     compiling = core.prepare("Oicho-Kabu", flow, mark)
     quiet = io.StringIO() if compiling else sys.stderr  # (one line for the whole kernel)
     observe = [_observe.encode, _observe.encode_compact]
+    observe += [_observe.encode_parallel, _observe.encode_compact_parallel, _observe.step_encode_parallel]
     return core.prepare("Oicho-Kabu observation", observe, mark, out=quiet) or compiling

@@ -721,6 +721,40 @@ def resume_rows(st: State, ru: Rules, rows: np.ndarray, perms: np.ndarray) -> in
     return waiting
 
 
+@numba.njit(inline="always")
+def _step_row(
+    st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool, b: int
+) -> int:  # pragma: no cover
+    """``step``'s work on game b (its record only: rows may run at once); 1 when it waits for a shuffle
+    from Python."""
+    g = st[b]
+    g.rewards[:] = 0.0
+    over = g.current_player < 0
+    g.terminated = over
+    if over or not moving[b]:
+        return 0
+    _apply(g, ru, actions[b])
+    _run(g, ru)
+    if g.resume != R_NONE:
+        return 1
+    if autoreset and g.current_player < 0:
+        _restart(g, ru)
+    return 0
+
+
+@numba.njit
+def _step_range(
+    st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool, lo: int, hi: int
+) -> int:  # pragma: no cover
+    """``_step_row`` for games ``lo:hi``: the games that wait for a shuffle. (A parallel chunk's body: a
+    call of its own, so that the arrays' reference counts move once a chunk, not once a row, and no
+    ``inline`` function lands straight in a ``prange`` body.)"""
+    waiting = 0
+    for b in range(lo, hi):
+        waiting += _step_row(st, ru, actions, moving, autoreset, b)
+    return waiting
+
+
 @numba.njit(cache=True)
 def step(
     st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool
@@ -728,7 +762,8 @@ def step(
     """One action per live game with ``moving[b]`` (legal: the caller checks against the mask): the
     rewards of this step, ``terminated`` (a game over or not moving reports "over"), the new masks.
     With ``autoreset`` a game that ends starts its next episode at once (``_restart``). Returns how many
-    fed games wait for a shuffle from Python (``resume_rows``)."""
+    fed games wait for a shuffle from Python (``resume_rows``). (The loop written out: ``_step_row``'s
+    work, as it was before the parallel entry; inlined, it measured about 10% slower.)"""
     waiting = 0
     for b in range(len(actions)):
         g = st[b]
@@ -743,4 +778,18 @@ def step(
             waiting += 1
         elif autoreset and g.current_player < 0:
             _restart(g, ru)
+    return waiting
+
+
+@numba.njit(cache=True, parallel=True)
+def step_parallel(
+    st: State, ru: Rules, actions: np.ndarray, moving: np.ndarray, autoreset: bool, chunks: int
+) -> int:  # pragma: no cover
+    """``step`` with the games in ``chunks`` chunks spread over numba's threads (``core.threads``): each
+    touches only its own record, so any thread count plays the same games bit for bit (the count of
+    waiting games is an integer sum, exact in any order)."""
+    waiting = 0
+    B = len(actions)
+    for c in numba.prange(chunks):
+        waiting += _step_range(st, ru, actions, moving, autoreset, c * B // chunks, (c + 1) * B // chunks)
     return waiting

@@ -10,6 +10,7 @@ import numpy as np
 
 from kabu_envs.oicho_kabu.deck import NUM_VALUES
 from kabu_envs.oicho_kabu.game import MAX_CARDS, NUM_SPREADS
+from kabu_envs.oicho_kabu.kernel import flow as _flow
 from kabu_envs.oicho_kabu.kernel.layout import (
     CHOICE,
     F_ACTIVE,
@@ -200,6 +201,65 @@ def encode(
         _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
 
 
+@_njit(cache=True, _nrt=False, parallel=True)
+def encode_parallel(
+    st: State, ru: Rules, rows: np.ndarray, seats: np.ndarray, out: np.ndarray, chunks: int
+) -> None:  # pragma: no cover
+    """``encode`` with the rows in ``chunks`` chunks spread over numba's threads (``core.threads``; each
+    row written by one thread, from its own record)."""
+    inv = _scales(ru)
+    n = len(rows)
+    for c in numba.prange(chunks):
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            out[i, :] = 0.0
+            _encode_row(st[rows[i]], ru, seats[i], out[i], inv)
+
+
+@numba.njit
+def _step_encode_range(
+    st: State,
+    ru: Rules,
+    actions: np.ndarray,
+    moving: np.ndarray,
+    autoreset: bool,
+    lo: int,
+    hi: int,
+    out: np.ndarray,
+    inv: tuple[float, float, float, float, float],
+) -> int:  # pragma: no cover
+    """``flow._step_range`` of games ``lo:hi``, then the observation of each that moved and does not wait
+    for a shuffle (a waiting game is encoded once Python resumed it); the games that wait. (A parallel
+    chunk's body: its games' records are still in the core's cache when they are encoded.)"""
+    waiting = _flow._step_range(st, ru, actions, moving, autoreset, lo, hi)
+    for b in range(lo, hi):
+        if moving[b] and st[b].resume == _flow.R_NONE:
+            out[b, :] = 0.0
+            _encode_row(st[b], ru, st[b].current_player, out[b], inv)
+    return waiting
+
+
+@numba.njit(cache=True, parallel=True)
+def step_encode_parallel(
+    st: State,
+    ru: Rules,
+    actions: np.ndarray,
+    moving: np.ndarray,
+    autoreset: bool,
+    chunks: int,
+    out: np.ndarray,
+) -> int:  # pragma: no cover
+    """``flow.step_parallel`` and the float32 observations of the games that moved (``out``: (B, size)), in
+    one parallel call: each chunk steps its games and encodes them. Returns how many games wait for a
+    shuffle (their observations are left to the caller)."""
+    inv = _scales(ru)
+    waiting = 0
+    B = len(actions)
+    for c in numba.prange(chunks):
+        lo, hi = c * B // chunks, (c + 1) * B // chunks
+        waiting += _step_encode_range(st, ru, actions, moving, autoreset, lo, hi, out, inv)
+    return waiting
+
+
 @numba.njit
 def _pack(
     a: np.ndarray, start: int, end: int, row: np.ndarray, j: int, acc: int
@@ -215,6 +275,38 @@ def _pack(
     return j, acc
 
 
+@numba.njit
+def _compact_rows(
+    st: State,
+    ru: Rules,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    bits: np.ndarray,
+    numbers: np.ndarray,
+    lo: int,
+    hi: int,
+    start: int,
+    stop: int,
+    a: np.ndarray,
+) -> None:  # pragma: no cover
+    """``encode_compact`` of rows ``start:stop``, ``a`` the float32 row it encodes into first."""
+    size = ru[O_OBS]
+    inv = _scales(ru)
+    first = bits.shape[1] // 4 - (hi - lo)
+    for i in range(start, stop):
+        a[:] = 0.0
+        _encode_row(st[rows[i]], ru, seats[i], a, inv)
+        row = bits[i]
+        j, acc = _pack(a, 0, lo, row, 0, 0)
+        j, acc = _pack(a, hi, size, row, j, acc)
+        if j & 7:
+            row[j >> 3] = acc
+        for x in range(j + 7 >> 3, 4 * first):  # the padding
+            row[x] = 0
+        for x in range(hi - lo):
+            numbers[i, first + x] = a[lo + x]
+
+
 @numba.njit(cache=True)
 def encode_compact(
     st: State,
@@ -228,19 +320,25 @@ def encode_compact(
 ) -> None:  # pragma: no cover
     """``encode`` as bits and numbers: ``bits`` (k, C) uint8 and ``numbers`` its float32 view, the
     numbers at float32 column ``nbytes // 4`` on (``compact_layout``)."""
-    size = ru[O_OBS]
-    inv = _scales(ru)
-    a = np.empty(size, dtype=np.float32)
-    first = bits.shape[1] // 4 - (hi - lo)
-    for i in range(len(rows)):
-        a[:] = 0.0
-        _encode_row(st[rows[i]], ru, seats[i], a, inv)
-        row = bits[i]
-        j, acc = _pack(a, 0, lo, row, 0, 0)
-        j, acc = _pack(a, hi, size, row, j, acc)
-        if j & 7:
-            row[j >> 3] = acc
-        for x in range(j + 7 >> 3, 4 * first):  # the padding
-            row[x] = 0
-        for x in range(hi - lo):
-            numbers[i, first + x] = a[lo + x]
+    a = np.empty(ru[O_OBS], dtype=np.float32)
+    _compact_rows(st, ru, rows, seats, bits, numbers, lo, hi, 0, len(rows), a)
+
+
+@numba.njit(cache=True, parallel=True)
+def encode_compact_parallel(
+    st: State,
+    ru: Rules,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    bits: np.ndarray,
+    numbers: np.ndarray,
+    lo: int,
+    hi: int,
+    chunks: int,
+) -> None:  # pragma: no cover
+    """``encode_compact`` with the rows in ``chunks`` chunks spread over numba's threads, each chunk with
+    its own scratch row (every row's bytes are its own: the same output for any thread count)."""
+    n = len(rows)
+    for c in numba.prange(chunks):
+        a = np.empty(ru[O_OBS], dtype=np.float32)
+        _compact_rows(st, ru, rows, seats, bits, numbers, lo, hi, c * n // chunks, (c + 1) * n // chunks, a)
