@@ -197,8 +197,8 @@ def shuffle(state: np.ndarray, row: int, items: np.ndarray, n: int) -> None:  # 
     state[row] = shuffle_word(state[row], items, n)
 
 
-# What a parallel entry point raises when one of its chunks did not finish: its thread raised, and numba's
-# ``workqueue`` threading layer (``core.threads``' fork-safe choice) drops such an error; the serial
+# What a parallel entry point raises when one of its chunks did not finish: its thread raised, and a
+# threading layer may drop such an error (numba's ``workqueue`` does); the serial
 # entry (``NUMBA_NUM_THREADS=1``) raises the kernel's own.
 THREAD_ERROR = (
     "a kernel error in a thread of a parallel step (its message is lost by numba's threading layer; "

@@ -14,25 +14,40 @@ by other work is the caller's to handle with numba's own means: ``NUMBA_NUM_THRE
 ``numba.set_num_threads``; worker processes (``kabu-eval``'s and the labelling's pools) set
 their share themselves.
 
-Fork safety: GNU OpenMP (numba's ``omp`` threading layer, its first choice on Linux when TBB is absent)
-cannot run a parallel loop in a process forked from one that ran one (the child is terminated). Unless
-the user picked a layer (``NUMBA_THREADING_LAYER``), importing this module asks numba for a fork-safe
-layer (``forksafe``: TBB if installed, else numba's own ``workqueue``), so that a worker pool forked by
-an evaluation runs the parallel kernels too (``workqueue`` drops an error raised in a thread: the
-parallel steps check that every chunk finished, ``core.kernel.THREAD_ERROR``). Imported only by the
-batch engines and the search, never by ``import kabu_envs``: it loads numba.
+Threading layer: numba's own choice (TBB if installed, else GNU OpenMP, ``omp``); numba's ``workqueue``
+layer ran these kernels' parallel loops on one core at a time here (no speed-up), so it is not forced.
+Two settings make ``omp`` safe to use by default:
+
+* Fork: GNU OpenMP cannot run a parallel loop in a process forked from one that ran one (the child is
+  terminated). A forked child therefore drops to one thread (``os.register_at_fork``): it takes the
+  serial entry points, which give the same games; spawned workers (``kabu-eval``'s, the labelling's)
+  set their own share.
+* Waiting: OpenMP's threads spin for a while between parallel loops; with the default spin a loaded
+  machine (another job on every core) made a parallel step five times slower than the serial one.
+  Unless the user set ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT``, the spin is capped
+  (``GOMP_SPINCOUNT``, read when OpenMP loads: before the first parallel call), which keeps the idle
+  speed-up (benchmarks/README.md has both measurements).
+
+Imported only by the batch engines and the search, never by ``import kabu_envs``: it loads numba.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import numba
 
-_config: Any = numba.config  # (its settings are absent from numba's type stubs)
-if "NUMBA_THREADING_LAYER" not in os.environ and _config.THREADING_LAYER == "default":
-    _config.THREADING_LAYER = "forksafe"  # (read at the first parallel call: see the docstring)
+SPIN_COUNT = "100000"  # OpenMP's spin between loops (libgomp's default is 300000; see the docstring)
+if "OMP_WAIT_POLICY" not in os.environ:
+    os.environ.setdefault("GOMP_SPINCOUNT", SPIN_COUNT)
+
+
+def _forked_child() -> None:
+    """In a forked child: one thread, so that no parallel loop runs on the parent's OpenMP state."""
+    numba.set_num_threads(1)
+
+
+os.register_at_fork(after_in_child=_forked_child)
 
 PARALLEL_MIN_ROWS = 256  # below it a step is too short to pay for starting the threads
 CHUNK_ROWS = 128  # rows a parallel loop hands a thread at once (one call: per-call costs stay small)

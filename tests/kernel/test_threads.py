@@ -139,9 +139,10 @@ from kabu_envs import batch
 from kabu_envs.core import threads
 
 
+B = threads.PARALLEL_MIN_ROWS + 44
+
+
 def play(_: int = 0) -> str:
-    B = threads.PARALLEL_MIN_ROWS + 44
-    assert threads.use_parallel(B)  # (two threads: the parallel entry points)
     env = batch.make("kakeya", batch_size=B, autoreset=True)
     env.reset(seed=3)
     rng = np.random.default_rng(4)
@@ -155,8 +156,9 @@ def play(_: int = 0) -> str:
 
 
 if __name__ == "__main__":
+    assert threads.use_parallel(B)  # (two threads: the parent takes the parallel entry points)
     parent = play()  # the parent's threads run first, then it forks (or spawns) a worker
-    print(numba.threading_layer())
+    print(numba.threading_layer())  # (omp here: GNU OpenMP, not fork-safe by itself)
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(sys.argv[1])) as pool:
         print(pool.submit(play).result() == parent)  # (a worker that dies: BrokenProcessPool)
 """
@@ -164,10 +166,10 @@ if __name__ == "__main__":
 
 @pytest.mark.skipif(core.jit_disabled(), reason="plain Python: no threads")
 @pytest.mark.parametrize("start", ["fork", "spawn"])
-def test_a_worker_forked_after_the_parallel_kernels_runs_them_too(start: str, tmp_path: Path) -> None:
-    """GNU OpenMP terminates a forked child's parallel loop; ``core.threads`` asks numba for a fork-safe
-    threading layer, so a pool forked (the default on Linux) by a process that ran the parallel kernels
-    runs them too, with the same games."""
+def test_a_worker_forked_after_the_parallel_kernels_plays_the_same_games(start: str, tmp_path: Path) -> None:
+    """GNU OpenMP terminates a forked child's parallel loop; ``core.threads`` drops a forked child to one
+    thread (the serial entry points), so a pool forked (the default on Linux) by a process that ran the
+    parallel kernels plays the same games; a spawned one runs the parallel kernels itself."""
     script = tmp_path / "fork_play.py"
     script.write_text(_FORK)
     env = {**os.environ, "NUMBA_NUM_THREADS": "2", "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
@@ -177,7 +179,7 @@ def test_a_worker_forked_after_the_parallel_kernels_runs_them_too(start: str, tm
     )
     assert done.returncode == 0, done.stderr[-3000:]
     layer, same = done.stdout.split()
-    assert layer in ("workqueue", "tbb")
+    assert layer in ("omp", "tbb", "workqueue")
     assert same == "True"
 
 
@@ -220,3 +222,25 @@ def test_oicho_kabu_encodes_in_the_parallel_step_when_the_observations_are_read(
         assert np.array_equal(wide.rewards, serial.rewards)
         assert np.array_equal(wide.legal_action_mask, serial.legal_action_mask)
     assert 0 < len(calls) < steps
+
+
+def test_openmp_spin_is_capped_unless_the_user_set_a_wait_policy() -> None:
+    """A loaded machine made OpenMP's default spin between parallel loops five times slower than the
+    serial step: ``core.threads`` caps it (``GOMP_SPINCOUNT``) before OpenMP loads, and leaves a user's
+    own ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` alone."""
+    probe = "import os; from kabu_envs.core import threads; print(os.environ.get('GOMP_SPINCOUNT'))"
+    base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    base["PYTHONPATH"] = str(ROOT)
+
+    def spin(**extra: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", probe], env={**base, **extra}, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip()
+
+    from kabu_envs.core import threads
+
+    assert spin() == threads.SPIN_COUNT
+    assert spin(GOMP_SPINCOUNT="7") == "7"
+    assert spin(OMP_WAIT_POLICY="PASSIVE") == "None"
