@@ -494,8 +494,6 @@ def _validate_dagger(cfg: TrainConfig, spec: registry.GameSpec) -> None:
                     raise ValueError(f"{where}.opponents: the weight of {name!r} is negative")
             if not any(w > 0 for w in r.opponents.values()):
                 raise ValueError(f"{where}.opponents needs an opponent with a positive weight")
-    if not isinstance(d.aggregate, list) or not all(isinstance(a, str) and a for a in d.aggregate):
-        raise ValueError(f"dagger.aggregate must be a list of decisions.npz paths, got {d.aggregate!r}")
     if d.aggregate and not d.iterations:
         raise ValueError("dagger.aggregate needs dagger.iterations > 0 (the decisions join a DAgger refit)")
     if d.refit.epochs is not None and d.refit.epochs < 1:
