@@ -62,6 +62,9 @@ def test_ei6p2_kakeya_continues_ei6p_kakeya_with_its_decisions():
     assert all(
         r["decisions"] >= 100_000 and r["opponents"] == {"expert_0_2": 0.5, "expert": 0.5} for r in rounds
     )
+    curve = read_curve(d / "curve.csv")  # measured after the run, a point per round of its own
+    assert sorted(curve) == ["expert", "scripted"]
+    assert all(c["samples"] == [r["aggregate"] for r in rounds] for c in curve.values())
     policy = read_policy(d)
     assert policy.trained_for == read_policy(SHIPPED_MODELS / "ei6p_kakeya").trained_for
     assert policy.features == "cards" and list(policy.policy_layers) == [512, 512]
