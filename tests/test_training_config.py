@@ -44,11 +44,11 @@ def test_every_shipped_run_record_loads_and_gives_back_its_config(run):
     # a record written before a key existed (the richer settings' bettors have no "dagger") gets its
     # default; every key it has comes back as it was, its JSON included
     # keys added inside a block since (bc.temperature, bc.lr_decay, bc.holdout, dagger.rounds,
-    # dagger.refit, policy_kwargs.features) come back at their default
+    # dagger.refit, dagger.aggregate, policy_kwargs.features) come back at their default
     later = {
         "bc": {"temperature": 0.0, "lr_decay": "none", "holdout": 0.0},
         "policy_kwargs": {"features": None},
-        "dagger": {"rounds": [], "refit": {"epochs": None, "lr": None}},
+        "dagger": {"rounds": [], "refit": {"epochs": None, "lr": None}, "aggregate": []},
     }
     for block, keys in later.items():
         for key, default in keys.items():

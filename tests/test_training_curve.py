@@ -272,3 +272,33 @@ def test_a_views_ensemble_curve_plays_its_members_over_the_views(tmp_path):
     cfg = dataclasses.replace(load_run_config(run), curve=Curve(0, 6, ["random"]))
     seed = json.loads(run.read_text())["seed"]
     assert points["random"]["mean"] == [curve_mod.evaluate_point(cfg, ens, seed)[0]["mean"]]
+
+
+def test_a_continued_run_measures_its_curve_from_its_own_rounds(tmp_path):
+    """A run that continues another (init_from, dagger.aggregate) has no round 0: its points are its own
+    rounds' policies, x = the aggregate including the earlier run's decisions."""
+    base = {
+        "name": "clone_toy",
+        "game": "kakeya",
+        "role": "partnership",
+        "timesteps": 0,
+        "eval_deals": 0,
+        "opponents": {"scripted": 1.0},
+        "policy_kwargs": {"net_arch": [16]},
+        "bc": {"teacher": "scripted", "steps": 60, "epochs": 1, "batch_size": 32},
+        "dagger": {"iterations": 1, "steps": 40, "beta": 0.5, "workers": 1},
+    }
+    train(load_config(base), out=tmp_path / "first", progress_bar=False)
+    files = [str(tmp_path / "first" / "work" / "dagger" / f"iter_{k}" / "decisions.npz") for k in range(2)]
+    more = {
+        **base,
+        "name": "clone_toy_more",
+        "init_from": str(tmp_path / "first" / "model"),
+        "dagger": {"iterations": 2, "steps": 40, "beta": 0.5, "workers": 1, "aggregate": files},
+    }
+    record = train(load_config(more), out=tmp_path / "more", progress_bar=False)
+    rounds = record["bc"]["dagger"]
+    assert [r["iteration"] for r in rounds] == [1, 2]
+    assert curve_mod.main([str(tmp_path / "more"), "--opponents", "random", "--deals", "6"]) == 0
+    points = read_curve(tmp_path / "more" / "model" / "curve.csv")
+    assert points["random"]["samples"] == [r["aggregate"] for r in rounds]

@@ -145,6 +145,9 @@ class Dagger:
     # per-round overrides (steps, beta, opponents), one per iteration; [] = every round the defaults
     rounds: list[DaggerRound] = field(default_factory=list)
     refit: DaggerRefit = field(default_factory=DaggerRefit)
+    # labelled decisions of an earlier run (its work/dagger/iter_<k>/decisions.npz files) joined to the
+    # aggregate before the first fit: a run that continues ``init_from``'s network keeps what it learnt on
+    aggregate: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # the YAML gives plain mappings: build the nested records (their keys and types checked here)
@@ -458,8 +461,11 @@ def _validate_bc(cfg: TrainConfig, spec: registry.GameSpec) -> None:
         raise ValueError(f"bc.lr_decay must be one of {LR_DECAYS}, got {bc.lr_decay!r}")
     if not 0.0 <= bc.holdout < 0.5:
         raise ValueError(f"bc.holdout must be a share in [0, 0.5) (0: none held out), got {bc.holdout!r}")
-    if cfg.init_from:
-        raise ValueError("bc and init_from exclude each other (both set the starting policy)")
+    if cfg.init_from and not cfg.dagger.iterations:
+        raise ValueError(
+            "bc and init_from exclude each other (both set the starting policy); with dagger.iterations > 0 "
+            "the DAgger rounds continue init_from's network instead of cloning first"
+        )
 
 
 def _validate_dagger(cfg: TrainConfig, spec: registry.GameSpec) -> None:
@@ -497,6 +503,8 @@ def _validate_dagger(cfg: TrainConfig, spec: registry.GameSpec) -> None:
                     raise ValueError(f"{where}.opponents: the weight of {name!r} is negative")
             if not any(w > 0 for w in r.opponents.values()):
                 raise ValueError(f"{where}.opponents needs an opponent with a positive weight")
+    if d.aggregate and not d.iterations:
+        raise ValueError("dagger.aggregate needs dagger.iterations > 0 (the decisions join a DAgger refit)")
     if d.refit.epochs is not None and d.refit.epochs < 1:
         raise ValueError(f"dagger.refit.epochs must be a positive integer, got {d.refit.epochs!r}")
     if d.refit.lr is not None and d.refit.lr <= 0:
@@ -549,7 +557,8 @@ def stage_plan(cfg: TrainConfig) -> list[str]:
     steps)"]``: what ``--list`` shows and a run prints first (``timesteps`` is the PPO stage only)."""
     out = []
     if cfg.bc.teacher:
-        out.append(f"bc ({cfg.bc.teacher}, {cfg.bc.steps} decisions)")
+        if not cfg.init_from:
+            out.append(f"bc ({cfg.bc.teacher}, {cfg.bc.steps} decisions)")
         if cfg.dagger.iterations:
             rounds = cfg.dagger.schedule(cfg.opponents)
             total = sum(r.steps or 0 for r in rounds)

@@ -171,8 +171,9 @@ def measure_dagger_run(out: Path, curve: dict[str, Any] | None = None) -> Path:
     if not cfg.curve.opponents or cfg.curve.deals < 2:
         raise ValueError(f"give the curve's opponents and deals (>= 2), got {dataclasses.asdict(cfg.curve)}")
     writer = CurveWriter(out / "work" / "curve.csv")
-    for k in range(len(rounds)):
-        round_point(cfg, writer, record["seed"], out / "work" / "dagger" / f"iter_{k}", rounds[: k + 1])
+    for k, r in enumerate(rounds):  # a continued run (init_from) starts at iteration 1
+        policy_dir = out / "work" / "dagger" / f"iter_{r['iteration']}"
+        round_point(cfg, writer, record["seed"], policy_dir, rounds[: k + 1])
     shutil.copyfile(writer.path, model / "curve.csv")
     record["curve"] = last_points(model / "curve.csv")
     record["curve_settings"] = dataclasses.asdict(cfg.curve)

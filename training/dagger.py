@@ -13,6 +13,9 @@ then lead it to states the teacher never showed it, where it plays poorly (compo
   decisions, docs/studies/distillation.md). ``dagger.rounds`` gives a round its own steps, beta and
   opponent mix
   (the study's rounds 2-3 against the expert opponents it is measured against).
+- with ``init_from`` the rounds continue that network (no cloning round: round 1's learner is
+  ``init_from``'s policy), and ``dagger.aggregate`` joins an earlier run's labelled decisions to the
+  aggregate, so that more rounds can be added to a finished run without labelling its decisions again.
 
 Only decisions with at least two legal actions are recorded (a forced move teaches nothing; its reward
 still counts in the returns). The teacher sees exactly the learner's observation and mask.
@@ -42,6 +45,8 @@ from kabu_envs.training.stage_log import say
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
+
+    from kabu_envs.agents.features import FeatureInputs
 
 _J = TypeVar("_J")
 _R = TypeVar("_R")
@@ -162,6 +167,42 @@ def load_demonstrations(path: Path) -> Demonstrations:
         return Demonstrations(z["obs"], z["masks"], z["actions"], z["returns"], int(z["episodes"]), values)
 
 
+def init_policy_dir(init_from: str) -> str:
+    """The model folder of ``init_from`` (a shipped model's name or a policy file's folder): the first
+    round's learner."""
+    from kabu_envs.agents.ppo_agent import find_policy
+    from kabu_envs.agents.registry import models_dir
+
+    return str(find_policy(init_from, models_dir()).parent)
+
+
+def earlier_decisions(
+    paths: list[str], inputs: FeatureInputs | None, holdout: float
+) -> tuple[Demonstrations | None, list[np.ndarray], list[dict[str, Any]]]:
+    """The decisions files of ``dagger.aggregate`` joined (with the run's network inputs), their held-out
+    rows (the last ``holdout`` share of each file) and, for the run record, each file's path, rows and
+    SHA-256: the record names exactly which labels the model was fitted on."""
+    import hashlib
+
+    from kabu_envs.training.bc import holdout_rows
+
+    parts: list[Demonstrations] = []
+    held: list[np.ndarray] = []
+    record: list[dict[str, Any]] = []
+    for p in paths:
+        path = Path(p)
+        if not path.is_file():
+            raise ValueError(
+                f"dagger.aggregate: no decisions file {p!r} (a run's work/dagger/iter_<k>/decisions.npz)"
+            )
+        part = load_demonstrations(path)
+        parts.append(part.with_inputs(inputs))
+        held.append(holdout_rows([len(part)], holdout))
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        record.append({"path": p, "decisions": len(part), "sha256": digest})
+    return (concat(parts) if parts else None), held, record
+
+
 def concat(parts: list[Demonstrations]) -> Demonstrations:
     """The parts' decisions in order (action values kept only when every part has them)."""
     values = [p.values for p in parts if p.values is not None]
@@ -206,11 +247,15 @@ def run(
     bc, d = cfg.bc, cfg.dagger
     inputs = feature_inputs_of(cfg)  # the fits see [observation, features]; decisions.npz keeps obs
     rounds = [DaggerRound(bc.steps, 1.0, dict(cfg.opponents)), *d.schedule(cfg.opponents)]
-    data: Demonstrations | None = None
-    held: list[np.ndarray] = []
+    first = 0
     learner_dir: str | None = None
+    if cfg.init_from:  # the rounds continue init_from's network: no cloning round
+        first, learner_dir = 1, init_policy_dir(cfg.init_from)
+    data, held, joined = earlier_decisions(d.aggregate, inputs, bc.holdout)
     iterations: list[dict[str, Any]] = []
     for k, r in enumerate(rounds):
+        if k < first:
+            continue
         assert r.steps is not None and r.beta is not None and r.opponents is not None
         t0 = time.time()
         # the round's table; a config like the run's otherwise (its worker seeds unchanged)
@@ -256,6 +301,8 @@ def run(
             after_round(Path(learner_dir), iterations)
     assert data is not None
     return {
+        **({"init_from": cfg.init_from} if cfg.init_from else {}),
+        **({"aggregate": joined} if joined else {}),
         "teacher": bc.teacher,
         "smoothing": bc.smoothing,
         "temperature": bc.temperature,

@@ -489,11 +489,12 @@ def _train(
     bc_file = paths.work / "bc.json"
     bc_record = json.loads(bc_file.read_text()) if start is not None and bc_file.is_file() else None
     if cfg.bc.teacher and start is None:
+        warm_stages = [s for s in stage_plan(cfg) if not s.startswith("ppo")]
         try:
             bc_record = _warm_start(model, cfg, pool, paths, seed, progress_bar)
         except KeyboardInterrupt:
             raise TrainingInterrupted(
-                f"training interrupted during the warm start ({' -> '.join(stage_plan(cfg)[:-1])}), before "
+                f"training interrupted during the warm start ({' -> '.join(warm_stages)}), before "
                 f"any checkpoint: nothing to resume in {paths.root}; run it again without --resume"
             ) from None
         save_policy(model, cfg, paths.work / "bc_policy", seed)  # the warm start alone, for comparison

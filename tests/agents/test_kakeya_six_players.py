@@ -1,7 +1,7 @@
 """The six-player Kakeya networks (all play, the v2 default for six): ``ei6p_kakeya``, the clone of the
-six-player ``expert`` (preset ``kakeya_ei6p``), and ``ens6p_kakeya``, that clone over the suit
-rotations. Each is what its command wrote, plays legal moves at its table only, and plays a batch as it
-plays one row."""
+six-player ``expert`` (preset ``kakeya_ei6p``), ``ei6p2_kakeya``, that clone continued by two more DAgger
+rounds (preset ``kakeya_ei6p2``), and ``ens6p_kakeya``, the continued clone over the suit rotations. Each
+is what its command wrote, plays legal moves at its table only, and plays a batch as it plays one row."""
 
 from __future__ import annotations
 
@@ -42,24 +42,52 @@ def test_ei6p_kakeya_is_its_presets_run():
     assert all(c["samples"] == [r["aggregate"] for r in rounds] for c in curve.values())
 
 
-def test_ens6p_kakeya_is_the_shipped_clone_over_the_suit_rotations():
+def test_ei6p2_kakeya_continues_ei6p_kakeya_with_its_decisions():
+    """The preset's resolved config and seed; two DAgger rounds from the shipped ``ei6p_kakeya``'s
+    network (no cloning round) on an aggregate that starts with that run's 160k labelled decisions,
+    named by checksum."""
+    d = SHIPPED_MODELS / "ei6p2_kakeya"
+    run = json.loads((d / "run.json").read_text())
+    cfg = load_config("kakeya_ei6p2")
+    assert load_run_config(d / "run.json") == cfg
+    assert cfg.init_from == "ei6p_kakeya" and cfg.env_options == SIX and run["seed"] == 71
+    first = json.loads((SHIPPED_MODELS / "ei6p_kakeya" / "run.json").read_text())["bc"]
+    joined = run["bc"]["aggregate"]
+    assert [a["decisions"] for a in joined] == [r["decisions"] for r in first["dagger"]]
+    assert [a["path"] for a in joined] == cfg.dagger.aggregate and all(len(a["sha256"]) == 64 for a in joined)
+    rounds = run["bc"]["dagger"]
+    assert [r["iteration"] for r in rounds] == [1, 2] and [r["beta"] for r in rounds] == [0.125, 0.0625]
+    assert rounds[0]["aggregate"] == first["decisions"] + rounds[0]["decisions"]
+    assert rounds[1]["aggregate"] == rounds[0]["aggregate"] + rounds[1]["decisions"]
+    assert all(
+        r["decisions"] >= 100_000 and r["opponents"] == {"expert_0_2": 0.5, "expert": 0.5} for r in rounds
+    )
+    curve = read_curve(d / "curve.csv")  # measured after the run, a point per round of its own
+    assert sorted(curve) == ["expert", "scripted"]
+    assert all(c["samples"] == [r["aggregate"] for r in rounds] for c in curve.values())
+    policy = read_policy(d)
+    assert policy.trained_for == read_policy(SHIPPED_MODELS / "ei6p_kakeya").trained_for
+    assert policy.features == "cards" and list(policy.policy_layers) == [512, 512]
+
+
+def test_ens6p_kakeya_is_the_continued_clone_over_the_suit_rotations():
     d = SHIPPED_MODELS / "ens6p_kakeya"
     ens = read_ensemble(d)
-    assert ens.names == ("ei6p_kakeya",) and ens.views == "suit_rotations"
-    assert member_records(d) == {"ei6p_kakeya": SHIPPED_MODELS / "ei6p_kakeya" / "policy.json"}
+    assert ens.names == ("ei6p2_kakeya",) and ens.views == "suit_rotations"
+    assert member_records(d) == {"ei6p2_kakeya": SHIPPED_MODELS / "ei6p2_kakeya" / "policy.json"}
     recipe = json.loads((d / "recipe.json").read_text())
     assert recipe["command"] == (
-        "python -m kabu_envs.training.ensemble ens6p_kakeya ei6p_kakeya --views suit_rotations"
+        "python -m kabu_envs.training.ensemble ens6p_kakeya ei6p2_kakeya --views suit_rotations"
     )
 
 
-@pytest.mark.parametrize("name", ["ei6p_kakeya", "ens6p_kakeya"])
+@pytest.mark.parametrize("name", ["ei6p_kakeya", "ei6p2_kakeya", "ens6p_kakeya"])
 def test_a_six_player_model_refuses_four_players(name):
     with pytest.raises(ValueError, match=r"does not fit.*6 players.*players 6 != 4"):
         make_agent("kakeya", name, 0)
 
 
-@pytest.mark.parametrize("name", ["ei6p_kakeya", "ens6p_kakeya"])
+@pytest.mark.parametrize("name", ["ei6p_kakeya", "ei6p2_kakeya", "ens6p_kakeya"])
 def test_a_six_player_model_plays_every_seat_of_six_player_deals(name):
     """Legal moves on every seat of three six-player deals, and a batch of the observations met played
     as each row alone (the same greedy actions)."""

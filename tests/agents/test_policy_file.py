@@ -26,10 +26,11 @@ SHIPPED["ppo_kakeya"] = ("kakeya", "partnership")
 SHIPPED["ei_kakeya"] = ("kakeya", "partnership")  # the expert-iteration clone (issue #27), no PPO
 SHIPPED["ei2_kakeya"] = ("kakeya", "partnership")  # the same with the card features
 SHIPPED["ei6p_kakeya"] = ("kakeya", "partnership")  # the six-player clone (all play)
+SHIPPED["ei6p2_kakeya"] = ("kakeya", "partnership")  # that clone, two more DAgger rounds
 # the richer Oicho-Kabu settings (docs/studies/oicho_models.md)
 SHIPPED |= {f"ppo_oicho_bettor_{r}": ("oicho_kabu", "bettor") for r in ("kansai", "kabufuda_site")}
 # several policy files played as one (agents/ensemble.py, tests/agents/test_ensemble.py); ens6p_kakeya:
-# ei6p_kakeya over the suit rotations, six players
+# ei6p2_kakeya over the suit rotations, six players
 ENSEMBLES = {"ens_kakeya", "ens6p_kakeya"}
 
 

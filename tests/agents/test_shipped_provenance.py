@@ -66,6 +66,7 @@ def test_the_shipped_models_are_all_found_and_the_rewritten_ones_reconstructed()
     rewritten = {"ppo_kakeya", "ei_kakeya", "ei2_kakeya", "ens_kakeya", "endgame_kakeya"}
     rewritten |= {"ppo_oicho_bettor", "ppo_oicho_bettor_kansai"}
     retrained = {"ppo_oicho_dealer", "ppo_oicho_bettor_kabufuda_site", "ei6p_kakeya", "ens6p_kakeya"}
+    retrained |= {"ei6p2_kakeya"}
     assert rewritten | retrained <= names
     assert {d.name for d in _model_dirs() if "reconstructed" in _training(d)} == rewritten
 

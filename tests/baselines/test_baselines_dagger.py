@@ -1,6 +1,7 @@
 """DAgger (training/dagger.py): who acts, who labels, the aggregate, the run record and the config."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -176,3 +177,76 @@ def test_collection_defaults_to_the_cores_and_runs_its_shares_on_at_most_that_ma
     assert dagger.run_shares(lambda k: k * k, range(7)) == [k * k for k in range(7)]
     assert dagger.run_shares(str, [5, 6]) == ["5", "6"]
     assert asked == [3, 2]
+
+
+def test_a_run_continues_another_runs_network_and_decisions(tmp_path):
+    """init_from with DAgger: no cloning round, round 1's learner is init_from's policy, and
+    dagger.aggregate joins the earlier run's labelled decisions (recorded with their SHA-256)."""
+    import hashlib
+
+    first = _cfg(timesteps=0, dagger={"iterations": 1, "steps": 80, "beta": 0.5, "workers": 1})
+    train(first, out=tmp_path / "first", progress_bar=False)
+    files = [str(tmp_path / "first" / "work" / "dagger" / f"iter_{k}" / "decisions.npz") for k in range(2)]
+    earlier = [dagger.load_demonstrations(Path(f)) for f in files]
+    cfg = _cfg(
+        name="ppo_kakeya_dagger_more",
+        timesteps=0,
+        seed=5,
+        init_from=str(tmp_path / "first" / "model"),
+        dagger={
+            "iterations": 1,
+            "steps": 80,
+            "beta": 0.5,
+            "workers": 1,
+            "refit": {"epochs": 1},
+            "aggregate": files,
+        },
+    )
+    record = train(cfg, out=tmp_path / "more", progress_bar=False)
+    rows = record["bc"]["dagger"]
+    assert [r["iteration"] for r in rows] == [1] and rows[0]["beta"] == 0.5
+    assert rows[0]["aggregate"] == sum(len(e) for e in earlier) + rows[0]["decisions"]
+    assert record["bc"]["init_from"] == cfg.init_from
+    assert record["bc"]["aggregate"] == [
+        {"path": f, "decisions": len(e), "sha256": hashlib.sha256(Path(f).read_bytes()).hexdigest()}
+        for f, e in zip(files, earlier, strict=True)
+    ]
+    assert not (tmp_path / "more" / "work" / "dagger" / "iter_0").exists()  # nothing cloned again
+    # round 1's learner was the first run's network: its agreement before the fit is that policy's own
+    from kabu_envs.training.bc import agreement
+    from kabu_envs.training.run import _new_model, feature_inputs_of
+
+    new = dagger.load_demonstrations(tmp_path / "more" / "work" / "dagger" / "iter_1" / "decisions.npz")
+    model = _new_model(cfg, _vec(cfg), 0, None)
+    assert agreement(model.policy, new.with_inputs(feature_inputs_of(cfg))) == pytest.approx(
+        rows[0]["agreement_before_fit"], abs=1e-4
+    )
+
+
+def _vec(cfg):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from kabu_envs.training.run import build_pool, make_view
+
+    return DummyVecEnv([lambda: make_view(cfg, build_pool(cfg, 0))])
+
+
+@pytest.mark.parametrize(
+    ("over", "match"),
+    [
+        ({"init_from": "ei2_kakeya"}, "bc and init_from exclude each other"),
+        ({"dagger": {"aggregate": ["x.npz"]}}, "dagger.aggregate needs dagger.iterations"),
+        ({"dagger": {"iterations": 1, "aggregate": "x.npz"}}, "dagger.aggregate' must be a list of strings"),
+    ],
+)
+def test_bad_continuations_are_refused(over, match):
+    with pytest.raises(ValueError, match=match):
+        load_config(
+            {"name": "ppo_x", "game": "kakeya", "role": "partnership", "bc": {"teacher": "scripted"}, **over}
+        )
+
+
+def test_a_missing_decisions_file_is_named(tmp_path):
+    cfg = _cfg(timesteps=0, dagger={"iterations": 1, "aggregate": [str(tmp_path / "gone.npz")]})
+    with pytest.raises(ValueError, match="no decisions file .*gone.npz"):
+        train(cfg, out=tmp_path / "run", progress_bar=False)
