@@ -106,22 +106,23 @@ def fit(
     target = torch.from_numpy(data["target"])
     order = rng.permutation(n)
     held, train_rows = order[: n // 10], order[n // 10 :]
-    emb = torch.nn.EmbeddingBag(netplay.NUM_FEATURES, hidden, mode="sum")
-    torch.nn.init.normal_(emb.weight, std=0.5 / np.sqrt(30))
+    lens = np.diff(offsets)
+    pad = np.full((n, int(lens.max())), netplay.NUM_FEATURES, dtype=np.int64)  # (the padding row: zeros)
+    pad[np.arange(n).repeat(lens), np.arange(len(indices)) - offsets[:-1].repeat(lens)] = indices
+    inputs = torch.from_numpy(pad)
+    emb = torch.nn.EmbeddingBag(
+        netplay.NUM_FEATURES + 1, hidden, mode="sum", padding_idx=netplay.NUM_FEATURES
+    )
+    with torch.no_grad():
+        torch.nn.init.normal_(emb.weight, std=0.5 / np.sqrt(30))
+        emb.weight[netplay.NUM_FEATURES] = 0.0
     b1 = torch.nn.Parameter(torch.zeros(hidden))
     out = torch.nn.Linear(hidden, NUM_CARDS)
     params = [*emb.parameters(), b1, *out.parameters()]
     opt = torch.optim.Adam(params, lr=lr)
 
-    def bags(rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-        lens = offsets[rows + 1] - offsets[rows]
-        flat = np.concatenate([indices[offsets[r] : offsets[r + 1]] for r in rows])
-        starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
-        return torch.from_numpy(flat), torch.from_numpy(starts)
-
     def logits(rows: np.ndarray) -> torch.Tensor:
-        flat, starts = bags(rows)
-        h = torch.relu(emb(flat, starts) + b1)
+        h = torch.relu(emb(inputs[rows]) + b1)
         z = out(h)
         return z.masked_fill(~legal[rows], -1e9)
 
@@ -140,7 +141,7 @@ def fit(
         z = logits(held)
         ce = float(torch.nn.functional.cross_entropy(z, target[held]))
         acc = float((z.argmax(1) == target[held]).float().mean())
-    w1 = emb.weight.detach().numpy().astype(np.float32)
+    w1 = emb.weight.detach().numpy()[: netplay.NUM_FEATURES].astype(np.float32)
     arrays = {
         "w1": w1,
         "b1": b1.detach().numpy().astype(np.float32),
