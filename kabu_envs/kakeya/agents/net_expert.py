@@ -46,7 +46,8 @@ def net_folder(net: str) -> Path:
 
 
 def load_net(net: str) -> tuple[tuple[np.ndarray, ...], dict[str, Any]]:
-    """The network as ``kernel/netplay.py`` takes it (``w1, b1, w2, b2, gone_sum, hidden, idx``) and its
+    """The network as ``kernel/netplay.py`` takes it (``w1, b1, w2, b2, gone_sum``, then the scratch
+    ``hidden, idx, hand_acc, gone_acc``) and its
     record; the arrays are read without pickle and checked against the record (shapes, checksum)."""
     from kabu_envs.kakeya.kernel import netplay
 
@@ -65,7 +66,12 @@ def load_net(net: str) -> tuple[tuple[np.ndarray, ...], dict[str, Any]]:
         if arr.shape != want[name]:
             raise ValueError(f"{folder}/playout.npz: {name} has shape {arr.shape}, expected {want[name]}")
     gone_sum = w1[netplay.F_GONE : netplay.F_GONE + NUM_CARDS].sum(axis=0, dtype=np.float32)
-    scratch = (np.zeros(h, dtype=np.float32), np.zeros(netplay.MAX_ACTIVE, dtype=np.int64))
+    scratch = (
+        np.zeros(h, dtype=np.float32),
+        np.zeros(netplay.MAX_ACTIVE, dtype=np.int64),
+        np.zeros((6, h), dtype=np.float32),  # (the running sums of each seat's hand rows: net_playout)
+        np.zeros(h, dtype=np.float32),
+    )
     return (w1, b1, w2, b2, gone_sum, *scratch), record
 
 

@@ -10,10 +10,11 @@ count and the table size. Never another seat's hand. The first layer is the sum 
 the active inputs (cost ~ active inputs x hidden: a few dozen rows), ReLU, then one logit per legal
 card; the play is the arg-max (ties: the lowest card), so a play-out stays deterministic.
 
-The "gone" inputs are the largest set late in a deal; ``net_choice`` adds the rows of whichever is
-smaller, the gone cards or the others (the gone rows' sum is stored with the weights: ``gone_sum``):
-the same sum up to float rounding (tests/kakeya/test_netplay.py compares with a plain numpy forward
-pass of ``features``).
+The hand and "gone" inputs are most of the active ones. A play-out (``net_playout``) keeps their rows
+as running sums, each seat's hand and the gone cards, so a move adds only the dozen other rows;
+``net_choice`` (one position) sums afresh, over whichever is smaller, the gone cards or the others (the
+gone rows' sum is stored with the weights: ``gone_sum``). The same sums up to float rounding
+(tests/agents/test_kakeya_net_expert.py compares with a plain numpy forward pass of ``features``).
 
 ``decide_cards_net`` is ``decide.decide_cards`` with these play-outs (the race, the sampler and the
 weighting are the same functions).
@@ -26,11 +27,13 @@ import numpy as np
 from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.kernel.decide import race, trick_weight
 from kabu_envs.kakeya.kernel.rules import (
+    bit,
     legal_plays,
     low_bit,
     play,
     popcount,
     side,
+    trick_cards,
     trick_winner,
 )
 from kabu_envs.kakeya.kernel.sample import Scratch, draw, setup
@@ -75,6 +78,7 @@ F_SIX = 382  # 1: six players
 NUM_FEATURES = 383
 MAX_ACTIVE = 128  # at most 52 + 52 + 6 + 1 + ... active inputs: the index scratch's size
 ALL_CARDS = np.uint64((1 << 52) - 1)
+ONE32 = np.float32(1.0)
 
 
 @kernel_jit_inline
@@ -178,6 +182,56 @@ def features(b: int, seat: int, st: Arrays, opts: np.ndarray, out: np.ndarray) -
 
 
 @kernel_jit_inline
+def _add_rows(
+    w1: np.ndarray, base: int, x: np.uint64, sign: np.float32, acc: np.ndarray
+) -> None:  # pragma: no cover
+    """``acc += sign * w1[base + card]`` for every card of ``x``."""
+    h = acc.shape[0]
+    while x != ZERO:
+        row = base + low_bit(x)
+        x &= x - ONE
+        for j in range(h):
+            acc[j] += sign * w1[row, j]
+
+
+@kernel_jit_inline
+def net_head(
+    b: int,
+    seat: int,
+    legal: np.uint64,
+    st: Arrays,
+    opts: np.ndarray,
+    w1: np.ndarray,
+    w2: np.ndarray,
+    b2: np.ndarray,
+    hidden: np.ndarray,
+    idx: np.ndarray,
+) -> int:  # pragma: no cover
+    """The arg-max legal card (ties: the lowest) once ``hidden`` holds the bias and the rows of the
+    hand and the gone cards: the other inputs' rows are added, then ReLU and the legal cards' logits."""
+    h = hidden.shape[0]
+    k = small_features(b, seat, st, opts, idx, 0)
+    for i in range(k):
+        row = idx[i]
+        for j in range(h):
+            hidden[j] += w1[row, j]
+    for j in range(h):
+        hidden[j] = max(hidden[j], np.float32(0.0))
+    best, best_v = -1, -np.inf
+    x = legal
+    while x != ZERO:
+        c = low_bit(x)
+        x &= x - ONE
+        v = np.float32(0.0)
+        for j in range(h):
+            v += hidden[j] * w2[c, j]
+        v += b2[c]
+        if v > best_v:
+            best, best_v = c, v
+    return best
+
+
+@kernel_jit_inline
 def net_choice(
     b: int,
     st: Arrays,
@@ -191,7 +245,7 @@ def net_choice(
     idx: np.ndarray,
 ) -> int:  # pragma: no cover
     """The card the network plays for the seat to play in row ``b`` (its arg-max over the legal cards,
-    ties to the lowest card); a single legal card is played without the network."""
+    ties to the lowest card), every row summed afresh; a single legal card is played without it."""
     g = st.g
     seat = st.current_player[b]
     legal = legal_plays(st.hands[b, seat], g[b, T_LED], g[b, RENSHO], opts[O_MUST_FOLLOW])
@@ -200,38 +254,15 @@ def net_choice(
     h = hidden.shape[0]
     for j in range(h):
         hidden[j] = b1[j]
-    k = _add_cards(idx, F_HAND, st.hands[b, seat], 0)
+    _add_rows(w1, F_HAND, st.hands[b, seat], ONE32, hidden)
     gone = gone_cards(b, seat, st, opts)
     if popcount(gone) <= 26:
-        k = _add_cards(idx, F_GONE, gone, k)
+        _add_rows(w1, F_GONE, gone, ONE32, hidden)
     else:  # the complement: every gone row's sum less the rows of the cards not gone
         for j in range(h):
             hidden[j] += gone_sum[j]
-        rest = ALL_CARDS & ~gone
-        while rest != ZERO:
-            c = low_bit(rest)
-            rest &= rest - ONE
-            row = F_GONE + c
-            for j in range(h):
-                hidden[j] -= w1[row, j]
-    k = small_features(b, seat, st, opts, idx, k)
-    for i in range(k):
-        row = idx[i]
-        for j in range(h):
-            hidden[j] += w1[row, j]
-    best, best_v = -1, -np.inf
-    x = legal
-    while x != ZERO:
-        c = low_bit(x)
-        x &= x - ONE
-        v = b2[c]
-        for j in range(h):
-            a = hidden[j]
-            if a > 0.0:
-                v += a * w2[c, j]
-        if v > best_v:
-            best, best_v = c, v
-    return best
+        _add_rows(w1, F_GONE, ALL_CARDS & ~gone, -ONE32, hidden)
+    return net_head(b, seat, legal, st, opts, w1, w2, b2, hidden, idx)
 
 
 @kernel_jit
@@ -246,17 +277,42 @@ def net_playout(
     net: Fields,
 ) -> float:  # pragma: no cover
     """Play row ``b`` to the end of the deal: the network plays the first ``plies`` cards, the scripted
-    rules of thumb the rest; my partnership's value."""
-    w1, b1, w2, b2, gone_sum, hidden, idx = net
-    g = st.g
+    rules of thumb the rest; my partnership's value. The rows of each seat's hand and of the gone
+    cards are kept as running sums (``hand_acc``, ``gone_acc``: a played card's row leaves its seat's
+    sum, a finished trick's cards join the gone sum), so a move adds only the other inputs' rows."""
+    w1, b1, w2, b2, gone_sum, hidden, idx, hand_acc, gone_acc = net
+    g, cur, hands = st.g, st.current_player, st.hands
+    n = opts[O_N]
+    h = hidden.shape[0]
+    if plies > 0:
+        for j in range(h):
+            gone_acc[j] = b1[j]
+        _add_rows(w1, F_GONE, gone_cards(b, 0, st, opts), ONE32, gone_acc)
+        for s in range(n):
+            for j in range(h):
+                hand_acc[s, j] = 0.0
+            _add_rows(w1, F_HAND, hands[b, s], ONE32, hand_acc[s])
     k = 0
     while g[b, PHASE] == PLAY_PHASE:
+        seat = cur[b]
         if k < plies:
-            c = net_choice(b, st, opts, w1, b1, w2, b2, gone_sum, hidden, idx)
+            legal = legal_plays(hands[b, seat], g[b, T_LED], g[b, RENSHO], opts[O_MUST_FOLLOW])
+            if legal & (legal - ONE) == ZERO:
+                c = low_bit(legal)
+            else:
+                for j in range(h):
+                    hidden[j] = gone_acc[j] + hand_acc[seat, j]
+                c = net_head(b, seat, legal, st, opts, w1, w2, b2, hidden, idx)
         else:
             c = policy(b, st, opts, rmin)
-        play(b, c, st, opts, rewards, over)
         k += 1
+        if k < plies:  # the running sums after this card
+            cb = bit(c)
+            for j in range(h):
+                hand_acc[seat, j] -= w1[F_HAND + c, j]
+            if g[b, T_NUM] == g[b, T_LEN] - 1:
+                _add_rows(w1, F_GONE, trick_cards(b, st, n) | cb, ONE32, gone_acc)
+        play(b, c, st, opts, rewards, over)
     return float(rewards[b, 0])
 
 
@@ -276,7 +332,7 @@ def features_row(
 def choice_row(b: int, arrays: Fields, opts: np.ndarray, net: Fields) -> int:  # pragma: no cover
     """``net_choice`` for the seat to play in row ``b``."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    w1, b1, w2, b2, gone_sum, hidden, idx = net
+    w1, b1, w2, b2, gone_sum, hidden, idx, _, _ = net
     return net_choice(b, st, opts, w1, b1, w2, b2, gone_sum, hidden, idx)
 
 
