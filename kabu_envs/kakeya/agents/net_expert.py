@@ -10,7 +10,8 @@ the deal. Everything else is the expert's: the sampler, the race, the exact end-
 
 The network is a shipped model folder (``models/<net>/playout.npz``: plain arrays, loaded without
 pickle; ``playout.json``: its architecture, training data, config and provenance), trained in the lab
-(``kabu_envs.training.netplay``) by behaviour cloning of ``expert_0_3``'s card plays.
+(``kabu_envs.training.netplay``, on data recorded by ``kabu_envs.kakeya.agents.netplay_data``) by
+behaviour cloning of ``expert_0_3``'s card plays.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ NET_PARAMS: dict[str, Any] = {
     "net": "playout_kakeya",  # the play-out network: a shipped model folder's name, or a folder
     "net_plies": 52,  # the cards of each play-out the network plays (then the rules of thumb); 0: none
 }
-FORMAT = "kabu-envs kakeya playout net"
+FORMAT = "kabu-envs playout net"  # (written by the lab: kabu_envs.training.netplay)
 
 
 def net_folder(net: str) -> Path:
@@ -53,8 +54,8 @@ def load_net(net: str) -> tuple[tuple[np.ndarray, ...], dict[str, Any]]:
 
     folder = net_folder(net)
     record = json.loads((folder / "playout.json").read_text())
-    if record.get("format") != FORMAT:
-        raise ValueError(f"{folder}/playout.json: not a {FORMAT!r} record")
+    if record.get("format") != FORMAT or record.get("trained_for", {}).get("game") != "kakeya":
+        raise ValueError(f"{folder}/playout.json: not a {FORMAT!r} record of a Kakeya network")
     data = (folder / "playout.npz").read_bytes()
     if hashlib.sha256(data).hexdigest() != record.get("weights_sha256"):
         raise ValueError(f"{folder}/playout.npz: its SHA-256 is not the record's weights_sha256")
