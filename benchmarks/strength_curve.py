@@ -7,7 +7,7 @@ in the same run.
 
     python benchmarks/strength_curve.py --option samples=64 [--option dd_tricks=3] [--deals 300]
                                         [--seed 7] [--table 4p|6p] [--agent expert|plain|net]
-                                        [--reference expert_0_2|expert_0_3]
+                                        [--reference expert_0_2|expert_0_3] [--chunks 10]
 
 ``--agent expert`` (the default) measures the registry's ``expert`` (``kernel_expert.py``: sampling,
 inference and the race in one kernel call) with its parameters; ``--agent plain`` the plain search of
@@ -28,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's code
 from kabu_envs.eval.games import matchup  # noqa: E402
+from kabu_envs.eval.stats import summarize  # noqa: E402
 from kabu_envs.kakeya.agents.expert import KakeyaExpert02Agent, KakeyaExpertAgent  # noqa: E402
 from kabu_envs.kakeya.agents.kernel_expert import KakeyaExpert03Agent, KakeyaKernelExpertAgent  # noqa: E402
 from kabu_envs.kakeya.agents.net_expert import KakeyaNetExpertAgent  # noqa: E402
@@ -81,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table", choices=sorted(TABLES), default="4p")
     ap.add_argument("--agent", choices=sorted(AGENTS), default="expert")
     ap.add_argument("--reference", choices=sorted(REFERENCES), default="expert_0_2")
+    ap.add_argument(
+        "--chunks",
+        type=int,
+        default=1,
+        help="play the deals in this many matchups (deal seeds seed*100+i), a row each",
+    )
     args = ap.parse_args(argv)
     params = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
     opts = TABLES[args.table]
@@ -91,14 +98,20 @@ def main(argv: list[str] | None = None) -> int:
     agent.spent = reference.spent = 0.0
     agent.calls = reference.calls = 0
     start = time.time()
-    s = matchup("kakeya", agent, reference, None, args.deals, args.seed, opts, batched=False).summary()
-    ms = 1000 * agent.spent / max(agent.calls, 1)
-    ref_ms = 1000 * reference.spent / max(reference.calls, 1)
-    print(
-        f"| {args.table} | {args.agent} {json.dumps(params)} vs {args.reference} | {s.n} | {s.mean:+.3f} | "
-        f"[{s.lo:+.3f}, {s.hi:+.3f}] | "
-        f"{ms:.2f} | {ref_ms:.2f} | {ms / ref_ms:.1f}x | {time.time() - start:.0f} s |"
-    )
+    advantages: list[float] = []
+    for i in range(args.chunks):  # (one chunk: the whole run's deals from --seed, as before)
+        seed = args.seed if args.chunks == 1 else args.seed * 100 + i
+        part = args.deals // args.chunks + (i < args.deals % args.chunks)
+        advantages += matchup("kakeya", agent, reference, None, part, seed, opts, batched=False).advantages
+        s = summarize(advantages)
+        ms = 1000 * agent.spent / max(agent.calls, 1)
+        ref_ms = 1000 * reference.spent / max(reference.calls, 1)
+        print(
+            f"| {args.table} | {args.agent} {json.dumps(params)} vs {args.reference} | {s.n} | "
+            f"{s.mean:+.3f} | [{s.lo:+.3f}, {s.hi:+.3f}] | "
+            f"{ms:.2f} | {ref_ms:.2f} | {ms / ref_ms:.1f}x | {time.time() - start:.0f} s |",
+            flush=True,
+        )
     return 0
 
 
