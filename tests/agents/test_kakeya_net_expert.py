@@ -316,3 +316,19 @@ def test_the_shipped_network_records_its_training_and_provenance():
         assert prov["env_id"] == "kabu_envs/Kakeya-v2" and prov["rule_options"]["num_players"] == int(n)
         assert prov["package_version"] and prov["git_commit"]
     assert make_config(num_players=4).num_players == 4
+
+
+def test_the_strength_curve_measures_it_against_expert_0_3_in_chunks(capsys):
+    """``benchmarks/strength_curve.py --agent net --reference expert_0_3 --chunks 2``: one cumulative
+    row per chunk, the last over every deal."""
+    spec = importlib.util.spec_from_file_location(
+        "strength_curve", Path(__file__).parents[2] / "benchmarks" / "strength_curve.py"
+    )
+    assert spec is not None and spec.loader is not None
+    curve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curve)
+    args = ["--agent", "net", "--reference", "expert_0_3", "--deals", "3", "--chunks", "2"]
+    assert curve.main([*args, "--option", "samples=4", "--option", "min_samples=2", "--seed", "5"]) == 0
+    rows = [r for r in capsys.readouterr().out.splitlines() if r.startswith("| 4p | net")]
+    assert len(rows) == 2 and "vs expert_0_3" in rows[0]
+    assert [int(r.split("|")[3]) for r in rows] == [2, 3]
