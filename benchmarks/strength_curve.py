@@ -12,7 +12,7 @@ in the same run.
 ``--agent expert`` (the default) measures the registry's ``expert`` (``kernel_expert.py``: sampling,
 inference and the race in one kernel call) with its parameters; ``--agent plain`` the plain search of
 ``expert.py`` that ``expert_0_2`` pins, with other parameters (``--option samples=64``); ``--agent net``
-the expert with network play-outs (``expert_net``, ``net_expert.py``: ``--option net_plies=8``).
+the expert with network play-outs (``KakeyaNetExpertAgent``, ``net_expert.py``: ``--option net_plies=8``).
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.core.rng import make_rng
+
 FORMAT = "kabu-envs playout net"  # (the loader, the game's agents, checks it)
 
 
@@ -45,7 +47,7 @@ def fit(
 
     features, actions = sizes
     torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
+    rng = make_rng(seed)  # (the same stream as np.random.default_rng(seed))
     offsets, indices = data["offsets"], data["indices"].astype(np.int64)
     n = len(data["target"])
     legal = torch.from_numpy(_legal_matrix(data["legal"], actions))

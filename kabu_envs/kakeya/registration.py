@@ -38,7 +38,6 @@ SPEC = register(
             "expert": "kabu_envs.kakeya.agents.kernel_expert:KakeyaKernelExpertAgent",
             "expert_0_2": "kabu_envs.kakeya.agents.expert:KakeyaExpert02Agent",
             "expert_0_3": "kabu_envs.kakeya.agents.kernel_expert:KakeyaExpert03Agent",
-            "expert_net": "kabu_envs.kakeya.agents.net_expert:KakeyaNetExpertAgent",
         },
         reference="scripted",
         pettingzoo_id="kabu_envs/Kakeya-v2",

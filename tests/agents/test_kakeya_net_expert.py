@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from kabu_envs import kakeya_v2
-from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
 from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
 from kabu_envs.kakeya.agents.net_expert import NET_PARAMS, KakeyaNetExpertAgent, load_net, net_folder
@@ -268,9 +267,8 @@ def test_expert_net_decides_from_its_observation_only():
     assert swapped >= 4
 
 
-def test_the_registry_names_it_and_it_checks_its_parameters(tmp_path):
-    agent = make_agent("kakeya", "expert_net:samples=32", seed=1)
-    assert isinstance(agent, KakeyaNetExpertAgent)
+def test_it_checks_its_parameters_and_saves(tmp_path):
+    agent = KakeyaNetExpertAgent(seed=1, samples=32)
     assert agent.params["samples"] == 32 and agent.params["net_plies"] == NET_PARAMS["net_plies"]
     with pytest.raises(ValueError, match="net_plies must be an int >= 0"):
         KakeyaNetExpertAgent(net_plies=-1)

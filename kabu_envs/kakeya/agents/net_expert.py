@@ -1,4 +1,4 @@
-"""The kernel expert with learned play-outs (the registry's ``expert_net``).
+"""The kernel expert with learned play-outs (``KakeyaNetExpertAgent``; not a registry name yet).
 
 ``expert`` (``kernel_expert.py``) evaluates each candidate card on sampled deals by play-outs in which
 every seat follows the scripted rules of thumb. Here a small network plays the first ``net_plies``
@@ -139,7 +139,7 @@ class NetSearch(KernelSearch):
 
 @loadable
 class KakeyaNetExpertAgent(KakeyaKernelExpertAgent):
-    """``expert_net``: the kernel expert whose play-outs the network plays (module docstring);
+    """The kernel expert whose play-outs the network plays (module docstring);
     ``options`` are the expert's plus ``NET_PARAMS``."""
 
     name = "kakeya_expert_net"

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from kabu_envs.core.rng import make_rng
 from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
 from kabu_envs.kakeya.cards import NUM_CARDS
 from kabu_envs.kakeya.knowledge import SeatView
@@ -58,7 +59,7 @@ def record(teacher: str, num_players: int, deals: int, seed: int) -> dict[str, n
     sink: list[tuple[np.ndarray, int, int]] = []
     seats = [_teacher(teacher, seed * 1000 + s, rule_options, sink) for s in range(num_players)]
     env = registry.get("kakeya").make_raw_env(**rule_options)
-    rng = np.random.default_rng(seed)
+    rng = make_rng(seed)  # (the same stream as np.random.default_rng(seed))
     for _ in range(deals):
         env.reset(seed=int(rng.integers(2**31)))
         for name in env.agent_iter():
