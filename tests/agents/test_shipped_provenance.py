@@ -93,6 +93,27 @@ def test_every_shipped_policy_names_its_env_id_version_and_rules(d: Path):
         assert versions.get("kabu-envs", t["package_version"]) == t["package_version"]
 
 
+def test_every_shipped_playout_network_names_its_rules_data_and_run():
+    """The search's play-out networks (``<name>/playout.json`` beside ``playout.npz``: not policies, no
+    ``policy.json``) record, per table size they were trained on, the env id, the resolved rules, the
+    package version and the commit, and the run's config, seed and data; the weights are the record's."""
+    records = sorted(SHIPPED_MODELS.glob("*/playout.json"))
+    assert records
+    spec = registry.get("kakeya")
+    for path in records:
+        rec = json.loads(path.read_text())
+        t = rec["training"]
+        assert isinstance(t["config"]["seed"], int) and t["data"]
+        assert sorted(t["provenance"]) == sorted(str(n) for n in rec["trained_for"]["num_players"])
+        for n, prov in t["provenance"].items():
+            assert prov["env_id"] == spec.pettingzoo_id, path
+            assert prov["rule_options"] == _plain_json(spec.config(num_players=int(n)).as_dict())
+            assert re.fullmatch(r"\d+\.\d+\.\d+", prov["package_version"])
+            assert re.fullmatch(r"[0-9a-f]{40}", prov["git_commit"]), "trained from a committed tree"
+        sha = hashlib.sha256((path.parent / "playout.npz").read_bytes()).hexdigest()
+        assert rec["weights_sha256"] == sha
+
+
 @pytest.mark.parametrize(
     "d", [d for d in _checked() if "reconstructed" in _training(d)], ids=lambda d: d.name
 )

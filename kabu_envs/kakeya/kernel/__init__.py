@@ -9,8 +9,9 @@ The package: ``spec.py`` (the state's columns, the option indices, the observati
 ``rules.py`` (deal, play and scoring of one row: what the search builds on), ``batch.py`` (reset rows,
 step every live row, masks and observations), ``search.py`` (the expert's play-outs and end-game
 solver on rows of the same state), ``sample.py`` and ``decide.py`` (the kernel expert's sampler and
-its whole card decision in one call) and, here, the Python side (``make_state``, ``options``,
-``layout``, ``outputs``, the cache's ``stamp`` and ``prepare``).
+its whole card decision in one call), ``netplay.py`` (a learned play-out policy for it) and, here,
+the Python side (``make_state``, ``options``, ``layout``, ``outputs``, the cache's ``stamp`` and
+``prepare``).
 
 State (one row per match, ``spec.State``: a named tuple of arrays, read by name: ``st.hands``): ``g``
 (B, NG) int64 holds the per-match numbers by column (``PHASE``, ``TRUMP``, ...: ``spec.py``); per-seat
@@ -41,7 +42,7 @@ from kabu_envs.core import kernel as core
 from kabu_envs.kakeya.actions import NUM_ACTIONS
 from kabu_envs.kakeya.cards import NUM_CARDS
 from kabu_envs.kakeya.config import Config
-from kabu_envs.kakeya.kernel import batch, decide, rules, sample, search, spec
+from kabu_envs.kakeya.kernel import batch, decide, netplay, rules, sample, search, spec
 from kabu_envs.kakeya.kernel.batch import (
     encode_row,
     encode_rows,
@@ -102,6 +103,7 @@ __all__ = [  # what the batch engine and the search use
     "legal_bits",
     "legal_plays",
     "make_state",
+    "netplay",
     "options",
     "outputs",
     "prepare",
@@ -204,7 +206,7 @@ def stamp() -> str:
     import kabu_envs.kakeya.tricks as tricks_mod
 
     here = sys.modules[__name__]
-    modules = [here, spec, rules, batch, search, sample, decide, core]
+    modules = [here, spec, rules, batch, search, sample, decide, netplay, core]
     modules += [cards_mod, actions_mod, game_mod, observation_mod, scoring_mod, tricks_mod]
     return core.fingerprint(modules, (PIECES, NG, NUM_OPTIONS, STONES_TABLE))
 

@@ -1,0 +1,167 @@
+"""The kernel expert with learned play-outs (``KakeyaNetExpertAgent``; not a registry name yet).
+
+``expert`` (``kernel_expert.py``) evaluates each candidate card on sampled deals by play-outs in which
+every seat follows the scripted rules of thumb. Here a small network plays the first ``net_plies``
+cards of each play-out instead, every seat from its own view in the sampled deal (its hand, the cards
+gone, the trick, the voids, the egara counts: ``kernel/netplay.py``), then the rules of thumb finish
+the deal. Everything else is the expert's: the sampler, the race, the exact end-game over the last
+``dd_tricks`` tricks, the lead and trump choices (those play out with the rules of thumb), the
+``max_ms`` cap; a seed fixes every decision.
+
+The network is a shipped model folder (``models/<net>/playout.npz``: plain arrays, loaded without
+pickle; ``playout.json``: its architecture, training data, config and provenance), trained in the lab
+(``kabu_envs.training.netplay``, on data recorded by ``kabu_envs.kakeya.agents.netplay_data``) by
+behaviour cloning of ``expert_0_3``'s card plays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kabu_envs.agents.base import loadable
+from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent, KernelSearch
+from kabu_envs.kakeya.cards import NUM_CARDS
+
+NET_PARAMS: dict[str, Any] = {
+    "net": "playout_kakeya",  # the play-out network: a shipped model folder's name, or a folder
+    "net_plies": 52,  # the cards of each play-out the network plays (then the rules of thumb); 0: none
+}
+FORMAT = "kabu-envs playout net"  # (written by the lab: kabu_envs.training.netplay)
+
+
+def net_folder(net: str) -> Path:
+    """The folder of the play-out network ``net`` (a shipped model's name, or a path)."""
+    from kabu_envs.agents.registry import SHIPPED_MODELS
+
+    here = SHIPPED_MODELS / net
+    folder = here if "/" not in net and here.is_dir() else Path(net)
+    if not (folder / "playout.npz").is_file() or not (folder / "playout.json").is_file():
+        shipped = sorted(p.parent.name for p in SHIPPED_MODELS.glob("*/playout.json"))
+        raise ValueError(f"no play-out network {net!r} (playout.npz and playout.json); shipped: {shipped}")
+    return folder
+
+
+def load_net(net: str) -> tuple[tuple[np.ndarray, ...], dict[str, Any]]:
+    """The network as ``kernel/netplay.py`` takes it (``w1, b1, w2, b2, gone_sum``, then the scratch
+    ``hidden, idx, hand_acc, gone_acc``) and its
+    record; the arrays are read without pickle and checked against the record (shapes, checksum)."""
+    from kabu_envs.kakeya.kernel import netplay
+
+    folder = net_folder(net)
+    record = json.loads((folder / "playout.json").read_text())
+    if record.get("format") != FORMAT or record.get("trained_for", {}).get("game") != "kakeya":
+        raise ValueError(f"{folder}/playout.json: not a {FORMAT!r} record of a Kakeya network")
+    data = (folder / "playout.npz").read_bytes()
+    if hashlib.sha256(data).hexdigest() != record.get("weights_sha256"):
+        raise ValueError(f"{folder}/playout.npz: its SHA-256 is not the record's weights_sha256")
+    with np.load(folder / "playout.npz", allow_pickle=False) as f:
+        w1, b1, w2, b2 = (np.ascontiguousarray(f[k], dtype=np.float32) for k in ("w1", "b1", "w2", "b2"))
+    h = int(record["architecture"]["hidden"])
+    want = {"w1": (netplay.NUM_FEATURES, h), "b1": (h,), "w2": (NUM_CARDS, h), "b2": (NUM_CARDS,)}
+    for name, arr in zip(want, (w1, b1, w2, b2), strict=True):
+        if arr.shape != want[name]:
+            raise ValueError(f"{folder}/playout.npz: {name} has shape {arr.shape}, expected {want[name]}")
+    gone_sum = w1[netplay.F_GONE : netplay.F_GONE + NUM_CARDS].sum(axis=0, dtype=np.float32)
+    scratch = (
+        np.zeros(h, dtype=np.float32),
+        np.zeros(netplay.MAX_ACTIVE, dtype=np.int64),
+        np.zeros((6, h), dtype=np.float32),  # (the running sums of each seat's hand rows: net_playout)
+        np.zeros(h, dtype=np.float32),
+    )
+    return (w1, b1, w2, b2, gone_sum, *scratch), record
+
+
+class NetSearch(KernelSearch):
+    """``KernelSearch`` whose card decisions play out with the network (``netplay.decide_cards_net``)."""
+
+    def __init__(self, *args: Any, net: tuple[np.ndarray, ...], plies: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._k.prepare((self._k.netplay,))
+        self.net = net
+        self.plies = plies
+
+    def decide(
+        self,
+        key: int,
+        cards: np.ndarray,
+        exact: bool,
+        samples: int,
+        min_samples: int,
+        check_every: int,
+        z: float,
+        delta: float,
+        eps: float,
+    ) -> int:
+        """``KernelSearch.decide`` with the network's play-outs."""
+        if self.values.shape[0] < samples:
+            self.values = np.zeros((samples, NUM_CARDS), dtype=np.float64)
+            self.weights = np.zeros(samples, dtype=np.float64)
+        self._stamp += 1
+        k = self._k.netplay.decide_cards_net(
+            self.TEMPLATE,
+            cards,
+            exact,
+            self.rmin,
+            self.plies,
+            self.net,
+            min_samples,
+            check_every,
+            z,
+            delta,
+            eps,
+            self.st,
+            self.opts,
+            self.rewards,
+            self.over,
+            self.keys,
+            self.bounds,
+            self.stamps,
+            self._stamp,
+            self.sm,
+            self.rng,
+            np.uint64(key),
+            self.values[:samples],
+            self.weights[:samples],
+            self.alive[: len(cards)],
+            self.totals[: len(cards)],
+        )
+        if k < 0:
+            raise ValueError(
+                "KakeyaNetExpertAgent: no deal of the unseen cards fits the counts and the voids"
+            )
+        return int(k)
+
+
+@loadable
+class KakeyaNetExpertAgent(KakeyaKernelExpertAgent):
+    """The kernel expert whose play-outs the network plays (module docstring);
+    ``options`` are the expert's plus ``NET_PARAMS``."""
+
+    name = "kakeya_expert_net"
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        own = {k: options.pop(k) for k in NET_PARAMS if k in options}
+        super().__init__(seed=seed, **options)
+        self.params.update({**NET_PARAMS, **own})
+        plies = self.params["net_plies"]
+        if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
+            raise ValueError(f"KakeyaNetExpertAgent: net_plies must be an int >= 0, got {plies!r}")
+        if not isinstance(self.params["net"], str):
+            raise ValueError(
+                f"KakeyaNetExpertAgent: net must be a model name or folder, got {self.params['net']!r}"
+            )
+        self._net, self.net_record = load_net(self.params["net"])
+        self._nsearch: NetSearch | None = None
+
+    @property
+    def search(self) -> NetSearch:
+        if self._nsearch is None:
+            self._nsearch = NetSearch(
+                self.cfg, self.params["rensho_min_egara"], net=self._net, plies=self.params["net_plies"]
+            )
+        return self._nsearch
