@@ -330,3 +330,24 @@ def test_the_strength_curve_measures_it_against_expert_0_3_in_chunks(capsys):
     rows = [r for r in capsys.readouterr().out.splitlines() if r.startswith("| 4p | net")]
     assert len(rows) == 2 and "vs expert_0_3" in rows[0]
     assert [int(r.split("|")[3]) for r in rows] == [2, 3]
+
+
+def test_its_batched_decisions_are_its_own_on_several_threads(monkeypatch):
+    """With several numba threads the expert's ``act_batch`` searches rows together by the rules of
+    thumb; the network's search must not take that path: its batch is its own decisions row by row."""
+    from kabu_envs.core import threads
+
+    monkeypatch.setattr(threads, "threads", lambda: 2)
+    rows = [
+        enc.encode_with_mask(game, game.current_player, game.legal_bits())
+        for game, enc in game_states({}, 2, seed=901)
+        if game.phase is Phase.PLAY
+    ][:12]
+    obs = np.stack([o for o, _ in rows])
+    masks = np.stack([m for _, m in rows])
+    params = {"samples": 24, "min_samples": 8}
+    batched = KakeyaNetExpertAgent(seed=7, **params).act_batch(obs, masks)
+    one = KakeyaNetExpertAgent(seed=7, **params)
+    assert list(batched) == [one.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    expert = KakeyaKernelExpertAgent(seed=7, **params).act_batch(obs, masks)
+    assert list(batched) != list(expert)  # (the network's play-outs decide differently somewhere)

@@ -158,6 +158,12 @@ class KakeyaNetExpertAgent(KakeyaKernelExpertAgent):
         self._net, self.net_record = load_net(self.params["net"])
         self._nsearch: NetSearch | None = None
 
+    @staticmethod
+    def _parallel_threads() -> bool:
+        """Row by row always: the expert's batched card search (``decide.decide_rows``) plays out with
+        the rules of thumb, not the network."""
+        return False
+
     @property
     def search(self) -> NetSearch:
         if self._nsearch is None:
