@@ -58,6 +58,8 @@ RACE = ("min_samples", "check_every", "z", "delta", "eps")  # the parameters ``e
 class KernelSearch(Search):
     """``Search`` plus the kernel sampler's scratch and the race's arrays (made once per agent)."""
 
+    AGENT = "KakeyaKernelExpertAgent"  # (named in its errors)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         from kabu_envs.kakeya import kernel
@@ -93,37 +95,39 @@ class KernelSearch(Search):
             self.values = np.zeros((samples, NUM_CARDS), dtype=np.float64)
             self.weights = np.zeros(samples, dtype=np.float64)
         self._stamp += 1
-        k = self._k.decide.decide_cards(
-            self.TEMPLATE,
-            cards,
-            exact,
-            self.rmin,
-            min_samples,
-            check_every,
-            z,
-            delta,
-            eps,
-            self.st,
-            self.opts,
-            self.rewards,
-            self.over,
-            self.keys,
-            self.bounds,
-            self.stamps,
-            self._stamp,
-            self.sm,
-            self.rng,
-            np.uint64(key),
-            self.values[:samples],  # (whole rows: always C-contiguous, one compiled version)
-            self.weights[:samples],
-            self.alive[: len(cards)],
-            self.totals[: len(cards)],
+        k = self._decide_cards(
+            (self.TEMPLATE, cards, exact, self.rmin),
+            (
+                min_samples,
+                check_every,
+                z,
+                delta,
+                eps,
+                self.st,
+                self.opts,
+                self.rewards,
+                self.over,
+                self.keys,
+                self.bounds,
+                self.stamps,
+                self._stamp,
+                self.sm,
+                self.rng,
+                np.uint64(key),
+                self.values[:samples],  # (whole rows: always C-contiguous, one compiled version)
+                self.weights[:samples],
+                self.alive[: len(cards)],
+                self.totals[: len(cards)],
+            ),
         )
         if k < 0:
-            raise ValueError(
-                "KakeyaKernelExpertAgent: no deal of the unseen cards fits the counts and the voids"
-            )
-        return int(k)
+            raise ValueError(f"{self.AGENT}: no deal of the unseen cards fits the counts and the voids")
+        return k
+
+    def _decide_cards(self, head: tuple[Any, ...], tail: tuple[Any, ...]) -> int:
+        """The kernel's card decision (``decide.decide_cards(*head, *tail)``); a search with other
+        play-outs calls its own."""
+        return int(self._k.decide.decide_cards(*head, *tail))
 
 
 @dataclass(frozen=True)

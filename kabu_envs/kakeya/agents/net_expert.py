@@ -79,62 +79,17 @@ def load_net(net: str) -> tuple[tuple[np.ndarray, ...], dict[str, Any]]:
 class NetSearch(KernelSearch):
     """``KernelSearch`` whose card decisions play out with the network (``netplay.decide_cards_net``)."""
 
+    AGENT = "KakeyaNetExpertAgent"
+
     def __init__(self, *args: Any, net: tuple[np.ndarray, ...], plies: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._k.prepare((self._k.netplay,))
         self.net = net
         self.plies = plies
 
-    def decide(
-        self,
-        key: int,
-        cards: np.ndarray,
-        exact: bool,
-        samples: int,
-        min_samples: int,
-        check_every: int,
-        z: float,
-        delta: float,
-        eps: float,
-    ) -> int:
-        """``KernelSearch.decide`` with the network's play-outs."""
-        if self.values.shape[0] < samples:
-            self.values = np.zeros((samples, NUM_CARDS), dtype=np.float64)
-            self.weights = np.zeros(samples, dtype=np.float64)
-        self._stamp += 1
-        k = self._k.netplay.decide_cards_net(
-            self.TEMPLATE,
-            cards,
-            exact,
-            self.rmin,
-            self.plies,
-            self.net,
-            min_samples,
-            check_every,
-            z,
-            delta,
-            eps,
-            self.st,
-            self.opts,
-            self.rewards,
-            self.over,
-            self.keys,
-            self.bounds,
-            self.stamps,
-            self._stamp,
-            self.sm,
-            self.rng,
-            np.uint64(key),
-            self.values[:samples],
-            self.weights[:samples],
-            self.alive[: len(cards)],
-            self.totals[: len(cards)],
-        )
-        if k < 0:
-            raise ValueError(
-                "KakeyaNetExpertAgent: no deal of the unseen cards fits the counts and the voids"
-            )
-        return int(k)
+    def _decide_cards(self, head: tuple[Any, ...], tail: tuple[Any, ...]) -> int:
+        """``netplay.decide_cards_net``: the expert's card decision with the network's play-outs."""
+        return int(self._k.netplay.decide_cards_net(*head, self.plies, self.net, *tail))
 
 
 @loadable
