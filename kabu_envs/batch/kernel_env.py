@@ -89,7 +89,7 @@ class KernelBatchEnv(BatchEnv):
         self._rngs: list[np.random.Generator | None] = [None] * B  # the fed games' generators
         self._stream = u64(0)  # the seed of the kernel's row streams (reset(seed=s): s)
         self._all_active = np.ones(B, dtype=bool)
-        self._taken = np.zeros(threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks)
+        self._marks = np.zeros(threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks: core.kernel)
         self._wide = B >= threads.PARALLEL_MIN_ROWS  # (below: the serial step, no thread count asked)
         self._setup()
         self._first_illegal = core.legality_check(self.current_player, self._mask_rows)
@@ -147,26 +147,37 @@ class KernelBatchEnv(BatchEnv):
         return fed  # (those that dealt took their deck: the next one is drawn ahead)
 
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
-        """One action in every live game with ``moving[b]``; returns how many fed games may wait."""
+        """One action in every live game with ``moving[b]`` (checked); returns how many fed games may
+        wait. (The parallel entry is ``_advance_checking``'s: ``step`` takes it when ``_checks_in_step``.)"""
         k = self._kernel
-        if self._wide and self._threads.use_parallel(self.batch_size):
-            return int(
-                parallel_call(
-                    k.step_parallel,
-                    acts,
-                    moving,
-                    self._arrays,
-                    self._opts,
-                    self.rewards,
-                    self.terminated,
-                    self._stream,
-                    self._out,
-                    self._taken,
-                )
-            )
         return int(
             k.step(
                 acts, moving, self._arrays, self._opts, self.rewards, self.terminated, self._stream, self._out
+            )
+        )
+
+    def _checks_in_step(self) -> bool:
+        """Whether this step takes the parallel entry point, which checks the actions itself on numba's
+        threads (``_advance_checking``) instead of ``_check_actions``'s one-thread loop before it."""
+        return self._threads.use_parallel(self.batch_size)
+
+    def _advance_checking(self, acts: np.ndarray, moving: np.ndarray) -> int:
+        """``_advance`` on numba's threads with the actions checked there first (unchecked int64 ``acts``
+        of the right shape): -1 - b when game b's action is illegal (nothing moved), else ``_advance``'s
+        count. The deck-buffer kernels' ``step_parallel``."""
+        return int(
+            parallel_call(
+                self._kernel.step_parallel,
+                acts,
+                moving,
+                self._arrays,
+                self._opts,
+                self.rewards,
+                self.terminated,
+                self._stream,
+                self._out,
+                self._mask_rows,
+                self._marks,
             )
         )
 
@@ -289,8 +300,17 @@ class KernelBatchEnv(BatchEnv):
     # --- step ------------------------------------------------------------------------------------
     def step(self, actions: Any, active: Any = None) -> None:
         moving = self._all_active if active is None else self._check_active(active)
-        acts = self._check_actions(actions, None if active is None else moving)
-        waiting = self._advance(acts, moving)
+        held = None if active is None else moving
+        if self._wide and self._checks_in_step():
+            # the parallel entry checks the actions on its threads before it moves any game
+            a = np.asarray(actions)
+            ok = a.shape == (self.batch_size,) and a.dtype.kind in "iu"
+            waiting = self._advance_checking(a.astype(np.int64, copy=False), moving) if ok else -1
+            if waiting < 0:  # a bad or illegal action, nothing moved: the check's own error
+                self._check_actions(actions, held)
+                raise AssertionError("the kernel and the check disagree on the actions")
+        else:
+            waiting = self._advance(self._check_actions(actions, held), moving)
         if waiting:
             self._feed(waiting)
         if self._lazy:

@@ -206,21 +206,75 @@ THREAD_ERROR = (
 )
 
 
+# --- the chunk loop every parallel entry point shares (``core.threads``) -------------------------------
+# A parallel entry splits its rows into ``len(marks)`` chunks, runs them in a ``prange`` and leaves one
+# number per chunk in ``marks`` (an int64 array the engine keeps: the entry allocates nothing). The mark is
+# set to -1 before the loop and overwritten by the chunk's result (>= 0): a -1 left after the loop is a
+# chunk whose thread raised (``THREAD_ERROR``). The ``prange`` itself stays in each kernel's entry point:
+# numba parallelises only a loop written in a ``parallel=True`` function.
 @inner_jit
-def _first_illegal(
-    actions: np.ndarray, active: np.ndarray, current_player: np.ndarray, mask: np.ndarray
+def chunk_rows(c: int, rows: int, chunks: int) -> tuple[int, int]:  # pragma: no cover
+    """Rows ``lo:hi`` of chunk ``c`` of ``chunks`` over ``rows`` rows (sizes differ by at most one)."""
+    return c * rows // chunks, (c + 1) * rows // chunks
+
+
+@inner_jit
+def open_chunks(marks: np.ndarray) -> None:  # pragma: no cover
+    """Mark every chunk unfinished (-1), before the ``prange`` loop."""
+    for c in range(len(marks)):
+        marks[c] = -1
+
+
+@inner_jit
+def chunks_total(marks: np.ndarray) -> int:  # pragma: no cover
+    """The sum of the chunks' results after the ``prange`` loop; ``THREAD_ERROR`` if one did not finish
+    (numba's reduction would need reference counting, which the kernels go without)."""
+    total = 0
+    for c in range(len(marks)):
+        if marks[c] < 0:
+            raise RuntimeError(THREAD_ERROR)
+        total += marks[c]
+    return total
+
+
+@inner_jit
+def chunks_first(marks: np.ndarray, none: int) -> int:  # pragma: no cover
+    """The smallest of the chunks' results after the ``prange`` loop (``none`` if every chunk left
+    ``none``); ``THREAD_ERROR`` if one did not finish."""
+    first = none
+    for c in range(len(marks)):
+        if marks[c] < 0:
+            raise RuntimeError(THREAD_ERROR)
+        first = min(first, marks[c])
+    return first
+
+
+@inner_jit
+def first_illegal_in(
+    actions: np.ndarray, active: np.ndarray, current_player: np.ndarray, mask: np.ndarray, lo: int, hi: int
 ) -> int:  # pragma: no cover
-    """The first game whose action its mask does not allow (-1: none), among the live games
-    (``current_player >= 0``) that move (``active``): ``BatchEnv._check_actions``'s test as one loop over
-    the rows, with no temporary arrays (every kernel engine runs it every step; docs/batch.md#speed)."""
+    """The first game of ``lo:hi`` whose action its mask does not allow (none: ``len(actions)``, the same
+    answer for every chunk), among the live games (``current_player >= 0``) that move (``active``):
+    ``BatchEnv._check_actions``'s test as one loop over the rows, with no temporary arrays (every kernel
+    engine runs it every step; a parallel step runs it on its threads, chunk by chunk, before it moves
+    any game)."""
     num_actions = mask.shape[1]
-    for b in range(len(actions)):
+    for b in range(lo, hi):
         if current_player[b] < 0 or not active[b]:
             continue
         a = actions[b]
         if a < 0 or a >= num_actions or not mask[b, a]:
             return b
-    return -1
+    return len(actions)
+
+
+@inner_jit
+def _first_illegal(
+    actions: np.ndarray, active: np.ndarray, current_player: np.ndarray, mask: np.ndarray
+) -> int:  # pragma: no cover
+    """The first game whose action is illegal (-1: none): ``first_illegal_in`` over every row."""
+    b = first_illegal_in(actions, active, current_player, mask, 0, len(actions))
+    return -1 if b == len(actions) else b
 
 
 # The one legality check, cached under two entry points, one per layout of the engine's arrays: each

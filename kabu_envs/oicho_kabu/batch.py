@@ -128,6 +128,9 @@ class OichoKabuBatch(KernelBatchEnv):
             self._mark_stale(np.flatnonzero(self.state["resume"]))
         return waiting
 
+    def _checks_in_step(self) -> bool:
+        return False  # (``_advance`` takes the parallel entries itself, the actions checked before it)
+
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The games paused at a shuffle, and how many cards it shuffles (those under the stacked ones)."""
         st = self.state

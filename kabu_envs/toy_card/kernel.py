@@ -188,24 +188,28 @@ def step_parallel(
     over: np.ndarray,
     stream_seed: np.uint64,
     out: Outputs,
-    taken: np.ndarray,
+    legal: np.ndarray,
+    marks: np.ndarray,
 ) -> int:  # pragma: no cover
-    """``step`` with the rows in ``len(taken)`` chunks spread over numba's threads (no fed deck is
-    taken: ``taken`` gives the chunks, and a chunk that did not finish, its thread raised, raises
-    ``THREAD_ERROR``)."""
+    """``step`` with the rows in ``len(marks)`` chunks spread over numba's threads, the actions checked
+    first on the threads against ``legal`` (an illegal one: nothing moves, the result is ``-1 - game``);
+    no fed deck is taken (0). The chunk loop is the one every kernel shares (``core.chunk_rows``)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    B, chunks = len(st.g), len(taken)
-    for c in range(chunks):
-        taken[c] = -1  # (left so by a chunk whose thread raised: see below)
+    cur = st.current_player
+    B, chunks = len(cur), len(marks)
+    core.open_chunks(marks)
     for c in numba.prange(chunks):
-        step_range(
-            c * B // chunks, (c + 1) * B // chunks, acts, active, st, opts, rewards, over, stream_seed, out
-        )
-        taken[c] = 0
-    for c in range(chunks):
-        if taken[c] < 0:  # numba's workqueue layer drops an error raised in a thread: raised here
-            raise RuntimeError(core.THREAD_ERROR)
-    return 0
+        lo, hi = core.chunk_rows(c, B, chunks)
+        marks[c] = core.first_illegal_in(acts, active, cur, legal, lo, hi)
+    bad = core.chunks_first(marks, B)
+    if bad < B:
+        return -1 - bad
+    core.open_chunks(marks)
+    for c in numba.prange(chunks):
+        lo, hi = core.chunk_rows(c, B, chunks)
+        step_range(lo, hi, acts, active, st, opts, rewards, over, stream_seed, out)
+        marks[c] = 0
+    return core.chunks_total(marks)
 
 
 @kernel_jit
@@ -223,7 +227,8 @@ def encode_rows_parallel(
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     n = len(rows)
     for c in numba.prange(chunks):
-        for i in range(c * n // chunks, (c + 1) * n // chunks):
+        lo, hi = core.chunk_rows(c, n, chunks)
+        for i in range(lo, hi):
             encode_row(rows[i], st, opts, out)
 
 

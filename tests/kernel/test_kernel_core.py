@@ -118,6 +118,48 @@ def test_first_illegal_finds_the_first_live_moving_game_with_a_disallowed_action
     assert kernel.first_illegal(two, every, live, mask) == 1
 
 
+def test_first_illegal_in_checks_one_chunk_and_answers_none_alike_for_every_chunk() -> None:
+    """A parallel step checks its rows chunk by chunk (``first_illegal_in``): a chunk's first illegal
+    game, or ``len(actions)`` for every chunk without one (so the smallest answer over the chunks is
+    the whole batch's first illegal game)."""
+    mask = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 1]], dtype=bool)
+    live = np.array([0, 1, -1, 2], dtype=np.int64)
+    every = np.ones(4, dtype=bool)
+    acts = np.array([1, 1, 9, 0], dtype=np.int64)  # games 0 and 3 illegal, game 2 over
+    assert kernel.first_illegal_in(acts, every, live, mask, 0, 4) == 0
+    assert kernel.first_illegal_in(acts, every, live, mask, 1, 4) == 3
+    assert kernel.first_illegal_in(acts, every, live, mask, 1, 3) == 4  # none in 1:3
+    assert kernel.first_illegal_in(acts, every, live, mask, 2, 2) == 4
+
+
+@pytest.mark.parametrize("rows", [0, 1, 127, 128, 300, 4096, 4097])
+@pytest.mark.parametrize("chunks", [1, 2, 3, 32, 33])
+def test_chunk_rows_cover_every_row_once_in_chunks_that_differ_by_one_at_most(rows: int, chunks: int) -> None:
+    bounds = [kernel.chunk_rows(c, rows, chunks) for c in range(chunks)]
+    assert bounds[0][0] == 0 and bounds[-1][1] == rows
+    assert all(hi == lo for (_, hi), (lo, _) in zip(bounds[:-1], bounds[1:], strict=True))
+    sizes = [hi - lo for lo, hi in bounds]
+    assert max(sizes) - min(sizes) <= 1
+
+
+def test_chunk_marks_sum_or_take_the_first_and_a_chunk_left_unfinished_raises() -> None:
+    marks = np.zeros(4, dtype=np.int64)
+    kernel.open_chunks(marks)
+    assert marks.tolist() == [-1, -1, -1, -1]
+    with pytest.raises(RuntimeError, match="NUMBA_NUM_THREADS=1"):
+        kernel.chunks_total(marks)
+    with pytest.raises(RuntimeError, match="NUMBA_NUM_THREADS=1"):
+        kernel.chunks_first(marks, 10)
+    marks[:] = [3, 0, 5, 1]
+    assert kernel.chunks_total(marks) == 9
+    assert kernel.chunks_first(marks, 10) == 0
+    marks[:] = 10
+    assert kernel.chunks_first(marks, 10) == 10  # (no chunk found anything)
+    marks[2] = -1  # a chunk whose thread raised, whatever the others found
+    with pytest.raises(RuntimeError, match="lost by numba's threading layer"):
+        kernel.chunks_total(marks)
+
+
 def test_a_changed_constant_invalidates_the_cache(tmp_path: Path) -> None:
     (tmp_path / "kern.py").write_text(textwrap.dedent(_KERNEL))
     (tmp_path / "table.py").write_text("VALUE = 1\n")

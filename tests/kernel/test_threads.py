@@ -224,6 +224,91 @@ def test_oicho_kabu_encodes_in_the_parallel_step_when_the_observations_are_read(
     assert 0 < len(calls) < steps
 
 
+@pytest.mark.skipif(core.jit_disabled(), reason="plain Python: no threads")
+@pytest.mark.parametrize(("game", "options"), [("kakeya", {"max_deals": 1}), ("toy_card", {})])
+def test_the_parallel_step_checks_the_actions_on_its_threads_with_the_check_s_errors(
+    game: str, options: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kakeya's and Toy Card's parallel step checks the actions itself, chunk by chunk on numba's threads,
+    before it moves any game: a bad id, an illegal action or a wrong array raises the error the serial
+    check raises (the first such game named), and nothing changes; a held or finished game's action is
+    not read, as in the serial check."""
+    import numpy as np
+
+    from kabu_envs import batch
+    from kabu_envs.batch import kernel_env
+    from kabu_envs.core import threads
+
+    B = threads.PARALLEL_MIN_ROWS + 44
+    engines = {}
+    for name, parallel in (("serial", False), ("parallel", True)):
+        monkeypatch.setattr(threads, "use_parallel", lambda rows, min_rows=0, p=parallel: p)
+        env = batch.make(game, batch_size=B, **options)  # (no autoreset: finished games stay finished)
+        env.reset(seed=9)
+        engines[name] = env
+    calls = []
+    fused = kernel_env.KernelBatchEnv._advance_checking
+    monkeypatch.setattr(
+        kernel_env.KernelBatchEnv, "_advance_checking", lambda self, *a: calls.append(1) or fused(self, *a)
+    )
+    serial, wide = engines["serial"], engines["parallel"]
+    serial._wide = False  # type: ignore[attr-defined]  # (the serial entry and its one-thread check)
+    monkeypatch.setattr(threads, "use_parallel", lambda rows, min_rows=0: True)
+    rng = np.random.default_rng(3)
+
+    def snapshot(env: batch.BatchEnv) -> list[bytes]:
+        arrays = [*env.state, env.observation, env.legal_action_mask, env.rewards, env.terminated]  # type: ignore[attr-defined]
+        return [np.ascontiguousarray(a).tobytes() for a in arrays]
+
+    def both_raise(acts: object, active: object = None) -> str:
+        before = snapshot(wide)
+        errors = []
+        for env in (serial, wide):
+            with pytest.raises(ValueError) as err:  # (IllegalActionError is one)
+                env.step(acts, active=active)
+            errors.append(f"{type(err.value).__name__}: {err.value}")
+        assert errors[0] == errors[1]
+        assert snapshot(wide) == before  # (nothing moved)
+        return errors[1]
+
+    for t in range(70):
+        mask = serial.legal_action_mask
+        acts = np.argmax(mask * rng.random(mask.shape), axis=1)
+        live = np.flatnonzero(serial.current_player >= 0)
+        if t % 5 == 2 and len(live) > 2:
+            late, early = int(live[-1]), int(live[len(live) // 2])
+            bad = acts.copy()
+            bad[late] = serial.num_actions  # (out of range) ...
+            bad[early] = int(np.flatnonzero(~mask[early])[0])  # ... and an illegal one before it
+            assert f"game {early} of the batch" in both_raise(bad)
+            held = np.ones(B, dtype=bool)
+            held[early] = False
+            assert f"game {late} of the batch" in both_raise(bad, held)
+            bad[late] = -1
+            held[late] = False  # (the held games' actions are not read: the step goes on)
+            for env in (serial, wide):
+                env.step(bad, active=held)
+        elif t % 5 == 4:
+            both_raise(acts.astype(np.float64))  # (not integer ids)
+            both_raise(acts[:-1])
+            huge = acts.astype(np.uint64)
+            huge[int(live[0]) if len(live) else 0] = np.uint64(2**64 - 1)
+            if len(live):
+                both_raise(huge)
+            for env in (serial, wide):
+                env.step(acts)
+        else:
+            over = serial.current_player < 0
+            acts[over] = 99  # a finished game's action is not read
+            for env in (serial, wide):
+                env.step(acts)
+        assert np.array_equal(wide.observation, serial.observation)
+        assert np.array_equal(wide.rewards, serial.rewards)
+        assert np.array_equal(wide.current_player, serial.current_player)
+    assert (serial.current_player < 0).any()  # (finished games were stepped past)
+    assert len(calls) >= 70  # (every step took the parallel entry and its check)
+
+
 def test_openmp_spin_is_capped_unless_the_user_set_a_wait_policy() -> None:
     """A loaded machine made OpenMP's default spin between parallel loops five times slower than the
     serial step: ``core.threads`` caps it (``GOMP_SPINCOUNT``) before OpenMP loads, and leaves a user's

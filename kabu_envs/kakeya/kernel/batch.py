@@ -7,7 +7,6 @@ import numpy as np
 from numba import prange
 
 from kabu_envs.core import kernel as core
-from kabu_envs.core.kernel import THREAD_ERROR
 from kabu_envs.kakeya.actions import LEAD_PARTNER, LEAD_SELF, TRUMP_BASE
 from kabu_envs.kakeya.cards import ACE_OF_CLUBS, NUM_CARDS
 from kabu_envs.kakeya.kernel.rules import (
@@ -224,25 +223,29 @@ def step_parallel(
     over: np.ndarray,
     stream_seed: np.uint64,
     out: Outputs,
-    taken: np.ndarray,
+    legal: np.ndarray,
+    marks: np.ndarray,
 ) -> int:  # pragma: no cover
-    """``step`` with the rows in ``len(taken)`` chunks spread over numba's threads (``core.threads``):
-    the same games bit for bit for any thread count. ``taken[c]`` is chunk c's count of fed decks taken,
-    summed after the parallel loop (a reduction would need numba's reference counting, which the
-    kernel goes without); a chunk that did not finish (its thread raised) raises ``THREAD_ERROR``."""
+    """``step`` with the rows in ``len(marks)`` chunks spread over numba's threads (``core.threads``):
+    the same games bit for bit for any thread count. The actions are checked first, on the threads too,
+    against ``legal`` (the engine's bool mask rows): with an illegal one nothing moves and the result is
+    ``-1 - game`` (the first such game). Otherwise the fed decks taken (each chunk's count in ``marks``,
+    summed after the loop; ``core.chunks_total``)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    B, chunks = len(st.current_player), len(taken)
-    for c in range(chunks):
-        taken[c] = -1  # (left so by a chunk whose thread raised: see below)
+    cur = st.current_player
+    B, chunks = len(cur), len(marks)
+    core.open_chunks(marks)
     for c in prange(chunks):
-        lo, hi = c * B // chunks, (c + 1) * B // chunks
-        taken[c] = step_range(lo, hi, acts, active, st, opts, rewards, over, stream_seed, out)
-    total = 0
-    for c in range(chunks):
-        if taken[c] < 0:  # numba's workqueue layer drops an error raised in a thread: raised here
-            raise RuntimeError(THREAD_ERROR)
-        total += taken[c]
-    return total
+        lo, hi = core.chunk_rows(c, B, chunks)
+        marks[c] = core.first_illegal_in(acts, active, cur, legal, lo, hi)
+    bad = core.chunks_first(marks, B)
+    if bad < B:
+        return -1 - bad
+    core.open_chunks(marks)
+    for c in prange(chunks):
+        lo, hi = core.chunk_rows(c, B, chunks)
+        marks[c] = step_range(lo, hi, acts, active, st, opts, rewards, over, stream_seed, out)
+    return core.chunks_total(marks)
 
 
 @kernel_jit
@@ -270,7 +273,8 @@ def encode_rows_parallel(
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     n = len(rows)
     for c in prange(chunks):
-        encode_range(rows, c * n // chunks, (c + 1) * n // chunks, st, opts, out)
+        lo, hi = core.chunk_rows(c, n, chunks)
+        encode_range(rows, lo, hi, st, opts, out)
 
 
 @kernel_jit
