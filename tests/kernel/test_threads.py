@@ -226,13 +226,14 @@ def test_oicho_kabu_encodes_in_the_parallel_step_when_the_observations_are_read(
 
 @pytest.mark.skipif(core.jit_disabled(), reason="plain Python: no threads")
 @pytest.mark.parametrize(("game", "options"), [("kakeya", {"max_deals": 1}), ("toy_card", {})])
+@pytest.mark.parametrize(("fmt", "autoreset"), [("float32", False), ("compact", False), ("float32", True)])
 def test_the_parallel_step_checks_the_actions_on_its_threads_with_the_check_s_errors(
-    game: str, options: dict[str, int], monkeypatch: pytest.MonkeyPatch
+    game: str, options: dict[str, int], fmt: str, autoreset: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Kakeya's and Toy Card's parallel step checks the actions itself, chunk by chunk on numba's threads,
     before it moves any game: a bad id, an illegal action or a wrong array raises the error the serial
     check raises (the first such game named), and nothing changes; a held or finished game's action is
-    not read, as in the serial check."""
+    not read, as in the serial check (and, with autoreset, a game that just ended and restarted is)."""
     import numpy as np
 
     from kabu_envs import batch
@@ -243,7 +244,7 @@ def test_the_parallel_step_checks_the_actions_on_its_threads_with_the_check_s_er
     engines = {}
     for name, parallel in (("serial", False), ("parallel", True)):
         monkeypatch.setattr(threads, "use_parallel", lambda rows, min_rows=0, p=parallel: p)
-        env = batch.make(game, batch_size=B, **options)  # (no autoreset: finished games stay finished)
+        env = batch.make(game, batch_size=B, observation=fmt, autoreset=autoreset, **options)
         env.reset(seed=9)
         engines[name] = env
     calls = []
@@ -279,7 +280,8 @@ def test_the_parallel_step_checks_the_actions_on_its_threads_with_the_check_s_er
             late, early = int(live[-1]), int(live[len(live) // 2])
             bad = acts.copy()
             bad[late] = serial.num_actions  # (out of range) ...
-            bad[early] = int(np.flatnonzero(~mask[early])[0])  # ... and an illegal one before it
+            illegal = np.flatnonzero(~mask[early])  # ... and an illegal one before it (or a negative id)
+            bad[early] = int(illegal[0]) if len(illegal) else -2
             assert f"game {early} of the batch" in both_raise(bad)
             held = np.ones(B, dtype=bool)
             held[early] = False
@@ -305,7 +307,7 @@ def test_the_parallel_step_checks_the_actions_on_its_threads_with_the_check_s_er
         assert np.array_equal(wide.observation, serial.observation)
         assert np.array_equal(wide.rewards, serial.rewards)
         assert np.array_equal(wide.current_player, serial.current_player)
-    assert (serial.current_player < 0).any()  # (finished games were stepped past)
+    assert (serial.current_player < 0).any() != autoreset  # (without it, finished games were stepped past)
     assert len(calls) >= 70  # (every step took the parallel entry and its check)
 
 
