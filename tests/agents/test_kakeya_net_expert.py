@@ -332,22 +332,95 @@ def test_the_strength_curve_measures_it_against_expert_0_3_in_chunks(capsys):
     assert [int(r.split("|")[3]) for r in rows] == [2, 3]
 
 
-def test_its_batched_decisions_are_its_own_on_several_threads(monkeypatch):
-    """With several numba threads the expert's ``act_batch`` searches rows together by the rules of
-    thumb; the network's search must not take that path: its batch is its own decisions row by row."""
-    from kabu_envs.core import threads
+FIXTURE = Path(__file__).parent / "data" / "kakeya_net_expert.npz"
 
-    monkeypatch.setattr(threads, "threads", lambda: 2)
+
+def test_the_network_search_makes_the_recorded_decisions_with_the_recorded_values():
+    """The decisions recorded before the network's play-outs moved into the expert's one card-decision
+    kernel (tests/agents/make_net_expert_fixture.py): the same actions and action values, exactly."""
+    with np.load(FIXTURE, allow_pickle=False) as f:
+        data = {k: f[k] for k in f.files}
+    cases, params = json.loads(str(data["cases"])), json.loads(str(data["params"]))
+    checked = valued = 0
+    for ci, (opts, single) in enumerate(cases):
+        for i in range(single):
+            agent = KakeyaNetExpertAgent(seed=int(data[f"seed{ci}"][i]), **opts, **params)
+            action, values = agent.act_with_values(data[f"obs{ci}"][i], data[f"mask{ci}"][i])
+            assert action == data[f"action{ci}"][i], (opts, i)
+            np.testing.assert_array_equal(values, data[f"values{ci}"][i], err_msg=f"{opts} decision {i}")
+            checked += 1
+            valued += bool(np.isfinite(values).any())
+    assert checked == 118 and valued > 100
+
+
+def _batch_rows(seed: int = 901, count: int = 16) -> tuple[np.ndarray, np.ndarray]:
     rows = [
         enc.encode_with_mask(game, game.current_player, game.legal_bits())
-        for game, enc in game_states({}, 2, seed=901)
+        for game, enc in game_states({}, 2, seed=seed)
         if game.phase is Phase.PLAY
-    ][:12]
-    obs = np.stack([o for o, _ in rows])
-    masks = np.stack([m for _, m in rows])
+    ][:count]
+    return np.stack([o for o, _ in rows]), np.stack([m for _, m in rows])
+
+
+def test_its_batched_decisions_are_its_own_for_any_number_of_workspaces(monkeypatch):
+    """``act_batch`` with several threads runs the rows' network searches at once
+    (``decide.decide_rows``, the network's scratch per workspace): the actions of row by row, for 1-3
+    workspaces; and not the rules-of-thumb search's."""
+    from kabu_envs.core import threads
+
+    obs, masks = _batch_rows()
     params = {"samples": 24, "min_samples": 8}
-    batched = KakeyaNetExpertAgent(seed=7, **params).act_batch(obs, masks)
     one = KakeyaNetExpertAgent(seed=7, **params)
-    assert list(batched) == [one.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    reference = [one.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    called: list[int] = []
+    original = KakeyaNetExpertAgent.batch_search.fget
+    monkeypatch.setattr(
+        KakeyaNetExpertAgent, "batch_search", property(lambda self: called.append(1) or original(self))
+    )
+    for workspaces in (1, 2, 3):
+        monkeypatch.setattr(threads, "threads", lambda w=workspaces: w)
+        batched = KakeyaNetExpertAgent(seed=7, **params).act_batch(obs, masks)
+        assert list(batched) == reference, workspaces
+    assert called  # (the batched path was taken)
     expert = KakeyaKernelExpertAgent(seed=7, **params).act_batch(obs, masks)
     assert list(batched) != list(expert)  # (the network's play-outs decide differently somewhere)
+
+
+_THREADS = """
+import sys
+
+import numba
+import numpy as np
+
+from kabu_envs.kakeya.agents.net_expert import KakeyaNetExpertAgent
+from tests.agents.test_kakeya_net_expert import _batch_rows
+
+obs, masks = _batch_rows(seed=902, count=40)
+agent = KakeyaNetExpertAgent(seed=3, samples=24, min_samples=8)
+print("threads", numba.get_num_threads(), "parallel", agent._parallel_threads())
+print(list(agent.act_batch(obs, masks)))
+"""
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("numba") is None or __import__("os").environ.get("NUMBA_DISABLE_JIT") == "1",
+    reason="plain Python: no threads",
+)
+def test_one_and_two_threads_give_the_same_batched_actions():
+    """Fresh processes with ``NUMBA_NUM_THREADS`` 1 and 2 (numba reads it once): the batched network
+    search (rows on two threads) acts as the serial one, row by row."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    out = []
+    for n in (1, 2):
+        env = {**os.environ, "NUMBA_NUM_THREADS": str(n), "PYTHONPATH": str(root), "OMP_NUM_THREADS": "1"}
+        done = subprocess.run(
+            [sys.executable, "-c", _THREADS], env=env, capture_output=True, text=True, cwd=root, timeout=1500
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        out.append(done.stdout.splitlines())
+    assert out[0][0] == "threads 1 parallel False" and out[1][0] == "threads 2 parallel True"
+    assert out[0][1] == out[1][1]

@@ -56,15 +56,22 @@ RACE = ("min_samples", "check_every", "z", "delta", "eps")  # the parameters ``e
 
 
 class KernelSearch(Search):
-    """``Search`` plus the kernel sampler's scratch and the race's arrays (made once per agent)."""
+    """``Search`` plus the kernel sampler's scratch and the race's arrays (made once per agent), and its
+    card decisions' play-outs: the rules of thumb, or with ``net`` (``net_expert.load_net``'s arrays)
+    the network for ``plies`` cards of each."""
 
     AGENT = "KakeyaKernelExpertAgent"  # (named in its errors)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, net: tuple[np.ndarray, ...] | None = None, plies: int = 0, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         from kabu_envs.kakeya import kernel
 
-        kernel.prepare((kernel.sample, kernel.decide))
+        kernel.prepare((kernel.netplay, kernel.sample, kernel.decide))
+        self.kind = kernel.decide.SCRIPTED if net is None else kernel.decide.NETWORK
+        self.net = kernel.netplay.empty() if net is None else net
+        self.plies = plies
         self.sm = kernel.sample.make_scratch()
         self.rng = np.zeros(1, dtype=np.uint64)
         self.perm = np.zeros(NUM_CARDS, dtype=np.int64)
@@ -95,39 +102,38 @@ class KernelSearch(Search):
             self.values = np.zeros((samples, NUM_CARDS), dtype=np.float64)
             self.weights = np.zeros(samples, dtype=np.float64)
         self._stamp += 1
-        k = self._decide_cards(
-            (self.TEMPLATE, cards, exact, self.rmin),
-            (
-                min_samples,
-                check_every,
-                z,
-                delta,
-                eps,
-                self.st,
-                self.opts,
-                self.rewards,
-                self.over,
-                self.keys,
-                self.bounds,
-                self.stamps,
-                self._stamp,
-                self.sm,
-                self.rng,
-                np.uint64(key),
-                self.values[:samples],  # (whole rows: always C-contiguous, one compiled version)
-                self.weights[:samples],
-                self.alive[: len(cards)],
-                self.totals[: len(cards)],
-            ),
+        k = self._k.decide.decide_cards(
+            self.TEMPLATE,
+            cards,
+            exact,
+            self.rmin,
+            self.kind,
+            self.plies,
+            self.net,
+            min_samples,
+            check_every,
+            z,
+            delta,
+            eps,
+            self.st,
+            self.opts,
+            self.rewards,
+            self.over,
+            self.keys,
+            self.bounds,
+            self.stamps,
+            self._stamp,
+            self.sm,
+            self.rng,
+            np.uint64(key),
+            self.values[:samples],  # (whole rows: always C-contiguous, one compiled version)
+            self.weights[:samples],
+            self.alive[: len(cards)],
+            self.totals[: len(cards)],
         )
         if k < 0:
             raise ValueError(f"{self.AGENT}: no deal of the unseen cards fits the counts and the voids")
-        return k
-
-    def _decide_cards(self, head: tuple[Any, ...], tail: tuple[Any, ...]) -> int:
-        """The kernel's card decision (``decide.decide_cards(*head, *tail)``); a search with other
-        play-outs calls its own."""
-        return int(self._k.decide.decide_cards(*head, *tail))
+        return int(k)
 
 
 @dataclass(frozen=True)
@@ -158,15 +164,26 @@ class BatchSearch(Search):
     """The workspaces of the batched card searches (``decide.decide_rows``): one template row per
     decision, then per thread ``NUM_CARDS + 8`` work rows, a transposition table, the sampler's scratch
     and a generator, grown on demand and reused (tables and memos are caches: stamps keep decisions
-    apart, so a decision's result never depends on its workspace)."""
+    apart, so a decision's result never depends on its workspace). The play-outs as ``KernelSearch``'s:
+    with ``net``, its weights shared and its scratch per workspace."""
 
     ROWS = NUM_CARDS + 8  # a workspace's rows: the template's copy, then the work and the solver's plies
 
-    def __init__(self, cfg: Any, rensho_min_egara: int = 2, table_bits: int = 16) -> None:
+    def __init__(
+        self,
+        cfg: Any,
+        rensho_min_egara: int = 2,
+        table_bits: int = 16,
+        net: tuple[np.ndarray, ...] | None = None,
+        plies: int = 0,
+    ) -> None:
         super().__init__(cfg, rensho_min_egara, table_bits=1)  # (the tables are per workspace, below)
         from kabu_envs.kakeya import kernel
 
-        kernel.prepare((kernel.sample, kernel.decide))
+        kernel.prepare((kernel.netplay, kernel.sample, kernel.decide))
+        self.kind = kernel.decide.SCRIPTED if net is None else kernel.decide.NETWORK
+        self._weights = None if net is None else net[:5]  # (w1, b1, w2, b2, gone_sum)
+        self.plies = plies
         self._size = 1 << table_bits
         self._workspaces = 0
         self._grow_workspaces(1)
@@ -181,6 +198,9 @@ class BatchSearch(Search):
         self.tstamp = np.zeros(W, dtype=np.int64)
         self.sms = tuple(np.repeat(a[None], W, axis=0) for a in k.sample.make_scratch())
         self.rngs = np.zeros((W, 1), dtype=np.uint64)
+        netplay = k.netplay
+        w = self._weights
+        self.nets = netplay.empty(W) if w is None else (*w, *netplay.scratch(w[1].shape[0], W))
         self._workspaces = W
 
     def decide_rows(self, jobs: Sequence[CardJob], params: dict[str, Any]) -> RowResults:
@@ -220,6 +240,9 @@ class BatchSearch(Search):
             keys,
             np.full(J, samples, dtype=np.int64),
             self.rmin,
+            self.kind,
+            self.plies,
+            self.nets,
             race,
             self.st,
             self.opts,
@@ -269,8 +292,12 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
     @property
     def search(self) -> KernelSearch:
         if self._ksearch is None:
-            self._ksearch = KernelSearch(self.cfg, self.params["rensho_min_egara"])
+            self._ksearch = KernelSearch(self.cfg, self.params["rensho_min_egara"], **self._playouts())
         return self._ksearch
+
+    def _playouts(self) -> dict[str, Any]:
+        """The searches' play-out arguments (``KernelSearch``): none, the rules of thumb."""
+        return {}
 
     def _choose_card(self, view: SeatView, legal: list[int]) -> int:
         job = self._card_job(view, legal)
@@ -406,7 +433,7 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
     @property
     def batch_search(self) -> BatchSearch:
         if self._bsearch is None:
-            self._bsearch = BatchSearch(self.cfg, self.params["rensho_min_egara"])
+            self._bsearch = BatchSearch(self.cfg, self.params["rensho_min_egara"], **self._playouts())
         return self._bsearch
 
     def _capped(self, key: int, cards: np.ndarray, exact: bool) -> int:

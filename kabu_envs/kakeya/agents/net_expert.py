@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.agents.base import loadable
-from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent, KernelSearch
+from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
 from kabu_envs.kakeya.cards import NUM_CARDS
 
 NET_PARAMS: dict[str, Any] = {
@@ -67,29 +67,7 @@ def load_net(net: str) -> tuple[tuple[np.ndarray, ...], dict[str, Any]]:
         if arr.shape != want[name]:
             raise ValueError(f"{folder}/playout.npz: {name} has shape {arr.shape}, expected {want[name]}")
     gone_sum = w1[netplay.F_GONE : netplay.F_GONE + NUM_CARDS].sum(axis=0, dtype=np.float32)
-    scratch = (
-        np.zeros(h, dtype=np.float32),
-        np.zeros(netplay.MAX_ACTIVE, dtype=np.int64),
-        np.zeros((6, h), dtype=np.float32),  # (the running sums of each seat's hand rows: net_playout)
-        np.zeros(h, dtype=np.float32),
-    )
-    return (w1, b1, w2, b2, gone_sum, *scratch), record
-
-
-class NetSearch(KernelSearch):
-    """``KernelSearch`` whose card decisions play out with the network (``netplay.decide_cards_net``)."""
-
-    AGENT = "KakeyaNetExpertAgent"
-
-    def __init__(self, *args: Any, net: tuple[np.ndarray, ...], plies: int, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._k.prepare((self._k.netplay,))
-        self.net = net
-        self.plies = plies
-
-    def _decide_cards(self, head: tuple[Any, ...], tail: tuple[Any, ...]) -> int:
-        """``netplay.decide_cards_net``: the expert's card decision with the network's play-outs."""
-        return int(self._k.netplay.decide_cards_net(*head, self.plies, self.net, *tail))
+    return (w1, b1, w2, b2, gone_sum, *netplay.scratch(h)), record
 
 
 @loadable
@@ -111,18 +89,8 @@ class KakeyaNetExpertAgent(KakeyaKernelExpertAgent):
                 f"KakeyaNetExpertAgent: net must be a model name or folder, got {self.params['net']!r}"
             )
         self._net, self.net_record = load_net(self.params["net"])
-        self._nsearch: NetSearch | None = None
 
-    @staticmethod
-    def _parallel_threads() -> bool:
-        """Row by row always: the expert's batched card search (``decide.decide_rows``) plays out with
-        the rules of thumb, not the network."""
-        return False
-
-    @property
-    def search(self) -> NetSearch:
-        if self._nsearch is None:
-            self._nsearch = NetSearch(
-                self.cfg, self.params["rensho_min_egara"], net=self._net, plies=self.params["net_plies"]
-            )
-        return self._nsearch
+    def _playouts(self) -> dict[str, Any]:
+        """The network and its plies: the searches' card decisions (``decide.decide_cards``, and the
+        batched ``decide.decide_rows`` on numba's threads) play out with it."""
+        return {"net": self._net, "plies": self.params["net_plies"]}
