@@ -33,6 +33,7 @@ PARAMS: dict[str, Any] = {
     "net_plies": 52,
     "lead_samples": 6,
     "trump_samples": 4,
+    "tie_rule": "relative",
 }
 
 

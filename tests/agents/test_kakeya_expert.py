@@ -103,6 +103,7 @@ def test_decoder_reads_back_what_the_engine_shows_the_seat(opts):
         assert view.first_dealer == (game.first_dealer - seat) % n
         assert list(view.hand_counts) == rel(game.hand_counts, seat)
         assert list(view.stones) == rel(game.partnership_totals, seat % m)
+        assert view.partnership == seat % m
         assert list(view.captured) == rel(game.captured, seat % m)
         assert list(view.voids) == [(game.void_bits >> (4 * ((seat + k) % n))) & 0xF for k in range(n)]
         trick = game.trick

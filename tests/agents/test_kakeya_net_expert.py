@@ -9,12 +9,14 @@ import copy
 import importlib.util
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kabu_envs import kakeya_v2
+from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
 from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
 from kabu_envs.kakeya.agents.net_expert import NET_PARAMS, KakeyaNetExpertAgent, load_net, net_folder
@@ -147,40 +149,70 @@ def test_the_network_reads_only_its_own_view(opts, net):
     assert swapped > 30
 
 
-@pytest.mark.parametrize("opts", [TABLES[0], TABLES[2]], ids=[TABLE_IDS[0], TABLE_IDS[2]])
+def engine_playout(game, search, deal, net, plies: int) -> tuple[float, float]:
+    """A play-out of the seat to play's true position (``deal``'s facts; the network for ``plies`` cards,
+    then the rules of thumb) on the search's row, and the same cards played one by one by the scalar
+    engine (each legal there): (the row's value, the engine's reward for that seat)."""
+    root = game.current_player
+    search.load(0, true_position(game), deal)
+    value = float(
+        netplay.playout_row(0, search.rmin, plies, search.st, search.opts, search.rewards, search.over, net)
+    )
+    g, k = copy.deepcopy(game), 0
+    g.pop_rewards()
+    while g.phase is Phase.PLAY:
+        search.load(0, true_position(g, root), deal)
+        if k < plies:
+            card = int(netplay.choice_row(0, search.st, search.opts, net))
+        else:
+            card = int(search._k.search.policy_row(0, search.rmin, search.st, search.opts))
+        assert card in g.legal_actions()
+        g.apply_action(card)
+        k += 1
+    return value, g.pop_rewards()[root]
+
+
+@pytest.mark.parametrize("opts", TABLES, ids=TABLE_IDS)
 def test_a_net_playout_is_the_engine_playing_the_net_choices(opts, net):
-    """A play-out (the network for ``plies`` cards, then the rules of thumb) ends the deal with the value
-    the scalar engine pays when the same cards are played one by one (each one legal there). (Not at
-    the all-play table: there the search's rows, seats relative to the deciding one, give the odd
-    shared stone of two losers tied on egara to the lower *relative* partnership, the engine to the
-    lower absolute one: a known simplification of the search's model, the same for every play-out.)"""
+    """A play-out ends the deal with the value the scalar engine pays when the same cards are played one
+    by one, every table (at six players all playing, the deal's ``tie_base`` is the seat's absolute
+    partnership: the odd shared stone of two losers tied on egara is the lower absolute partnership's)."""
     checked = 0
     for game, search in play_positions(opts, 2, seed=800):
         if game.hand_counts[game.current_player] != 7:
             continue
-        root = game.current_player
-        deal = search_for(game)[1]
+        m = game.num_players // 2
+        deal = replace(search_for(game)[1], tie_base=game.current_player % m)
         for plies in (0, 5, 52):
-            search.load(0, true_position(game), deal)
-            value = float(
-                netplay.playout_row(
-                    0, search.rmin, plies, search.st, search.opts, search.rewards, search.over, net
-                )
-            )
-            g, k = copy.deepcopy(game), 0
-            g.pop_rewards()
-            while g.phase is Phase.PLAY:
-                search.load(0, true_position(g, root), deal)
-                if k < plies:
-                    card = int(netplay.choice_row(0, search.st, search.opts, net))
-                else:
-                    card = int(search._k.search.policy_row(0, search.rmin, search.st, search.opts))
-                assert card in g.legal_actions()
-                g.apply_action(card)
-                k += 1
-            assert value == g.pop_rewards()[root]
+            value, reward = engine_playout(game, search, deal, net, plies)
+            assert value == reward
             checked += 1
     assert checked >= 6
+
+
+def test_expert_scores_tied_losers_as_the_engine_and_expert_0_3_as_it_did():
+    """Six players, all play: when the two losing partnerships tie on egara, the engine gives the odd
+    stone to the lower absolute partnership. ``expert``'s search (``tie_rule="absolute"``) scores every
+    play-out as the engine; ``expert_0_3``'s pinned rule (``"relative"``, the lower partnership counted
+    from the deciding seat) is 0.3's and scores some of them otherwise."""
+    opts = TABLES[1]
+    agents = {name: make_agent("kakeya", name, seed=0, **opts) for name in ("expert", "expert_0_3")}
+    assert agents["expert"].params["tie_rule"] == "absolute"
+    assert agents["expert_0_3"].params["tie_rule"] == "relative"
+    wrong = {name: 0 for name in agents}
+    checked = 0
+    for game, enc in game_states(opts, 60, seed=810):
+        if game.phase is not Phase.PLAY or game.hand_counts[game.current_player] != 3:
+            continue
+        search = search_for(game)[0]
+        for name, agent in agents.items():
+            view = agent.decoder.decode(enc.encode(game, game.current_player))
+            value, reward = engine_playout(game, search, agent._deal(view, view.trump), netplay.empty(), 0)
+            wrong[name] += value != reward
+        checked += 1
+    assert checked > 200
+    assert wrong["expert"] == 0
+    assert wrong["expert_0_3"] > 0  # (the old rule: the test above fails with it)
 
 
 def play_games(opts: dict, games: int, params: dict, seed: int = 0) -> list[int]:
@@ -272,6 +304,8 @@ def test_it_checks_its_parameters_and_saves(tmp_path):
     assert agent.params["samples"] == 32 and agent.params["net_plies"] == NET_PARAMS["net_plies"]
     with pytest.raises(ValueError, match="net_plies must be an int >= 0"):
         KakeyaNetExpertAgent(net_plies=-1)
+    with pytest.raises(ValueError, match=r"tie_rule must be one of \('absolute', 'relative'\), got 'lower'"):
+        KakeyaNetExpertAgent(tie_rule="lower")
     with pytest.raises(ValueError, match=r"no play-out network 'nonesuch'.*shipped: \['playout_kakeya'"):
         KakeyaNetExpertAgent(net="nonesuch")
     path = tmp_path / "agent.json"
@@ -337,10 +371,12 @@ FIXTURE = Path(__file__).parent / "data" / "kakeya_net_expert.npz"
 
 def test_the_network_search_makes_the_recorded_decisions_with_the_recorded_values():
     """The decisions recorded before the network's play-outs moved into the expert's one card-decision
-    kernel (tests/agents/make_net_expert_fixture.py): the same actions and action values, exactly."""
+    kernel (tests/agents/make_net_expert_fixture.py): the same actions and action values, exactly
+    (with the six-player tie rule of then, ``tie_rule="relative"``)."""
     with np.load(FIXTURE, allow_pickle=False) as f:
         data = {k: f[k] for k in f.files}
     cases, params = json.loads(str(data["cases"])), json.loads(str(data["params"]))
+    params.setdefault("tie_rule", "relative")  # (recorded before the option: the old rule)
     checked = valued = 0
     for ci, (opts, single) in enumerate(cases):
         for i in range(single):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -51,8 +51,13 @@ KERNEL_PARAMS: dict[str, Any] = {
     "lead_samples": 12,
     "trump_samples": 8,
     "dd_tricks": 2,
+    # six players, all play: two losers tied on egara; the odd stone is paid by the lower partnership,
+    # "absolute" as the game scores it, "relative" (0.3's) counted from the deciding seat's own
+    "tie_rule": "absolute",
 }
-RACE = ("min_samples", "check_every", "z", "delta", "eps")  # the parameters ``expert.py`` does not have
+RACE = ("min_samples", "check_every", "z", "delta", "eps")  # the race's numbers (``decide_rows``)
+OWN = (*RACE, "tie_rule")  # the parameters ``expert.py`` does not have
+TIE_RULES = ("absolute", "relative")
 
 
 class KernelSearch(Search):
@@ -273,11 +278,15 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
     name = "kakeya_expert"
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
-        own = {k: options.pop(k) for k in RACE if k in options}
-        merged = {**{k: v for k, v in KERNEL_PARAMS.items() if k not in RACE}, **options}
+        own = {k: options.pop(k) for k in OWN if k in options}
+        merged = {**{k: v for k, v in KERNEL_PARAMS.items() if k not in OWN}, **options}
         super().__init__(seed=seed, **merged)
-        self.params.update({**{k: KERNEL_PARAMS[k] for k in RACE}, **own})
+        self.params.update({**{k: KERNEL_PARAMS[k] for k in OWN}, **own})
         p = self.params
+        if p["tie_rule"] not in TIE_RULES:
+            raise ValueError(
+                f"KakeyaKernelExpertAgent: tie_rule must be one of {TIE_RULES}, got {p['tie_rule']!r}"
+            )
         for key in ("min_samples", "check_every"):
             if isinstance(p[key], bool) or not isinstance(p[key], int) or p[key] < 1:
                 raise ValueError(f"KakeyaKernelExpertAgent: {key} must be an int >= 1, got {p[key]!r}")
@@ -288,6 +297,13 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
             raise ValueError(f"KakeyaKernelExpertAgent: eps must be in (0, 1], got {p['eps']!r}")
         self._ksearch: KernelSearch | None = None
         self._bsearch: BatchSearch | None = None
+
+    def _deal(self, view: SeatView, trump: int) -> Deal:
+        """``expert.py``'s deal, with the scoring's tie order of ``tie_rule`` (``Deal.tie_base``)."""
+        deal = super()._deal(view, trump)
+        if self.params["tie_rule"] == "absolute":
+            return replace(deal, tie_base=view.partnership)
+        return deal
 
     @property
     def search(self) -> KernelSearch:
@@ -513,6 +529,7 @@ EXPERT_0_3: dict[str, Any] = {
     "max_ms": None,
     "rensho_min_egara": 2,
     "lead_self_strength": 2,
+    "tie_rule": "relative",
 }
 
 
