@@ -17,6 +17,7 @@ from kabu_envs.agents.base import BaseAgent
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
 from kabu_envs.kakeya.agents.kernel_expert import KERNEL_PARAMS, KakeyaKernelExpertAgent, KernelSearch
+from kabu_envs.kakeya.agents.net_expert import SEARCH_PARAMS, KakeyaNetExpertAgent
 from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
 from kabu_envs.kakeya.agents.search import Deal, Position
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_RANKS, bits_to_cards
@@ -289,10 +290,11 @@ def test_kernel_expert_decides_from_its_observation_only():
 
 def test_kernel_expert_is_registered_loadable_and_checks_its_parameters(tmp_path):
     agent = make_agent("kakeya", "expert", 3, num_players=6)
-    assert type(agent) is KakeyaKernelExpertAgent and agent.cfg.num_players == 6
-    assert {k: agent.params[k] for k in KERNEL_PARAMS} == KERNEL_PARAMS  # its defaults, the measured row
+    assert type(agent) is KakeyaNetExpertAgent and agent.cfg.num_players == 6
+    want = {**KERNEL_PARAMS, **SEARCH_PARAMS}  # the kernel expert's defaults, the network search's budget
+    assert {k: agent.params[k] for k in KERNEL_PARAMS} == want and agent.params["samples"] == 320
     named = make_agent("kakeya", "expert:samples=64,z=1.5", 3, num_players=6)  # parameters in the name
-    assert type(named) is KakeyaKernelExpertAgent and named.cfg.num_players == 6
+    assert type(named) is KakeyaNetExpertAgent and named.cfg.num_players == 6
     assert named.params == {**agent.params, "samples": 64, "z": 1.5}
     with pytest.raises(ValueError, match="unknown agent 'expert_kernel'"):  # one name per agent
         make_agent("kakeya", "expert_kernel", 3)

@@ -31,6 +31,9 @@ NET_PARAMS: dict[str, Any] = {
     "net": "playout_kakeya",  # the play-out network: a shipped model folder's name, or a folder
     "net_plies": 52,  # the cards of each play-out the network plays (then the rules of thumb); 0: none
 }
+# the search's own default budget: 320 deals a card decision (the strength-per-time curve against
+# expert_0_3, docs/studies/kakeya_expert.md: about 7x its CPU per decision)
+SEARCH_PARAMS: dict[str, Any] = {"samples": 320}
 FORMAT = "kabu-envs playout net"  # (written by the lab: kabu_envs.training.netplay)
 
 
@@ -79,7 +82,7 @@ class KakeyaNetExpertAgent(KakeyaKernelExpertAgent):
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
         own = {k: options.pop(k) for k in NET_PARAMS if k in options}
-        super().__init__(seed=seed, **options)
+        super().__init__(seed=seed, **{**SEARCH_PARAMS, **options})
         self.params.update({**NET_PARAMS, **own})
         plies = self.params["net_plies"]
         if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
