@@ -52,7 +52,7 @@ KERNEL_PARAMS: dict[str, Any] = {
     "trump_samples": 8,
     "dd_tricks": 2,
     # six players, all play: two losers tied on egara; the odd stone is paid by the lower partnership,
-    # "absolute" as the game scores it, "relative" (0.3's) counted from the deciding seat's own
+    # "absolute" as the game scores it, "relative" (version 0.3) counted from the deciding seat's own
     "tie_rule": "absolute",
 }
 RACE = ("min_samples", "check_every", "z", "delta", "eps")  # the race's numbers (``decide_rows``)
