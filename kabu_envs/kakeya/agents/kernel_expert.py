@@ -1,7 +1,7 @@
-"""The Kakeya expert (the registry's ``expert``): the search of ``expert.py`` with the sampling, the
-inference and the budget inside the kernel, up to ten times the deals, raced.
-``expert_0_2``, the fixed reference it is measured against, is ``expert.py``'s search with 0.2's
-parameters.
+"""The Kakeya kernel search (``expert_0_3`` pins it; the registry's ``expert``, ``net_expert.py``, is it
+with network play-outs): the search of ``expert.py`` with the sampling, the inference and the budget
+inside the kernel, up to ten times the deals, raced. ``expert_0_2``, an older fixed reference, is
+``expert.py``'s search with 0.2's parameters.
 
 The same player as ``expert.py`` (Perfect-Information Monte Carlo from the seat's observation only,
 play-outs by the scripted policy, the exact solver over the last ``dd_tricks`` tricks), with a card
@@ -271,7 +271,7 @@ class BatchSearch(Search):
 
 @loadable
 class KakeyaKernelExpertAgent(KakeyaExpertAgent):
-    """``expert``: the search with its card decisions made in one kernel call (module docstring);
+    """The kernel search: its card decisions made in one kernel call (module docstring);
     ``options`` are the env's rule options plus ``KERNEL_PARAMS`` (and ``max_ms``, the play-out policy's
     ``rensho_min_egara``, ``lead_self_strength``)."""
 

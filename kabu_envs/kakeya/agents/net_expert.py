@@ -1,12 +1,15 @@
-"""The kernel expert with learned play-outs (``KakeyaNetExpertAgent``; not a registry name yet).
+"""The Kakeya expert (the registry's ``expert``, ``KakeyaNetExpertAgent``): the kernel search with
+learned play-outs.
 
-``expert`` (``kernel_expert.py``) evaluates each candidate card on sampled deals by play-outs in which
-every seat follows the scripted rules of thumb. Here a small network plays the first ``net_plies``
-cards of each play-out instead, every seat from its own view in the sampled deal (its hand, the cards
-gone, the trick, the voids, the egara counts: ``kernel/netplay.py``), then the rules of thumb finish
-the deal. Everything else is the expert's: the sampler, the race, the exact end-game over the last
-``dd_tricks`` tricks, the lead and trump choices (those play out with the rules of thumb), the
-``max_ms`` cap; a seed fixes every decision.
+The kernel search (``kernel_expert.py``, pinned as ``expert_0_3``) evaluates each candidate card on
+sampled deals by play-outs in which every seat follows the scripted rules of thumb. Here a small network
+plays the first ``net_plies`` cards of each play-out instead, every seat from its own view in the
+sampled deal (its hand, the cards gone, the trick, the voids, the egara counts: ``kernel/netplay.py``),
+then the rules of thumb finish the deal; 320 deals a card decision by default (``SEARCH_PARAMS``: about
+7x ``expert_0_3``'s CPU per decision). Everything else is the kernel search's: the sampler, the race,
+the exact end-game over the last ``dd_tricks`` tricks, the lead and trump choices (those play out with
+the rules of thumb), the batched path over numba's threads, the ``max_ms`` cap; a seed fixes every
+decision.
 
 The network is a shipped model folder (``models/<net>/playout.npz``: plain arrays, loaded without
 pickle; ``playout.json``: its architecture, training data, config and provenance), trained in the lab
