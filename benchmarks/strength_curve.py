@@ -1,4 +1,5 @@
-"""Strength per time of the Kakeya expert's search: ``expert`` (the kernel search) with other parameters
+"""Strength per time of the Kakeya expert's search: ``expert`` (the search with network play-outs) with
+other parameters
 against a fixed reference (``expert_0_2``, or ``expert_0_3`` with ``--reference``) at duplicate deals
 (``kabu_envs.eval.games.matchup``: each deal played twice, the partnerships swapped; mean stones per
 deal with its 95% t-interval), and both sides' CPU time per decision (``time.process_time`` around
@@ -6,13 +7,14 @@ every ``act``, forced moves included, after one untimed deal that loads both sid
 in the same run.
 
     python benchmarks/strength_curve.py --option samples=64 [--option dd_tricks=3] [--deals 300]
-                                        [--seed 7] [--table 4p|6p] [--agent expert|plain|net]
+                                        [--seed 7] [--table 4p|6p] [--agent expert|kernel|plain|net]
                                         [--reference expert_0_2|expert_0_3] [--chunks 10]
 
-``--agent expert`` (the default) measures the registry's ``expert`` (``kernel_expert.py``: sampling,
-inference and the race in one kernel call) with its parameters; ``--agent plain`` the plain search of
-``expert.py`` that ``expert_0_2`` pins, with other parameters (``--option samples=64``); ``--agent net``
-the expert with network play-outs (``KakeyaNetExpertAgent``, ``net_expert.py``: ``--option net_plies=8``).
+``--agent expert`` (the default; ``net`` is the same) measures the registry's ``expert``, the search with
+network play-outs (``KakeyaNetExpertAgent``, ``net_expert.py``: ``--option samples=160``,
+``--option net_plies=8``); ``--agent kernel`` the same search with the scripted play-outs that
+``expert_0_3`` pins (``kernel_expert.py``), with other parameters; ``--agent plain`` the plain search of
+``expert.py`` that ``expert_0_2`` pins, with other parameters (``--option samples=64``).
 """
 
 from __future__ import annotations
@@ -54,12 +56,13 @@ class TimedPlain(_Timing, KakeyaExpertAgent):
     """The plain search (``expert_0_2``'s, other parameters allowed), timing its decisions."""
 
 
-class TimedExpert(_Timing, KakeyaKernelExpertAgent):
-    """The expert, timing its decisions."""
+class TimedKernel(_Timing, KakeyaKernelExpertAgent):
+    """The search with scripted play-outs (``expert_0_3``'s, other parameters allowed), timing its
+    decisions."""
 
 
 class TimedNet(_Timing, KakeyaNetExpertAgent):
-    """The expert with network play-outs, timing its decisions."""
+    """``expert``, the search with network play-outs, timing its decisions."""
 
 
 class TimedReference(_Timing, KakeyaExpert02Agent):
@@ -70,7 +73,12 @@ class TimedReference03(_Timing, KakeyaExpert03Agent):
     """``expert_0_3``, timing its decisions."""
 
 
-AGENTS: dict[str, type[_Timing]] = {"expert": TimedExpert, "plain": TimedPlain, "net": TimedNet}
+AGENTS: dict[str, type[_Timing]] = {
+    "expert": TimedNet,
+    "net": TimedNet,
+    "kernel": TimedKernel,
+    "plain": TimedPlain,
+}
 REFERENCES: dict[str, type[_Timing]] = {"expert_0_2": TimedReference, "expert_0_3": TimedReference03}
 
 

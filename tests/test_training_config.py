@@ -171,3 +171,29 @@ def test_the_kakeya_preset_still_reproduces_the_shipped_ppo_kakeya():
     teacher = make_agent("kakeya", preset["bc"]["teacher"], 0)
     assert isinstance(teacher, KakeyaExpertAgent) and teacher.params == DEFAULT_PARAMS
     assert type(make_agent("kakeya", "expert", 0)) is not type(teacher)  # "expert" is another player now
+
+
+@pytest.mark.parametrize("model", ["ei_kakeya", "ei2_kakeya", "ei6p_kakeya", "ei6p2_kakeya"])
+def test_the_expert_iteration_presets_name_the_search_their_models_learned_from(model):
+    """Their records name the scripted-play-out search "expert"; that player is ``expert_0_3`` since the
+    registry's ``expert`` became the search with network play-outs. Each preset is its record's config
+    with every "expert" read as ``expert_0_3`` (teacher, opponents, DAgger rounds' opponents)."""
+    from kabu_envs.agents.registry import make_agent
+    from kabu_envs.kakeya.agents.kernel_expert import KakeyaExpert03Agent
+
+    saved = load_run_config(models_dir() / model / "run.json").to_dict()
+    assert saved["bc"]["teacher"] == "expert"
+    then = {"expert": "expert_0_3"}
+
+    def read(weights: dict[str, float] | None) -> dict[str, float] | None:
+        return None if weights is None else {then.get(k, k): w for k, w in weights.items()}
+
+    saved["bc"]["teacher"] = then[saved["bc"]["teacher"]]
+    saved["opponents"] = read(saved["opponents"])
+    for r in saved["dagger"]["rounds"]:
+        r["opponents"] = read(r.get("opponents"))
+    preset = load_config(f"kakeya_{model.removesuffix('_kakeya')}").to_dict()
+    for r in preset["dagger"]["rounds"]:
+        r["opponents"] = r.get("opponents")
+    assert json.dumps(preset, sort_keys=True) == json.dumps(saved, sort_keys=True)
+    assert isinstance(make_agent("kakeya", preset["bc"]["teacher"], 0), KakeyaExpert03Agent)

@@ -56,6 +56,7 @@ class SeatView:
     trick: tuple[int, ...]  # per relative seat: its card in the current trick, -1 if none
     hand_counts: tuple[int, ...]  # per relative seat: cards in hand
     stones: tuple[int, ...]  # per relative partnership: stones before this deal
+    partnership: int = 0  # my partnership, absolute (the scoring's ties go to the lower absolute one)
 
     @property
     def unseen(self) -> int:
@@ -119,4 +120,5 @@ class ViewDecoder:
             trick=tuple(trick),
             hand_counts=tuple(int(c) for c in counts),
             stones=tuple(int(s) for s in stones),
+            partnership=one_hot("partnership", m),
         )

@@ -35,7 +35,7 @@ SPEC = register(
         roles=(Role("partnership", partnerships, "team", "every seat of one partnership"),),
         agents={
             "scripted": "kabu_envs.kakeya.agents.scripted:KakeyaScriptedAgent",
-            "expert": "kabu_envs.kakeya.agents.kernel_expert:KakeyaKernelExpertAgent",
+            "expert": "kabu_envs.kakeya.agents.net_expert:KakeyaNetExpertAgent",
             "expert_0_2": "kabu_envs.kakeya.agents.expert:KakeyaExpert02Agent",
             "expert_0_3": "kabu_envs.kakeya.agents.kernel_expert:KakeyaExpert03Agent",
         },

@@ -257,9 +257,14 @@ def test_the_shipped_ensemble_is_its_presets_clones_and_an_endgame_specialist_ov
         "endgame_kakeya": d / "members" / "endgame_kakeya" / "policy.json",
     }
     assert sorted(p.name for p in (d / "members").iterdir()) == ["endgame_kakeya"]
+    then = {"expert": "expert_0_3"}  # (the records' name of the search the presets now call expert_0_3)
     for member, preset in members.items():
-        run = load_run_config(SHIPPED_MODELS / member / "run.json")
-        assert run.to_dict() == load_config(preset).to_dict()
+        run = load_run_config(SHIPPED_MODELS / member / "run.json").to_dict()
+        run["bc"]["teacher"] = then.get(run["bc"]["teacher"], run["bc"]["teacher"])
+        for r in run["dagger"]["rounds"]:
+            if r.get("opponents"):
+                r["opponents"] = {then.get(k, k): w for k, w in r["opponents"].items()}
+        assert run == load_config(preset).to_dict()
     spec = json.loads((d / "members" / "endgame_kakeya" / "run.json").read_text())
     assert spec["kind"] == "stage specialist" and spec["config"]["name"] == "endgame_kakeya"
     assert spec["config"] | {"name": "x"} == SPECIALIST | {"name": "x"}
@@ -304,7 +309,8 @@ def test_the_shipped_endgame_specialist_is_reproduced_by_its_settings():
     from kabu_envs.training.specialist import SpecialistConfig, _record_sha, collect_worker, decisions_sha256
 
     spec = json.loads((SHIPPED_MODELS / "ens_kakeya" / "members" / "endgame_kakeya" / "run.json").read_text())
-    cfg = SpecialistConfig(**spec["config"])
+    assert spec["config"]["teacher"] == "expert"  # the search called expert_0_3 since: its labels
+    cfg = SpecialistConfig(**{**spec["config"], "teacher": "expert_0_3"})
     assert spec["models"] == {k: _record_sha(getattr(cfg, k)) for k in ("base", "init")}
     first = spec["bc"]["first_chunk"]
     data = collect_worker(dataclasses.replace(cfg, deals=cfg.chunk * cfg.workers), 0)

@@ -84,11 +84,14 @@ def test_expert_0_3_is_registered_with_the_pinned_parameters():
             "max_ms": None,
             "rensho_min_egara": 2,
             "lead_self_strength": 2,
+            "tie_rule": "relative",  # (0.3's scoring of two six-player losers tied on egara)
         }
     )
 
 
-@pytest.mark.parametrize("change", [{"samples": 64}, {"z": 3.0}, {"eps": 0.5}, {"max_ms": 5}])
+@pytest.mark.parametrize(
+    "change", [{"samples": 64}, {"z": 3.0}, {"eps": 0.5}, {"max_ms": 5}, {"tie_rule": "absolute"}]
+)
 def test_expert_0_3_refuses_other_parameters_but_takes_rule_options(change):
     with pytest.raises(ValueError, match=f"fixed reference.*{next(iter(change))}"):
         make_agent("kakeya", "expert_0_3", **change)

@@ -44,7 +44,7 @@ def test_the_batched_searches_act_as_row_by_row_for_any_thread_count(
     options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     obs, masks = _decisions(options)
-    agent = make_agent("kakeya", "expert", seed=0, **options)
+    agent = make_agent("kakeya", "expert_0_3", seed=0, **options)
     assert isinstance(agent, KakeyaKernelExpertAgent)
     reference = act_row_by_row(agent, obs, masks, [np.random.default_rng(i) for i in range(len(obs))])
     monkeypatch.setattr(KakeyaKernelExpertAgent, "_parallel_threads", staticmethod(lambda: True))
@@ -65,8 +65,8 @@ def test_the_batched_searches_act_as_row_by_row_for_any_thread_count(
     ):  # one version each (the cache rule)
         assert len(f.signatures) <= 1 and len(f._cache._cache_file._load_index()) <= 1, f.__name__
     # the agent's own generator, row after row, when no generators are given
-    first = make_agent("kakeya", "expert", seed=9, **options)
-    second = make_agent("kakeya", "expert", seed=9, **options)
+    first = make_agent("kakeya", "expert_0_3", seed=9, **options)
+    second = make_agent("kakeya", "expert_0_3", seed=9, **options)
     assert np.array_equal(first.act_batch(obs, masks), act_row_by_row(second, obs, masks, None))
 
 

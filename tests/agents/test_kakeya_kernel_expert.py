@@ -17,6 +17,7 @@ from kabu_envs.agents.base import BaseAgent
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
 from kabu_envs.kakeya.agents.kernel_expert import KERNEL_PARAMS, KakeyaKernelExpertAgent, KernelSearch
+from kabu_envs.kakeya.agents.net_expert import SEARCH_PARAMS, KakeyaNetExpertAgent
 from kabu_envs.kakeya.agents.scripted import KakeyaScriptedAgent
 from kabu_envs.kakeya.agents.search import Deal, Position
 from kabu_envs.kakeya.cards import NUM_CARDS, NUM_RANKS, bits_to_cards
@@ -255,44 +256,23 @@ def test_kernel_expert_plays_legal_actions_and_is_deterministic_for_a_seed(opts)
     assert first != play_games(opts, 2, params, seed=1)
 
 
-def test_kernel_expert_decides_from_its_observation_only():
-    """Swap unseen cards between two other seats mid-deal: the observation is unchanged and so is the
-    decision, for every seed."""
-    swapped = 0
-    for game, enc in game_states({}, 12, seed=400):
-        if game.phase is not Phase.PLAY or game.hand_counts[game.current_player] < 5:
-            continue
-        seat, n = game.current_player, game.num_players
-        a, b = (seat + 1) % n, (seat + 3) % n
-        for suit in range(4):
-            ca = bits_to_cards(game.hands[a] & (((1 << 13) - 1) << (13 * suit)))
-            cb = bits_to_cards(game.hands[b] & (((1 << 13) - 1) << (13 * suit)))
-            if ca and cb:
-                break
-        else:
-            continue
-        other = copy.deepcopy(game)
-        other.hands[a] ^= (1 << ca[0]) | (1 << cb[0])
-        other.hands[b] ^= (1 << ca[0]) | (1 << cb[0])
-        obs, mask = enc.encode_with_mask(game, seat, game.legal_bits())
-        obs2, mask2 = enc.encode_with_mask(other, seat, other.legal_bits())
-        assert np.array_equal(obs, obs2) and np.array_equal(mask, mask2)
+def test_kernel_expert_decides_from_its_observation_only(kakeya_testlib):
+    """Swap unseen cards between two other seats mid-deal (``kakeya_testlib.swapped_unseen``): the
+    observation is unchanged and so is the decision, for every seed."""
+    for obs, mask, obs2, mask2 in kakeya_testlib.swapped_unseen():
         for s in range(3):
             params = {"samples": 8, "min_samples": 4, "eps": 0.3}
             first = KakeyaKernelExpertAgent(seed=s, **params).act(obs, mask)
             assert first == KakeyaKernelExpertAgent(seed=s, **params).act(obs2, mask2)
-        swapped += 1
-        if swapped >= 4:
-            break
-    assert swapped >= 4
 
 
 def test_kernel_expert_is_registered_loadable_and_checks_its_parameters(tmp_path):
     agent = make_agent("kakeya", "expert", 3, num_players=6)
-    assert type(agent) is KakeyaKernelExpertAgent and agent.cfg.num_players == 6
-    assert {k: agent.params[k] for k in KERNEL_PARAMS} == KERNEL_PARAMS  # its defaults, the measured row
+    assert type(agent) is KakeyaNetExpertAgent and agent.cfg.num_players == 6
+    want = {**KERNEL_PARAMS, **SEARCH_PARAMS}  # the kernel expert's defaults, the network search's budget
+    assert {k: agent.params[k] for k in KERNEL_PARAMS} == want and agent.params["samples"] == 320
     named = make_agent("kakeya", "expert:samples=64,z=1.5", 3, num_players=6)  # parameters in the name
-    assert type(named) is KakeyaKernelExpertAgent and named.cfg.num_players == 6
+    assert type(named) is KakeyaNetExpertAgent and named.cfg.num_players == 6
     assert named.params == {**agent.params, "samples": 64, "z": 1.5}
     with pytest.raises(ValueError, match="unknown agent 'expert_kernel'"):  # one name per agent
         make_agent("kakeya", "expert_kernel", 3)

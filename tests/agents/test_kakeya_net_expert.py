@@ -9,12 +9,14 @@ import copy
 import importlib.util
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kabu_envs import kakeya_v2
+from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
 from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
 from kabu_envs.kakeya.agents.net_expert import NET_PARAMS, KakeyaNetExpertAgent, load_net, net_folder
@@ -147,40 +149,70 @@ def test_the_network_reads_only_its_own_view(opts, net):
     assert swapped > 30
 
 
-@pytest.mark.parametrize("opts", [TABLES[0], TABLES[2]], ids=[TABLE_IDS[0], TABLE_IDS[2]])
+def engine_playout(game, search, deal, net, plies: int) -> tuple[float, float]:
+    """A play-out of the seat to play's true position (``deal``'s facts; the network for ``plies`` cards,
+    then the rules of thumb) on the search's row, and the same cards played one by one by the scalar
+    engine (each legal there): (the row's value, the engine's reward for that seat)."""
+    root = game.current_player
+    search.load(0, true_position(game), deal)
+    value = float(
+        netplay.playout_row(0, search.rmin, plies, search.st, search.opts, search.rewards, search.over, net)
+    )
+    g, k = copy.deepcopy(game), 0
+    g.pop_rewards()
+    while g.phase is Phase.PLAY:
+        search.load(0, true_position(g, root), deal)
+        if k < plies:
+            card = int(netplay.choice_row(0, search.st, search.opts, net))
+        else:
+            card = int(search._k.search.policy_row(0, search.rmin, search.st, search.opts))
+        assert card in g.legal_actions()
+        g.apply_action(card)
+        k += 1
+    return value, g.pop_rewards()[root]
+
+
+@pytest.mark.parametrize("opts", TABLES, ids=TABLE_IDS)
 def test_a_net_playout_is_the_engine_playing_the_net_choices(opts, net):
-    """A play-out (the network for ``plies`` cards, then the rules of thumb) ends the deal with the value
-    the scalar engine pays when the same cards are played one by one (each one legal there). (Not at
-    the all-play table: there the search's rows, seats relative to the deciding one, give the odd
-    shared stone of two losers tied on egara to the lower *relative* partnership, the engine to the
-    lower absolute one: a known simplification of the search's model, the same for every play-out.)"""
+    """A play-out ends the deal with the value the scalar engine pays when the same cards are played one
+    by one, every table (at six players all playing, the deal's ``tie_base`` is the seat's absolute
+    partnership: the odd shared stone of two losers tied on egara is the lower absolute partnership's)."""
     checked = 0
     for game, search in play_positions(opts, 2, seed=800):
         if game.hand_counts[game.current_player] != 7:
             continue
-        root = game.current_player
-        deal = search_for(game)[1]
+        m = game.num_players // 2
+        deal = replace(search_for(game)[1], tie_base=game.current_player % m)
         for plies in (0, 5, 52):
-            search.load(0, true_position(game), deal)
-            value = float(
-                netplay.playout_row(
-                    0, search.rmin, plies, search.st, search.opts, search.rewards, search.over, net
-                )
-            )
-            g, k = copy.deepcopy(game), 0
-            g.pop_rewards()
-            while g.phase is Phase.PLAY:
-                search.load(0, true_position(g, root), deal)
-                if k < plies:
-                    card = int(netplay.choice_row(0, search.st, search.opts, net))
-                else:
-                    card = int(search._k.search.policy_row(0, search.rmin, search.st, search.opts))
-                assert card in g.legal_actions()
-                g.apply_action(card)
-                k += 1
-            assert value == g.pop_rewards()[root]
+            value, reward = engine_playout(game, search, deal, net, plies)
+            assert value == reward
             checked += 1
     assert checked >= 6
+
+
+def test_expert_scores_tied_losers_as_the_engine_and_expert_0_3_as_it_did():
+    """Six players, all play: when the two losing partnerships tie on egara, the engine gives the odd
+    stone to the lower absolute partnership. ``expert``'s search (``tie_rule="absolute"``) scores every
+    play-out as the engine; ``expert_0_3``'s pinned rule (``"relative"``, the lower partnership counted
+    from the deciding seat) is 0.3's and scores some of them otherwise."""
+    opts = TABLES[1]
+    agents = {name: make_agent("kakeya", name, seed=0, **opts) for name in ("expert", "expert_0_3")}
+    assert agents["expert"].params["tie_rule"] == "absolute"
+    assert agents["expert_0_3"].params["tie_rule"] == "relative"
+    wrong = {name: 0 for name in agents}
+    checked = 0
+    for game, enc in game_states(opts, 60, seed=810):
+        if game.phase is not Phase.PLAY or game.hand_counts[game.current_player] != 3:
+            continue
+        search = search_for(game)[0]
+        for name, agent in agents.items():
+            view = agent.decoder.decode(enc.encode(game, game.current_player))
+            value, reward = engine_playout(game, search, agent._deal(view, view.trump), netplay.empty(), 0)
+            wrong[name] += value != reward
+        checked += 1
+    assert checked > 200
+    assert wrong["expert"] == 0
+    assert wrong["expert_0_3"] > 0  # (the old rule: the test above fails with it)
 
 
 def play_games(opts: dict, games: int, params: dict, seed: int = 0) -> list[int]:
@@ -234,37 +266,15 @@ def test_with_no_network_plies_it_is_the_expert_bit_for_bit():
     assert checked > 60
 
 
-def test_expert_net_decides_from_its_observation_only():
-    """Unseen cards swapped between two other seats mid-deal: the observation is unchanged and so is
-    the decision, for every seed."""
-    swapped = 0
-    for game, enc in game_states({}, 12, seed=400):
-        if game.phase is not Phase.PLAY or game.hand_counts[game.current_player] < 5:
-            continue
-        seat, n = game.current_player, game.num_players
-        a, b = (seat + 1) % n, (seat + 3) % n
-        for suit in range(4):
-            ca = bits_to_cards(game.hands[a] & (((1 << 13) - 1) << (13 * suit)))
-            cb = bits_to_cards(game.hands[b] & (((1 << 13) - 1) << (13 * suit)))
-            if ca and cb:
-                break
-        else:
-            continue
-        other = copy.deepcopy(game)
-        other.hands[a] ^= (1 << ca[0]) | (1 << cb[0])
-        other.hands[b] ^= (1 << ca[0]) | (1 << cb[0])
-        obs, mask = enc.encode_with_mask(game, seat, game.legal_bits())
-        obs2, mask2 = enc.encode_with_mask(other, seat, other.legal_bits())
-        assert np.array_equal(obs, obs2)
+def test_expert_net_decides_from_its_observation_only(kakeya_testlib):
+    """Unseen cards swapped between two other seats mid-deal (``kakeya_testlib.swapped_unseen``): the
+    observation is unchanged and so is the decision, for every seed."""
+    for obs, mask, obs2, mask2 in kakeya_testlib.swapped_unseen():
         for s in range(3):
             params = {"samples": 8, "min_samples": 4}
             assert KakeyaNetExpertAgent(seed=s, **params).act(obs, mask) == KakeyaNetExpertAgent(
                 seed=s, **params
             ).act(obs2, mask2)
-        swapped += 1
-        if swapped >= 4:
-            break
-    assert swapped >= 4
 
 
 def test_it_checks_its_parameters_and_saves(tmp_path):
@@ -272,6 +282,8 @@ def test_it_checks_its_parameters_and_saves(tmp_path):
     assert agent.params["samples"] == 32 and agent.params["net_plies"] == NET_PARAMS["net_plies"]
     with pytest.raises(ValueError, match="net_plies must be an int >= 0"):
         KakeyaNetExpertAgent(net_plies=-1)
+    with pytest.raises(ValueError, match=r"tie_rule must be one of \('absolute', 'relative'\), got 'lower'"):
+        KakeyaNetExpertAgent(tie_rule="lower")
     with pytest.raises(ValueError, match=r"no play-out network 'nonesuch'.*shipped: \['playout_kakeya'"):
         KakeyaNetExpertAgent(net="nonesuch")
     path = tmp_path / "agent.json"
@@ -332,22 +344,97 @@ def test_the_strength_curve_measures_it_against_expert_0_3_in_chunks(capsys):
     assert [int(r.split("|")[3]) for r in rows] == [2, 3]
 
 
-def test_its_batched_decisions_are_its_own_on_several_threads(monkeypatch):
-    """With several numba threads the expert's ``act_batch`` searches rows together by the rules of
-    thumb; the network's search must not take that path: its batch is its own decisions row by row."""
-    from kabu_envs.core import threads
+FIXTURE = Path(__file__).parent / "data" / "kakeya_net_expert.npz"
 
-    monkeypatch.setattr(threads, "threads", lambda: 2)
+
+def test_the_network_search_makes_the_recorded_decisions_with_the_recorded_values():
+    """The decisions recorded before the network's play-outs moved into the expert's one card-decision
+    kernel (tests/agents/make_net_expert_fixture.py): the same actions and action values, exactly
+    (with the six-player tie rule of then, ``tie_rule="relative"``)."""
+    with np.load(FIXTURE, allow_pickle=False) as f:
+        data = {k: f[k] for k in f.files}
+    cases, params = json.loads(str(data["cases"])), json.loads(str(data["params"]))
+    params.setdefault("tie_rule", "relative")  # (recorded before the option: the old rule)
+    checked = valued = 0
+    for ci, (opts, single) in enumerate(cases):
+        for i in range(single):
+            agent = KakeyaNetExpertAgent(seed=int(data[f"seed{ci}"][i]), **opts, **params)
+            action, values = agent.act_with_values(data[f"obs{ci}"][i], data[f"mask{ci}"][i])
+            assert action == data[f"action{ci}"][i], (opts, i)
+            np.testing.assert_array_equal(values, data[f"values{ci}"][i], err_msg=f"{opts} decision {i}")
+            checked += 1
+            valued += bool(np.isfinite(values).any())
+    assert checked == 118 and valued > 100
+
+
+def _batch_rows(seed: int = 901, count: int = 16) -> tuple[np.ndarray, np.ndarray]:
     rows = [
         enc.encode_with_mask(game, game.current_player, game.legal_bits())
-        for game, enc in game_states({}, 2, seed=901)
+        for game, enc in game_states({}, 2, seed=seed)
         if game.phase is Phase.PLAY
-    ][:12]
-    obs = np.stack([o for o, _ in rows])
-    masks = np.stack([m for _, m in rows])
+    ][:count]
+    return np.stack([o for o, _ in rows]), np.stack([m for _, m in rows])
+
+
+def test_its_batched_decisions_are_its_own_for_any_number_of_workspaces(monkeypatch):
+    """``act_batch`` with several threads runs the rows' network searches at once
+    (``decide.decide_rows``, the network's scratch per workspace): the actions of row by row, for 1-3
+    workspaces; and not the rules-of-thumb search's."""
+    from kabu_envs.core import threads
+
+    obs, masks = _batch_rows()
     params = {"samples": 24, "min_samples": 8}
-    batched = KakeyaNetExpertAgent(seed=7, **params).act_batch(obs, masks)
     one = KakeyaNetExpertAgent(seed=7, **params)
-    assert list(batched) == [one.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    reference = [one.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    called: list[int] = []
+    original = KakeyaNetExpertAgent.batch_search.fget
+    monkeypatch.setattr(
+        KakeyaNetExpertAgent, "batch_search", property(lambda self: called.append(1) or original(self))
+    )
+    for workspaces in (1, 2, 3):
+        monkeypatch.setattr(threads, "threads", lambda w=workspaces: w)
+        batched = KakeyaNetExpertAgent(seed=7, **params).act_batch(obs, masks)
+        assert list(batched) == reference, workspaces
+    assert called  # (the batched path was taken)
     expert = KakeyaKernelExpertAgent(seed=7, **params).act_batch(obs, masks)
     assert list(batched) != list(expert)  # (the network's play-outs decide differently somewhere)
+
+
+_THREADS = """
+import sys
+
+import numba
+import numpy as np
+
+from kabu_envs.kakeya.agents.net_expert import KakeyaNetExpertAgent
+from tests.agents.test_kakeya_net_expert import _batch_rows
+
+obs, masks = _batch_rows(seed=902, count=40)
+agent = KakeyaNetExpertAgent(seed=3, samples=24, min_samples=8)
+print("threads", numba.get_num_threads(), "parallel", agent._parallel_threads())
+print(list(agent.act_batch(obs, masks)))
+"""
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("numba") is None or __import__("os").environ.get("NUMBA_DISABLE_JIT") == "1",
+    reason="plain Python: no threads",
+)
+def test_one_and_two_threads_give_the_same_batched_actions():
+    """Fresh processes with ``NUMBA_NUM_THREADS`` 1 and 2 (numba reads it once): the batched network
+    search (rows on two threads) acts as the serial one, row by row."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    out = []
+    for n in (1, 2):
+        env = {**os.environ, "NUMBA_NUM_THREADS": str(n), "PYTHONPATH": str(root), "OMP_NUM_THREADS": "1"}
+        done = subprocess.run(
+            [sys.executable, "-c", _THREADS], env=env, capture_output=True, text=True, cwd=root, timeout=1500
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        out.append(done.stdout.splitlines())
+    assert out[0][0] == "threads 1 parallel False" and out[1][0] == "threads 2 parallel True"
+    assert out[0][1] == out[1][1]

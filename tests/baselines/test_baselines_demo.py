@@ -255,7 +255,7 @@ def test_slow_agents_play_their_own_deal_count_and_start_first():
     assert {("expert", "random"), ("expert", "scripted"), ("scripted", "random")} <= pairs
     # issue #27: the expert against the fixed reference, the learned agent against both
     assert {("expert", "expert_0_2"), ("ppo_kakeya", "expert"), ("ppo_kakeya", "expert_0_2")} <= pairs
-    # the fixed reference of 0.3 (today's expert, pinned): the expert meets it
+    # the fixed reference of 0.3 (the scripted-play-out search, pinned): the expert meets it
     assert ("expert", "expert_0_3") in pairs and plan_.deals_for("expert", "expert_0_3") == 1000
     slow = [j for j in jobs if demo.slow(j)]
     searches = {"expert", "expert_0_2", "expert_0_3"}

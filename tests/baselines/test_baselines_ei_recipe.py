@@ -224,7 +224,7 @@ def test_the_kakeya_ei_preset_is_the_studys_recipe():
     assert cfg.opponents == {"scripted": 0.87, "expert_0_2": 0.03, "random": 0.05}  # kakeya.yaml's table
     b = cfg.bc
     assert (b.teacher, b.steps, b.epochs, b.lr, b.batch_size, b.smoothing) == (
-        "expert",
+        "expert_0_3",  # (the search its shipped model's record calls "expert")
         600_000,
         8,
         0.001,
@@ -232,7 +232,7 @@ def test_the_kakeya_ei_preset_is_the_studys_recipe():
         0.05,
     )
     assert (b.lr_decay, b.holdout, b.temperature) == ("cosine", 0.03, 0.0)
-    experts = {"expert_0_2": 0.5, "expert": 0.5}
+    experts = {"expert_0_2": 0.5, "expert_0_3": 0.5}
     sched = [(r.steps, r.beta, r.opponents) for r in cfg.dagger.schedule(cfg.opponents)]
     assert sched == [(300_000, 0.5, cfg.opponents), (250_000, 0.25, experts), (200_000, 0.125, experts)]
     assert (cfg.dagger.refit.epochs, cfg.dagger.refit.lr, cfg.dagger.workers) == (4, 0.0005, 2)
@@ -251,7 +251,7 @@ def test_the_kakeya_ei_preset_runs_every_stage_scaled_down(tmp_path):
     record = train(load_config(small), out=tmp_path / "ei", progress_bar=False)
     rows = record["bc"]["dagger"]
     assert [r["beta"] for r in rows] == [1.0, 0.5, 0.25, 0.125]
-    experts = {"expert_0_2": 0.5, "expert": 0.5}
+    experts = {"expert_0_2": 0.5, "expert_0_3": 0.5}
     assert [r.get("opponents") for r in rows] == [None, None, experts, experts]
     assert all("holdout_agreement" in r and "best_epoch" in r for r in rows)
     assert record["timesteps"] == 0
@@ -263,7 +263,7 @@ def test_the_kakeya_ei_preset_runs_every_stage_scaled_down(tmp_path):
 
 def test_the_kakeya_ei2_preset_is_kakeya_ei_with_the_card_features_and_every_round_against_experts():
     ei, ei2 = load_config("kakeya_ei").to_dict(), load_config("kakeya_ei2").to_dict()
-    experts = {"expert_0_2": 0.5, "expert": 0.5}
+    experts = {"expert_0_2": 0.5, "expert_0_3": 0.5}
     assert ei2["policy_kwargs"] == {"net_arch": [512, 512], "features": "cards"}
     assert [(r["steps"], r["beta"], r["opponents"]) for r in ei2["dagger"]["rounds"]] == [
         (250_000, 0.25, experts),
@@ -340,17 +340,33 @@ def test_a_shipped_clone_is_its_presets_run(name, preset):
     from kabu_envs.eval.curve_file import read_curve
     from kabu_envs.training.config import load_run_config
 
+    def run_config_then(path):
+        """The record's config with each "expert" read as ``expert_0_3`` (the search it learned from,
+        called ``expert`` until ``expert`` became the search with network play-outs)."""
+        saved = load_run_config(path).to_dict()
+        then = {"expert": "expert_0_3"}
+        saved["bc"]["teacher"] = then.get(saved["bc"]["teacher"], saved["bc"]["teacher"])
+        saved["opponents"] = {then.get(k, k): w for k, w in saved["opponents"].items()}
+        for r in saved["dagger"]["rounds"]:
+            if r.get("opponents"):
+                r["opponents"] = {then.get(k, k): w for k, w in r["opponents"].items()}
+        return load_config(saved)
+
     d = SHIPPED_MODELS / name
     run = json.loads((d / "run.json").read_text())
     cfg = load_config(preset)
-    assert load_run_config(d / "run.json") == cfg
+    assert run_config_then(d / "run.json") == cfg
     assert run["timesteps"] == 0 and run["seed"] == 3
     rounds = run["bc"]["dagger"]
     schedule = cfg.dagger.schedule(cfg.opponents)
     assert [r["beta"] for r in rounds] == [1.0, *[r.beta for r in schedule]]
     steps = [cfg.bc.steps, *[r.steps for r in schedule]]
     assert all(r["decisions"] >= s for r, s in zip(rounds, steps, strict=True))
-    tables = [None if r.opponents == cfg.opponents else r.opponents for r in schedule]
+    then = {"expert_0_3": "expert"}  # (the record's name of that search)
+    tables = [
+        None if r.opponents == cfg.opponents else {then.get(k, k): w for k, w in r.opponents.items()}
+        for r in schedule
+    ]
     assert [r.get("opponents") for r in rounds[1:]] == tables
     assert rounds[-1]["aggregate"] == sum(r["decisions"] for r in rounds) == run["bc"]["decisions"]
     policy = read_policy(d)

@@ -72,9 +72,11 @@ def test_registry_names_and_errors(tmp_path):
     expert = make_agent("oicho_kabu", "expert", 0, rules="kansai")
     assert type(expert) is OichoExpertAgent and expert.cfg.free_draw
     from kabu_envs.kakeya.agents.expert import KakeyaExpert02Agent
-    from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
+    from kabu_envs.kakeya.agents.kernel_expert import KakeyaExpert03Agent
+    from kabu_envs.kakeya.agents.net_expert import KakeyaNetExpertAgent
 
-    assert type(make_agent("kakeya", "expert", 0)) is KakeyaKernelExpertAgent
+    assert type(make_agent("kakeya", "expert", 0)) is KakeyaNetExpertAgent
+    assert type(make_agent("kakeya", "expert_0_3", 0)) is KakeyaExpert03Agent
     assert type(make_agent("kakeya", "expert_0_2", 0)) is KakeyaExpert02Agent
     with pytest.raises(ValueError, match="unknown agent .alphazero. for Kakeya"):
         make_agent("kakeya", "alphazero")

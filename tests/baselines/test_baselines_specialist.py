@@ -42,8 +42,9 @@ def test_a_valuing_teacher_gives_its_values():
     valued = np.where(data.masks, data.values, np.nan)
     rows = np.isfinite(valued).any(axis=1)
     assert rows.sum() > len(data) // 2
-    best = np.nanargmax(valued[rows], axis=1)
-    assert (best == data.actions[rows]).mean() > 0.9  # the search plays its best-valued card (ties aside)
+    chosen = valued[rows][np.arange(int(rows.sum())), data.actions[rows]]
+    best = np.nanmax(valued[rows], axis=1)
+    assert (chosen >= best - 1e-9).all()  # the search plays a best-valued card (of tied ones, its pick)
 
 
 def test_the_run_writes_a_policy_for_the_base_table_with_its_record(tmp_path, monkeypatch, capsys):

@@ -26,6 +26,7 @@ from kabu_envs import registry
 from kabu_envs.agents.registry import make_agent
 from kabu_envs.kakeya import make_config
 from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent, KernelSearch
+from kabu_envs.kakeya.agents.net_expert import KakeyaNetExpertAgent
 from kabu_envs.kakeya.agents.search import Position
 from kabu_envs.kakeya.cards import NUM_RANKS, bits_to_cards
 from kabu_envs.kakeya.config import Config
@@ -267,7 +268,7 @@ def test_the_expert_plays_a_legal_action_fixed_by_its_seed(data):
     seed = data.draw(st.integers(0, 2**32 - 1), label="agent seed")
     obs, mask = enc.encode_with_mask(game, game.current_player, game.legal_bits())
     agent = make_agent("kakeya", name, seed, **options)
-    assert type(agent) is KakeyaKernelExpertAgent
+    assert type(agent) is KakeyaNetExpertAgent  # (the registry's expert: the network search)
     action, values = agent.act_with_values(obs, mask)
     assert mask[action] == 1, (action, np.flatnonzero(mask))
     assert action in game.legal_actions()

@@ -43,3 +43,45 @@ def play_min_until_deal_ends(game: Game) -> np.ndarray:
     while game.deal_no == deals:
         game.apply_action(min(game.legal_actions()))
     return game.pop_rewards()
+
+
+def swapped_unseen(games: int = 12, seed: int = 400, wanted: int = 4):
+    """``wanted`` mid-deal card decisions of random four-player games (the seat to play holding 5+
+    cards), each as ``(obs, mask, obs2, mask2)``: the seat's observation and mask, then the same after
+    two unseen cards of one suit are swapped between two other seats (a consistent deal: neither seat
+    showed out of that suit). The observations are checked equal here; a player that decides from its
+    observation only must decide alike on both."""
+    import copy
+
+    from kabu_envs.kakeya.cards import bits_to_cards
+    from kabu_envs.kakeya.game import Phase
+    from kabu_envs.kakeya.observation import Encoder
+
+    cfg = make_config()
+    enc = Encoder(cfg)
+    found = 0
+    for g in range(games):
+        rng = np.random.default_rng(seed + g)
+        game = Game(cfg, np.random.Generator(np.random.PCG64(seed + g)))
+        while not game.terminal:
+            if game.phase is Phase.PLAY and game.hand_counts[game.current_player] >= 5:
+                seat, n = game.current_player, game.num_players
+                a, b = (seat + 1) % n, (seat + 3) % n
+                for suit in range(4):
+                    ca = bits_to_cards(game.hands[a] & (((1 << 13) - 1) << (13 * suit)))
+                    cb = bits_to_cards(game.hands[b] & (((1 << 13) - 1) << (13 * suit)))
+                    if ca and cb:
+                        other = copy.deepcopy(game)
+                        other.hands[a] ^= (1 << ca[0]) | (1 << cb[0])
+                        other.hands[b] ^= (1 << ca[0]) | (1 << cb[0])
+                        obs, mask = enc.encode_with_mask(game, seat, game.legal_bits())
+                        obs2, mask2 = enc.encode_with_mask(other, seat, other.legal_bits())
+                        assert np.array_equal(obs, obs2) and np.array_equal(mask, mask2)
+                        yield obs, mask, obs2, mask2
+                        found += 1
+                        if found >= wanted:
+                            return
+                        break
+            legal = game.legal_actions()
+            game.apply_action(legal[int(rng.integers(len(legal)))])
+    raise AssertionError(f"only {found} of {wanted} positions to swap unseen cards in")

@@ -1,7 +1,7 @@
-"""The Kakeya expert (the registry's ``expert``): the search of ``expert.py`` with the sampling, the
-inference and the budget inside the kernel, up to ten times the deals, raced.
-``expert_0_2``, the fixed reference it is measured against, is ``expert.py``'s search with 0.2's
-parameters.
+"""The Kakeya kernel search (``expert_0_3`` pins it; the registry's ``expert``, ``net_expert.py``, is it
+with network play-outs): the search of ``expert.py`` with the sampling, the inference and the budget
+inside the kernel, up to ten times the deals, raced. ``expert_0_2``, an older fixed reference, is
+``expert.py``'s search with 0.2's parameters.
 
 The same player as ``expert.py`` (Perfect-Information Monte Carlo from the seat's observation only,
 play-outs by the scripted policy, the exact solver over the last ``dd_tricks`` tricks), with a card
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -51,20 +51,32 @@ KERNEL_PARAMS: dict[str, Any] = {
     "lead_samples": 12,
     "trump_samples": 8,
     "dd_tricks": 2,
+    # six players, all play: two losers tied on egara; the odd stone is paid by the lower partnership,
+    # "absolute" as the game scores it, "relative" (version 0.3) counted from the deciding seat's own
+    "tie_rule": "absolute",
 }
-RACE = ("min_samples", "check_every", "z", "delta", "eps")  # the parameters ``expert.py`` does not have
+RACE = ("min_samples", "check_every", "z", "delta", "eps")  # the race's numbers (``decide_rows``)
+OWN = (*RACE, "tie_rule")  # the parameters ``expert.py`` does not have
+TIE_RULES = ("absolute", "relative")
 
 
 class KernelSearch(Search):
-    """``Search`` plus the kernel sampler's scratch and the race's arrays (made once per agent)."""
+    """``Search`` plus the kernel sampler's scratch and the race's arrays (made once per agent), and its
+    card decisions' play-outs: the rules of thumb, or with ``net`` (``net_expert.load_net``'s arrays)
+    the network for ``plies`` cards of each."""
 
     AGENT = "KakeyaKernelExpertAgent"  # (named in its errors)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, net: tuple[np.ndarray, ...] | None = None, plies: int = 0, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         from kabu_envs.kakeya import kernel
 
-        kernel.prepare((kernel.sample, kernel.decide))
+        kernel.prepare((kernel.netplay, kernel.sample, kernel.decide))
+        self.kind = kernel.decide.SCRIPTED if net is None else kernel.decide.NETWORK
+        self.net = kernel.netplay.empty() if net is None else net
+        self.plies = plies
         self.sm = kernel.sample.make_scratch()
         self.rng = np.zeros(1, dtype=np.uint64)
         self.perm = np.zeros(NUM_CARDS, dtype=np.int64)
@@ -95,39 +107,38 @@ class KernelSearch(Search):
             self.values = np.zeros((samples, NUM_CARDS), dtype=np.float64)
             self.weights = np.zeros(samples, dtype=np.float64)
         self._stamp += 1
-        k = self._decide_cards(
-            (self.TEMPLATE, cards, exact, self.rmin),
-            (
-                min_samples,
-                check_every,
-                z,
-                delta,
-                eps,
-                self.st,
-                self.opts,
-                self.rewards,
-                self.over,
-                self.keys,
-                self.bounds,
-                self.stamps,
-                self._stamp,
-                self.sm,
-                self.rng,
-                np.uint64(key),
-                self.values[:samples],  # (whole rows: always C-contiguous, one compiled version)
-                self.weights[:samples],
-                self.alive[: len(cards)],
-                self.totals[: len(cards)],
-            ),
+        k = self._k.decide.decide_cards(
+            self.TEMPLATE,
+            cards,
+            exact,
+            self.rmin,
+            self.kind,
+            self.plies,
+            self.net,
+            min_samples,
+            check_every,
+            z,
+            delta,
+            eps,
+            self.st,
+            self.opts,
+            self.rewards,
+            self.over,
+            self.keys,
+            self.bounds,
+            self.stamps,
+            self._stamp,
+            self.sm,
+            self.rng,
+            np.uint64(key),
+            self.values[:samples],  # (whole rows: always C-contiguous, one compiled version)
+            self.weights[:samples],
+            self.alive[: len(cards)],
+            self.totals[: len(cards)],
         )
         if k < 0:
             raise ValueError(f"{self.AGENT}: no deal of the unseen cards fits the counts and the voids")
-        return k
-
-    def _decide_cards(self, head: tuple[Any, ...], tail: tuple[Any, ...]) -> int:
-        """The kernel's card decision (``decide.decide_cards(*head, *tail)``); a search with other
-        play-outs calls its own."""
-        return int(self._k.decide.decide_cards(*head, *tail))
+        return int(k)
 
 
 @dataclass(frozen=True)
@@ -158,15 +169,26 @@ class BatchSearch(Search):
     """The workspaces of the batched card searches (``decide.decide_rows``): one template row per
     decision, then per thread ``NUM_CARDS + 8`` work rows, a transposition table, the sampler's scratch
     and a generator, grown on demand and reused (tables and memos are caches: stamps keep decisions
-    apart, so a decision's result never depends on its workspace)."""
+    apart, so a decision's result never depends on its workspace). The play-outs as ``KernelSearch``'s:
+    with ``net``, its weights shared and its scratch per workspace."""
 
     ROWS = NUM_CARDS + 8  # a workspace's rows: the template's copy, then the work and the solver's plies
 
-    def __init__(self, cfg: Any, rensho_min_egara: int = 2, table_bits: int = 16) -> None:
+    def __init__(
+        self,
+        cfg: Any,
+        rensho_min_egara: int = 2,
+        table_bits: int = 16,
+        net: tuple[np.ndarray, ...] | None = None,
+        plies: int = 0,
+    ) -> None:
         super().__init__(cfg, rensho_min_egara, table_bits=1)  # (the tables are per workspace, below)
         from kabu_envs.kakeya import kernel
 
-        kernel.prepare((kernel.sample, kernel.decide))
+        kernel.prepare((kernel.netplay, kernel.sample, kernel.decide))
+        self.kind = kernel.decide.SCRIPTED if net is None else kernel.decide.NETWORK
+        self._weights = None if net is None else net[:5]  # (w1, b1, w2, b2, gone_sum)
+        self.plies = plies
         self._size = 1 << table_bits
         self._workspaces = 0
         self._grow_workspaces(1)
@@ -181,6 +203,9 @@ class BatchSearch(Search):
         self.tstamp = np.zeros(W, dtype=np.int64)
         self.sms = tuple(np.repeat(a[None], W, axis=0) for a in k.sample.make_scratch())
         self.rngs = np.zeros((W, 1), dtype=np.uint64)
+        netplay = k.netplay
+        w = self._weights
+        self.nets = netplay.empty(W) if w is None else (*w, *netplay.scratch(w[1].shape[0], W))
         self._workspaces = W
 
     def decide_rows(self, jobs: Sequence[CardJob], params: dict[str, Any]) -> RowResults:
@@ -220,6 +245,9 @@ class BatchSearch(Search):
             keys,
             np.full(J, samples, dtype=np.int64),
             self.rmin,
+            self.kind,
+            self.plies,
+            self.nets,
             race,
             self.st,
             self.opts,
@@ -243,18 +271,22 @@ class BatchSearch(Search):
 
 @loadable
 class KakeyaKernelExpertAgent(KakeyaExpertAgent):
-    """``expert``: the search with its card decisions made in one kernel call (module docstring);
+    """The kernel search: its card decisions made in one kernel call (module docstring);
     ``options`` are the env's rule options plus ``KERNEL_PARAMS`` (and ``max_ms``, the play-out policy's
     ``rensho_min_egara``, ``lead_self_strength``)."""
 
     name = "kakeya_expert"
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
-        own = {k: options.pop(k) for k in RACE if k in options}
-        merged = {**{k: v for k, v in KERNEL_PARAMS.items() if k not in RACE}, **options}
+        own = {k: options.pop(k) for k in OWN if k in options}
+        merged = {**{k: v for k, v in KERNEL_PARAMS.items() if k not in OWN}, **options}
         super().__init__(seed=seed, **merged)
-        self.params.update({**{k: KERNEL_PARAMS[k] for k in RACE}, **own})
+        self.params.update({**{k: KERNEL_PARAMS[k] for k in OWN}, **own})
         p = self.params
+        if p["tie_rule"] not in TIE_RULES:
+            raise ValueError(
+                f"KakeyaKernelExpertAgent: tie_rule must be one of {TIE_RULES}, got {p['tie_rule']!r}"
+            )
         for key in ("min_samples", "check_every"):
             if isinstance(p[key], bool) or not isinstance(p[key], int) or p[key] < 1:
                 raise ValueError(f"KakeyaKernelExpertAgent: {key} must be an int >= 1, got {p[key]!r}")
@@ -266,11 +298,22 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
         self._ksearch: KernelSearch | None = None
         self._bsearch: BatchSearch | None = None
 
+    def _deal(self, view: SeatView, trump: int) -> Deal:
+        """``expert.py``'s deal, with the scoring's tie order of ``tie_rule`` (``Deal.tie_base``)."""
+        deal = super()._deal(view, trump)
+        if self.params["tie_rule"] == "absolute":
+            return replace(deal, tie_base=view.partnership)
+        return deal
+
     @property
     def search(self) -> KernelSearch:
         if self._ksearch is None:
-            self._ksearch = KernelSearch(self.cfg, self.params["rensho_min_egara"])
+            self._ksearch = KernelSearch(self.cfg, self.params["rensho_min_egara"], **self._playouts())
         return self._ksearch
+
+    def _playouts(self) -> dict[str, Any]:
+        """The searches' play-out arguments (``KernelSearch``): none, the rules of thumb."""
+        return {}
 
     def _choose_card(self, view: SeatView, legal: list[int]) -> int:
         job = self._card_job(view, legal)
@@ -406,7 +449,7 @@ class KakeyaKernelExpertAgent(KakeyaExpertAgent):
     @property
     def batch_search(self) -> BatchSearch:
         if self._bsearch is None:
-            self._bsearch = BatchSearch(self.cfg, self.params["rensho_min_egara"])
+            self._bsearch = BatchSearch(self.cfg, self.params["rensho_min_egara"], **self._playouts())
         return self._bsearch
 
     def _capped(self, key: int, cards: np.ndarray, exact: bool) -> int:
@@ -486,6 +529,7 @@ EXPERT_0_3: dict[str, Any] = {
     "max_ms": None,
     "rensho_min_egara": 2,
     "lead_self_strength": 2,
+    "tie_rule": "relative",
 }
 
 

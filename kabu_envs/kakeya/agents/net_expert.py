@@ -1,12 +1,15 @@
-"""The kernel expert with learned play-outs (``KakeyaNetExpertAgent``; not a registry name yet).
+"""The Kakeya expert (the registry's ``expert``, ``KakeyaNetExpertAgent``): the kernel search with
+learned play-outs.
 
-``expert`` (``kernel_expert.py``) evaluates each candidate card on sampled deals by play-outs in which
-every seat follows the scripted rules of thumb. Here a small network plays the first ``net_plies``
-cards of each play-out instead, every seat from its own view in the sampled deal (its hand, the cards
-gone, the trick, the voids, the egara counts: ``kernel/netplay.py``), then the rules of thumb finish
-the deal. Everything else is the expert's: the sampler, the race, the exact end-game over the last
-``dd_tricks`` tricks, the lead and trump choices (those play out with the rules of thumb), the
-``max_ms`` cap; a seed fixes every decision.
+The kernel search (``kernel_expert.py``, pinned as ``expert_0_3``) evaluates each candidate card on
+sampled deals by play-outs in which every seat follows the scripted rules of thumb. Here a small network
+plays the first ``net_plies`` cards of each play-out instead, every seat from its own view in the
+sampled deal (its hand, the cards gone, the trick, the voids, the egara counts: ``kernel/netplay.py``),
+then the rules of thumb finish the deal; 320 deals a card decision by default (``SEARCH_PARAMS``: about
+7x ``expert_0_3``'s CPU per decision). Everything else is the kernel search's: the sampler, the race,
+the exact end-game over the last ``dd_tricks`` tricks, the lead and trump choices (those play out with
+the rules of thumb), the batched path over numba's threads, the ``max_ms`` cap; a seed fixes every
+decision.
 
 The network is a shipped model folder (``models/<net>/playout.npz``: plain arrays, loaded without
 pickle; ``playout.json``: its architecture, training data, config and provenance), trained in the lab
@@ -24,13 +27,16 @@ from typing import Any
 import numpy as np
 
 from kabu_envs.agents.base import loadable
-from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent, KernelSearch
+from kabu_envs.kakeya.agents.kernel_expert import KakeyaKernelExpertAgent
 from kabu_envs.kakeya.cards import NUM_CARDS
 
 NET_PARAMS: dict[str, Any] = {
     "net": "playout_kakeya",  # the play-out network: a shipped model folder's name, or a folder
     "net_plies": 52,  # the cards of each play-out the network plays (then the rules of thumb); 0: none
 }
+# the search's own default budget: 320 deals a card decision (the strength-per-time curve against
+# expert_0_3, docs/studies/kakeya_expert.md: about 7x its CPU per decision)
+SEARCH_PARAMS: dict[str, Any] = {"samples": 320}
 FORMAT = "kabu-envs playout net"  # (written by the lab: kabu_envs.training.netplay)
 
 
@@ -67,29 +73,7 @@ def load_net(net: str) -> tuple[tuple[np.ndarray, ...], dict[str, Any]]:
         if arr.shape != want[name]:
             raise ValueError(f"{folder}/playout.npz: {name} has shape {arr.shape}, expected {want[name]}")
     gone_sum = w1[netplay.F_GONE : netplay.F_GONE + NUM_CARDS].sum(axis=0, dtype=np.float32)
-    scratch = (
-        np.zeros(h, dtype=np.float32),
-        np.zeros(netplay.MAX_ACTIVE, dtype=np.int64),
-        np.zeros((6, h), dtype=np.float32),  # (the running sums of each seat's hand rows: net_playout)
-        np.zeros(h, dtype=np.float32),
-    )
-    return (w1, b1, w2, b2, gone_sum, *scratch), record
-
-
-class NetSearch(KernelSearch):
-    """``KernelSearch`` whose card decisions play out with the network (``netplay.decide_cards_net``)."""
-
-    AGENT = "KakeyaNetExpertAgent"
-
-    def __init__(self, *args: Any, net: tuple[np.ndarray, ...], plies: int, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._k.prepare((self._k.netplay,))
-        self.net = net
-        self.plies = plies
-
-    def _decide_cards(self, head: tuple[Any, ...], tail: tuple[Any, ...]) -> int:
-        """``netplay.decide_cards_net``: the expert's card decision with the network's play-outs."""
-        return int(self._k.netplay.decide_cards_net(*head, self.plies, self.net, *tail))
+    return (w1, b1, w2, b2, gone_sum, *netplay.scratch(h)), record
 
 
 @loadable
@@ -101,7 +85,7 @@ class KakeyaNetExpertAgent(KakeyaKernelExpertAgent):
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
         own = {k: options.pop(k) for k in NET_PARAMS if k in options}
-        super().__init__(seed=seed, **options)
+        super().__init__(seed=seed, **{**SEARCH_PARAMS, **options})
         self.params.update({**NET_PARAMS, **own})
         plies = self.params["net_plies"]
         if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
@@ -111,18 +95,8 @@ class KakeyaNetExpertAgent(KakeyaKernelExpertAgent):
                 f"KakeyaNetExpertAgent: net must be a model name or folder, got {self.params['net']!r}"
             )
         self._net, self.net_record = load_net(self.params["net"])
-        self._nsearch: NetSearch | None = None
 
-    @staticmethod
-    def _parallel_threads() -> bool:
-        """Row by row always: the expert's batched card search (``decide.decide_rows``) plays out with
-        the rules of thumb, not the network."""
-        return False
-
-    @property
-    def search(self) -> NetSearch:
-        if self._nsearch is None:
-            self._nsearch = NetSearch(
-                self.cfg, self.params["rensho_min_egara"], net=self._net, plies=self.params["net_plies"]
-            )
-        return self._nsearch
+    def _playouts(self) -> dict[str, Any]:
+        """The network and its plies: the searches' card decisions (``decide.decide_cards``, and the
+        batched ``decide.decide_rows`` on numba's threads) play out with it."""
+        return {"net": self._net, "plies": self.params["net_plies"]}

@@ -57,12 +57,15 @@ class Position:
 @dataclass(frozen=True)
 class Deal:
     """A deal's fixed facts in relative partnerships: the dealers' partnership (it sits out with
-    ``dealers_sit_out``) and each partnership's stones before the deal (it pays at most those)."""
+    ``dealers_sit_out``), each partnership's stones before the deal (it pays at most those) and the
+    absolute partnership of relative partnership 0 (``tie_base``: the scoring breaks ties between
+    partnerships in absolute order; 0 scores as if the relative order were the absolute one)."""
 
     trump: int
     rensho: int
     dealers: int
     stones: tuple[int, ...]
+    tie_base: int = 0
 
 
 def trick_order(leader: int, hands: list[int]) -> list[int]:
@@ -115,6 +118,7 @@ class Search:
         g[spec.PHASE] = spec.PLAY_PHASE
         g[spec.TRUMP], g[spec.RENSHO] = deal.trump, deal.rensho
         g[spec.DEALER_P], g[spec.LEAD_P] = deal.dealers, -1
+        g[spec.TIE_BASE] = deal.tie_base
         g[spec.T_LEADER], g[spec.T_LEN], g[spec.T_NUM] = pos.order[0], len(pos.order), len(pos.trick)
         g[spec.T_LED] = pos.trick[0] // NUM_RANKS if pos.trick else -1
         st.current_player[b] = pos.order[len(pos.trick)]

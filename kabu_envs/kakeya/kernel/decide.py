@@ -2,8 +2,11 @@
 
 ``decide_cards`` draws consistent deals of the unseen cards with the kernel's sampler (``sample.py``),
 weighs each by how likely it makes the cards already played to the current trick (``trick_weight``),
-and evaluates every candidate card on it (play-outs by the scripted policy, or the exact end-game
-solver: ``search.py``). The samples are spent as a race (``adaptive``): after ``min_samples`` and then
+and evaluates every candidate card on it (play-outs of the decision's kind: the scripted policy,
+``search.py``, or a small network, ``netplay.py``; or the exact end-game solver: ``search.py``). One
+function for both kinds, so the network's search has the same sampler, race and batched path over
+numba's threads (``decide_rows``, the network's scratch per thread) as the scripted one. The samples are
+spent as a race (``adaptive``): after ``min_samples`` and then
 every ``check_every`` samples, a candidate whose paired difference from the best (the same deals) is
 more than ``z`` standard errors below it drops out; the decision stops when one candidate is left, when
 every candidate left has had the same value on every deal so far (nothing tells them apart), or at
@@ -29,6 +32,7 @@ import numpy as np
 from numba import prange
 
 from kabu_envs.core import kernel as core
+from kabu_envs.kakeya.kernel.netplay import net_playout
 from kabu_envs.kakeya.kernel.rules import bit, legal_plays, play, popcount, start_trick
 from kabu_envs.kakeya.kernel.sample import Scratch, draw, setup
 from kabu_envs.kakeya.kernel.search import copy_row, playout, policy, solve
@@ -48,6 +52,8 @@ from kabu_envs.kakeya.kernel.spec import (
     kernel_jit,
     kernel_jit_parallel,
 )
+
+SCRIPTED, NETWORK = 0, 1  # the play-out kinds: the rules of thumb, or the network (``netplay.py``)
 
 
 @kernel_jit
@@ -120,6 +126,9 @@ def evaluate(
     card: int,
     exact: bool,
     rmin: int,
+    kind: int,
+    plies: int,
+    net: Fields,
     st: Arrays,
     opts: np.ndarray,
     rewards: np.ndarray,
@@ -129,12 +138,15 @@ def evaluate(
     stamps: np.ndarray,
     stamp: int,
 ) -> float:  # pragma: no cover
-    """The value of playing ``card`` in row ``work`` (a sampled deal): the deal finished by play-outs,
-    or by the solver when ``exact``; rows ``work + 1``.. work."""
+    """The value of playing ``card`` in row ``work`` (a sampled deal): the deal finished by play-outs of
+    ``kind`` (``SCRIPTED``; ``NETWORK``: ``net`` plays ``plies`` cards, then the rules of thumb), or by
+    the solver when ``exact``; rows ``work + 1``.. work."""
     copy_row(work, work + 1, st, opts, rewards, over)
     play(work + 1, card, st, opts, rewards, over)
     if exact:
         return solve(work + 1, -np.inf, np.inf, st, opts, rewards, over, keys, bounds, stamps, stamp)
+    if kind == NETWORK:
+        return net_playout(work + 1, st, opts, rewards, over, rmin, plies, net)
     return playout(work + 1, st, opts, rewards, over, rmin)
 
 
@@ -196,6 +208,9 @@ def decide_cards(
     cards: np.ndarray,
     exact: bool,
     rmin: int,
+    kind: int,
+    plies: int,
+    net: Fields,
     min_samples: int,
     check_every: int,
     z: float,
@@ -219,8 +234,10 @@ def decide_cards(
 ) -> int:  # pragma: no cover
     """A card decision from row ``template`` (the position as the seat sees it): up to
     ``values.shape[0]`` sampled deals, each weighed and every live candidate played on it (module
-    docstring). ``totals[i]``: candidate i's weighted total over the deals drawn, ``alive``: the
-    candidates still in the race. ``rng[0]`` is seeded from ``key`` (``core.seed_state``). Returns the
+    docstring), the play-outs of ``kind`` (``evaluate``; ``net``: the network's weights and scratch,
+    ``netplay.net_playout``, read only when ``kind`` is ``NETWORK``). ``totals[i]``: candidate i's
+    weighted total over the deals drawn, ``alive``: the candidates still in the race. ``rng[0]`` is seeded
+    from ``key`` (``core.seed_state``). Returns the
     number of deals drawn, or a sampler failure code (< 0)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     rng[0] = core.seed_state(key, ZERO, ZERO)
@@ -244,7 +261,21 @@ def decide_cards(
         for i in range(c):
             if alive[i]:
                 v = evaluate(
-                    work, cards[i], exact, rmin, st, opts, rewards, over, keys, bounds, stamps, stamp
+                    work,
+                    cards[i],
+                    exact,
+                    rmin,
+                    kind,
+                    plies,
+                    net,
+                    st,
+                    opts,
+                    rewards,
+                    over,
+                    keys,
+                    bounds,
+                    stamps,
+                    stamp,
                 )
                 values[k, i] = v
                 totals[i] += w * v
@@ -343,6 +374,24 @@ def scratch_of(sms: Scratch, w: int) -> Scratch:  # pragma: no cover
 
 
 @core.inner_jit  # (compiled into ``decide_rows``, not cached: its parallel loop types it anew)
+def net_of(nets: Fields, w: int) -> Fields:  # pragma: no cover
+    """Workspace ``w``'s network: the shared weights (``w1, b1, w2, b2, gone_sum``) and entry ``w`` of
+    each stacked scratch array (``hidden, idx, hand_acc, gone_acc``: a thread's own), as the tuple
+    ``decide_cards`` reads."""
+    return (
+        nets[0],
+        nets[1],
+        nets[2],
+        nets[3],
+        nets[4],
+        nets[5][w],
+        nets[6][w],
+        nets[7][w],
+        nets[8][w],
+    )
+
+
+@core.inner_jit  # (compiled into ``decide_rows``, not cached: its parallel loop types it anew)
 def decide_job(
     j: int,
     w: int,
@@ -352,6 +401,9 @@ def decide_job(
     keys: np.ndarray,
     samples: np.ndarray,
     rmin: int,
+    kind: int,
+    plies: int,
+    nets: Fields,
     race_params: np.ndarray,
     arrays: Fields,
     opts: np.ndarray,
@@ -372,8 +424,9 @@ def decide_job(
 ) -> None:  # pragma: no cover
     """Decision ``j`` (template row j) in workspace ``w``: its template copied to the workspace's first
     row, then ``decide_cards`` there with the workspace's table, sampler scratch, generator and values
-    (``values[w]``); the results in row j of ``drawn``, ``weights`` (the deals' weights), ``alive`` and
-    ``totals``. A decision's result depends on its template and key only (the table and the sampler's
+    (``values[w]``) and network scratch (``net_of``); the results in row j of ``drawn``, ``weights``
+    (the deals' weights), ``alive`` and ``totals``. A decision's result depends on its template and key only
+    (the table and the sampler's
     memo are caches: a fresh stamp per decision), not on the workspace or what it decided before.
     (``arrays``: the plain tuple, as Python passes ``decide_cards`` its state: one compiled version.)"""
     st = State(*arrays)
@@ -387,6 +440,9 @@ def decide_job(
         cards[j, :c],
         exact[j],
         rmin,
+        kind,
+        plies,
+        net_of(nets, w),
         np.int64(race_params[0]),
         np.int64(race_params[1]),
         race_params[2],
@@ -418,6 +474,9 @@ def decide_rows(
     keys: np.ndarray,
     samples: np.ndarray,
     rmin: int,
+    kind: int,
+    plies: int,
+    nets: Fields,
     race_params: np.ndarray,
     arrays: Fields,
     opts: np.ndarray,
@@ -438,8 +497,9 @@ def decide_rows(
 ) -> None:  # pragma: no cover
     """``len(keys)`` card decisions (``decide_cards`` each: decision j's template in row j, its candidates
     ``cards[j, :ncards[j]]``, its generator's key, its budget ``samples[j]``; ``race_params`` min_samples,
-    check_every, z, delta, eps) over ``len(base)`` workspaces, one per thread: workspace w decides j = w,
-    w + W, ... in turn (``decide_job``). Each decision's result is its own, so any thread count gives the
+    check_every, z, delta, eps; the play-outs ``kind``, ``plies`` and ``nets``: ``net_of``) over
+    ``len(base)`` workspaces, one per thread: workspace w decides j = w, w + W, ... in turn
+    (``decide_job``). Each decision's result is its own, so any thread count gives the
     same actions."""
     W = base.shape[0]
     J = keys.shape[0]
@@ -454,6 +514,9 @@ def decide_rows(
                 keys,
                 samples,
                 rmin,
+                kind,
+                plies,
+                nets,
                 race_params,
                 arrays,
                 opts,

@@ -16,16 +16,15 @@ as running sums, each seat's hand and the gone cards, so a move adds only the do
 gone rows' sum is stored with the weights: ``gone_sum``). The same sums up to float rounding
 (tests/agents/test_kakeya_net_expert.py compares with a plain numpy forward pass of ``features``).
 
-``decide_cards_net`` is ``decide.decide_cards`` with these play-outs (the race, the sampler and the
-weighting are the same functions).
+The search's card decision (``decide.decide_cards``, one per row on numba's threads:
+``decide.decide_rows``) calls ``net_playout`` when its play-out kind is the network's; ``empty`` is the
+placeholder it is given for the rules of thumb.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kabu_envs.core import kernel as core
-from kabu_envs.kakeya.kernel.decide import race, trick_weight
 from kabu_envs.kakeya.kernel.rules import (
     bit,
     legal_plays,
@@ -36,8 +35,7 @@ from kabu_envs.kakeya.kernel.rules import (
     trick_cards,
     trick_winner,
 )
-from kabu_envs.kakeya.kernel.sample import Scratch, draw, setup
-from kabu_envs.kakeya.kernel.search import copy_row, policy, solve
+from kabu_envs.kakeya.kernel.search import policy
 from kabu_envs.kakeya.kernel.spec import (
     EGARA_BITS,
     O_MUST_FOLLOW,
@@ -58,6 +56,32 @@ from kabu_envs.kakeya.kernel.spec import (
     kernel_jit,
     kernel_jit_inline,
 )
+
+
+def scratch(hidden: int, workspaces: int | None = None) -> tuple[np.ndarray, ...]:
+    """A play-out's scratch for a network of ``hidden`` units (``hidden, idx, hand_acc, gone_acc``),
+    with a leading axis of ``workspaces`` (one per thread: ``decide.net_of``) unless None."""
+    lead = () if workspaces is None else (workspaces,)
+    return (
+        np.zeros((*lead, hidden), dtype=np.float32),
+        np.zeros((*lead, MAX_ACTIVE), dtype=np.int64),
+        np.zeros((*lead, 6, hidden), dtype=np.float32),  # (the running sums of each seat's hand rows)
+        np.zeros((*lead, hidden), dtype=np.float32),
+    )
+
+
+def empty(workspaces: int | None = None) -> tuple[np.ndarray, ...]:
+    """The network argument of a search that plays out with the rules of thumb (never read; the
+    types of a real network's, so one compiled decision serves both kinds)."""
+    weights = (
+        np.zeros((1, 1), dtype=np.float32),
+        np.zeros(1, dtype=np.float32),
+        np.zeros((1, 1), dtype=np.float32),
+        np.zeros(1, dtype=np.float32),
+        np.zeros(1, dtype=np.float32),
+    )
+    return (*weights, *scratch(1, workspaces))
+
 
 # --- the inputs (offsets of each group; every group is a one-hot or a card set) -----------------------
 F_HAND = 0  # 52: my hand
@@ -350,108 +374,3 @@ def playout_row(
     """``net_playout`` of row ``b`` (tests: a play-out plays legal cards to the deal's end)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     return net_playout(b, st, opts, rewards, over, rmin, plies, net)
-
-
-# ==================================================================================================
-# a card decision with network play-outs
-# ==================================================================================================
-@kernel_jit
-def evaluate_net(
-    work: int,
-    card: int,
-    exact: bool,
-    rmin: int,
-    plies: int,
-    net: Fields,
-    st: Arrays,
-    opts: np.ndarray,
-    rewards: np.ndarray,
-    over: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
-    stamps: np.ndarray,
-    stamp: int,
-) -> float:  # pragma: no cover
-    """``decide.evaluate`` with the network's play-outs."""
-    copy_row(work, work + 1, st, opts, rewards, over)
-    play(work + 1, card, st, opts, rewards, over)
-    if exact:
-        return solve(work + 1, -np.inf, np.inf, st, opts, rewards, over, keys, bounds, stamps, stamp)
-    return net_playout(work + 1, st, opts, rewards, over, rmin, plies, net)
-
-
-@kernel_jit
-def decide_cards_net(
-    template: int,
-    cards: np.ndarray,
-    exact: bool,
-    rmin: int,
-    plies: int,
-    net: Fields,
-    min_samples: int,
-    check_every: int,
-    z: float,
-    delta: float,
-    eps: float,
-    arrays: Fields,
-    opts: np.ndarray,
-    rewards: np.ndarray,
-    over: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
-    stamps: np.ndarray,
-    stamp: int,
-    sm: Scratch,
-    rng: np.ndarray,
-    key: np.uint64,
-    values: np.ndarray,
-    weights: np.ndarray,
-    alive: np.ndarray,
-    totals: np.ndarray,
-) -> int:  # pragma: no cover
-    """``decide.decide_cards`` (the same sampler, weighting and race, in the same order) with the
-    network's play-outs (``plies`` cards of each, then the rules of thumb)."""
-    st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    rng[0] = core.seed_state(key, ZERO, ZERO)
-    code = setup(template, st, opts, sm)
-    if code < 0:
-        return code
-    work = template + 1
-    c = cards.shape[0]
-    for i in range(c):
-        alive[i] = True
-        totals[i] = 0.0
-    k = 0
-    limit = values.shape[0]
-    while k < limit:
-        copy_row(template, work, st, opts, rewards, over)
-        code = draw(work, st, opts, sm, rng)
-        if code < 0:
-            return code
-        w = trick_weight(work, work + 1, rmin, eps, st, opts, rewards, over)
-        weights[k] = w
-        for i in range(c):
-            if alive[i]:
-                v = evaluate_net(
-                    work,
-                    cards[i],
-                    exact,
-                    rmin,
-                    plies,
-                    net,
-                    st,
-                    opts,
-                    rewards,
-                    over,
-                    keys,
-                    bounds,
-                    stamps,
-                    stamp,
-                )
-                values[k, i] = v
-                totals[i] += w * v
-        k += 1
-        look = k >= min_samples and (k - min_samples) % check_every == 0 and k < limit
-        if look and race(k, values, weights, alive, z, delta) <= 1:
-            break
-    return k

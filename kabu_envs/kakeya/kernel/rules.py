@@ -48,6 +48,7 @@ from kabu_envs.kakeya.kernel.spec import (
     T_LED,
     T_LEN,
     T_NUM,
+    TIE_BASE,
     TRUMP,
     TRUMP_PHASE,
     ZERO,
@@ -463,6 +464,14 @@ def pay(b: int, stones: np.ndarray, payer: int, payee: int, amount: int, P: int)
     return moved
 
 
+@kernel_jit_inline
+def absolute_order(b: int, st: Arrays, i: int, P: int) -> int:  # pragma: no cover
+    """The row's partnership that is the ``i``-th in absolute order (``g[b, TIE_BASE]``: the absolute
+    partnership of the row's partnership 0; the engine's rows 0, the order 0, 1, ...)."""
+    p = i - st.g[b, TIE_BASE]
+    return p + P if p < 0 else p
+
+
 @kernel_jit
 def end_deal(
     b: int, st: Arrays, opts: np.ndarray, rewards: np.ndarray, over: np.ndarray
@@ -490,7 +499,8 @@ def end_deal(
     if winner >= 0:
         amount = stones_won(captured[b, winner], g[b, TRUMP], g[b, RENSHO])
         first = -1  # scoring.shares: the loser with fewer egara (tie: the lower) pays the odd stone
-        for p in range(P):
+        for i in range(P):
+            p = absolute_order(b, st, i, P)
             if playing[p] and p != winner and (first < 0 or egara[p] < egara[first]):
                 first = p
         for p in range(P):
@@ -513,7 +523,8 @@ def end_deal(
     g[b, DEAL_NO] += 1
     if winner >= 0:
         best = -1
-        for p in range(P):  # the loser with fewer egara (tie: the lower partnership)
+        for i in range(P):  # the loser with fewer egara (tie: the lower partnership)
+            p = absolute_order(b, st, i, P)
             if playing[p] and p != winner and (best < 0 or egara[p] < egara[best]):
                 best = p
         g[b, DEALER_P] = best

@@ -48,7 +48,10 @@ Outputs = tuple[np.ndarray, ...]
 PHASE, TRUMP, RENSHO, DEAL_NO, DEALER_P, LEAD_P = 0, 1, 2, 3, 4, 5
 T_LEADER, T_LED, T_LEN, T_NUM = 6, 7, 8, 9  # the trick in play: leader, led suit, seats in it, played
 FEED, READY, PREFIX, EPISODE = 10, 11, 12, 13  # deals: fed by Python / fed deck waiting / prefix / match no.
-NG = 14
+# the absolute partnership of the row's partnership 0: the engine's rows are absolute (0); the search's
+# rows are relative to the deciding seat, and the scoring's ties go to the lower absolute partnership
+TIE_BASE = 14
+NG = 15
 
 # --- the rule options (``options``) ---------------------------------------------------------------
 O_N, O_P, O_ALL_PLAY, O_SIT_OUT, O_MUST_FOLLOW, O_DEFAULT_TRUMP, O_CHOOSE_TRUMP = 0, 1, 2, 3, 4, 5, 6
