@@ -190,17 +190,19 @@ def test_the_history_check_spares_game_terms_and_code(tmp_path):
     assert history_phrases(page) == []
 
 
-# what the API reference and ``help()`` show: the library's docstrings and comments name no issue of this
-# project (another project's issue, e.g. "PettingZoo issue #1147", is a citation and stays)
-OUR_ISSUE = re.compile(r"(?<!PettingZoo )(?<!sb3-contrib )(?<!numba )\bissues? #\d+", re.I)
+# what the API reference, ``help()`` and the training presets users copy show: the library's docstrings,
+# comments and preset files name no issue of this project (another project's issue, e.g. "PettingZoo
+# issue #1147", is a citation and stays)
+OUR_ISSUE = re.compile(r"(?<!PettingZoo )(?<!sb3-contrib )(?<!numba )\b(?:issues?|hardening) #\d+", re.I)
 
 
 def our_issue_numbers(folders: list[Path]) -> list[str]:
-    """``path:line: text`` of every mention of this project's issue numbers in the Python sources."""
+    """``path:line: text`` of every mention of this project's issue numbers in the Python sources and
+    the YAML presets."""
     return [
         f"{path}:{n}: {line.strip()}"
         for folder in folders
-        for path in sorted(folder.rglob("*.py"))
+        for path in sorted([*folder.rglob("*.py"), *folder.rglob("*.yaml")])
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if OUR_ISSUE.search(line)
     ]
@@ -213,4 +215,8 @@ def test_the_sources_name_no_issue_of_ours():
 
 def test_the_source_check_finds_one_and_spares_a_citation(tmp_path):
     (tmp_path / "m.py").write_text('"""A view (issue #25)."""\n# the PettingZoo issue #1147 tutorial\n')
-    assert our_issue_numbers([tmp_path]) == [f'{tmp_path / "m.py"}:1: """A view (issue #25)."""']
+    (tmp_path / "p.yaml").write_text("# a preset (hardening #7)\nseed: 3\n")
+    assert our_issue_numbers([tmp_path]) == [
+        f'{tmp_path / "m.py"}:1: """A view (issue #25)."""',
+        f"{tmp_path / 'p.yaml'}:1: # a preset (hardening #7)",
+    ]

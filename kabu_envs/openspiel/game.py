@@ -138,7 +138,7 @@ def rule_options(game_id: str, params: dict[str, Any]) -> dict[str, Any]:
     OpenSpiel fills every parameter not given with its default before the game sees them, so a value
     equal to the registry's default cannot be told from one left out: it is not passed on, and a
     preset (``rules="kansai"``) then supplies its own value, unless the option is named in ``keep``
-    (``keep="dealer_selection"``): then it is passed and overrides the preset (hardening #7). A rule
+    (``keep="dealer_selection"``): then it is passed and overrides the preset. A rule
     set that fails with such a value left to the preset names ``keep`` in its error. An option that
     takes a name or its index (Kakeya's ``default_trump``) is a string parameter (OpenSpiel checks the
     type first): its index as text (``"3"``) is read as the index."""

@@ -41,8 +41,8 @@ def viewer_for(game: str) -> Viewer:
     return found if found is not None else GenericViewer()
 
 
-# Read-only model weights shared by every game of this process (hardening #12: a server held a copy
-# per game: 40 Kakeya games against three models took 872 MB). Key: the policy file and its version.
+# Read-only model weights shared by every game of this process (a copy per game was too much:
+# 40 Kakeya games against three models took 872 MB). Key: the policy file and its version.
 _MODELS: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
 _MODELS_LOCK = threading.Lock()
 MAX_MODELS = 16  # distinct policy files kept (a shipped model is a few MB)
