@@ -5,6 +5,7 @@ the search's action values for the soft targets."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -65,3 +66,68 @@ def test_the_class_teacher_labels_its_decisions_with_its_values():
     again = dagger.collect_mixture(cfg, None, 1.0, 30, seed=11)
     assert np.array_equal(again.actions, data.actions)
     assert np.array_equal(again.values, data.values, equal_nan=True)
+
+
+def test_ei5_kakeya_is_its_presets_run():
+    """The preset's resolved config and seed; one DAgger round from ``ei2_kakeya``'s network, no PPO,
+    labelled by the class teacher with soft targets, trained for the four-player partnership."""
+    from kabu_envs.agents.policy_file import read_policy
+    from kabu_envs.agents.registry import SHIPPED_MODELS
+    from kabu_envs.training.config import load_run_config
+
+    d = SHIPPED_MODELS / "ei5_kakeya"
+    run = json.loads((d / "run.json").read_text())
+    assert load_run_config(d / "run.json") == load_config("kakeya_ei5")
+    assert run["seed"] == 47 and run["timesteps"] == 0
+    bc = run["bc"]
+    assert bc["init_from"] == "ei2_kakeya" and bc["teacher"] == NET_TEACHER and bc["temperature"] == 0.1
+    (r,) = bc["dagger"]
+    assert r["iteration"] == 1 and r["beta"] == 0.25 and r["decisions"] >= 150_000
+    assert "opponents" not in r and run["config"]["opponents"] == {"expert_0_2": 0.5, "expert_0_3": 0.5}
+    policy = read_policy(d)
+    assert policy.trained_for == read_policy(SHIPPED_MODELS / "ei2_kakeya").trained_for
+    assert policy.features == "cards" and list(policy.policy_layers) == [512, 512]
+
+
+def test_ens5_kakeya_is_ens_kakeya_with_ei5_kakeya_for_ei2_kakeya():
+    """The same construction as ``ens_kakeya`` (its endgame specialist, ``ei_kakeya``, the suit
+    rotations), with ``ei5_kakeya`` in the main stage; the shipped clones are named by checksum and the
+    specialist is ``ens_kakeya``'s own, byte for byte."""
+    from kabu_envs.agents.ensemble import member_records, read_ensemble
+    from kabu_envs.agents.registry import SHIPPED_MODELS
+
+    d = SHIPPED_MODELS / "ens5_kakeya"
+    ens, old = read_ensemble(d), read_ensemble(SHIPPED_MODELS / "ens_kakeya")
+    assert ens.names == ("ei5_kakeya", "ei_kakeya", "endgame_kakeya")
+    assert (ens.views, ens.stages, ens.member_stages) == (old.views, old.stages, old.member_stages)
+    records = member_records(d)
+    assert records["ei5_kakeya"] == SHIPPED_MODELS / "ei5_kakeya" / "policy.json"
+    assert records["ei_kakeya"] == SHIPPED_MODELS / "ei_kakeya" / "policy.json"
+    spec = SHIPPED_MODELS / "ens_kakeya" / "members" / "endgame_kakeya"
+    for f in ("policy.json", "policy.npz", "run.json"):
+        assert (d / "members" / "endgame_kakeya" / f).read_bytes() == (spec / f).read_bytes()
+    recipe = json.loads((d / "recipe.json").read_text())
+    command = "python -m kabu_envs.training.ensemble ens5_kakeya ei5_kakeya ei_kakeya "
+    assert recipe["command"].startswith(command)
+
+
+def test_ens5_kakeya_plays_legal_moves_as_one_decision_or_a_batch():
+    from kabu_envs import kakeya_v2
+
+    agent = make_agent("kakeya", "ens5_kakeya", 0, role="partnership")
+    env = kakeya_v2.env()
+    env.reset(seed=3)
+    obs_l, mask_l = [], []
+    for _seat in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        a = agent.act(obs["observation"], mask)
+        assert mask[a]
+        obs_l.append(obs["observation"])
+        mask_l.append(mask)
+        env.step(a)
+    batch = agent.act_batch(np.stack(obs_l), np.stack(mask_l))
+    assert list(batch) == [agent.act(o, m) for o, m in zip(obs_l, mask_l, strict=True)]
