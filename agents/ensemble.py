@@ -351,13 +351,18 @@ def _member_name(name: Any, where: str) -> str:
 
 def _member_places(rec_path: Path, name: str) -> list[Path]:
     """Where member ``name`` of the ensemble at ``rec_path`` may be, in order: its own ``members/``
-    folder, the models folder (``$KABU_MODELS_DIR``), the shipped models."""
+    folder, the models folder (``$KABU_MODELS_DIR``), the shipped models, then the ``members/`` folders
+    of the other ensembles there (a member that is no model of its own, shared by two ensembles, is
+    stored once; the checksum decides)."""
     from kabu_envs.agents.registry import SHIPPED_MODELS, models_dir
 
     places = [rec_path.parent / MEMBERS_DIR / name / RECORD_FILE]
-    for root in (models_dir(), SHIPPED_MODELS):
-        if (root / name / RECORD_FILE).resolve() not in {p.resolve() for p in places}:
-            places.append(root / name / RECORD_FILE)
+    roots = (models_dir(), SHIPPED_MODELS)
+    candidates = [root / name / RECORD_FILE for root in roots]
+    candidates += [p for root in roots for p in sorted(root.glob(f"*/{MEMBERS_DIR}/{name}/{RECORD_FILE}"))]
+    for place in candidates:
+        if place.resolve() not in {p.resolve() for p in places}:
+            places.append(place)
     return places
 
 

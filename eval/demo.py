@@ -113,7 +113,10 @@ def plan(models: Path, full: bool = True) -> list[Job]:
                         jobs += [Job(spec.id, a, o, role, key) for a, o in rows]
                     continue
                 if rules == "standard" or _trained(mine, rules, role):
-                    jobs += [Job(spec.id, a, o, role, key) for a, o in plan_.reference_rows]
+                    # a row naming a model is played at that model's own table only
+                    here = {*spec.agent_names, *(m["name"] for m in mine if m["rules"] == rules)}
+                    rows = [r for r in plan_.reference_rows if set(r) <= here and _plays(found, r, role)]
+                    jobs += [Job(spec.id, a, o, role, key) for a, o in rows]
     return jobs
 
 

@@ -61,7 +61,9 @@ def test_a_class_with_only_act_gets_a_card_from_the_command_line(user_file: Path
     )
     assert out.returncode == 0, out.stderr
     card = json.loads(card_path.read_text())
-    assert card["bench"] == "kabu-eval bench v1" and card["game"] == "kakeya"
+    plan = bench_plan("kakeya")
+    assert plan is not None and card["game"] == "kakeya"
+    assert card["bench"] == f"kabu-eval bench {plan.version}"
     rows = card["rows"]
     assert len(rows) >= 3 and {r["opponent"] for r in rows} >= {"random", "scripted", "expert"}
     for r in rows:

@@ -363,9 +363,14 @@ def _check_types(cfg: TrainConfig) -> None:
 def _known_agent(spec: registry.GameSpec, name: str) -> bool:
     """A name ``make_agent`` may build: the game's agents (parameters after a ``:`` allowed:
     ``expert:samples=128``), a ``ppo...`` model or a model directory / ``policy.json`` path (the
-    exploitability yardstick trains against any frozen agent)."""
-    from kabu_envs.agents.registry import is_model_name
+    exploitability yardstick trains against any frozen agent), or a ``package.module:Class`` agent
+    class (a search that is not a registry name yet, as a teacher); a class that cannot be loaded
+    raises, naming what was looked for."""
+    from kabu_envs.agents.registry import is_model_name, is_user_class, load_user_class
 
+    if is_user_class(name):
+        load_user_class(name)
+        return True
     return name.partition(":")[0] in spec.agent_names or is_model_name(name)
 
 
@@ -447,7 +452,8 @@ def _validate_bc(cfg: TrainConfig, spec: registry.GameSpec) -> None:
         return
     if not _known_agent(spec, bc.teacher):
         raise ValueError(
-            f"unknown bc.teacher {bc.teacher!r}; use one of {list(spec.agent_names)} or a 'ppo_...' model"
+            f"unknown bc.teacher {bc.teacher!r}; use one of {list(spec.agent_names)}, a 'ppo_...' model or a "
+            "'package.module:Class' agent class"
         )
     if bc.steps <= 0 or bc.epochs <= 0 or bc.batch_size <= 0 or bc.lr <= 0:
         raise ValueError(

@@ -50,7 +50,8 @@ class DemoPlan:
 
     Every shipped model of the game (its role read from its run record) meets each of ``opponents``;
     ``reference_rows`` are extra ``(agent, opponent)`` rows between the hand-written players, in each
-    of ``roles``. ``deals`` duplicate deals per matchup; ``sample_title`` heads the rendered sample;
+    of ``roles`` (a row may name a shipped model: it is played at that model's own table only).
+    ``deals`` duplicate deals per matchup; ``sample_title`` heads the rendered sample;
     ``order`` places the game among the others in the reports. ``agent_deals`` names agents too slow for
     ``deals`` (a search player deciding one move at a time): a matchup with one of them plays that many
     deals instead (the smallest, if both are listed), and the demo starts those matchups first.

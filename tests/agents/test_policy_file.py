@@ -27,11 +27,12 @@ SHIPPED["ei_kakeya"] = ("kakeya", "partnership")  # the expert-iteration clone (
 SHIPPED["ei2_kakeya"] = ("kakeya", "partnership")  # the same with the card features
 SHIPPED["ei6p_kakeya"] = ("kakeya", "partnership")  # the six-player clone (all play)
 SHIPPED["ei6p2_kakeya"] = ("kakeya", "partnership")  # that clone, two more DAgger rounds
+SHIPPED["ei5_kakeya"] = ("kakeya", "partnership")  # ei2_kakeya, a DAgger round labelled by the network search
 # the richer Oicho-Kabu settings (docs/studies/oicho_models.md)
 SHIPPED |= {f"ppo_oicho_bettor_{r}": ("oicho_kabu", "bettor") for r in ("kansai", "kabufuda_site")}
 # several policy files played as one (agents/ensemble.py, tests/agents/test_ensemble.py); ens6p_kakeya:
-# ei6p2_kakeya over the suit rotations, six players
-ENSEMBLES = {"ens_kakeya", "ens6p_kakeya"}
+# ei6p2_kakeya over the suit rotations, six players; ens5_kakeya: ens_kakeya with ei5_kakeya for ei2_kakeya
+ENSEMBLES = {"ens_kakeya", "ens6p_kakeya", "ens5_kakeya"}
 
 
 def test_shipped_models_are_policy_files_recording_what_they_were_trained_for():
