@@ -15,32 +15,18 @@ from kabu_envs.agents.ensemble import member_records, read_ensemble
 from kabu_envs.agents.policy_file import read_policy
 from kabu_envs.agents.registry import SHIPPED_MODELS, make_agent
 from kabu_envs.eval.curve_file import read_curve
-from kabu_envs.training.config import load_config, load_run_config
+from kabu_envs.training.config import load_config
 
 SIX = {"num_players": 6}
 
 
-def run_config_then(path):
-    """A shipped run's config with each "expert" of its record read as ``expert_0_3``: the search it
-    learned from, called ``expert`` until the registry's ``expert`` became the search with network
-    play-outs (its preset names ``expert_0_3``)."""
-    saved = load_run_config(path).to_dict()
-    then = {"expert": "expert_0_3"}
-    saved["bc"]["teacher"] = then.get(saved["bc"]["teacher"], saved["bc"]["teacher"])
-    saved["opponents"] = {then.get(k, k): w for k, w in saved["opponents"].items()}
-    for r in saved["dagger"]["rounds"]:
-        if r.get("opponents"):
-            r["opponents"] = {then.get(k, k): w for k, w in r["opponents"].items()}
-    return load_config(saved)
-
-
-def test_ei6p_kakeya_is_its_presets_run():
+def test_ei6p_kakeya_is_its_presets_run(kakeya_testlib):
     """The preset's resolved config, seed and rounds (behaviour cloning, then one DAgger round against
     the searches), no PPO, trained for six players all playing, and a curve point per round."""
     d = SHIPPED_MODELS / "ei6p_kakeya"
     run = json.loads((d / "run.json").read_text())
     cfg = load_config("kakeya_ei6p")
-    assert run_config_then(d / "run.json") == cfg
+    assert kakeya_testlib.run_config_then(d / "run.json") == cfg
     assert cfg.env_options == SIX and run["seed"] == 61 and run["timesteps"] == 0
     rounds = run["bc"]["dagger"]
     assert [r["beta"] for r in rounds] == [1.0, 0.25]
@@ -56,14 +42,14 @@ def test_ei6p_kakeya_is_its_presets_run():
     assert all(c["samples"] == [r["aggregate"] for r in rounds] for c in curve.values())
 
 
-def test_ei6p2_kakeya_continues_ei6p_kakeya_with_its_decisions():
+def test_ei6p2_kakeya_continues_ei6p_kakeya_with_its_decisions(kakeya_testlib):
     """The preset's resolved config and seed; two DAgger rounds from the shipped ``ei6p_kakeya``'s
     network (no cloning round) on an aggregate that starts with that run's 160k labelled decisions,
     named by checksum."""
     d = SHIPPED_MODELS / "ei6p2_kakeya"
     run = json.loads((d / "run.json").read_text())
     cfg = load_config("kakeya_ei6p2")
-    assert run_config_then(d / "run.json") == cfg
+    assert kakeya_testlib.run_config_then(d / "run.json") == cfg
     assert cfg.init_from == "ei6p_kakeya" and cfg.env_options == SIX and run["seed"] == 71
     first = json.loads((SHIPPED_MODELS / "ei6p_kakeya" / "run.json").read_text())["bc"]
     joined = run["bc"]["aggregate"]

@@ -331,31 +331,18 @@ def test_a_features_preset_runs_scaled_down(tmp_path, preset, features, size):
         ("ei2_kakeya", "kakeya_ei2"),
     ],
 )
-def test_a_shipped_clone_is_its_presets_run(name, preset):
+def test_a_shipped_clone_is_its_presets_run(name, preset, kakeya_testlib):
     """The shipped clone is what ``kabu-train <preset>`` wrote: the preset's resolved config, its
     rounds as the preset schedules them, no PPO, and its learning curve: one point per round against
     ``expert_0_2`` and ``expert``, x = the labelled decisions fitted so far."""
     from kabu_envs.agents.policy_file import read_policy
     from kabu_envs.agents.registry import SHIPPED_MODELS
     from kabu_envs.eval.curve_file import read_curve
-    from kabu_envs.training.config import load_run_config
-
-    def run_config_then(path):
-        """The record's config with each "expert" read as ``expert_0_3`` (the search it learned from,
-        called ``expert`` until ``expert`` became the search with network play-outs)."""
-        saved = load_run_config(path).to_dict()
-        then = {"expert": "expert_0_3"}
-        saved["bc"]["teacher"] = then.get(saved["bc"]["teacher"], saved["bc"]["teacher"])
-        saved["opponents"] = {then.get(k, k): w for k, w in saved["opponents"].items()}
-        for r in saved["dagger"]["rounds"]:
-            if r.get("opponents"):
-                r["opponents"] = {then.get(k, k): w for k, w in r["opponents"].items()}
-        return load_config(saved)
 
     d = SHIPPED_MODELS / name
     run = json.loads((d / "run.json").read_text())
     cfg = load_config(preset)
-    assert run_config_then(d / "run.json") == cfg
+    assert kakeya_testlib.run_config_then(d / "run.json") == cfg
     assert run["timesteps"] == 0 and run["seed"] == 3
     rounds = run["bc"]["dagger"]
     schedule = cfg.dagger.schedule(cfg.opponents)

@@ -85,3 +85,22 @@ def swapped_unseen(games: int = 12, seed: int = 400, wanted: int = 4):
             legal = game.legal_actions()
             game.apply_action(legal[int(rng.integers(len(legal)))])
     raise AssertionError(f"only {found} of {wanted} positions to swap unseen cards in")
+
+
+# what a shipped run's record called an agent that is another name today: "expert" was the search with
+# scripted play-outs, pinned as ``expert_0_3`` since the search with network play-outs became ``expert``
+THEN = {"expert": "expert_0_3"}
+
+
+def run_config_then(path, then: dict[str, str] = THEN):
+    """A shipped run's config (``run.json``) with the agents its record names read as their names today
+    (``then``: the teacher and the opponents, the rounds' too), to compare with its preset."""
+    from kabu_envs.training.config import load_config, load_run_config
+
+    saved = load_run_config(path).to_dict()
+    saved["bc"]["teacher"] = then.get(saved["bc"]["teacher"], saved["bc"]["teacher"])
+    saved["opponents"] = {then.get(k, k): w for k, w in saved["opponents"].items()}
+    for r in saved.get("dagger", {}).get("rounds", []):
+        if r.get("opponents"):
+            r["opponents"] = {then.get(k, k): w for k, w in r["opponents"].items()}
+    return load_config(saved)
