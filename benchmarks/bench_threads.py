@@ -19,10 +19,12 @@ Pgx's leduc_holdem (JAX CPU, one thread) is measured beside them when installed 
 
     python benchmarks/bench_threads.py [--games kakeya oicho_kabu] [--sizes 1 64 256 1024 4096 8192]
                                        [--threads 1 2] [--rounds 3] [--duration 1] [--baseline DIR]
-                                       [--no-pgx]
+                                       [--no-pgx] [--layer tbb|omp] [--busy N]
 
-The engines take their parallel entry point from 256 rows on whenever numba has 2+ threads
+The engines take their parallel entry point from 512 rows on whenever numba has 2+ threads
 (``core.threads.use_parallel``). Pgx is measured on one thread (``bench_batch.bench_pgx``).
+``--layer omp`` measures numba's OpenMP layer instead of its default choice (TBB when installed);
+``--busy N`` keeps N other processes spinning on the CPUs meanwhile (a loaded machine).
 """
 
 from __future__ import annotations
@@ -109,10 +111,15 @@ for game in games:
 BASELINE_CACHE = Path(os.environ.get("TMPDIR", "/tmp")) / "kabu-bench-baseline-numba"
 
 
-def measure(root: Path, threads: int, games: list[str], sizes: list[int], duration: float) -> list[dict]:
-    """One process of checkout ``root`` on ``threads`` numba threads: a record per (game, B). Another
-    checkout compiles into a cache folder of its own (its source folders are left as they are)."""
+def measure(
+    root: Path, threads: int, games: list[str], sizes: list[int], duration: float, layer: str | None = None
+) -> list[dict]:
+    """One process of checkout ``root`` on ``threads`` numba threads (``layer``: numba's threading layer,
+    default its own choice): a record per (game, B). Another checkout compiles into a cache folder of its
+    own (its source folders are left as they are)."""
     env = {**os.environ, "NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1", "PYTHONPATH": str(root)}
+    if layer is not None:
+        env["NUMBA_THREADING_LAYER"] = layer
     if root != ROOT:
         env["NUMBA_CACHE_DIR"] = str(BASELINE_CACHE)
     args = [root, ",".join(games), ",".join(map(str, sizes)), str(duration)]
@@ -131,7 +138,27 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=1.0, help="seconds per measurement")
     ap.add_argument("--baseline", type=Path, help="another checkout, measured at 1 thread beside this one")
     ap.add_argument("--no-pgx", action="store_true", help="skip Pgx's leduc_holdem even if installed")
+    ap.add_argument(
+        "--layer", choices=["tbb", "omp", "workqueue"], help="numba's threading layer (default: numba's)"
+    )
+    ap.add_argument(
+        "--busy",
+        type=int,
+        default=0,
+        help="processes spinning on the CPUs during the runs (a loaded machine: other jobs on its cores)",
+    )
     args = ap.parse_args()
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        report(args)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def report(args: argparse.Namespace) -> None:
+    """The rounds and the table (``main``'s, with the busy processes running when asked)."""
     runs = [("this", ROOT, t) for t in args.threads]
     if args.baseline is not None:
         runs.insert(0, ("baseline", args.baseline.resolve(), 1))
@@ -140,7 +167,7 @@ def main() -> None:
     digests: dict[tuple[str, str, int], set[str]] = {}
     for _ in range(args.rounds):
         for label, root, threads in runs:
-            for rec in measure(root, threads, args.games, args.sizes, args.duration):
+            for rec in measure(root, threads, args.games, args.sizes, args.duration, args.layer):
                 key = (label, threads, rec["game"], rec["B"])
                 loads.append(rec["load"])
                 digests.setdefault((label, rec["game"], rec["B"]), set()).add(rec["digest"])
@@ -154,6 +181,7 @@ def main() -> None:
         f"threading layer: {', '.join(layers) or '-'} (NUMBA_THREADING_LAYER to choose); "
         f"best of {args.rounds} interleaved rounds of {args.duration} s; load average (1 min) "
         f"during the runs: {min(loads):.2f} .. {max(loads):.2f}; {os.cpu_count()} CPUs"
+        + (f"; {args.busy} busy processes beside" if args.busy else "")
     )
     head = "| game | B |" + "".join(f" {t} thr dec/s |" for t in args.threads)
     head += "".join(f" {t} thr / 1 thr |" for t in args.threads[1:])

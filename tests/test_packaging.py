@@ -163,6 +163,34 @@ def test_the_runtime_install_has_no_torch(runtime_venv: dict[str, Path]) -> None
         assert _run([runtime_venv["py"], "-c", code]).stdout.strip() == "True", mod
 
 
+_ON_TBB = """
+import numpy as np
+from kabu_envs import batch
+from kabu_envs.core import threads
+env = batch.make("toy_card", batch_size=threads.PARALLEL_MIN_ROWS, autoreset=True)
+env.reset(seed=3)
+env.step(np.argmax(env.legal_action_mask, axis=1))
+print(threads.layer(), env.rewards.sum())
+"""
+
+
+TBB_WHEELS = sys.platform.startswith("linux") and os.uname().machine == "x86_64"  # (pyproject's marker)
+
+
+@pytest.mark.skipif(not TBB_WHEELS, reason="tbb is a dependency on Linux x86-64 only")
+def test_the_runtime_install_steps_in_parallel_on_tbb(runtime_venv: dict[str, Path]) -> None:
+    """pip puts the TBB library in the venv's lib/, off the loader's path: the engines load it themselves,
+    so that numba's parallel loops run on TBB (a loaded machine's safe layer) in a plain pip venv, and
+    on OpenMP when the user asks for it, with the same games."""
+    env = {**_clean_env(), "NUMBA_NUM_THREADS": "2", "NUMBA_CACHE_DIR": str(runtime_venv["work"] / "numba")}
+    env.pop("NUMBA_THREADING_LAYER", None)
+    on_tbb = _run([runtime_venv["py"], "-c", _ON_TBB], cwd=runtime_venv["work"], env=env).stdout.split()
+    omp = {**env, "NUMBA_THREADING_LAYER": "omp"}
+    on_omp = _run([runtime_venv["py"], "-c", _ON_TBB], cwd=runtime_venv["work"], env=omp).stdout.split()
+    assert on_tbb[0] == "tbb" and on_omp[0] == "omp"
+    assert on_tbb[1:] == on_omp[1:]
+
+
 def test_the_readme_quickstart_runs_on_the_runtime_install(runtime_venv: dict[str, Path]) -> None:
     text = (REPO / "README.md").read_text()
     quickstart = text[text.index("## Quickstart") :]

@@ -43,6 +43,8 @@ import numba
 import numpy as np
 from numba.core import caching
 
+from kabu_envs.core import threads as _threads  # noqa: F401  (before any kernel: the threading layer's library)
+
 _njit: Any = numba.njit  # (``_nrt`` is numba's own flag, absent from its type stubs)
 # a kernel helper called with several argument types: compiled into each caller, never cached (above)
 inner_jit = _njit(_nrt=False)

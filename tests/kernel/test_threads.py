@@ -3,7 +3,8 @@ for bit whatever the thread count, and the serial entry below ``PARALLEL_MIN_ROW
 
 Each run is a fresh process with ``NUMBA_NUM_THREADS`` set (numba reads it once, at its first parallel
 call): one thread through the serial entry, one thread through the parallel entry (forced), and two
-threads through the parallel entry. Every game, both observation formats, autoreset, seeded and fed
+threads through the parallel entry, on numba's default layer (TBB, installed with the package on Linux
+x86-64) and on OpenMP. Every game, both observation formats, autoreset, seeded and fed
 resets mid-play and partial steps; each run prints one digest per case."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 from kabu_envs.core import kernel as core
 
 ROOT = Path(__file__).resolve().parents[2]
+TBB_WHEELS = sys.platform.startswith("linux") and os.uname().machine == "x86_64"  # (pyproject's tbb marker)
 
 _PLAY = """
 import hashlib
@@ -66,6 +68,8 @@ for game, options in CASES:
             for a in seen:
                 digest.update(np.ascontiguousarray(a).tobytes())
         print(game, fmt, sorted(options.items()), digest.hexdigest())
+if mode == "auto":
+    print("layer", threads.layer())
 if mode == "forced":  # every cached function, the parallel entries too, has one version (one type set)
     import importlib
 
@@ -92,8 +96,11 @@ if mode == "forced":  # an error raised in a thread reaches Python
 """
 
 
-def _run(threads: int, mode: str) -> list[str]:
+def _run(threads: int, mode: str, layer: str | None = None) -> list[str]:
     env = {**os.environ, "NUMBA_NUM_THREADS": str(threads), "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    env.pop("NUMBA_THREADING_LAYER", None)
+    if layer is not None:
+        env["NUMBA_THREADING_LAYER"] = layer
     done = subprocess.run(
         [sys.executable, "-c", _PLAY, mode], env=env, capture_output=True, text=True, cwd=ROOT, timeout=1500
     )
@@ -106,11 +113,13 @@ def test_any_thread_count_plays_the_same_games_bit_for_bit() -> None:
     serial = _run(1, "serial")
     forced = _run(1, "forced")
     two = _run(2, "auto")
+    omp = _run(2, "auto", layer="omp")  # (the layer where TBB is not installed)
     assert serial[0] == "threads 1 parallel False small False"
     assert forced[0] == "threads 1 parallel True small True"
-    assert two[0] == "threads 2 parallel True small False"  # (below the threshold: the serial entry)
+    assert two[0] == omp[0] == "threads 2 parallel True small False"  # (small: below the threshold)
     assert len(serial) == 1 + 6 * 2
-    assert serial[1:] == forced[1 : len(serial)] == two[1:]
+    assert serial[1:] == forced[1 : len(serial)] == two[1:-1] == omp[1:-1]
+    assert omp[-1] == "layer omp" and two[-1] == f"layer {'tbb' if TBB_WHEELS else 'omp'}"
     assert forced[len(serial)] == "versions []"
     # an error raised in a thread: numba's workqueue layer drops it, the parallel step still raises
     assert forced[len(serial) + 1] == f"error: {core.THREAD_ERROR}"
