@@ -33,9 +33,8 @@ def test_its_collection_seeds_are_apart_from_every_other_kakeya_presets():
 
     def seeds(name: str) -> set[int]:
         c = load_config(name)
-        return {
-            c.seed + extra + 7919 * k + w for extra in (0, 501) for k in range(5) for w in range(c.dagger.workers)
-        }
+        workers = range(c.dagger.workers)
+        return {c.seed + extra + 7919 * k + w for extra in (0, 501) for k in range(5) for w in workers}
 
     mine = {load_config("kakeya_ei6").seed + 7919 + w for w in range(2)}
     others = [p for p in presets() if p != "kakeya_ei6" and load_config(p).game == "kakeya"]
