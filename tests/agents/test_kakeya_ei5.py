@@ -98,24 +98,32 @@ def test_ei5_kakeya_is_its_presets_run(kakeya_testlib):
     assert policy.features == "cards" and list(policy.policy_layers) == [512, 512]
 
 
-def test_ens5_kakeya_is_ens_kakeya_with_ei5_kakeya_for_ei2_kakeya():
+def test_ens5_kakeya_is_ens_kakeya_with_ei5_kakeya_and_its_continuation_for_ei2_kakeya():
     """The same construction as ``ens_kakeya`` (its endgame specialist, ``ei_kakeya``, the suit
-    rotations), with ``ei5_kakeya`` in the main stage; every member is named by checksum, the specialist
-    found in ``ens_kakeya``'s folder (stored once)."""
+    rotations), with ``ei5_kakeya`` and ``kakeya_ei6``'s network (stored in its folder) in the main stage;
+    every member is named by checksum, the specialist found in ``ens_kakeya``'s folder (stored once)."""
     from kabu_envs.agents.ensemble import member_records, read_ensemble
     from kabu_envs.agents.registry import SHIPPED_MODELS
 
     d = SHIPPED_MODELS / "ens5_kakeya"
     ens, old = read_ensemble(d), read_ensemble(SHIPPED_MODELS / "ens_kakeya")
-    assert ens.names == ("ei5_kakeya", "ei_kakeya", "endgame_kakeya")
-    assert (ens.views, ens.stages, ens.member_stages) == (old.views, old.stages, old.member_stages)
+    assert ens.names == ("ei6_kakeya", "ei5_kakeya", "ei_kakeya", "endgame_kakeya")
+    assert (ens.views, ens.stages) == (old.views, old.stages)
+    assert dict(zip(ens.names, ens.member_stages, strict=True)) == {
+        "ei6_kakeya": ("main",),
+        "ei5_kakeya": ("main",),
+        "ei_kakeya": ("main",),
+        "endgame_kakeya": ("endgame",),
+    }
     records = member_records(d)
+    assert records["ei6_kakeya"] == d / "members" / "ei6_kakeya" / "policy.json"
     assert records["ei5_kakeya"] == SHIPPED_MODELS / "ei5_kakeya" / "policy.json"
     assert records["ei_kakeya"] == SHIPPED_MODELS / "ei_kakeya" / "policy.json"
     spec = SHIPPED_MODELS / "ens_kakeya" / "members" / "endgame_kakeya" / "policy.json"
-    assert records["endgame_kakeya"] == spec and not (d / "members").exists()
+    assert records["endgame_kakeya"] == spec
+    assert sorted(p.name for p in (d / "members").iterdir()) == ["ei6_kakeya"]
     recipe = json.loads((d / "recipe.json").read_text())
-    command = "python -m kabu_envs.training.ensemble ens5_kakeya ei5_kakeya ei_kakeya "
+    command = "python -m kabu_envs.training.ensemble ens5_kakeya runs/ei6_kakeya ei5_kakeya ei_kakeya "
     assert recipe["command"].startswith(command)
 
 
