@@ -1,7 +1,9 @@
 """The six-player Kakeya networks (all play, the v2 default for six): ``ei6p_kakeya``, the clone of the
 six-player ``expert`` (preset ``kakeya_ei6p``), ``ei6p2_kakeya``, that clone continued by two more DAgger
-rounds (preset ``kakeya_ei6p2``), and ``ens6p_kakeya``, the continued clone over the suit rotations. Each
-is what its command wrote, plays legal moves at its table only, and plays a batch as it plays one row."""
+rounds (preset ``kakeya_ei6p2``), ``ei6p3_kakeya``, that one continued by a round labelled by the network
+search (preset ``kakeya_ei6p3``; shipped inside ``ens6p_kakeya``'s folder only), and ``ens6p_kakeya``,
+``ei6p3_kakeya`` over the suit rotations. Each is what its command wrote, plays legal moves at its table
+only, and plays a batch as it plays one row."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from kabu_envs.eval.curve_file import read_curve
 from kabu_envs.training.config import load_config
 
 SIX = {"num_players": 6}
+EI6P3 = SHIPPED_MODELS / "ens6p_kakeya" / "members" / "ei6p3_kakeya"
+SIX_PLAYER_MODELS = ["ei6p_kakeya", "ei6p2_kakeya", str(EI6P3), "ens6p_kakeya"]
 
 
 def test_ei6p_kakeya_is_its_presets_run(kakeya_testlib):
@@ -70,24 +74,45 @@ def test_ei6p2_kakeya_continues_ei6p_kakeya_with_its_decisions(kakeya_testlib):
     assert policy.features == "cards" and list(policy.policy_layers) == [512, 512]
 
 
-def test_ens6p_kakeya_is_the_continued_clone_over_the_suit_rotations():
+def test_ei6p3_kakeya_is_its_presets_run_kept_in_ens6p_kakeyas_folder():
+    """The preset's resolved config and seed; one DAgger round from the shipped ``ei6p2_kakeya``'s
+    network, labelled by the network search with soft targets; trained for six players all playing."""
+    run = json.loads((EI6P3 / "run.json").read_text())
+    cfg = load_config("kakeya_ei6p3")
+    assert load_config(run["config"]) == cfg
+    assert run["seed"] == 83 and run["timesteps"] == 0
+    bc = run["bc"]
+    assert bc["init_from"] == "ei6p2_kakeya" and bc["teacher"] == "expert:samples=160"
+    assert bc["temperature"] == 0.1 and "aggregate" not in bc
+    (r,) = bc["dagger"]
+    assert r["iteration"] == 1 and r["beta"] == 0.25 and r["decisions"] == r["aggregate"] >= 150_000
+    assert "opponents" not in r and run["config"]["opponents"] == {"expert_0_2": 0.5, "expert_0_3": 0.5}
+    policy = read_policy(EI6P3)
+    assert policy.trained_for == read_policy(SHIPPED_MODELS / "ei6p2_kakeya").trained_for
+    assert policy.training["name"] == "ei6p3_kakeya"
+    assert policy.features == "cards" and list(policy.policy_layers) == [512, 512]
+
+
+def test_ens6p_kakeya_is_ei6p3_kakeya_over_the_suit_rotations():
+    """Its one member is stored in its own folder (not a model of its own), pinned by checksum."""
     d = SHIPPED_MODELS / "ens6p_kakeya"
     ens = read_ensemble(d)
-    assert ens.names == ("ei6p2_kakeya",) and ens.views == "suit_rotations"
-    assert member_records(d) == {"ei6p2_kakeya": SHIPPED_MODELS / "ei6p2_kakeya" / "policy.json"}
+    assert ens.names == ("ei6p3_kakeya",) and ens.views == "suit_rotations"
+    assert member_records(d) == {"ei6p3_kakeya": EI6P3 / "policy.json"}
+    assert not (SHIPPED_MODELS / "ei6p3_kakeya").exists()
     recipe = json.loads((d / "recipe.json").read_text())
     assert recipe["command"] == (
-        "python -m kabu_envs.training.ensemble ens6p_kakeya ei6p2_kakeya --views suit_rotations"
+        "python -m kabu_envs.training.ensemble ens6p_kakeya runs/ei6p3_kakeya --views suit_rotations"
     )
 
 
-@pytest.mark.parametrize("name", ["ei6p_kakeya", "ei6p2_kakeya", "ens6p_kakeya"])
+@pytest.mark.parametrize("name", SIX_PLAYER_MODELS, ids=lambda n: n.rsplit("/", 1)[-1])
 def test_a_six_player_model_refuses_four_players(name):
     with pytest.raises(ValueError, match=r"does not fit.*6 players.*players 6 != 4"):
         make_agent("kakeya", name, 0)
 
 
-@pytest.mark.parametrize("name", ["ei6p_kakeya", "ei6p2_kakeya", "ens6p_kakeya"])
+@pytest.mark.parametrize("name", SIX_PLAYER_MODELS, ids=lambda n: n.rsplit("/", 1)[-1])
 def test_a_six_player_model_plays_every_seat_of_six_player_deals(name):
     """Legal moves on every seat of three six-player deals, and a batch of the observations met played
     as each row alone (the same greedy actions)."""
@@ -110,3 +135,27 @@ def test_a_six_player_model_plays_every_seat_of_six_player_deals(name):
     assert len(actions) > 100
     batch = agent.act_batch(np.stack(obs_seen), np.stack(masks_seen))
     np.testing.assert_array_equal(batch, actions)
+
+
+def test_the_ei6p3_preset_continues_ei6p2_kakeya_labelled_by_the_network_search():
+    """``kakeya_ei5``'s recipe at six players: one round from ``ei6p2_kakeya``'s network, labelled by the
+    network search at 160 deals with soft targets, against the fixed references, none of the weaker
+    teacher's labels aggregated; its collection seeds apart from the other six-player runs'."""
+    from kabu_envs.kakeya.agents.net_expert import KakeyaNetExpertAgent
+
+    cfg = load_config("kakeya_ei6p3")
+    assert cfg.env_options == SIX and cfg.init_from == "ei6p2_kakeya" and cfg.timesteps == 0
+    teacher = make_agent("kakeya", cfg.bc.teacher, 0, **SIX)
+    assert isinstance(teacher, KakeyaNetExpertAgent) and teacher.params["samples"] == 160
+    assert cfg.bc.temperature == 0.1 and not cfg.dagger.aggregate
+    rounds = cfg.dagger.schedule(cfg.opponents)
+    assert [(r.steps, r.beta) for r in rounds] == [(150_000, 0.25)]
+    assert all(r.opponents == {"expert_0_2": 0.5, "expert_0_3": 0.5} for r in rounds)
+    assert cfg.policy_kwargs == load_config("kakeya_ei6p2").policy_kwargs  # the warm start's network
+
+    def seeds(c) -> set[int]:  # round k's worker w collects from seed + 501 + 7919 k + w
+        n = len(c.dagger.schedule(c.opponents))
+        return {c.seed + 501 + 7919 * k + w for k in range(n + 1) for w in range(c.dagger.workers)}
+
+    others = set().union(*(seeds(load_config(p)) for p in ("kakeya_ei6p", "kakeya_ei6p2", "kakeya_ei5")))
+    assert not seeds(cfg) & others
