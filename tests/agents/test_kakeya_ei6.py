@@ -27,19 +27,14 @@ def test_the_preset_continues_ei5_kakeya_labelled_by_the_search_at_320_deals():
     assert cfg.policy_kwargs == load_config("kakeya_ei5").policy_kwargs  # the warm start's network
 
 
-def test_its_collection_seeds_are_apart_from_every_other_kakeya_presets_at_its_table():
+def test_its_collection_seeds_are_apart_from_every_other_kakeya_presets_at_its_table(kakeya_testlib):
     """Round k's worker w collects from seed + 501 + 7919 k + w (training/run.py passes seed + 501 to
     the DAgger rounds; the older presets' cloning rounds also from seed + 501 + w): none of this preset's
     is another four-player preset's. The six-player ``kakeya_ei6p3`` was made at the same time with the
     same seed (83): its rounds drew the same episode seeds, but they deal six-player games, so no deal is
     shared; this test names that exception so that no other can pass unseen."""
 
-    def seeds(name: str) -> set[int]:
-        c = load_config(name)
-        rounds = len(c.dagger.schedule(c.opponents)) if c.dagger.iterations else 0
-        workers = range(max(1, c.dagger.workers))
-        return {c.seed + 501 + 7919 * k + w for k in range(rounds + 1) for w in workers}
-
+    seeds = kakeya_testlib.collection_seeds
     mine = {load_config("kakeya_ei6").seed + 501 + 7919 + w for w in range(2)}
     assert mine <= seeds("kakeya_ei6")
     others = [p for p in presets() if p != "kakeya_ei6" and load_config(p).game == "kakeya"]

@@ -137,7 +137,7 @@ def test_a_six_player_model_plays_every_seat_of_six_player_deals(name):
     np.testing.assert_array_equal(batch, actions)
 
 
-def test_the_ei6p3_preset_continues_ei6p2_kakeya_labelled_by_the_network_search():
+def test_the_ei6p3_preset_continues_ei6p2_kakeya_labelled_by_the_network_search(kakeya_testlib):
     """``kakeya_ei5``'s recipe at six players: one round from ``ei6p2_kakeya``'s network, labelled by the
     network search at 160 deals with soft targets, against the fixed references, none of the weaker
     teacher's labels aggregated; its collection seeds apart from the other six-player runs'."""
@@ -153,9 +153,6 @@ def test_the_ei6p3_preset_continues_ei6p2_kakeya_labelled_by_the_network_search(
     assert all(r.opponents == {"expert_0_2": 0.5, "expert_0_3": 0.5} for r in rounds)
     assert cfg.policy_kwargs == load_config("kakeya_ei6p2").policy_kwargs  # the warm start's network
 
-    def seeds(c) -> set[int]:  # round k's worker w collects from seed + 501 + 7919 k + w
-        n = len(c.dagger.schedule(c.opponents))
-        return {c.seed + 501 + 7919 * k + w for k in range(n + 1) for w in range(c.dagger.workers)}
-
-    others = set().union(*(seeds(load_config(p)) for p in ("kakeya_ei6p", "kakeya_ei6p2", "kakeya_ei5")))
-    assert not seeds(cfg) & others
+    seeds = kakeya_testlib.collection_seeds
+    others = set().union(*(seeds(p) for p in ("kakeya_ei6p", "kakeya_ei6p2", "kakeya_ei5")))
+    assert not seeds("kakeya_ei6p3") & others

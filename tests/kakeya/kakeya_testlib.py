@@ -104,3 +104,14 @@ def run_config_then(path, then: dict[str, str] = THEN):
         if r.get("opponents"):
             r["opponents"] = {then.get(k, k): w for k, w in r["opponents"].items()}
     return load_config(saved)
+
+
+def collection_seeds(preset: str) -> set[int]:
+    """The episode seeds a preset's labelling draws from: round k's worker w collects from seed + 501 +
+    7919 k + w (training/run.py passes seed + 501 to the DAgger rounds; a cloning round, k = 0, from
+    seed + 501 + w), for every round it schedules."""
+    from kabu_envs.training.config import load_config
+
+    c = load_config(preset)
+    rounds = len(c.dagger.schedule(c.opponents)) if c.dagger.iterations else 0
+    return {c.seed + 501 + 7919 * k + w for k in range(rounds + 1) for w in range(max(1, c.dagger.workers))}
