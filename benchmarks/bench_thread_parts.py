@@ -10,7 +10,10 @@ slowest thread).
   whole float32 observation on the main thread (a numpy sum); ``copy other`` instead copies an unrelated
   buffer of the observation's size (the same memory traffic, other addresses); ``numpy`` is
   ``bench_batch.py``'s harness (copy of the observation, ``argmax`` of the masks times a table). The step
-  is ``env.step`` (the legality check and the kernel call) and the observation read.
+  is ``env.step`` (the legality check and the kernel call) and the observation read. ``numpy, two
+  batches`` is the numpy caller with two engines stepped in turn: each engine's observation was last
+  read by the main thread two steps earlier, with the other engine's traffic in between (what a
+  double-buffered observation would give).
 - **The observation encode alone** (``_encode_observation`` of every row, back to back) and a **plain
   write** of a buffer of the observation's size from a ``prange`` loop: what memory lets 2 threads gain.
 - **Starting a parallel loop**: an empty ``prange`` loop after an idle gap (OpenMP's threads spin, then
@@ -81,6 +84,8 @@ def spin(us: float) -> None:
 def engine_parts(game: str, B: int, steps: int) -> None:
     env = batch.make(game, batch_size=B, autoreset=True)
     env.reset(seed=0)
+    twin = batch.make(game, batch_size=B, autoreset=True)  # (the "two batches" caller's second engine)
+    twin.reset(seed=1)
     pool = np.random.default_rng(0).random((8, B, env.num_actions)).astype(np.float32) + np.float32(1e-3)
     acts = np.zeros(B, dtype=np.int64)
     copy, other = np.empty_like(env.observation), np.ones_like(env.observation)
@@ -116,6 +121,22 @@ def engine_parts(game: str, B: int, steps: int) -> None:
     for kind in ("light", "read obs", "copy other", "numpy"):
         one, two = at(1, step, caller(kind)), at(2, step, caller(kind))
         print(f"  step after a {kind!r} caller: {one:.0f} / {two:.0f} = {one / two:.2f}x", flush=True)
+    pair, moves = (env, twin), [np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)]
+
+    def numpy_pair(i: int) -> None:  # the numpy caller on engine i % 2, whose step is timed next
+        e = pair[i % 2]
+        np.copyto(copy, e.observation)
+        moves[i % 2] = np.argmax(e.legal_action_mask * pool[i % 8], axis=1)
+        turn[0] = i % 2
+
+    turn = [0]
+
+    def step_pair() -> None:
+        pair[turn[0]].step(moves[turn[0]])
+        pair[turn[0]].observation  # noqa: B018
+
+    one, two = at(1, step_pair, numpy_pair), at(2, step_pair, numpy_pair)
+    print(f"  step after a 'numpy, two batches' caller: {one:.0f} / {two:.0f} = {one / two:.2f}x", flush=True)
     encode = lambda: env._encode_observation(None)  # type: ignore[attr-defined]  # noqa: E731
     one, two = at(1, encode), at(2, encode)
     print(f"  observation encode alone, every row: {one:.0f} / {two:.0f} = {one / two:.2f}x")
