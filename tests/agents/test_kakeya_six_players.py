@@ -156,3 +156,34 @@ def test_the_ei6p3_preset_continues_ei6p2_kakeya_labelled_by_the_network_search(
     seeds = kakeya_testlib.collection_seeds
     others = set().union(*(seeds(p) for p in ("kakeya_ei6p", "kakeya_ei6p2", "kakeya_ei5")))
     assert not seeds("kakeya_ei6p3") & others
+
+
+def test_the_ei6p4_preset_continues_ei6p3_kakeya_labelled_by_the_six_player_expert_itself(kakeya_testlib):
+    """``kakeya_ei6``'s recipe at six players: one round from ``ei6p3_kakeya``'s network (the member kept
+    in ``ens6p_kakeya``'s folder), labelled by the search at 320 deals (the registry's six-player
+    ``expert``, the target itself) with soft targets, against the fixed references; its collection seeds
+    apart from every other preset's (seed 83 is already shared by two)."""
+    from kabu_envs.kakeya.agents.net_expert import KakeyaNetExpertAgent
+    from kabu_envs.training.config import presets
+    from kabu_envs.training.dagger import init_policy_dir
+
+    cfg = load_config("kakeya_ei6p4")
+    assert cfg.env_options == SIX and cfg.timesteps == 0
+    assert cfg.init_from == "ens6p_kakeya/members/ei6p3_kakeya"
+    assert init_policy_dir(cfg.init_from) == str(EI6P3)
+    teacher = make_agent("kakeya", cfg.bc.teacher, 0, **SIX)
+    target = make_agent("kakeya", "expert", 0, **SIX)
+    assert isinstance(teacher, KakeyaNetExpertAgent) and teacher.params["samples"] == 320
+    assert type(target) is type(teacher) and target.params == teacher.params
+    assert cfg.bc.temperature == 0.1 and not cfg.dagger.aggregate
+    (r,) = cfg.dagger.schedule(cfg.opponents)
+    assert (r.steps, r.beta) == (100_000, 0.25)
+    assert r.opponents == {"expert_0_2": 0.5, "expert_0_3": 0.5}  # the fixed references, as ei6p3
+    assert cfg.policy_kwargs == load_config("kakeya_ei6p3").policy_kwargs  # the warm start's network
+
+    seeds = kakeya_testlib.collection_seeds
+    mine = seeds("kakeya_ei6p4")
+    assert mine == {97 + 501 + 7919 + w for w in range(2)} | {97 + 501 + w for w in range(2)}
+    clashes = [p for p in presets() if p != "kakeya_ei6p4" and mine & seeds(p)]
+    assert clashes == []
+    assert [p for p in presets() if load_config(p).seed == cfg.seed] == ["kakeya_ei6p4"]
