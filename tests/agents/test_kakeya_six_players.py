@@ -187,3 +187,25 @@ def test_the_ei6p4_preset_continues_ei6p3_kakeya_labelled_by_the_six_player_expe
     clashes = [p for p in presets() if p != "kakeya_ei6p4" and mine & seeds(p)]
     assert clashes == []
     assert [p for p in presets() if load_config(p).seed == cfg.seed] == ["kakeya_ei6p4"]
+
+
+def test_the_ei6p5_preset_is_a_second_such_round_on_ei6p4s_network_and_decisions(kakeya_testlib):
+    """``kakeya_ei6``'s way at six players: ``kakeya_ei6p4``'s run continued (its network and its round's
+    decisions joined), one more round labelled by the six-player ``expert``; its seeds its own."""
+    from kabu_envs.training.config import presets
+
+    cfg = load_config("kakeya_ei6p5")
+    first = load_config("kakeya_ei6p4")
+    assert cfg.env_options == SIX and cfg.timesteps == 0
+    assert cfg.init_from == f"runs/{first.name}/model"
+    assert cfg.dagger.aggregate == [f"runs/{first.name}/work/dagger/iter_1/decisions.npz"]
+    assert cfg.bc == first.bc and cfg.bc.teacher == "expert:samples=320"
+    (r,) = cfg.dagger.schedule(cfg.opponents)
+    assert (r.steps, r.beta) == (100_000, 0.125) and r.opponents == {"expert_0_2": 0.5, "expert_0_3": 0.5}
+    assert cfg.policy_kwargs == first.policy_kwargs and cfg.dagger.refit == first.dagger.refit
+
+    seeds = kakeya_testlib.collection_seeds
+    mine = seeds("kakeya_ei6p5")
+    assert mine == {89 + 501 + 7919 + w for w in range(2)} | {89 + 501 + w for w in range(2)}
+    assert [p for p in presets() if p != "kakeya_ei6p5" and mine & seeds(p)] == []
+    assert [p for p in presets() if load_config(p).seed == cfg.seed] == ["kakeya_ei6p5"]
