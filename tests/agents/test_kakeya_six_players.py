@@ -1,9 +1,10 @@
 """The six-player Kakeya networks (all play, the v2 default for six): ``ei6p_kakeya``, the clone of the
 six-player ``expert`` (preset ``kakeya_ei6p``), ``ei6p2_kakeya``, that clone continued by two more DAgger
 rounds (preset ``kakeya_ei6p2``), ``ei6p3_kakeya``, that one continued by a round labelled by the network
-search (preset ``kakeya_ei6p3``; shipped inside ``ens6p_kakeya``'s folder only), and ``ens6p_kakeya``,
-``ei6p3_kakeya`` over the suit rotations. Each is what its command wrote, plays legal moves at its table
-only, and plays a batch as it plays one row."""
+search (preset ``kakeya_ei6p3``), ``ei6p4_kakeya`` and ``ei6p5_kakeya``, two more rounds labelled by the
+six-player ``expert`` itself (presets ``kakeya_ei6p4``, ``kakeya_ei6p5``; the three shipped inside
+``ens6p_kakeya``'s folder only), and ``ens6p_kakeya``, those three over the suit rotations. Each is what
+its command wrote, plays legal moves at its table only, and plays a batch as it plays one row."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from kabu_envs.training.config import load_config
 
 SIX = {"num_players": 6}
 EI6P3 = SHIPPED_MODELS / "ens6p_kakeya" / "members" / "ei6p3_kakeya"
-SIX_PLAYER_MODELS = ["ei6p_kakeya", "ei6p2_kakeya", str(EI6P3), "ens6p_kakeya"]
+EI6P4 = SHIPPED_MODELS / "ens6p_kakeya" / "members" / "ei6p4_kakeya"
+EI6P5 = SHIPPED_MODELS / "ens6p_kakeya" / "members" / "ei6p5_kakeya"
+SIX_PLAYER_MODELS = ["ei6p_kakeya", "ei6p2_kakeya", str(EI6P3), str(EI6P4), str(EI6P5), "ens6p_kakeya"]
 
 
 def test_ei6p_kakeya_is_its_presets_run(kakeya_testlib):
@@ -93,16 +96,42 @@ def test_ei6p3_kakeya_is_its_presets_run_kept_in_ens6p_kakeyas_folder():
     assert policy.features == "cards" and list(policy.policy_layers) == [512, 512]
 
 
-def test_ens6p_kakeya_is_ei6p3_kakeya_over_the_suit_rotations():
-    """Its one member is stored in its own folder (not a model of its own), pinned by checksum."""
+def test_ei6p4_and_ei6p5_kakeya_are_their_presets_runs_kept_in_ens6p_kakeyas_folder():
+    """Each member's record is its preset's resolved config and seed: one round labelled by the 320-deal
+    search from ``ei6p3_kakeya``'s network, then one more from ``ei6p4_kakeya``'s on both rounds'
+    decisions (the aggregate named by its decision count and checksum)."""
+    runs = {d.name: json.loads((d / "run.json").read_text()) for d in (EI6P4, EI6P5)}
+    for d, preset, seed in ((EI6P4, "kakeya_ei6p4", 97), (EI6P5, "kakeya_ei6p5", 89)):
+        run = runs[d.name]
+        assert load_config(run["config"]) == load_config(preset)
+        assert run["seed"] == seed and run["timesteps"] == 0
+        assert run["bc"]["teacher"] == "expert:samples=320" and run["bc"]["temperature"] == 0.1
+        assert read_policy(d).training["name"] == d.name
+        assert read_policy(d).trained_for == read_policy(EI6P3).trained_for
+    first, second = runs["ei6p4_kakeya"]["bc"], runs["ei6p5_kakeya"]["bc"]
+    assert first["init_from"] == "ens6p_kakeya/members/ei6p3_kakeya" and "aggregate" not in first
+    (r1,) = first["dagger"]
+    assert r1["beta"] == 0.25 and r1["decisions"] == r1["aggregate"] >= 100_000
+    assert second["init_from"] == "runs/ei6p4_kakeya/model"
+    (joined,) = second["aggregate"]
+    assert joined["path"] == "runs/ei6p4_kakeya/work/dagger/iter_1/decisions.npz"
+    assert joined["decisions"] == r1["decisions"] and len(joined["sha256"]) == 64
+    (r2,) = second["dagger"]
+    assert r2["beta"] == 0.125 and r2["decisions"] >= 100_000
+    assert r2["aggregate"] == r1["decisions"] + r2["decisions"]
+
+
+def test_ens6p_kakeya_is_ei6p5_ei6p4_and_ei6p3_kakeya_over_the_suit_rotations():
+    """Its three members are stored in its own folder (not models of their own), pinned by checksum."""
     d = SHIPPED_MODELS / "ens6p_kakeya"
     ens = read_ensemble(d)
-    assert ens.names == ("ei6p3_kakeya",) and ens.views == "suit_rotations"
-    assert member_records(d) == {"ei6p3_kakeya": EI6P3 / "policy.json"}
-    assert not (SHIPPED_MODELS / "ei6p3_kakeya").exists()
+    assert ens.names == ("ei6p5_kakeya", "ei6p4_kakeya", "ei6p3_kakeya") and ens.views == "suit_rotations"
+    assert member_records(d) == {m.name: m / "policy.json" for m in (EI6P5, EI6P4, EI6P3)}
+    assert not any((SHIPPED_MODELS / m.name).exists() for m in (EI6P5, EI6P4, EI6P3))
     recipe = json.loads((d / "recipe.json").read_text())
     assert recipe["command"] == (
-        "python -m kabu_envs.training.ensemble ens6p_kakeya runs/ei6p3_kakeya --views suit_rotations"
+        "python -m kabu_envs.training.ensemble ens6p_kakeya runs/ei6p5_kakeya runs/ei6p4_kakeya "
+        "runs/ei6p3_kakeya --views suit_rotations"
     )
 
 
@@ -156,3 +185,56 @@ def test_the_ei6p3_preset_continues_ei6p2_kakeya_labelled_by_the_network_search(
     seeds = kakeya_testlib.collection_seeds
     others = set().union(*(seeds(p) for p in ("kakeya_ei6p", "kakeya_ei6p2", "kakeya_ei5")))
     assert not seeds("kakeya_ei6p3") & others
+
+
+def test_the_ei6p4_preset_continues_ei6p3_kakeya_labelled_by_the_six_player_expert_itself(kakeya_testlib):
+    """``kakeya_ei6``'s recipe at six players: one round from ``ei6p3_kakeya``'s network (the member kept
+    in ``ens6p_kakeya``'s folder), labelled by the search at 320 deals (the registry's six-player
+    ``expert``, the target itself) with soft targets, against the fixed references; its collection seeds
+    apart from every other preset's (seed 83 is already shared by two)."""
+    from kabu_envs.kakeya.agents.net_expert import KakeyaNetExpertAgent
+    from kabu_envs.training.config import presets
+    from kabu_envs.training.dagger import init_policy_dir
+
+    cfg = load_config("kakeya_ei6p4")
+    assert cfg.env_options == SIX and cfg.timesteps == 0
+    assert cfg.init_from == "ens6p_kakeya/members/ei6p3_kakeya"
+    assert init_policy_dir(cfg.init_from) == str(EI6P3)
+    teacher = make_agent("kakeya", cfg.bc.teacher, 0, **SIX)
+    target = make_agent("kakeya", "expert", 0, **SIX)
+    assert isinstance(teacher, KakeyaNetExpertAgent) and teacher.params["samples"] == 320
+    assert type(target) is type(teacher) and target.params == teacher.params
+    assert cfg.bc.temperature == 0.1 and not cfg.dagger.aggregate
+    (r,) = cfg.dagger.schedule(cfg.opponents)
+    assert (r.steps, r.beta) == (100_000, 0.25)
+    assert r.opponents == {"expert_0_2": 0.5, "expert_0_3": 0.5}  # the fixed references, as ei6p3
+    assert cfg.policy_kwargs == load_config("kakeya_ei6p3").policy_kwargs  # the warm start's network
+
+    seeds = kakeya_testlib.collection_seeds
+    mine = seeds("kakeya_ei6p4")
+    assert mine == {97 + 501 + 7919 + w for w in range(2)} | {97 + 501 + w for w in range(2)}
+    clashes = [p for p in presets() if p != "kakeya_ei6p4" and mine & seeds(p)]
+    assert clashes == []
+    assert [p for p in presets() if load_config(p).seed == cfg.seed] == ["kakeya_ei6p4"]
+
+
+def test_the_ei6p5_preset_is_a_second_such_round_on_ei6p4s_network_and_decisions(kakeya_testlib):
+    """``kakeya_ei6``'s way at six players: ``kakeya_ei6p4``'s run continued (its network and its round's
+    decisions joined), one more round labelled by the six-player ``expert``; its seeds its own."""
+    from kabu_envs.training.config import presets
+
+    cfg = load_config("kakeya_ei6p5")
+    first = load_config("kakeya_ei6p4")
+    assert cfg.env_options == SIX and cfg.timesteps == 0
+    assert cfg.init_from == f"runs/{first.name}/model"
+    assert cfg.dagger.aggregate == [f"runs/{first.name}/work/dagger/iter_1/decisions.npz"]
+    assert cfg.bc == first.bc and cfg.bc.teacher == "expert:samples=320"
+    (r,) = cfg.dagger.schedule(cfg.opponents)
+    assert (r.steps, r.beta) == (100_000, 0.125) and r.opponents == {"expert_0_2": 0.5, "expert_0_3": 0.5}
+    assert cfg.policy_kwargs == first.policy_kwargs and cfg.dagger.refit == first.dagger.refit
+
+    seeds = kakeya_testlib.collection_seeds
+    mine = seeds("kakeya_ei6p5")
+    assert mine == {89 + 501 + 7919 + w for w in range(2)} | {89 + 501 + w for w in range(2)}
+    assert [p for p in presets() if p != "kakeya_ei6p5" and mine & seeds(p)] == []
+    assert [p for p in presets() if load_config(p).seed == cfg.seed] == ["kakeya_ei6p5"]

@@ -31,8 +31,9 @@ SHIPPED["ei5_kakeya"] = ("kakeya", "partnership")  # ei2_kakeya, a DAgger round 
 # the richer Oicho-Kabu settings (docs/studies/oicho_models.md)
 SHIPPED |= {f"ppo_oicho_bettor_{r}": ("oicho_kabu", "bettor") for r in ("kansai", "kabufuda_site")}
 # several policy files played as one (agents/ensemble.py, tests/agents/test_ensemble.py); ens6p_kakeya:
-# ei6p3_kakeya (kept in its members/) over the suit rotations, six players; ens5_kakeya: ens_kakeya with
-# ei5_kakeya and its continuation (kakeya_ei6, a member in its folder) for ei2_kakeya
+# ei6p5_kakeya, ei6p4_kakeya and ei6p3_kakeya (kept in its members/) over the suit rotations, six
+# players; ens5_kakeya: ens_kakeya with ei5_kakeya and its continuation (kakeya_ei6, a member in its
+# folder) for ei2_kakeya
 ENSEMBLES = {"ens_kakeya", "ens6p_kakeya", "ens5_kakeya"}
 
 
