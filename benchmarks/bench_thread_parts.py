@@ -121,19 +121,17 @@ def engine_parts(game: str, B: int, steps: int) -> None:
     for kind in ("light", "read obs", "copy other", "numpy"):
         one, two = at(1, step, caller(kind)), at(2, step, caller(kind))
         print(f"  step after a {kind!r} caller: {one:.0f} / {two:.0f} = {one / two:.2f}x", flush=True)
-    pair, moves = (env, twin), [np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)]
+    pair, moves, turn = (env, twin), [np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)], 0
 
     def numpy_pair(i: int) -> None:  # the numpy caller on engine i % 2, whose step is timed next
-        e = pair[i % 2]
-        np.copyto(copy, e.observation)
-        moves[i % 2] = np.argmax(e.legal_action_mask * pool[i % 8], axis=1)
-        turn[0] = i % 2
-
-    turn = [0]
+        nonlocal turn
+        turn = i % 2
+        np.copyto(copy, pair[turn].observation)
+        moves[turn] = np.argmax(pair[turn].legal_action_mask * pool[i % 8], axis=1)
 
     def step_pair() -> None:
-        pair[turn[0]].step(moves[turn[0]])
-        pair[turn[0]].observation  # noqa: B018
+        pair[turn].step(moves[turn])
+        pair[turn].observation  # noqa: B018
 
     one, two = at(1, step_pair, numpy_pair), at(2, step_pair, numpy_pair)
     print(f"  step after a 'numpy, two batches' caller: {one:.0f} / {two:.0f} = {one / two:.2f}x", flush=True)
