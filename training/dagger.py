@@ -48,6 +48,30 @@ if TYPE_CHECKING:
 
     from kabu_envs.agents.features import FeatureInputs
 
+# Where a run's labelling draws its episodes from (one formula, read by the run and by the tests that keep
+# presets' collections apart): the run's seed + 501 (``labelling_seed``; + 500 seeds the teacher), round k
+# from that + 7919 k (``round_seed``; round 0 is the cloning), and its worker w from that + w.
+LABELLING_SEED_OFFSET = 501
+ROUND_SEED_STRIDE = 7_919
+
+
+def labelling_seed(run_seed: int) -> int:
+    """The seed a run's labelling (its cloning and DAgger rounds) starts from."""
+    return run_seed + LABELLING_SEED_OFFSET
+
+
+def round_seed(labelling: int, k: int) -> int:
+    """Round k's collection seed (worker w collects from it + w: ``collect_parts``)."""
+    return labelling + ROUND_SEED_STRIDE * k
+
+
+def collection_seeds(run_seed: int, rounds: int, workers: int) -> set[int]:
+    """Every episode seed a run's labelling draws from: round 0 (the cloning) to ``rounds``, each in
+    ``workers`` shares."""
+    base = labelling_seed(run_seed)
+    return {round_seed(base, k) + w for k in range(rounds + 1) for w in range(max(1, workers))}
+
+
 _J = TypeVar("_J")
 _R = TypeVar("_R")
 
@@ -266,7 +290,7 @@ def run(
             f"{what}: collecting {r.steps} decisions labelled by {bc.teacher!r} "
             f"(teacher's share {r.beta:.3g}) in {d.workers} worker(s)",
         )
-        parts = collect_parts(table, learner_dir, r.beta, r.steps, seed + 7_919 * k)
+        parts = collect_parts(table, learner_dir, r.beta, r.steps, round_seed(seed, k))
         new = concat(parts)
         t1 = time.time()
         say("dagger", f"{what}: {len(new)} decisions in {t1 - t0:.0f} s; fitting")

@@ -411,16 +411,17 @@ def _warm_start(
         return dagger.run(
             model,
             cfg,
-            seed + 501,
+            dagger.labelling_seed(seed),
             paths.work,
             lambda m, d: save_policy(m, cfg, d, seed),
             progress,
             after_round=after_round,
         )
     from kabu_envs.training.bc import warm_start
+    from kabu_envs.training.dagger import labelling_seed
 
     teacher = make_agent(cfg.game, str(cfg.bc.teacher), seed + 500, **cfg.env_options)
-    return warm_start(model, cfg, make_view(cfg, pool), teacher, seed + 501, progress=progress)
+    return warm_start(model, cfg, make_view(cfg, pool), teacher, labelling_seed(seed), progress=progress)
 
 
 def train(

@@ -2,7 +2,8 @@
 
 Here, once for every game: the checks of the contract, the seeding (``feed.py``: the per-game numpy
 generators of a deck feed and the kernel's row streams, docs/batch.md#seeding), the feeding of
-shuffles, the legality check of a step (``core.kernel.first_illegal``), the observation formats
+shuffles, the legality check of a step (``core.kernel.first_illegal_words``: against each game's legal
+set as bits, which a deck-buffer kernel writes beside the mask), the observation formats
 (float32, or compact: the 0/1 entries bit-packed and a range of real ones as float32, one decoder,
 ``feed.decode_compact``) and lazy observations (encoded when read). A game's ``batch.py`` subclasses it
 and gives its kernel's entry points through a few methods (below); its kernel's state is a named
@@ -91,6 +92,7 @@ class KernelBatchEnv(BatchEnv):
         self._all_active = np.ones(B, dtype=bool)
         self._marks = np.zeros(threads.chunks(B), dtype=np.int64)  # (the parallel step's chunks: core.kernel)
         self._wide = B >= threads.PARALLEL_MIN_ROWS  # (below: the serial step, no thread count asked)
+        self._legal: np.ndarray | None = None  # each game's legal set as bits, if the kernel writes them
         self._setup()
         self._first_illegal = core.legality_check(self.current_player, self._mask_rows)
         kernel.prepare()
@@ -115,10 +117,13 @@ class KernelBatchEnv(BatchEnv):
         # padding stays False): the engine's ``legal_action_mask`` is the (B, num_actions) view of it
         self._mask_rows = mask_rows = np.zeros((B, -(-self.num_actions // 8) * 8), dtype=bool)
         self.legal_action_mask = mask_rows[:, : self.num_actions]
-        self._out = k.outputs(k.layout(cfg), mask_rows, self._obs, self._packed, self._real)
+        # and each game's legal set as bits, 64 actions a word (what the legality check reads: a word a
+        # game instead of a padded mask row, ``core.kernel.first_illegal_word_in``)
+        self._legal = legal = np.zeros((B, -(-self.num_actions // 64)), dtype=np.uint64)
+        self._out = k.outputs(k.layout(cfg), mask_rows, self._obs, self._packed, self._real, legal)
         self.rewards = np.zeros((B, self.num_players), dtype=np.float64)
         self.terminated = np.ones(B, dtype=bool)
-        self._buffers = [mask_rows, self._obs, self._packed, self._real, self.rewards, self.terminated]
+        self._buffers = [mask_rows, legal, self._obs, self._packed, self._real, self.rewards, self.terminated]
 
     def _episode_numbers(self) -> np.ndarray:
         """(B,) each game's episode number in its row stream (``reset(rows=)`` without seeds: the next)."""
@@ -157,14 +162,15 @@ class KernelBatchEnv(BatchEnv):
         )
 
     def _checks_in_step(self) -> bool:
-        """Whether this step takes the parallel entry point, which checks the actions itself on numba's
-        threads (``_advance_checking``) instead of ``_check_actions``'s one-thread loop before it."""
+        """Whether this step takes the parallel entry point, which checks the actions itself
+        (``_advance_checking``) instead of ``_check_actions``'s loop before it."""
         return self._threads.use_parallel(self.batch_size)
 
     def _advance_checking(self, acts: np.ndarray, moving: np.ndarray) -> int:
-        """``_advance`` on numba's threads with the actions checked there first (unchecked int64 ``acts``
-        of the right shape): -1 - b when game b's action is illegal (nothing moved), else ``_advance``'s
-        count. The deck-buffer kernels' ``step_parallel``."""
+        """``_advance`` on numba's threads with the actions checked in the same call first (unchecked
+        int64 ``acts`` of the right shape; on the threads too from ``threads.CHECK_MIN_ROWS`` rows):
+        -1 - b when game b's action is illegal (nothing moved), else ``_advance``'s count. The
+        deck-buffer kernels' ``step_parallel``."""
         return int(
             parallel_call(
                 self._kernel.step_parallel,
@@ -176,8 +182,9 @@ class KernelBatchEnv(BatchEnv):
                 self.terminated,
                 self._stream,
                 self._out,
-                self._mask_rows,
+                self._legal,
                 self._marks,
+                self._threads.CHECK_MIN_ROWS,
             )
         )
 
@@ -321,14 +328,18 @@ class KernelBatchEnv(BatchEnv):
                 self._mark_stale(None if active is None else np.flatnonzero(moving))
 
     def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
-        """``BatchEnv._check_actions`` with the legality test run by the kernel (``core.first_illegal``:
-        one loop over the padded masks, no temporaries); the base method words any error, naming the
-        game."""
+        """``BatchEnv._check_actions`` with the legality test run by the kernel (one loop, no temporaries:
+        ``core.first_illegal_words`` over the legal sets, or ``core.first_illegal`` over the padded masks
+        of a kernel that writes no sets); the base method words any error, naming the game."""
         a = np.asarray(actions)
         if a.shape == (self.batch_size,) and a.dtype.kind in "iu":
             acts = a.astype(np.int64, copy=False)  # (a uint64 id too large wraps below 0: illegal)
             moving = self._all_active if active is None else active
-            if self._first_illegal(acts, moving, self.current_player, self._mask_rows) < 0:
+            if self._legal is not None:
+                bad = self._core.first_illegal_words(acts, moving, self.current_player, self._legal)
+            else:
+                bad = self._first_illegal(acts, moving, self.current_player, self._mask_rows)
+            if bad < 0:
                 return acts
         return super()._check_actions(actions, active)  # raises
 

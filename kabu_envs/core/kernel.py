@@ -271,6 +271,33 @@ def first_illegal_in(
 
 
 @inner_jit
+def first_illegal_word_in(
+    actions: np.ndarray, active: np.ndarray, current_player: np.ndarray, legal: np.ndarray, lo: int, hi: int
+) -> int:  # pragma: no cover
+    """``first_illegal_in`` against each row's legal set as bits (``legal[b, a >> 6]`` bit ``a & 63``: the
+    words a deck-buffer kernel writes beside the mask). A row's set is a word, not a 64-byte mask row:
+    the check reads an eighth of the memory, most of it written by the other threads of the last step
+    (benchmarks/README.md, "The legality check")."""
+    words = legal.shape[1]
+    for b in range(lo, hi):
+        if current_player[b] < 0 or not active[b]:
+            continue
+        a = actions[b]
+        if a < 0 or a >= 64 * words or not (legal[b, a >> 6] >> np.uint64(a & 63)) & np.uint64(1):
+            return b
+    return len(actions)
+
+
+@numba.njit(cache=True)
+def first_illegal_words(
+    actions: np.ndarray, active: np.ndarray, current_player: np.ndarray, legal: np.ndarray
+) -> int:  # pragma: no cover
+    """The first game whose action is illegal (-1: none): ``first_illegal_word_in`` over every row."""
+    b = first_illegal_word_in(actions, active, current_player, legal, 0, len(actions))
+    return -1 if b == len(actions) else b
+
+
+@inner_jit
 def _first_illegal(
     actions: np.ndarray, active: np.ndarray, current_player: np.ndarray, mask: np.ndarray
 ) -> int:  # pragma: no cover
@@ -286,7 +313,8 @@ def _first_illegal(
 def first_illegal(
     actions: np.ndarray, active: np.ndarray, current_player: np.ndarray, mask: np.ndarray
 ) -> int:  # pragma: no cover
-    """``_first_illegal`` on contiguous arrays (an engine's own: Kakeya, Toy Card)."""
+    """``_first_illegal`` on contiguous arrays (an engine's own masks, for a kernel that writes no legal
+    sets as words)."""
     return _first_illegal(actions, active, current_player, mask)
 
 

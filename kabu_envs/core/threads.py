@@ -91,6 +91,10 @@ def _forked_child() -> None:
 os.register_at_fork(after_in_child=_forked_child)
 
 PARALLEL_MIN_ROWS = 512  # below it a step is too short to pay for the threads (docs/batch.md#threads)
+# A parallel step checks the actions (``core.kernel.first_illegal_word_in``, under a nanosecond a row)
+# on the calling thread below this many rows, and in a parallel loop of its own from it on: a second
+# parallel loop costs its start, up to 15-25 us on TBB after its threads slept (benchmarks/README.md).
+CHECK_MIN_ROWS = 32768
 CHUNK_ROWS = 128  # rows a parallel loop hands a thread at once (one call: per-call costs stay small)
 
 

@@ -190,18 +190,23 @@ def step_parallel(
     out: Outputs,
     legal: np.ndarray,
     marks: np.ndarray,
+    check_min_rows: int,
 ) -> int:  # pragma: no cover
     """``step`` with the rows in ``len(marks)`` chunks spread over numba's threads, the actions checked
-    first on the threads against ``legal`` (an illegal one: nothing moves, the result is ``-1 - game``);
-    no fed deck is taken (0). The chunk loop is the one every kernel shares (``core.chunk_rows``)."""
+    first against ``legal`` (the rows' legal sets), on the threads too from ``check_min_rows`` rows on
+    (an illegal one: nothing moves, the result is ``-1 - game``); no fed deck is taken (0). The chunk
+    loop is the one every kernel shares (``core.chunk_rows``)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     cur = st.current_player
     B, chunks = len(cur), len(marks)
-    core.open_chunks(marks)
-    for c in numba.prange(chunks):
-        lo, hi = core.chunk_rows(c, B, chunks)
-        marks[c] = core.first_illegal_in(acts, active, cur, legal, lo, hi)
-    bad = core.chunks_first(marks, B)
+    if len(cur) >= check_min_rows:  # (a parallel loop of its own: ``core.threads.CHECK_MIN_ROWS``)
+        core.open_chunks(marks)
+        for c in numba.prange(chunks):
+            lo, hi = core.chunk_rows(c, B, chunks)
+            marks[c] = core.first_illegal_word_in(acts, active, cur, legal, lo, hi)
+        bad = core.chunks_first(marks, B)
+    else:
+        bad = core.first_illegal_word_in(acts, active, cur, legal, 0, B)
     if bad < B:
         return -1 - bad
     core.open_chunks(marks)
@@ -237,14 +242,18 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
     """``Game.legal_actions`` as the mask and ``observation.Encoder.encode`` (own card, own seat);
     zeros when the game is over. Compact: every entry is 0/1, packed eight to a byte."""
     cur, values = st.current_player, st.values
-    layout, mask, obs, packed = out[0], out[1], out[2], out[3]
+    layout, mask, obs, packed, legal = out[0], out[1], out[2], out[3], out[5]
     seat = cur[b]
     if obs.shape[1]:
         obs[b, :] = 0.0
     else:
         packed[b, :] = 0
+    word = np.uint64(0)  # the legal set as bits (what the legality check reads)
     for a in range(NUM_ACTIONS):  # (the mask's row may be padded: ``KernelBatchEnv``)
         mask[b, a] = seat >= 0 and (a != _RAISE or values[b, seat] >= opts[O_THRESHOLD])
+        if mask[b, a]:
+            word |= np.uint64(1) << np.uint64(a)
+    legal[b, 0] = word
     if seat < 0:
         return
     for i in (layout[L_CARD] + values[b, seat], layout[L_SEAT] + seat):
@@ -260,10 +269,18 @@ def options(cfg: Config, autoreset: bool = False) -> np.ndarray:
 
 
 def outputs(
-    layout: np.ndarray, mask: np.ndarray, obs: np.ndarray, packed: np.ndarray, real: np.ndarray
+    layout: np.ndarray,
+    mask: np.ndarray,
+    obs: np.ndarray,
+    packed: np.ndarray,
+    real: np.ndarray,
+    legal: np.ndarray,
 ) -> Outputs:
-    """The kernel's output tuple (``KernelBatchEnv``): the layout, the mask, the observation."""
-    return (layout, mask, obs, packed, real)
+    """The kernel's output tuple (``KernelBatchEnv``): the layout, the mask, the observation, and each
+    row's legal set as one word (``legal``)."""
+    if legal.dtype != np.uint64 or legal.shape != (mask.shape[0], 1):
+        raise ValueError(f"the legal sets must be one uint64 word a row, got {legal.dtype} {legal.shape}")
+    return (layout, mask, obs, packed, real, legal)
 
 
 def layout(cfg: Config) -> np.ndarray:

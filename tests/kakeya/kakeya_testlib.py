@@ -107,11 +107,11 @@ def run_config_then(path, then: dict[str, str] = THEN):
 
 
 def collection_seeds(preset: str) -> set[int]:
-    """The episode seeds a preset's labelling draws from: round k's worker w collects from seed + 501 +
-    7919 k + w (training/run.py passes seed + 501 to the DAgger rounds; a cloning round, k = 0, from
-    seed + 501 + w), for every round it schedules."""
+    """The episode seeds a preset's labelling draws from, for every round it schedules (the run's own
+    formula: ``training.dagger.collection_seeds``)."""
     from kabu_envs.training.config import load_config
+    from kabu_envs.training.dagger import collection_seeds as seeds_of
 
     c = load_config(preset)
     rounds = len(c.dagger.schedule(c.opponents)) if c.dagger.iterations else 0
-    return {c.seed + 501 + 7919 * k + w for k in range(rounds + 1) for w in range(max(1, c.dagger.workers))}
+    return seeds_of(c.seed, rounds, c.dagger.workers)

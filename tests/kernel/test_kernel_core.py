@@ -100,22 +100,51 @@ def _unprivileged() -> tuple[str, ...]:
     return (setpriv, "--reuid=65534", "--regid=65534", "--clear-groups")
 
 
-def test_first_illegal_finds_the_first_live_moving_game_with_a_disallowed_action() -> None:
+def _words(mask: np.ndarray) -> np.ndarray:
+    """Each mask row as the legal set's 64-bit words (bit a of word a // 64)."""
+    bits = np.zeros((len(mask), 64 * -(-mask.shape[1] // 64)), dtype=bool)
+    bits[:, : mask.shape[1]] = mask
+    return np.packbits(bits, axis=1, bitorder="little").view(np.uint64)
+
+
+@pytest.mark.parametrize("check", ["mask", "words"])
+def test_first_illegal_finds_the_first_live_moving_game_with_a_disallowed_action(check: str) -> None:
+    """The same answer from the masks (``first_illegal``) and from the legal sets as words
+    (``first_illegal_words``), among them actions past the last word and below 0."""
     mask = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 1]], dtype=bool)
     live = np.array([0, 1, -1, 2], dtype=np.int64)
     every = np.ones(4, dtype=bool)
     ok = np.array([2, 1, 9, 2], dtype=np.int64)  # game 2 is over: its action is not read
-    assert kernel.first_illegal(ok, every, live, mask) == -1
-    for b, bad in ((0, 1), (1, 0), (3, 3), (3, -1), (0, -5)):
+    legal = _words(mask)
+    assert legal.shape == (4, 1)
+
+    def first(acts: np.ndarray, active: np.ndarray) -> int:
+        if check == "mask":
+            return int(kernel.first_illegal(acts, active, live, mask))
+        return int(kernel.first_illegal_words(acts, active, live, legal))
+
+    assert first(ok, every) == -1
+    for b, bad in ((0, 1), (1, 0), (3, 3), (3, -1), (0, -5), (1, 64), (1, 2**40)):
         acts = ok.copy()
         acts[b] = bad
-        assert kernel.first_illegal(acts, every, live, mask) == b
+        assert first(acts, every) == b
         held = every.copy()
         held[b] = False  # a game that does not move is not checked
-        assert kernel.first_illegal(acts, held, live, mask) == -1
+        assert first(acts, held) == -1
     two = ok.copy()
     two[1], two[3] = 2, 0
-    assert kernel.first_illegal(two, every, live, mask) == 1
+    assert first(two, every) == 1
+
+
+def test_the_word_check_reads_every_word_of_a_wide_action_set() -> None:
+    """Actions past 64 (a game with more than 64 actions: two words a row) are found in their word."""
+    mask = np.zeros((2, 130), dtype=bool)
+    mask[0, [3, 70, 129]] = True
+    mask[1, [64]] = True
+    legal, live, every = _words(mask), np.zeros(2, dtype=np.int64), np.ones(2, dtype=bool)
+    assert legal.shape == (2, 3)
+    for a0, a1, want in ((70, 64, -1), (129, 64, -1), (3, 64, -1), (69, 64, 0), (70, 65, 1), (70, 192, 1)):
+        assert kernel.first_illegal_words(np.array([a0, a1], dtype=np.int64), every, live, legal) == want
 
 
 def test_first_illegal_in_checks_one_chunk_and_answers_none_alike_for_every_chunk() -> None:

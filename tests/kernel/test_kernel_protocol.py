@@ -83,3 +83,52 @@ def test_the_oicho_decision_view_is_typed_read_only_and_follows_the_engine() -> 
         env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.legal_action_mask]))
     assert np.array_equal(view.current_player, env.current_player)
     assert np.array_equal(view.legal_action_mask, env.legal_action_mask)
+
+
+def _legal_sets_of(mask: np.ndarray, words: int) -> np.ndarray:
+    """Each padded mask row as bits, 64 actions a word (``KernelBatchEnv._legal``'s layout)."""
+    bits = np.zeros((len(mask), words * 64), dtype=bool)
+    bits[:, : mask.shape[1]] = mask
+    return np.packbits(bits, axis=1, bitorder="little").view(np.uint64)
+
+
+@pytest.mark.parametrize(
+    ("game", "options"), [("kakeya", {}), ("kakeya", {"num_players": 6, "max_deals": 2}), ("toy_card", {})]
+)
+@pytest.mark.parametrize("fmt", ["float32", "compact"])
+def test_the_legal_sets_the_check_reads_are_the_mask_after_every_call(
+    game: str, options: dict[str, int], fmt: str
+) -> None:
+    """A deck-buffer kernel writes each game's legal set as bits beside its mask, and the legality check
+    reads only those: they agree after every reset (whole, by rows, fed) and step (held games, games
+    over, autoreset), and an action legal by the mask passes while any other raises."""
+    B = 40
+    env = batch.make(game, batch_size=B, autoreset=fmt == "float32", observation=fmt, **options)
+    legal = env._legal  # type: ignore[attr-defined]
+    assert legal is not None and legal.dtype == np.uint64 and legal.shape == (B, 1)
+    rng = np.random.default_rng(4)
+
+    def agree() -> None:
+        assert np.array_equal(legal, _legal_sets_of(env._mask_rows, 1))  # type: ignore[attr-defined]
+
+    env.reset(seed=2)
+    agree()
+    for t in range(150):
+        if t == 40:
+            env.reset(rows=np.arange(0, B, 3), seeds=list(range(100, 100 + len(range(0, B, 3)))))
+            agree()
+        if t == 80:
+            env.reset(rows=np.arange(1, B, 4))
+            agree()
+        mask = env.legal_action_mask
+        acts = np.argmax(mask * rng.random(mask.shape), axis=1)
+        live = np.flatnonzero(env.current_player >= 0)
+        if len(live) and t % 10 == 5:  # an action the mask forbids, in one live game: raises, names it
+            b = int(live[0])
+            wrong = np.flatnonzero(~mask[b])
+            bad = acts.copy()
+            bad[b] = int(wrong[0]) if len(wrong) else env.num_actions
+            with pytest.raises(ValueError, match=f"game {b} of the batch"):
+                env.step(bad)
+        env.step(acts, active=rng.random(B) < 0.7 if t % 3 == 2 else None)
+        agree()

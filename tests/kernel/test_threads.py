@@ -236,13 +236,20 @@ def test_oicho_kabu_encodes_in_the_parallel_step_when_the_observations_are_read(
 @pytest.mark.skipif(core.jit_disabled(), reason="plain Python: no threads")
 @pytest.mark.parametrize(("game", "options"), [("kakeya", {"max_deals": 1}), ("toy_card", {})])
 @pytest.mark.parametrize(("fmt", "autoreset"), [("float32", False), ("compact", False), ("float32", True)])
-def test_the_parallel_step_checks_the_actions_on_its_threads_with_the_check_s_errors(
-    game: str, options: dict[str, int], fmt: str, autoreset: bool, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("on_threads", [True, False], ids=["check-on-threads", "check-on-caller"])
+def test_the_parallel_step_checks_the_actions_itself_with_the_check_s_errors(
+    game: str,
+    options: dict[str, int],
+    fmt: str,
+    autoreset: bool,
+    on_threads: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Kakeya's and Toy Card's parallel step checks the actions itself, chunk by chunk on numba's threads,
-    before it moves any game: a bad id, an illegal action or a wrong array raises the error the serial
-    check raises (the first such game named), and nothing changes; a held or finished game's action is
-    not read, as in the serial check (and, with autoreset, a game that just ended and restarted is)."""
+    """Kakeya's and Toy Card's parallel step checks the actions itself before it moves any game, chunk by
+    chunk on numba's threads from ``CHECK_MIN_ROWS`` rows on, else in one loop on the calling thread: a
+    bad id, an illegal action or a wrong array raises the error the serial check raises (the first such
+    game named), and nothing changes; a held or finished game's action is not read, as in the serial
+    check (and, with autoreset, a game that just ended and restarted is)."""
     import numpy as np
 
     from kabu_envs import batch
@@ -250,6 +257,7 @@ def test_the_parallel_step_checks_the_actions_on_its_threads_with_the_check_s_er
     from kabu_envs.core import threads
 
     B = threads.PARALLEL_MIN_ROWS + 44
+    monkeypatch.setattr(threads, "CHECK_MIN_ROWS", 0 if on_threads else B + 1)
     engines = {}
     for name, parallel in (("serial", False), ("parallel", True)):
         monkeypatch.setattr(threads, "use_parallel", lambda rows, min_rows=0, p=parallel: p)

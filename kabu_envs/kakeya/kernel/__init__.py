@@ -136,17 +136,25 @@ def options(cfg: Config, autoreset: bool = False) -> np.ndarray:
 
 
 def outputs(
-    layout: np.ndarray, mask: np.ndarray, obs: np.ndarray, packed: np.ndarray, real: np.ndarray
+    layout: np.ndarray,
+    mask: np.ndarray,
+    obs: np.ndarray,
+    packed: np.ndarray,
+    real: np.ndarray,
+    legal: np.ndarray,
 ) -> Outputs:
     """The kernel's output tuple: the layout, the mask (its bool rows padded to whole 8-byte words,
     ``KernelBatchEnv``, seen as uint64 words: ``batch.encode_row`` writes eight entries at once), the
-    observation (float32, or packed and real), and the compact encoder's bitsets (one per row: rows
-    are encoded at once on several threads)."""
+    observation (float32, or packed and real), the compact encoder's bitsets (one per row: rows
+    are encoded at once on several threads) and each row's legal set as one word (``legal``, what the
+    legality check reads)."""
     width = -(-NUM_ACTIONS // 8) * 8
     if mask.dtype != np.bool_ or mask.shape[1:] != (width,) or not mask.flags.c_contiguous:
         raise ValueError(f"the mask must be C-contiguous bool rows of {width} entries, got {mask.shape}")
     words = np.zeros((1 if obs.shape[1] else mask.shape[0], WORDS), dtype=np.uint64)  # (compact: a row's own)
-    return (layout, mask.view(np.uint64), obs, packed, real, words)
+    if legal.dtype != np.uint64 or legal.shape != (mask.shape[0], 1):
+        raise ValueError(f"the legal sets must be one uint64 word a row, got {legal.dtype} {legal.shape}")
+    return (layout, mask.view(np.uint64), obs, packed, real, words, legal)
 
 
 def layout(cfg: Config) -> np.ndarray:

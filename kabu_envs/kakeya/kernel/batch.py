@@ -225,20 +225,24 @@ def step_parallel(
     out: Outputs,
     legal: np.ndarray,
     marks: np.ndarray,
+    check_min_rows: int,
 ) -> int:  # pragma: no cover
     """``step`` with the rows in ``len(marks)`` chunks spread over numba's threads (``core.threads``):
-    the same games bit for bit for any thread count. The actions are checked first, on the threads too,
-    against ``legal`` (the engine's bool mask rows): with an illegal one nothing moves and the result is
-    ``-1 - game`` (the first such game). Otherwise the fed decks taken (each chunk's count in ``marks``,
-    summed after the loop; ``core.chunks_total``)."""
+    the same games bit for bit for any thread count. The actions are checked first against ``legal``
+    (the rows' legal sets, ``encode_row``'s words), on the threads too from ``check_min_rows`` rows on:
+    with an illegal one nothing moves and the result is ``-1 - game`` (the first such game). Otherwise
+    the fed decks taken (each chunk's count in ``marks``, summed after the loop; ``core.chunks_total``)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     cur = st.current_player
     B, chunks = len(cur), len(marks)
-    core.open_chunks(marks)
-    for c in prange(chunks):
-        lo, hi = core.chunk_rows(c, B, chunks)
-        marks[c] = core.first_illegal_in(acts, active, cur, legal, lo, hi)
-    bad = core.chunks_first(marks, B)
+    if len(cur) >= check_min_rows:  # (a parallel loop of its own: ``core.threads.CHECK_MIN_ROWS``)
+        core.open_chunks(marks)
+        for c in prange(chunks):
+            lo, hi = core.chunk_rows(c, B, chunks)
+            marks[c] = core.first_illegal_word_in(acts, active, cur, legal, lo, hi)
+        bad = core.chunks_first(marks, B)
+    else:
+        bad = core.first_illegal_word_in(acts, active, cur, legal, 0, B)
     if bad < B:
         return -1 - bad
     core.open_chunks(marks)
@@ -346,7 +350,7 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
         st.played,
         st.captured,
     )
-    layout, mask, obs, packed, real, words = out
+    layout, mask, obs, packed, real, words, legal_sets = out
     wb = np.uint64(0 if obs.shape[1] else b)  # (compact: the row's own bitset, rows run at once; an
     # index, not a view of the row: a view made per row cost the float32 step a few per cent)
     n, P = opts[O_N], opts[O_P]
@@ -354,6 +358,7 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
     seat = cur[b]
     ub = np.uint64(b)
     legal = ZERO if seat < 0 else legal_bits(b, st, opts)
+    legal_sets[ub, 0] = legal  # (what the legality check reads: ``core.first_illegal_word_in``)
     for i in range(mask.shape[1]):  # eight mask entries (bool bytes) a word
         mask[ub, np.uint64(i)] = BYTE_BOOLS[(legal >> np.uint64(8 * i)) & np.uint64(0xFF)]
     f32 = obs.shape[1] > 0
