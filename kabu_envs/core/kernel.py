@@ -288,6 +288,14 @@ def first_illegal_word_in(
     return len(actions)
 
 
+def legal_words(legal: np.ndarray, rows: int) -> np.ndarray:
+    """``legal`` checked as the legal sets of ``rows`` games with up to 64 actions, one uint64 word a row
+    (what a deck-buffer kernel's ``outputs`` takes and ``encode_row`` writes); ``legal`` itself."""
+    if legal.dtype != np.uint64 or legal.shape != (rows, 1) or not legal.flags.c_contiguous:
+        raise ValueError(f"the legal sets must be one uint64 word a row, got {legal.dtype} {legal.shape}")
+    return legal
+
+
 @numba.njit(cache=True)
 def first_illegal_words(
     actions: np.ndarray, active: np.ndarray, current_player: np.ndarray, legal: np.ndarray

@@ -278,9 +278,7 @@ def outputs(
 ) -> Outputs:
     """The kernel's output tuple (``KernelBatchEnv``): the layout, the mask, the observation, and each
     row's legal set as one word (``legal``)."""
-    if legal.dtype != np.uint64 or legal.shape != (mask.shape[0], 1):
-        raise ValueError(f"the legal sets must be one uint64 word a row, got {legal.dtype} {legal.shape}")
-    return (layout, mask, obs, packed, real, legal)
+    return (layout, mask, obs, packed, real, core.legal_words(legal, mask.shape[0]))
 
 
 def layout(cfg: Config) -> np.ndarray:

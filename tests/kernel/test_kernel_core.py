@@ -265,3 +265,12 @@ def test_the_word_state_draws_equal_the_array_state_ones() -> None:
         kernel.shuffle(state, 0, items, n)
         z = np.uint64(kernel.shuffle_word(z, words, n))
         assert np.array_equal(items, words) and z == state[0]
+
+
+def test_a_kernel_takes_its_legal_sets_as_one_contiguous_uint64_word_a_row() -> None:
+    ok = np.zeros((3, 1), dtype=np.uint64)
+    assert kernel.legal_words(ok, 3) is ok
+    wide = np.zeros((3, 2), dtype=np.uint64)
+    for bad in (np.zeros((3, 1), dtype=np.int64), wide, np.zeros((2, 1), dtype=np.uint64), wide[:, :1]):
+        with pytest.raises(ValueError, match="one uint64 word a row"):
+            kernel.legal_words(bad, 3)

@@ -152,9 +152,7 @@ def outputs(
     if mask.dtype != np.bool_ or mask.shape[1:] != (width,) or not mask.flags.c_contiguous:
         raise ValueError(f"the mask must be C-contiguous bool rows of {width} entries, got {mask.shape}")
     words = np.zeros((1 if obs.shape[1] else mask.shape[0], WORDS), dtype=np.uint64)  # (compact: a row's own)
-    if legal.dtype != np.uint64 or legal.shape != (mask.shape[0], 1):
-        raise ValueError(f"the legal sets must be one uint64 word a row, got {legal.dtype} {legal.shape}")
-    return (layout, mask.view(np.uint64), obs, packed, real, words, legal)
+    return (layout, mask.view(np.uint64), obs, packed, real, words, core.legal_words(legal, mask.shape[0]))
 
 
 def layout(cfg: Config) -> np.ndarray:
