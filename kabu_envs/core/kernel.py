@@ -277,7 +277,7 @@ def first_illegal_word_in(
     """``first_illegal_in`` against each row's legal set as bits (``legal[b, a >> 6]`` bit ``a & 63``: the
     words a deck-buffer kernel writes beside the mask). A row's set is a word, not a 64-byte mask row:
     the check reads an eighth of the memory, most of it written by the other threads of the last step
-    (benchmarks/README.md, "The legality check")."""
+    (benchmarks/README.md, "the legality check as words")."""
     words = legal.shape[1]
     for b in range(lo, hi):
         if current_player[b] < 0 or not active[b]:
