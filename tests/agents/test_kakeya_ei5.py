@@ -21,7 +21,7 @@ NET_TEACHER = "expert:samples=160"  # the registry's expert (the network search)
 RECORDED_TEACHER = "kabu_envs.kakeya.agents.net_expert:KakeyaNetExpertAgent"
 
 
-def test_the_preset_continues_ei2_kakeya_labelled_by_the_network_search():
+def test_the_preset_continues_ei2_kakeya_labelled_by_the_network_search(kakeya_testlib):
     cfg = load_config("kakeya_ei5")
     assert cfg.bc.teacher == NET_TEACHER and cfg.bc.temperature > 0
     teacher = make_agent("kakeya", cfg.bc.teacher, 0)
@@ -33,9 +33,12 @@ def test_the_preset_continues_ei2_kakeya_labelled_by_the_network_search():
     assert all(r.opponents == {"expert_0_2": 0.5, "expert_0_3": 0.5} for r in rounds)  # fixed references
     ei2 = load_config("kakeya_ei2")
     assert cfg.policy_kwargs == ei2.policy_kwargs  # the warm start's network and inputs
-    # its collection seeds (seed + 7919 k + worker) are apart from the other clones'
-    mine = {cfg.seed + 7919 * k + w for k in range(1, len(rounds) + 1) for w in range(cfg.dagger.workers)}
-    others = {s + 501 + 7919 * k + w for s in (3, 10) for k in range(4) for w in range(2)}
+    # its collection seeds (the run's formula: seed + 501 + 7919 k + worker) are apart from the other
+    # four-player clones' (seeds 3 and 10)
+    mine = kakeya_testlib.collection_seeds("kakeya_ei5")
+    assert {cfg.seed + 501 + 7919 + w for w in range(cfg.dagger.workers)} <= mine
+    others = kakeya_testlib.collection_seeds("kakeya_ei") | kakeya_testlib.collection_seeds("kakeya_ei4")
+    assert {load_config(p).seed for p in ("kakeya_ei", "kakeya_ei4")} == {3, 10}
     assert not mine & others
 
 
