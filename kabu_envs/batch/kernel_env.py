@@ -86,7 +86,8 @@ class KernelBatchEnv(BatchEnv):
         self._lazy = bool(lazy)
         self._stale = np.zeros(B, dtype=bool)  # (lazy) games whose observation is out of date
         self._any_stale = False
-        self._read = self._encoded = False  # (lazy) observation read since the last step; step encoded
+        self._read = False  # (lazy) the observation was read since the last parallel step
+        self._encoded = False  # (lazy) the last step encoded the observations itself
         self._rngs: list[np.random.Generator | None] = [None] * B  # the fed games' generators
         self._stream = u64(0)  # the seed of the kernel's row streams (reset(seed=s): s)
         self._all_active = np.ones(B, dtype=bool)
@@ -94,7 +95,12 @@ class KernelBatchEnv(BatchEnv):
         self._wide = B >= threads.PARALLEL_MIN_ROWS  # (below: the serial step, no thread count asked)
         self._legal: np.ndarray | None = None  # each game's legal set as bits, if the kernel writes them
         self._setup()
-        self._first_illegal = core.legality_check(self.current_player, self._mask_rows)
+        # a kernel that writes the legal sets checks the actions in its step; else ``_check_actions``
+        # checks them, against the masks, before ``_advance``
+        self._kernel_checks = self._legal is not None
+        self._first_illegal: Any = (
+            None if self._kernel_checks else core.legality_check(self.current_player, self._mask_rows)
+        )
         kernel.prepare()
 
     # --- the kernel's entry points: the deck-buffer kernel's (module docstring) ----------------------
@@ -152,28 +158,38 @@ class KernelBatchEnv(BatchEnv):
         return fed  # (those that dealt took their deck: the next one is drawn ahead)
 
     def _advance(self, acts: np.ndarray, moving: np.ndarray) -> int:
-        """One action in every live game with ``moving[b]`` (checked); returns how many fed games may
-        wait. (The parallel entry is ``_advance_checking``'s: ``step`` takes it when ``_checks_in_step``.)"""
-        k = self._kernel
-        return int(
-            k.step(
-                acts, moving, self._arrays, self._opts, self.rewards, self.terminated, self._stream, self._out
-            )
-        )
-
-    def _checks_in_step(self) -> bool:
-        """Whether this step takes the parallel entry point, which checks the actions itself
-        (``_advance_checking``) instead of ``_check_actions``'s loop before it."""
-        return self._threads.use_parallel(self.batch_size)
+        """One action (checked by ``_check_actions``) in every live game with ``moving[b]``; returns how
+        many fed games may wait. The entry of a kernel that does not check the actions itself
+        (``_kernel_checks`` False: Oicho-Kabu's); a deck-buffer kernel's steps check
+        (``_advance_checking``)."""
+        raise NotImplementedError(f"{type(self).__name__} sets _kernel_checks False without an _advance")
 
     def _advance_checking(self, acts: np.ndarray, moving: np.ndarray) -> int:
-        """``_advance`` on numba's threads with the actions checked in the same call first (unchecked
-        int64 ``acts`` of the right shape; on the threads too from ``threads.CHECK_MIN_ROWS`` rows):
-        -1 - b when game b's action is illegal (nothing moved), else ``_advance``'s count. The
-        deck-buffer kernels' ``step_parallel``."""
+        """One action in every live game with ``moving[b]``, the actions (unchecked int64 of the right
+        shape) checked by the kernel in the same call first, against ``_legal``: -1 - b when game b's is
+        illegal (nothing moved), else how many fed games may wait. The deck-buffer kernels' ``step``, or
+        ``step_parallel`` on numba's threads (``threads.use_parallel``; the check on the threads too from
+        ``threads.CHECK_MIN_ROWS`` rows)."""
+        k = self._kernel
+        if self._wide and self._threads.use_parallel(self.batch_size):
+            return int(
+                parallel_call(
+                    k.step_parallel,
+                    acts,
+                    moving,
+                    self._arrays,
+                    self._opts,
+                    self.rewards,
+                    self.terminated,
+                    self._stream,
+                    self._out,
+                    self._legal,
+                    self._marks,
+                    self._threads.CHECK_MIN_ROWS,
+                )
+            )
         return int(
-            parallel_call(
-                self._kernel.step_parallel,
+            k.step(
                 acts,
                 moving,
                 self._arrays,
@@ -183,8 +199,6 @@ class KernelBatchEnv(BatchEnv):
                 self._stream,
                 self._out,
                 self._legal,
-                self._marks,
-                self._threads.CHECK_MIN_ROWS,
             )
         )
 
@@ -307,21 +321,20 @@ class KernelBatchEnv(BatchEnv):
     # --- step ------------------------------------------------------------------------------------
     def step(self, actions: Any, active: Any = None) -> None:
         moving = self._all_active if active is None else self._check_active(active)
-        held = None if active is None else moving
-        if self._wide and self._checks_in_step():
-            # the parallel entry checks the actions on its threads before it moves any game
+        if self._kernel_checks:
+            # the kernel checks the actions before it moves any game (one call a step, on the threads
+            # too), and ``_check_actions`` words the error when one is bad
             a = np.asarray(actions)
             ok = a.shape == (self.batch_size,) and a.dtype.kind in "iu"
             waiting = self._advance_checking(a.astype(np.int64, copy=False), moving) if ok else -1
             if waiting < 0:  # a bad or illegal action, nothing moved: the check's own error
-                self._check_actions(actions, held)
+                self._check_actions(actions, None if active is None else moving)
                 raise AssertionError("the kernel and the check disagree on the actions")
         else:
-            waiting = self._advance(self._check_actions(actions, held), moving)
+            waiting = self._advance(self._check_actions(actions, None if active is None else moving), moving)
         if waiting:
             self._feed(waiting)
         if self._lazy:
-            self._read = False
             if self._encoded:  # (the step wrote the observations itself)
                 self._encoded = False
             else:

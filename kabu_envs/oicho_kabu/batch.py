@@ -119,7 +119,8 @@ class OichoKabuBatch(KernelBatchEnv):
         if not (self._wide and self._threads.use_parallel(self.batch_size)):
             return int(k.step(self.state, self.rules, acts, moving, self.autoreset))
         args = (self.state, self.rules, acts, moving, self.autoreset, self._threads.chunks(self.batch_size))
-        if not self._read or self.observation_format != "float32":
+        read, self._read = self._read, False
+        if not read or self.observation_format != "float32":
             return int(parallel_call(k.step_parallel, *args))
         # the observations were read after the last step: each chunk encodes its games as it steps them
         waiting = int(parallel_call(k.step_encode_parallel, *args, self._obs))
@@ -127,9 +128,6 @@ class OichoKabuBatch(KernelBatchEnv):
         if waiting:  # (games paused at a shuffle: encoded when read, once Python resumed them)
             self._mark_stale(np.flatnonzero(self.state["resume"]))
         return waiting
-
-    def _checks_in_step(self) -> bool:
-        return False  # (``_advance`` takes the parallel entries itself, the actions checked before it)
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The games paused at a shuffle, and how many cards it shuffles (those under the stacked ones)."""

@@ -170,9 +170,15 @@ def step(
     over: np.ndarray,
     stream_seed: np.uint64,
     out: Outputs,
+    legal: np.ndarray,
 ) -> int:  # pragma: no cover
-    """``step_row`` in every game; returns the fed decks taken (none: Toy Card deals only at a reset)."""
+    """``step_row`` in every game, the actions checked first against ``legal`` (an illegal one: nothing
+    moves, the result is ``-1 - game``, as in ``step_parallel``); returns the fed decks taken (none: Toy
+    Card deals only at a reset)."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
+    bad = core.first_illegal_word_in(acts, active, st.current_player, legal, 0, len(st.g))
+    if bad < len(st.g):
+        return -1 - bad
     for b in range(len(st.g)):  # (not ``step_range(0, ...)``: a literal 0 would type a second version)
         step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
     return 0

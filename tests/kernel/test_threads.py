@@ -245,11 +245,11 @@ def test_the_parallel_step_checks_the_actions_itself_with_the_check_s_errors(
     on_threads: bool,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Kakeya's and Toy Card's parallel step checks the actions itself before it moves any game, chunk by
-    chunk on numba's threads from ``CHECK_MIN_ROWS`` rows on, else in one loop on the calling thread: a
-    bad id, an illegal action or a wrong array raises the error the serial check raises (the first such
-    game named), and nothing changes; a held or finished game's action is not read, as in the serial
-    check (and, with autoreset, a game that just ended and restarted is)."""
+    """Kakeya's and Toy Card's steps check the actions themselves before they move any game: the parallel
+    one chunk by chunk on numba's threads from ``CHECK_MIN_ROWS`` rows on, else in one loop on the calling
+    thread, the serial one in its own call: a bad id, an illegal action or a wrong array raises the error
+    ``_check_actions`` raises (the first such game named), and nothing changes; a held or finished game's
+    action is not read (and, with autoreset, a game that just ended and restarted is)."""
     import numpy as np
 
     from kabu_envs import batch
@@ -267,7 +267,7 @@ def test_the_parallel_step_checks_the_actions_itself_with_the_check_s_errors(
     calls = []
     fused = kernel_env.KernelBatchEnv._advance_checking
     monkeypatch.setattr(
-        kernel_env.KernelBatchEnv, "_advance_checking", lambda self, *a: calls.append(1) or fused(self, *a)
+        kernel_env.KernelBatchEnv, "_advance_checking", lambda self, *a: calls.append(self) or fused(self, *a)
     )
     serial, wide = engines["serial"], engines["parallel"]
     serial._wide = False  # type: ignore[attr-defined]  # (the serial entry and its one-thread check)
@@ -279,14 +279,14 @@ def test_the_parallel_step_checks_the_actions_itself_with_the_check_s_errors(
         return [np.ascontiguousarray(a).tobytes() for a in arrays]
 
     def both_raise(acts: object, active: object = None) -> str:
-        before = snapshot(wide)
+        before = [snapshot(serial), snapshot(wide)]
         errors = []
         for env in (serial, wide):
             with pytest.raises(ValueError) as err:  # (IllegalActionError is one)
                 env.step(acts, active=active)
             errors.append(f"{type(err.value).__name__}: {err.value}")
         assert errors[0] == errors[1]
-        assert snapshot(wide) == before  # (nothing moved)
+        assert [snapshot(serial), snapshot(wide)] == before  # (nothing moved, in either entry)
         return errors[1]
 
     for t in range(70):
@@ -325,7 +325,8 @@ def test_the_parallel_step_checks_the_actions_itself_with_the_check_s_errors(
         assert np.array_equal(wide.rewards, serial.rewards)
         assert np.array_equal(wide.current_player, serial.current_player)
     assert (serial.current_player < 0).any() != autoreset  # (without it, finished games were stepped past)
-    assert len(calls) >= 70  # (every step took the parallel entry and its check)
+    assert sum(env is wide for env in calls) >= 70  # (every step took the parallel entry and its check)
+    assert sum(env is serial for env in calls) >= 70  # (and the serial entry, which checks too)
 
 
 def test_openmp_spin_is_capped_unless_the_user_set_a_wait_policy() -> None:

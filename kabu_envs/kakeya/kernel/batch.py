@@ -170,15 +170,22 @@ def step(
     over: np.ndarray,
     stream_seed: np.uint64,
     out: Outputs,
+    legal: np.ndarray,
 ) -> int:  # pragma: no cover
     """One action in every live game with ``active[b]`` (``Game.apply_action``), then its mask and
-    observation; returns how many fed decks were taken (the caller tops the feed up).
+    observation; returns how many fed decks were taken (the caller tops the feed up). The actions are
+    checked first against ``legal`` (the rows' legal sets, ``encode_row``'s words): with an illegal one
+    nothing moves and the result is ``-1 - game`` (the first such game), as in ``step_parallel``. (The
+    check in the same call: a one-game step pays one call from Python, not two.)
 
     A game over or held reports reward 0 and ``over`` (``terminated``) = over. With ``O_AUTORESET`` a
     match that ends starts anew at once from the row's generator (``seed_state(stream_seed, b,
     episode)``), its payout and end still reported."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
     g, cur, rng = st.g, st.current_player, st.rng
+    bad = core.first_illegal_word_in(acts, active, cur, legal, 0, len(cur))
+    if bad < len(cur):
+        return -1 - bad
     n, P = opts[O_N], opts[O_P]
     taken = 0
     for b in range(len(cur)):  # (``step_row``'s work written out, as before the parallel entry)
