@@ -170,37 +170,20 @@ class KernelBatchEnv(BatchEnv):
         illegal (nothing moved), else how many fed games may wait. The deck-buffer kernels' ``step``, or
         ``step_parallel`` on numba's threads (``threads.use_parallel``; the check on the threads too from
         ``threads.CHECK_MIN_ROWS`` rows)."""
-        k = self._kernel
-        if self._wide and self._threads.use_parallel(self.batch_size):
-            return int(
-                parallel_call(
-                    k.step_parallel,
-                    acts,
-                    moving,
-                    self._arrays,
-                    self._opts,
-                    self.rewards,
-                    self.terminated,
-                    self._stream,
-                    self._out,
-                    self._legal,
-                    self._marks,
-                    self._threads.CHECK_MIN_ROWS,
-                )
-            )
-        return int(
-            k.step(
-                acts,
-                moving,
-                self._arrays,
-                self._opts,
-                self.rewards,
-                self.terminated,
-                self._stream,
-                self._out,
-                self._legal,
-            )
+        k, t = self._kernel, self._threads
+        args = (
+            acts,
+            moving,
+            self._arrays,
+            self._opts,
+            self.rewards,
+            self.terminated,
+            self._stream,
+            self._out,
         )
+        if self._wide and t.use_parallel(self.batch_size):
+            return int(parallel_call(k.step_parallel, *args, self._legal, self._marks, t.CHECK_MIN_ROWS))
+        return int(k.step(*args, self._legal))
 
     def _waiting(self) -> tuple[np.ndarray, np.ndarray]:
         """The fed games that wait for a shuffle and its length: here the games whose buffered deck was
