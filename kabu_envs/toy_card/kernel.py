@@ -256,8 +256,9 @@ def encode_row(b: int, st: Arrays, opts: np.ndarray, out: Outputs) -> None:  # p
         packed[b, :] = 0
     word = np.uint64(0)  # the legal set as bits (what the legality check reads)
     for a in range(NUM_ACTIONS):  # (the mask's row may be padded: ``KernelBatchEnv``)
-        mask[b, a] = seat >= 0 and (a != _RAISE or values[b, seat] >= opts[O_THRESHOLD])
-        if mask[b, a]:
+        ok = seat >= 0 and (a != _RAISE or values[b, seat] >= opts[O_THRESHOLD])
+        mask[b, a] = ok
+        if ok:
             word |= np.uint64(1) << np.uint64(a)
     legal[b, 0] = word
     if seat < 0:
