@@ -1,13 +1,13 @@
 """``KernelBatchEnv``: the one batch engine over a game's compiled rules kernel (every kernel game).
 
 Here, once for every game: the checks of the contract, the seeding (``feed.py``: the per-game numpy
-generators of a deck feed and the kernel's row streams, docs/batch.md#seeding), the feeding of
-shuffles, the legality check of a step (``core.kernel.first_illegal_words``: against each game's legal
-set as bits, which a deck-buffer kernel writes beside the mask), the observation formats
-(float32, or compact: the 0/1 entries bit-packed and a range of real ones as float32, one decoder,
-``feed.decode_compact``) and lazy observations (encoded when read). A game's ``batch.py`` subclasses it
-and gives its kernel's entry points through a few methods (below); its kernel's state is a named
-record (a named tuple of arrays, or a numpy record array), read by name.
+generators of a deck feed and the kernel's row streams, docs/batch.md#seeding), the feeding of shuffles,
+the legality check of a step (a deck-buffer kernel's step checks the actions against each game's legal
+set as bits, which it writes beside the mask; ``_check_actions`` words the error), the observation
+formats (float32, or compact: the 0/1 entries bit-packed and a range of real ones as float32, one
+decoder, ``feed.decode_compact``) and lazy observations (encoded when read). A game's ``batch.py``
+subclasses it and gives its kernel's entry points through a few methods (below); its kernel's state is a
+named record (a named tuple of arrays, or a numpy record array), read by name.
 
 **Feeding: the general case.** A game reset with its own seed deals exactly the AEC env's deals: its
 shuffles are drawn in Python, ``rng.permutation(length)`` from its ``np.random.Generator`` (the scalar
@@ -96,11 +96,15 @@ class KernelBatchEnv(BatchEnv):
         self._legal: np.ndarray | None = None  # each game's legal set as bits, if the kernel writes them
         self._setup()
         # a kernel that writes the legal sets checks the actions in its step; else ``_check_actions``
-        # checks them, against the masks, before ``_advance``
+        # checks them, against the masks, before ``_advance``. Its check: (function, what it reads).
         self._kernel_checks = self._legal is not None
-        self._first_illegal: Any = (
-            None if self._kernel_checks else core.legality_check(self.current_player, self._mask_rows)
-        )
+        self._first_illegal: Any
+        self._check_table: np.ndarray
+        if self._legal is not None:
+            self._first_illegal, self._check_table = core.first_illegal_words, self._legal
+        else:
+            self._first_illegal = core.legality_check(self.current_player, self._mask_rows)
+            self._check_table = self._mask_rows
         kernel.prepare()
 
     # --- the kernel's entry points: the deck-buffer kernel's (module docstring) ----------------------
@@ -331,11 +335,7 @@ class KernelBatchEnv(BatchEnv):
         if a.shape == (self.batch_size,) and a.dtype.kind in "iu":
             acts = a.astype(np.int64, copy=False)  # (a uint64 id too large wraps below 0: illegal)
             moving = self._all_active if active is None else active
-            if self._legal is not None:
-                bad = self._core.first_illegal_words(acts, moving, self.current_player, self._legal)
-            else:
-                bad = self._first_illegal(acts, moving, self.current_player, self._mask_rows)
-            if bad < 0:
+            if self._first_illegal(acts, moving, self.current_player, self._check_table) < 0:
                 return acts
         return super()._check_actions(actions, active)  # raises
 
