@@ -182,41 +182,13 @@ def step(
     match that ends starts anew at once from the row's generator (``seed_state(stream_seed, b,
     episode)``), its payout and end still reported."""
     st = State(*arrays)  # (named at once: Python passes the plain tuple, spec.Fields)
-    g, cur, rng = st.g, st.current_player, st.rng
+    cur = st.current_player
     bad = core.first_illegal_word_in(acts, active, cur, legal, 0, len(cur))
     if bad < len(cur):
         return -1 - bad
-    n, P = opts[O_N], opts[O_P]
     taken = 0
-    for b in range(len(cur)):  # (``step_row``'s work written out, as before the parallel entry)
-        for s in range(n):
-            rewards[b, s] = 0.0
-        over[b] = cur[b] < 0
-        if cur[b] < 0 or not active[b]:
-            continue
-        a = acts[b]
-        phase = g[b, PHASE]
-        fed = g[b, FEED] and g[b, READY]
-        if phase == PLAY_PHASE:
-            play(b, a, st, opts, rewards, over)
-        elif phase == TRUMP_PHASE:
-            g[b, TRUMP] = a - TRUMP_BASE
-            deal(b, st, opts)
-        else:  # LEAD: the chooser leads, or the partner (the other seat of the partnership)
-            chooser = cur[b]
-            g[b, PHASE] = PLAY_PHASE
-            leader = chooser if a == LEAD_SELF else (chooser + P) % n
-            start_trick(b, leader, st, n)
-        if fed and not g[b, READY]:
-            taken += 1
-        if over[b] and opts[O_AUTORESET]:
-            g[b, FEED] = 0
-            g[b, READY] = 0
-            g[b, PREFIX] = 0
-            g[b, EPISODE] += 1
-            rng[b] = core.seed_state(stream_seed, np.uint64(b), np.uint64(g[b, EPISODE]))
-            new_match(b, st, opts)
-        encode_row(b, st, opts, out)
+    for b in range(len(cur)):  # (not ``step_range(0, ...)``: a literal 0 would type a second version)
+        taken += step_row(b, acts, active, st, opts, rewards, over, stream_seed, out)
     return taken
 
 
